@@ -1,0 +1,20 @@
+#!/bin/sh
+# Install the Debian 12 packages roofline needs to build, test and render. As root it runs
+# apt-get directly; as a user it uses sudo. Skips the install when everything is present.
+set -eu
+PKGS="build-essential pkg-config libyaml-dev libgsl-dev libcairo2-dev libpango1.0-dev \
+fonts-dejavu-core poppler-utils python3"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+    echo "install-deps: all packages present"
+    exit 0
+fi
+if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,324 @@
+/* Command table, option parsing, shared loaders and exit handling. Only cli/ prints. */
+#include "cli/cli.h"
+
+#include "io/profiles.h"
+#include "util/strs.h"
+#include "util/units.h"
+
+#include <string.h>
+
+#ifndef ROOFLINE_VERSION
+#define ROOFLINE_VERSION "0.1"
+#endif
+
+static int cmd_help_run(int argc, char **argv);
+static int cmd_version_run(int argc, char **argv);
+static const struct cli_cmd cmd_help = {"help", "show commands or one command's usage",
+                                        "roofline help [COMMAND]", cmd_help_run};
+static const struct cli_cmd cmd_version = {"version", "print the version", "roofline version",
+                                           cmd_version_run};
+
+static const struct cli_cmd *const COMMANDS[] = {
+    &cmd_demo, &cmd_list, &cmd_show, &cmd_analyze, &cmd_explain, &cmd_help, &cmd_version,
+};
+#define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
+
+static const struct cli_cmd *
+find_cmd(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(COMMANDS[i]->name, name) == 0)
+            return COMMANDS[i];
+    return NULL;
+}
+
+static void
+print_commands(FILE *f)
+{
+    fprintf(f, "usage: roofline COMMAND [OPTIONS]\n\n"
+               "LLM inference performance from datasheets: prefill, decode, memory, and why.\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
+    fprintf(f, "\nRun 'roofline help COMMAND' for a command's options. With no command, roofline\n"
+               "runs 'demo': a worked decode and prefill answer for Llama-3-8B on an H100.\n");
+}
+
+static int
+cmd_help_run(int argc, char **argv)
+{
+    if (argc >= 2) {
+        const struct cli_cmd *c = find_cmd(argv[1]);
+        if (!c) {
+            fprintf(stderr, "error: unknown command '%s'\n", argv[1]);
+            return CLI_USAGE;
+        }
+        printf("usage: %s\n\n%s\n", c->usage, c->summary);
+        return cli_finish(CLI_OK);
+    }
+    print_commands(stdout);
+    return cli_finish(CLI_OK);
+}
+
+static int
+cmd_version_run(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("roofline %s\n", ROOFLINE_VERSION);
+    return cli_finish(CLI_OK);
+}
+
+int
+cli_finish(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "error: cannot write to standard output\n");
+        return CLI_FAIL;
+    }
+    return rc;
+}
+
+int
+cli_main(int argc, char **argv)
+{
+    if (argc < 2)
+        return cmd_demo.run(1, argv);
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+        return cmd_help_run(1, argv);
+    if (strcmp(name, "--version") == 0)
+        return cmd_version_run(1, argv);
+    const struct cli_cmd *c = find_cmd(name);
+    if (!c) {
+        const char *names[N_COMMANDS];
+        for (size_t i = 0; i < N_COMMANDS; i++)
+            names[i] = COMMANDS[i]->name;
+        const char *hint = str_closest(name, names, N_COMMANDS);
+        if (hint)
+            fprintf(stderr, "error: unknown command '%s' (did you mean '%s'?)\n", name, hint);
+        else
+            fprintf(stderr, "error: unknown command '%s'\n", name);
+        print_commands(stderr);
+        return CLI_USAGE;
+    }
+    return c->run(argc - 1, argv + 1);
+}
+
+int
+cli_parse(struct cli_args *a, const struct cli_opt *spec, int n_spec, int argc, char **argv,
+          const char *usage)
+{
+    memset(a, 0, sizeof *a);
+    a->spec = spec;
+    a->n_spec = n_spec;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            printf("usage: %s\n", usage);
+            return 1;
+        }
+        if (arg[0] == '-' && arg[1] != '\0' && !(arg[1] >= '0' && arg[1] <= '9')) {
+            const char *name = arg + (arg[1] == '-' ? 2 : 1);
+            char key[64];
+            const char *eq = strchr(name, '=');
+            size_t kl = eq ? (size_t)(eq - name) : strlen(name);
+            if (kl >= sizeof key)
+                kl = sizeof key - 1;
+            memcpy(key, name, kl);
+            key[kl] = '\0';
+            if (strcmp(key, "o") == 0)
+                snprintf(key, sizeof key, "output");
+            int idx = -1;
+            for (int j = 0; j < n_spec; j++)
+                if (strcmp(spec[j].name, key) == 0)
+                    idx = j;
+            if (idx < 0) {
+                const char *names[CLI_MAX_OPTS];
+                for (int j = 0; j < n_spec; j++)
+                    names[j] = spec[j].name;
+                const char *hint = str_closest(key, names, (size_t)n_spec);
+                if (hint)
+                    fprintf(stderr, "error: unknown option '--%s' (did you mean '--%s'?)\n", key,
+                            hint);
+                else
+                    fprintf(stderr, "error: unknown option '--%s'\n", key);
+                fprintf(stderr, "usage: %s\n", usage);
+                return -1;
+            }
+            if (spec[idx].has_value) {
+                if (eq) {
+                    a->value[idx] = eq + 1;
+                } else if (i + 1 < argc) {
+                    a->value[idx] = argv[++i];
+                } else {
+                    fprintf(stderr, "error: option '--%s' needs a value\n", key);
+                    return -1;
+                }
+            } else {
+                if (eq) {
+                    fprintf(stderr, "error: option '--%s' takes no value\n", key);
+                    return -1;
+                }
+                a->value[idx] = "";
+            }
+        } else {
+            if (a->n_pos >= CLI_MAX_POS) {
+                fprintf(stderr, "error: too many arguments\nusage: %s\n", usage);
+                return -1;
+            }
+            a->pos[a->n_pos++] = arg;
+        }
+    }
+    return 0;
+}
+
+const char *
+cli_get(const struct cli_args *a, const char *name)
+{
+    for (int j = 0; j < a->n_spec; j++)
+        if (strcmp(a->spec[j].name, name) == 0)
+            return a->value[j];
+    return NULL;
+}
+
+bool
+cli_has(const struct cli_args *a, const char *name)
+{
+    return cli_get(a, name) != NULL;
+}
+
+int
+cli_long(const struct cli_args *a, const char *name, long def, long min, long *out)
+{
+    const char *v = cli_get(a, name);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    double x;
+    const char *why;
+    /* accept "4k" style counts for lengths */
+    if (unit_parse(v, UNIT_COUNT_SUFFIX, &x, &why) != 0 || x != (double)(long)x || x > 1e12) {
+        fprintf(stderr, "error: --%s: expected a whole number, got '%s'\n", name, v);
+        return -1;
+    }
+    if ((long)x < min) {
+        fprintf(stderr, "error: --%s: must be at least %ld, got '%s'\n", name, min, v);
+        return -1;
+    }
+    *out = (long)x;
+    return 0;
+}
+
+int
+cli_count(const struct cli_args *a, const char *name, double *out)
+{
+    const char *v = cli_get(a, name);
+    const char *why;
+    if (!v)
+        return 0;
+    if (unit_parse(v, UNIT_COUNT_SUFFIX, out, &why) != 0 || !(*out > 0)) {
+        fprintf(stderr, "error: --%s: expected a positive count such as '8B' or '70B', got '%s'\n",
+                name, v);
+        return -1;
+    }
+    return 0;
+}
+
+int
+cli_dtype(const struct cli_args *a, const char *name, enum dtype *out)
+{
+    const char *v = cli_get(a, name);
+    if (!v)
+        return 0;
+    if (dtype_parse(v, out) != 0 || *out == DT_TF32 || *out == DT_FP64) {
+        fprintf(stderr,
+                "error: --%s: unknown format '%s' (fp32, fp16, bf16, fp8, int8, int4, fp4, q8_0, "
+                "q4_0, q4_1, q4_k_m)\n",
+                name, v);
+        return -1;
+    }
+    return 0;
+}
+
+size_t
+cli_print_errs(struct err_list *errs)
+{
+    err_sort(errs);
+    char buf[1400];
+    for (size_t i = 0; i < errs->n; i++) {
+        err_format(&errs->items[i], buf, sizeof buf);
+        fprintf(stderr, "%s\n", buf);
+    }
+    return err_count(errs, ERR_ERROR);
+}
+
+struct hw_profile *
+cli_load_hw(const char *arg)
+{
+    struct err_list errs = {0};
+    struct hw_profile *hw = hw_find(arg, &errs);
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    return hw;
+}
+
+struct mdl_profile *
+cli_load_model(const char *arg)
+{
+    struct err_list errs = {0};
+    struct mdl_profile *m = mdl_find(arg, &errs);
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    return m;
+}
+
+int
+cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
+{
+    long batch, prompt, context;
+    if (cli_long(a, "batch", 1, 1, &batch) || cli_long(a, "prompt", 512, 1, &prompt) ||
+        cli_long(a, "context", 512, 0, &context))
+        return -1;
+    cfg->batch = (double)batch;
+    cfg->prompt = (double)prompt;
+    cfg->context = (double)context;
+    const char *ph = cli_get(a, "phase");
+    if (ph) {
+        if (strcmp(ph, "prefill") == 0)
+            cfg->phase = ROOF_PREFILL;
+        else if (strcmp(ph, "decode") == 0)
+            cfg->phase = ROOF_DECODE;
+        else {
+            fprintf(stderr, "error: --phase: expected 'prefill' or 'decode', got '%s'\n", ph);
+            return -1;
+        }
+    }
+    bool w_given = cli_has(a, "weights");
+    if (cli_dtype(a, "weights", &cfg->weights))
+        return -1;
+    if (w_given) {
+        cfg->act = roof_default_act(cfg->weights);
+        cfg->kv = roof_default_kv(cfg->weights);
+    }
+    if (cli_dtype(a, "act", &cfg->act) || cli_dtype(a, "kv", &cfg->kv))
+        return -1;
+    if (dtype_is_weight_only(cfg->act) || (dtype_is_weight_only(cfg->kv) && cfg->kv != DT_INT4)) {
+        fprintf(stderr, "error: --act/--kv: %s is a weight-only format\n",
+                dtype_name(dtype_is_weight_only(cfg->act) ? cfg->act : cfg->kv));
+        return -1;
+    }
+    const char *fl = cli_get(a, "flash");
+    if (fl) {
+        if (strcmp(fl, "on") == 0)
+            cfg->flash_attention = true;
+        else if (strcmp(fl, "off") == 0)
+            cfg->flash_attention = false;
+        else {
+            fprintf(stderr, "error: --flash: expected 'on' or 'off', got '%s'\n", fl);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,293 @@
+/* roofline analyze: the per-operator table and the phase summary for prefill and/or decode. */
+#include "cli/cli.h"
+#include "cli/out.h"
+#include "io/profiles.h"
+#include "util/units.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Stable field names: docs/output.md */
+static const struct out_field OP_FIELDS[] = {
+    {"phase", NULL, OUT_SHOW_TEXT, 0, false},
+    {"op", NULL, OUT_SHOW_TEXT, 0, false},
+    {"instances", "n", OUT_SHOW_NUM, 0, false},
+    {"flops", "FLOPs", OUT_SHOW_FLOPS, 0, false},
+    {"bytes_weights", "weights", OUT_SHOW_BYTES, 0, false},
+    {"bytes_act_in", "act in", OUT_SHOW_BYTES, 0, true},
+    {"bytes_act_out", "act out", OUT_SHOW_BYTES, 0, true},
+    {"bytes_act", "act", OUT_SHOW_BYTES, 0, false},
+    {"bytes_kv_read", "KV read", OUT_SHOW_BYTES, 0, false},
+    {"bytes_kv_write", "KV write", OUT_SHOW_BYTES, 0, false},
+    {"bytes", NULL, OUT_SHOW_BYTES, 0, true},
+    {"intensity_flop_per_byte", "FLOP/B", OUT_SHOW_SIG, 0, false},
+    {"roof", NULL, OUT_SHOW_TEXT, 0, false},
+    {"peak_flops_per_s", NULL, OUT_SHOW_RATE, 0, true},
+    {"compute_time_s", "t_compute", OUT_SHOW_TIME, 0, false},
+    {"memory_time_s", "t_memory", OUT_SHOW_TIME, 0, false},
+    {"time_s", "time", OUT_SHOW_TIME, 0, false},
+    {"time_share", "share", OUT_SHOW_PCT, 1, false},
+    {"bound", NULL, OUT_SHOW_TEXT, 0, false},
+    {"bound_ratio", "by", OUT_SHOW_SIG, 0, false},
+};
+#define N_OP_FIELDS ((int)(sizeof OP_FIELDS / sizeof OP_FIELDS[0]))
+
+static const struct out_field SUM_FIELDS[] = {
+    {"phase", NULL, OUT_SHOW_TEXT, 0, false},
+    {"gpu", NULL, OUT_SHOW_TEXT, 0, false},
+    {"model", NULL, OUT_SHOW_TEXT, 0, false},
+    {"batch", NULL, OUT_SHOW_NUM, 0, false},
+    {"prompt", NULL, OUT_SHOW_NUM, 0, false},
+    {"context", NULL, OUT_SHOW_NUM, 0, false},
+    {"weights", "weights format", OUT_SHOW_TEXT, 0, false},
+    {"act", "activations format", OUT_SHOW_TEXT, 0, false},
+    {"kv", "KV format", OUT_SHOW_TEXT, 0, false},
+    {"flash_attention", "flash attention", OUT_SHOW_TEXT, 0, false},
+    {"tokens", "tokens in pass", OUT_SHOW_NUM, 0, false},
+    {"flops", "FLOPs", OUT_SHOW_FLOPS, 0, false},
+    {"bytes", "bytes moved", OUT_SHOW_BYTES, 0, false},
+    {"bytes_weights", "  weights", OUT_SHOW_BYTES, 0, false},
+    {"bytes_kv", "  KV cache", OUT_SHOW_BYTES, 0, false},
+    {"bytes_act", "  activations", OUT_SHOW_BYTES, 0, false},
+    {"intensity_flop_per_byte", "intensity FLOP/B", OUT_SHOW_NUM, 2, false},
+    {"gemm_roof", "GEMM roof", OUT_SHOW_TEXT, 0, false},
+    {"gemm_peak_flops_per_s", "GEMM peak", OUT_SHOW_RATE, 0, false},
+    {"bandwidth_bytes_per_s", "bandwidth", OUT_SHOW_BW, 0, false},
+    {"ridge_flop_per_byte", "ridge FLOP/B", OUT_SHOW_NUM, 1, false},
+    {"compute_time_s", "sum t_compute", OUT_SHOW_TIME, 0, false},
+    {"memory_time_s", "sum t_memory", OUT_SHOW_TIME, 0, false},
+    {"time_s", "pass time", OUT_SHOW_TIME, 0, false},
+    {"ttft_s", "TTFT", OUT_SHOW_TIME, 0, false},
+    {"itl_s", "ITL", OUT_SHOW_TIME, 0, false},
+    {"tokens_per_s_per_seq", "tokens/s per seq", OUT_SHOW_NUM, 1, false},
+    {"tokens_per_s_total", "tokens/s total", OUT_SHOW_NUM, 1, false},
+    {"bound", NULL, OUT_SHOW_TEXT, 0, false},
+    {"compute_utilisation", "compute util", OUT_SHOW_PCT, 1, false},
+    {"bandwidth_utilisation", "bandwidth util", OUT_SHOW_PCT, 1, false},
+    {"mem_weights_bytes", "mem weights", OUT_SHOW_BYTES, 0, false},
+    {"mem_kv_bytes", "mem KV cache", OUT_SHOW_BYTES, 0, false},
+    {"mem_act_bytes", "mem activations", OUT_SHOW_BYTES, 0, false},
+    {"mem_total_bytes", "mem total", OUT_SHOW_BYTES, 0, false},
+    {"mem_capacity_bytes", "mem capacity", OUT_SHOW_BYTES, 0, false},
+    {"fits", NULL, OUT_SHOW_TEXT, 0, false},
+    {"kv_bytes_per_token", "KV per token", OUT_SHOW_BYTES, 0, false},
+    {"max_batch", "max batch (fits)", OUT_SHOW_NUM, 0, false},
+    {"critical_batch", "critical batch", OUT_SHOW_NUM, 1, false},
+    {"prefill_crossover_prompt", "prefill compute-bound from", OUT_SHOW_NUM, 0, false},
+};
+#define N_SUM_FIELDS ((int)(sizeof SUM_FIELDS / sizeof SUM_FIELDS[0]))
+
+static void
+op_row(struct out_table *t, const char *phase, const char *name, const struct roof_op_result *o,
+       double phase_time)
+{
+    double bytes = roof_op_bytes(o);
+    bool compute = o->compute_time_s >= o->memory_time_s;
+    double lo = compute ? o->memory_time_s : o->compute_time_s;
+    double hi = compute ? o->compute_time_s : o->memory_time_s;
+    struct out_value v[N_OP_FIELDS] = {
+        {phase, 0},
+        {name, 0},
+        {NULL, o->instances},
+        {NULL, o->flops},
+        {NULL, o->bytes_weights},
+        {NULL, o->bytes_act_in},
+        {NULL, o->bytes_act_out},
+        {NULL, o->bytes_act_in + o->bytes_act_out},
+        {NULL, o->bytes_kv_read},
+        {NULL, o->bytes_kv_write},
+        {NULL, bytes},
+        {NULL, roof_op_intensity(o)},
+        {o->flops > 0 ? dtype_name(o->roof_dtype) : "-", 0},
+        {NULL, o->peak_flops_per_s},
+        {NULL, o->compute_time_s},
+        {NULL, o->memory_time_s},
+        {NULL, o->time_s},
+        {NULL, o->time_s / phase_time},
+        {compute ? "compute" : "memory", 0},
+        {NULL, lo > 0 ? hi / lo : INFINITY},
+    };
+    out_table_row(t, v);
+}
+
+static void
+fill_summary(const struct roof_result *r, struct out_value *v, double crit, double cross,
+             long max_batch)
+{
+    const struct roof_config *c = &r->cfg;
+    double bw = c->hw->memory_bandwidth_bytes_per_s;
+    bool pre = c->phase == ROOF_PREFILL;
+    struct out_value vals[N_SUM_FIELDS] = {
+        {roof_phase_name(c->phase), 0},
+        {c->hw->id, 0},
+        {c->model->id, 0},
+        {NULL, c->batch},
+        {NULL, pre ? c->prompt : NAN},
+        {NULL, pre ? NAN : c->context},
+        {dtype_name(c->weights), 0},
+        {dtype_name(c->act), 0},
+        {dtype_name(c->kv), 0},
+        {c->flash_attention ? "on" : "off", 0},
+        {NULL, r->tokens},
+        {NULL, r->flops},
+        {NULL, r->bytes},
+        {NULL, r->bytes_weights},
+        {NULL, r->bytes_kv},
+        {NULL, r->bytes_act},
+        {NULL, r->flops / r->bytes},
+        {dtype_name(r->gemm_dtype), 0},
+        {NULL, r->gemm_peak_flops_per_s},
+        {NULL, bw},
+        {NULL, r->gemm_peak_flops_per_s / bw},
+        {NULL, r->compute_time_s},
+        {NULL, r->memory_time_s},
+        {NULL, r->time_s},
+        {NULL, pre ? r->ttft_s : NAN},
+        {NULL, pre ? NAN : r->itl_s},
+        {NULL, r->tokens_per_s_per_seq},
+        {NULL, r->tokens_per_s_total},
+        {roof_bound_name(r->bound), 0},
+        {NULL, r->compute_utilisation},
+        {NULL, r->bytes / (bw * r->time_s)},
+        {NULL, r->mem.weights_bytes},
+        {NULL, r->mem.kv_bytes},
+        {NULL, r->mem.act_bytes},
+        {NULL, r->mem.total_bytes},
+        {NULL, r->mem.capacity_bytes},
+        {r->mem.fits ? "yes" : "no", 0},
+        {NULL, r->mem.kv_bytes_per_token},
+        {NULL, (double)max_batch},
+        {NULL, crit},
+        {NULL, cross},
+    };
+    memcpy(v, vals, sizeof vals);
+}
+
+static const struct cli_opt SPEC[] = {
+    {"gpu", true},    {"model", true},   {"phase", true}, {"batch", true},
+    {"prompt", true}, {"context", true}, {"weights", true}, {"act", true},
+    {"kv", true},     {"flash", true},   {"output", true},
+};
+
+static int
+run(int argc, char **argv)
+{
+    struct cli_args a;
+    int pr = cli_parse(&a, SPEC, (int)(sizeof SPEC / sizeof SPEC[0]), argc, argv, cmd_analyze.usage);
+    if (pr != 0)
+        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
+    if (a.n_pos) {
+        fprintf(stderr, "error: unexpected argument '%s'\nusage: %s\n", a.pos[0], cmd_analyze.usage);
+        return CLI_USAGE;
+    }
+    enum out_fmt fmt = OUT_TABLE;
+    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &fmt) != 0) {
+        fprintf(stderr, "error: -o: expected table, csv or json\n");
+        return CLI_USAGE;
+    }
+    if (!cli_has(&a, "gpu") || !cli_has(&a, "model")) {
+        fprintf(stderr, "error: --gpu and --model are required\nusage: %s\n", cmd_analyze.usage);
+        return CLI_USAGE;
+    }
+    struct hw_profile *hw = cli_load_hw(cli_get(&a, "gpu"));
+    struct mdl_profile *m = hw ? cli_load_model(cli_get(&a, "model")) : NULL;
+    if (!hw || !m) {
+        hw_free(hw);
+        mdl_free(m);
+        return CLI_FAIL;
+    }
+    struct roof_config base;
+    roof_config_init(&base, hw, m, ROOF_DECODE);
+    if (cli_engine_opts(&a, &base) != 0) {
+        hw_free(hw);
+        mdl_free(m);
+        return CLI_USAGE;
+    }
+    enum roof_phase phases[2] = {ROOF_PREFILL, ROOF_DECODE};
+    int n_phases = 2, first = 0;
+    if (cli_has(&a, "phase")) {
+        first = base.phase == ROOF_PREFILL ? 0 : 1;
+        n_phases = 1;
+    }
+    if (fmt == OUT_JSON)
+        printf("{\n  \"tool\": \"roofline\",\n  \"gpu\": \"%s\",\n  \"model\": \"%s\",\n  \"phases\": [",
+               hw->id, m->id);
+    struct out_table *ops_csv = fmt == OUT_CSV ? out_table_new(fmt, NULL, OP_FIELDS, N_OP_FIELDS) : NULL;
+    int rc = CLI_OK;
+    for (int p = first; p < first + n_phases; p++) {
+        struct roof_config cfg = base;
+        cfg.phase = phases[p];
+        struct roof_result r;
+        if (roof_evaluate(&cfg, &r) != 0) {
+            fprintf(stderr, "error: cannot evaluate this configuration\n");
+            rc = CLI_FAIL;
+            break;
+        }
+        double crit = NAN, cross = NAN;
+        if (roof_critical_batch(&cfg, &crit) < 0)
+            crit = NAN;
+        if (roof_prefill_crossover(&cfg, &cross) < 0)
+            cross = NAN;
+        long max_batch = roof_max_batch(&cfg);
+        const char *ph = roof_phase_name(cfg.phase);
+        struct out_table *t = ops_csv ? ops_csv : out_table_new(fmt, NULL, OP_FIELDS, N_OP_FIELDS);
+        for (int i = 0; i < ROOF_OP_COUNT; i++)
+            if (r.ops[i].present)
+                op_row(t, ph, roof_op_name((enum roof_op)i), &r.ops[i], r.time_s);
+        struct roof_op_result tot = {0};
+        tot.present = true;
+        tot.instances = 0;
+        for (int i = 0; i < ROOF_OP_COUNT; i++) {
+            const struct roof_op_result *o = &r.ops[i];
+            tot.instances += o->instances;
+            tot.flops += o->flops;
+            tot.bytes_weights += o->bytes_weights;
+            tot.bytes_act_in += o->bytes_act_in;
+            tot.bytes_act_out += o->bytes_act_out;
+            tot.bytes_kv_read += o->bytes_kv_read;
+            tot.bytes_kv_write += o->bytes_kv_write;
+            tot.compute_time_s += o->compute_time_s;
+            tot.memory_time_s += o->memory_time_s;
+            tot.time_s += o->time_s;
+        }
+        tot.roof_dtype = r.gemm_dtype;
+        tot.peak_flops_per_s = r.gemm_peak_flops_per_s;
+        op_row(t, ph, "total", &tot, r.time_s);
+        struct out_value sv[N_SUM_FIELDS];
+        fill_summary(&r, sv, crit, cross, max_batch);
+        if (fmt == OUT_TABLE) {
+            char title[512];
+            snprintf(title, sizeof title,
+                     "%s of %s on %s: batch %.0f, %s %.0f, weights %s, activations %s, KV %s",
+                     ph, m->id, hw->id, cfg.batch, cfg.phase == ROOF_PREFILL ? "prompt" : "context",
+                     cfg.phase == ROOF_PREFILL ? cfg.prompt : cfg.context, dtype_name(cfg.weights),
+                     dtype_name(cfg.act), dtype_name(cfg.kv));
+            if (p != first)
+                printf("\n");
+            printf("%s\n\n", title);
+            out_table_end(t, stdout, 0);
+            printf("\nsummary (%s):\n", ph);
+            out_record(fmt, stdout, SUM_FIELDS, N_SUM_FIELDS, sv, 2);
+        } else if (fmt == OUT_JSON) {
+            printf("%s\n    {\n      \"summary\": ", p != first ? "," : "");
+            out_record(fmt, stdout, SUM_FIELDS, N_SUM_FIELDS, sv, 6);
+            printf(",\n      \"operators\": ");
+            out_table_end(t, stdout, 6);
+            printf("\n    }");
+        }
+    }
+    if (ops_csv)
+        out_table_end(ops_csv, stdout, 0);
+    if (fmt == OUT_JSON)
+        printf("\n  ]\n}\n");
+    hw_free(hw);
+    mdl_free(m);
+    return cli_finish(rc);
+}
+
+const struct cli_cmd cmd_analyze = {
+    "analyze", "per-operator FLOPs, bytes, intensity, bound and time; TTFT, ITL, memory",
+    "roofline analyze --gpu ID|PATH --model ID|PATH [--phase prefill|decode] [--batch B]\n"
+    "         [--prompt P] [--context C] [--weights T] [--act T] [--kv T] [--flash on|off]\n"
+    "         [-o table|csv|json]",
+    run};

@@ -1,0 +1,442 @@
+/* roofline explain prefill|decode: a worked example, step by step: each formula, the values with
+ * units, the result; then the dominant term, intensity against the ridge, and a conclusion. */
+#include "cli/cli.h"
+#include "io/profiles.h"
+#include "util/units.h"
+
+#include <math.h>
+#include <string.h>
+
+/* a small ring of buffers so that one printf can format several quantities */
+static char *
+ring_buf(void)
+{
+    static char bufs[16][64];
+    static unsigned next;
+    return bufs[next++ % 16];
+}
+
+static const char *
+q(char *buf, size_t size, double v, const char *unit, int sig)
+{
+    unit_format_short(v, unit, sig, buf, size);
+    return buf;
+}
+
+/* parameter counts: "8B", "70B", "8.03B", "780M" */
+static const char *
+count(double n)
+{
+    char *buf = ring_buf();
+    if (n >= 1e9)
+        snprintf(buf, 64, "%.3gB", n / 1e9);
+    else if (n >= 1e6)
+        snprintf(buf, 64, "%.3gM", n / 1e6);
+    else
+        snprintf(buf, 64, "%.0f", n);
+    return buf;
+}
+
+/* scientific with a plain exponent: 8e9, 8.03e9 */
+static const char *
+sci(double x)
+{
+    char *buf = ring_buf();
+    int e = x != 0 ? (int)floor(log10(fabs(x))) : 0;
+    snprintf(buf, 64, "%.4ge%d", x / pow(10, e), e);
+    return buf;
+}
+
+/* times: ms with two decimals from 0.05 ms up (the seeds' style), else us/ns */
+static const char *
+t(char *buf, size_t size, double s)
+{
+    if (s >= 0.05e-3 && s < 1.0)
+        snprintf(buf, size, "%.2f ms", s * 1e3);
+    else
+        unit_format_time(s, 3, buf, size);
+    return buf;
+}
+
+#define Q(v, u, sig) q(ring_buf(), 64, (v), (u), (sig))
+#define T(s) t(ring_buf(), 64, (s))
+
+static const char *
+peak_label(enum dtype d)
+{
+    return d == DT_FP32 ? "fp32 vector" : d == DT_INT8 || d == DT_INT4 ? "integer tensor" : "tensor";
+}
+
+/* Memory verdict shared by both paths; returns true when it fits. */
+static bool
+explain_fit(const struct hw_profile *hw, double params, enum dtype w, double weight_bytes,
+            double other_bytes, const char *other_what)
+{
+    double cap = hw->memory_capacity_bytes;
+    double total = weight_bytes + other_bytes;
+    if (total <= cap) {
+        if (other_bytes > 0)
+            printf("Memory: %s of weights + %s of %s = %s in %s: fits, %s free.\n",
+                   Q(weight_bytes, "B", 4), Q(other_bytes, "B", 3), other_what, Q(total, "B", 4),
+                   Q(cap, "B", 3), Q(cap - total, "B", 3));
+        else
+            printf("Memory: %s of weights in %s: fits, %s left for the KV cache and "
+                   "activations.\n",
+                   Q(weight_bytes, "B", 4), Q(cap, "B", 3), Q(cap - total, "B", 3));
+        return true;
+    }
+    printf("WARNING: this does not fit: %s of weights%s%s%s need more than the %s of memory on "
+           "the %s.\n",
+           Q(weight_bytes, "B", 4), other_bytes > 0 ? " + " : "",
+           other_bytes > 0 ? Q(other_bytes, "B", 3) : "", other_bytes > 0 ? " of KV cache and activations" : "",
+           Q(cap, "B", 3), hw->name);
+    fprintf(stderr, "warning: %s does not fit in %s on %s\n", Q(total, "B", 4), Q(cap, "B", 3),
+            hw->id);
+    printf("What would fit:\n");
+    if (weight_bytes > cap) {
+        double max_params = cap / dtype_bytes(w);
+        printf("  - a model of at most %s parameters at %s (weights alone, nothing left for the KV "
+               "cache);\n",
+               count(max_params), dtype_name(w));
+        double bits = cap * 8.0 / params;
+        static const enum dtype SMALLER[] = {DT_FP16, DT_FP8, DT_Q8_0, DT_Q4_1, DT_Q4_K_M, DT_Q4_0,
+                                             DT_INT4};
+        const char *fmt_fit = NULL;
+        for (size_t i = 0; i < sizeof SMALLER / sizeof SMALLER[0]; i++)
+            if (dtype_bits(SMALLER[i]) <= bits * 0.9 && dtype_bits(SMALLER[i]) < dtype_bits(w)) {
+                fmt_fit = dtype_name(SMALLER[i]);
+                break;
+            }
+        if (fmt_fit)
+            printf("  - this model quantized to %s or smaller (%.2f bits per weight fit, leaving "
+                   "10%% for the KV cache);\n",
+                   fmt_fit, bits);
+        else
+            printf("  - this model would need at most %.2f bits per weight: no supported format is "
+                   "that small;\n",
+                   bits);
+    }
+    int devices = (int)ceil(total / (cap * 0.9));
+    if (devices < 2)
+        devices = 2;
+    printf("  - or %d of these devices sharing the weights (tensor or pipeline parallel), or a "
+           "device with at least %s.\n",
+           devices, Q(total / 0.9, "B", 3));
+    return false;
+}
+
+static int
+explain_nominal(const struct hw_profile *hw, double params, const struct roof_config *cfg)
+{
+    bool pre = cfg->phase == ROOF_PREFILL;
+    double tokens = pre ? cfg->batch * cfg->prompt : cfg->batch;
+    struct roof_nominal n;
+    roof_nominal(hw, params, cfg->weights, cfg->act, tokens, &n);
+    const char *w = dtype_name(cfg->weights);
+    if (pre)
+        printf("Prefill pass on the %s (%s): a nominal dense model of %s parameters, %s weights, "
+               "batch %.0f, prompt %.0f tokens.\n",
+               hw->name, hw->id, count(params), w, cfg->batch, cfg->prompt);
+    else
+        printf("Decode step on the %s (%s): a nominal dense model of %s parameters, %s weights, "
+               "batch %.0f.\n",
+               hw->name, hw->id, count(params), w, cfg->batch);
+    printf("The pass reads every weight once from memory and does one multiply-add (2 FLOPs) per "
+           "weight for each of its %.0f token%s.\n\n",
+           tokens, tokens == 1 ? "" : "s");
+    printf("Step 1. Bytes read from memory\n");
+    printf("  bytes = parameters x bytes per weight\n");
+    printf("        = %s x %g B (%s)\n", sci(params), dtype_bytes(cfg->weights), w);
+    printf("        = %s\n", Q(n.weight_bytes, "B", 3));
+    printf("Step 2. Memory time\n");
+    printf("  t_memory = bytes / memory bandwidth\n");
+    printf("           = %s / %s\n", Q(n.weight_bytes, "B", 3), Q(n.bandwidth_bytes_per_s, "B/s", 4));
+    printf("           = %s\n", T(n.memory_time_s));
+    printf("Step 3. FLOPs\n");
+    printf("  FLOPs = 2 x parameters x tokens\n");
+    printf("        = 2 x %s x %.0f\n", sci(params), tokens);
+    printf("        = %s\n", Q(n.flops, "FLOP", 3));
+    printf("Step 4. Compute time\n");
+    printf("  t_compute = FLOPs / peak (%s %s, dense)\n", dtype_name(n.roof_dtype),
+           peak_label(n.roof_dtype));
+    printf("            = %s / %s\n", Q(n.flops, "FLOP", 3), Q(n.peak_flops_per_s, "FLOP/s", 4));
+    printf("            = %s\n", T(n.compute_time_s));
+    printf("Step 5. %s\n", pre ? "Pass time (the time to first token, before any queueing)"
+                               : "Step time (the inter-token latency, ITL)");
+    printf("  t = max(t_memory, t_compute) = max(%s, %s) = %s\n", T(n.memory_time_s),
+           T(n.compute_time_s), T(n.time_s));
+    printf("Step 6. Compute utilisation\n");
+    printf("  utilisation = t_compute / t = %s / %s = %.1f%%\n", T(n.compute_time_s), T(n.time_s),
+           100.0 * n.utilisation);
+    printf("Step 7. Tokens per second\n");
+    if (pre)
+        printf("  tokens/s = tokens / t = %.0f / %s = %.0f tokens/s\n", tokens, T(n.time_s),
+               n.tokens_per_s);
+    else
+        printf("  per sequence = 1 / t = 1 / %s = %.0f tokens/s; all %.0f sequences: %.0f "
+               "tokens/s\n",
+               T(n.time_s), 1.0 / n.time_s, cfg->batch, n.tokens_per_s);
+    printf("\n");
+    printf("Arithmetic intensity = FLOPs / bytes = %s / %s = %.2f FLOP/B\n", Q(n.flops, "FLOP", 3),
+           Q(n.weight_bytes, "B", 3), n.intensity);
+    printf("Ridge point (%s) = peak / bandwidth = %s / %s = %.0f FLOP/B\n", dtype_name(n.roof_dtype),
+           Q(n.peak_flops_per_s, "FLOP/s", 4), Q(n.bandwidth_bytes_per_s, "B/s", 4), n.ridge);
+    double ratio = n.bound == ROOF_BOUND_MEMORY ? n.memory_time_s / n.compute_time_s
+                                                : n.compute_time_s / n.memory_time_s;
+    if (n.bound == ROOF_BOUND_MEMORY)
+        printf("Dominant term: memory. The intensity is %.0fx below the ridge point, so t_memory "
+               "is %.0fx t_compute and the compute units idle %.1f%% of the time.\n",
+               n.ridge / n.intensity, ratio, 100.0 * (1.0 - n.utilisation));
+    else
+        printf("Dominant term: compute. The intensity is %.1fx above the ridge point; t_compute is "
+               "%.1fx t_memory.\n",
+               n.intensity / n.ridge, ratio);
+    /* prefill turns compute-bound when 2 N P / peak = N b / bw, i.e. P = ridge x b / 2 */
+    double p_star = n.ridge * dtype_bytes(cfg->weights) / 2.0 / cfg->batch;
+    printf("Crossover: the pass turns compute-bound when 2 x N x tokens / peak = N x bytes per "
+           "weight / bandwidth, i.e. tokens = ridge x bytes per weight / 2 = %.0f x %g / 2 = %.0f "
+           "tokens%s.\n",
+           n.ridge, dtype_bytes(cfg->weights), n.ridge * dtype_bytes(cfg->weights) / 2.0,
+           cfg->batch > 1 ? " in the batch" : "");
+    (void)p_star;
+    printf("\n");
+    bool fits = explain_fit(hw, params, cfg->weights, n.weight_bytes, 0, NULL);
+    printf("\nConclusion: %s of a %s-parameter model at %s on the %s is %s-bound: %s%s, %.0f "
+           "tokens/s%s.\n",
+           pre ? "a prefill pass" : "each decode step", count(params), w, hw->name,
+           roof_bound_name(n.bound), T(n.time_s), pre ? " to first token" : " per token",
+           pre ? n.tokens_per_s : 1.0 / n.time_s, pre ? "" : " per sequence");
+    if (!fits)
+        printf("(These are the numbers the bandwidth would give; the weights do not fit, so this "
+               "device cannot run it as configured.)\n");
+    if (n.bound == ROOF_BOUND_MEMORY)
+        printf("Only fewer bytes per weight (quantization) or more bandwidth make it faster%s.\n",
+               pre ? "; a longer prompt costs almost nothing until the crossover" : "; batching "
+                                                                                     "serves more sequences with the same bytes");
+    return fits ? 0 : 1;
+}
+
+static double
+weight_gemm_flops(const struct roof_result *r)
+{
+    double f = 0;
+    for (int i = 0; i < ROOF_OP_COUNT; i++)
+        if (r->ops[i].present && r->ops[i].is_matmul && r->ops[i].bytes_weights > 0)
+            f += r->ops[i].flops;
+    return f;
+}
+
+static int
+explain_model(const struct roof_config *cfg)
+{
+    const struct hw_profile *hw = cfg->hw;
+    const struct mdl_profile *m = cfg->model;
+    bool pre = cfg->phase == ROOF_PREFILL;
+    struct roof_result r;
+    if (roof_evaluate(cfg, &r) != 0) {
+        fprintf(stderr, "error: cannot evaluate this configuration\n");
+        return -1;
+    }
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    double wb = dtype_bytes(cfg->weights), kvb = dtype_bytes(cfg->kv);
+    printf("%s of %s on the %s (%s): weights %s, activations %s, KV cache %s, batch %.0f, %s "
+           "%.0f tokens.\n\n",
+           pre ? "Prefill pass" : "Decode step", m->id, hw->name, hw->id, dtype_name(cfg->weights),
+           dtype_name(cfg->act), dtype_name(cfg->kv), cfg->batch, pre ? "prompt" : "context",
+           pre ? cfg->prompt : cfg->context);
+    const char *att = mdl_is_mla(m)                  ? "MLA"
+                      : m->num_kv_heads == 1         ? "MQA"
+                      : m->num_kv_heads < m->num_heads ? "GQA"
+                                                       : "MHA";
+    printf("Model: %ld layers, hidden %ld, MLP %ld, %ld query heads and %ld KV heads (%s) of "
+           "dimension %ld, vocabulary %ld",
+           m->num_layers, m->hidden_size, m->intermediate_size, m->num_heads, m->num_kv_heads, att,
+           mdl_qk_head_dim(m), m->vocab_size);
+    if (m->n_experts > 0)
+        printf(", %ld experts (%ld per token)", m->n_experts, m->experts_per_token);
+    printf(".\n");
+    printf("  parameters = %s%s%s%s; weights = %s x %g B = %s\n\n", sci(p.total),
+           m->published_params > 0 ? " (published " : "",
+           m->published_params > 0 ? count(m->published_params) : "",
+           m->published_params > 0 ? ")" : "", sci(p.total), wb, Q(p.total * wb, "B", 4));
+
+    double tokens = r.tokens;
+    printf("Step 1. Weight bytes read\n");
+    printf("  Every weight matrix is read once per pass; the embedding table is only gathered "
+           "(%.0f row%s)%s.\n",
+           tokens, tokens == 1 ? "" : "s",
+           m->n_experts > 0 ? "; experts are read only if a token is routed to them" : "");
+    printf("  bytes_weights = %s\n", Q(r.bytes_weights, "B", 4));
+    double kv_tok = mdl_kv_bytes_per_token(m, kvb);
+    printf("Step 2. KV-cache bytes\n");
+    if (mdl_is_mla(m))
+        printf("  KV per token = layers x (latent rank + rope dim) x bytes = %ld x (%ld + %ld) x "
+               "%g B = %s\n",
+               m->num_layers, m->kv_lora_rank, m->qk_rope_head_dim, kvb, Q(kv_tok, "B", 3));
+    else
+        printf("  KV per token = layers x 2 x KV heads x head dim x bytes = %ld x 2 x %ld x %ld x "
+               "%g B = %s\n",
+               m->num_layers, m->num_kv_heads, m->head_dim, kvb, Q(kv_tok, "B", 3));
+    double kv_read = 0, kv_write = 0;
+    for (int i = 0; i < ROOF_OP_COUNT; i++) {
+        kv_read += r.ops[i].bytes_kv_read;
+        kv_write += r.ops[i].bytes_kv_write;
+    }
+    if (pre)
+        printf("  written = batch x prompt x KV per token = %.0f x %.0f x %s = %s; read back by "
+               "attention: %s\n",
+               cfg->batch, cfg->prompt, Q(kv_tok, "B", 3), Q(kv_write, "B", 3),
+               Q(kv_read, "B", 3));
+    else
+        printf("  read = batch x tokens attended x KV per token = %.0f x %.0f x %s = %s%s; "
+               "written: %s\n",
+               cfg->batch, cfg->context + 1, Q(kv_tok, "B", 3), Q(kv_read, "B", 3),
+               m->sliding_window > 0 ? " (sliding-window layers read at most the window)" : "",
+               Q(kv_write, "B", 3));
+    printf("Step 3. Activation bytes (into and out of each kernel): %s\n", Q(r.bytes_act, "B", 3));
+    printf("Step 4. Memory time\n");
+    printf("  t_memory = bytes / bandwidth = (%s + %s + %s) / %s = %s\n",
+           Q(r.bytes_weights, "B", 4), Q(r.bytes_kv, "B", 3), Q(r.bytes_act, "B", 3),
+           Q(hw->memory_bandwidth_bytes_per_s, "B/s", 4), T(r.bytes / hw->memory_bandwidth_bytes_per_s));
+    double gemm = weight_gemm_flops(&r);
+    double attn = r.ops[ROOF_OP_ATTN_SCORE].flops + r.ops[ROOF_OP_ATTN_AV].flops;
+    printf("Step 5. FLOPs\n");
+    printf("  weight GEMMs = 2 x weights used x tokens ~= %s\n", Q(gemm, "FLOP", 3));
+    printf("  attention (QK^T and PV) = %s; norms, softmax, activations: %s\n", Q(attn, "FLOP", 3),
+           Q(r.flops - gemm - attn, "FLOP", 3));
+    printf("  t_compute = FLOPs / peak, each kernel on its roof (GEMMs: %s %s at %s) = %s\n",
+           dtype_name(r.gemm_dtype), peak_label(r.gemm_dtype),
+           Q(r.gemm_peak_flops_per_s, "FLOP/s", 4), T(r.compute_time_s));
+    if (r.gemm_dtype != dtype_gemm_compute(cfg->weights, cfg->act))
+        printf("  (the %s has no %s roof: the GEMMs run on its %s units)\n", hw->name,
+               dtype_name(dtype_gemm_compute(cfg->weights, cfg->act)), dtype_name(r.gemm_dtype));
+    else if (dtype_is_weight_only(cfg->weights))
+        printf("  (%s is a weight-only format: weights are dequantized to %s, so the %s roof "
+               "applies)\n",
+               dtype_name(cfg->weights), dtype_name(cfg->act), dtype_name(r.gemm_dtype));
+    printf("Step 6. %s\n", pre ? "Pass time (time to first token, before queueing)"
+                               : "Step time (inter-token latency)");
+    printf("  t = sum over kernels of max(t_compute, t_memory) = %s\n", T(r.time_s));
+    printf("  (a kernel waits for its own bottleneck; idle units in one kernel do not help the "
+           "next)\n");
+    printf("Step 7. Tokens per second\n");
+    if (pre)
+        printf("  prompt tokens/s = %.0f / %s = %.0f\n", tokens, T(r.time_s), r.tokens_per_s_total);
+    else
+        printf("  per sequence = 1 / %s = %.1f tokens/s; total = %.0f x %.1f = %.1f tokens/s\n",
+               T(r.time_s), r.tokens_per_s_per_seq, cfg->batch, r.tokens_per_s_per_seq,
+               r.tokens_per_s_total);
+    printf("\n");
+    double ai = r.flops / r.bytes;
+    double ridge = r.gemm_peak_flops_per_s / hw->memory_bandwidth_bytes_per_s;
+    printf("Arithmetic intensity = %s / %s = %.2f FLOP/B; ridge point (%s) = %.0f FLOP/B.\n",
+           Q(r.flops, "FLOP", 3), Q(r.bytes, "B", 3), ai, dtype_name(r.gemm_dtype), ridge);
+    double share_c = r.time_in_compute_bound_s / r.time_s;
+    printf("Dominant term: %s. %.0f%% of the time is in memory-bound kernels, %.0f%% in "
+           "compute-bound ones; compute utilisation %.1f%%.\n",
+           roof_bound_name(r.bound), 100.0 * r.time_in_memory_bound_s / r.time_s, 100.0 * share_c,
+           100.0 * r.compute_utilisation);
+    /* top three kernels */
+    int top[3] = {-1, -1, -1};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < ROOF_OP_COUNT; i++) {
+            if (!r.ops[i].present || i == top[0] || i == top[1])
+                continue;
+            if (top[k] < 0 || r.ops[i].time_s > r.ops[top[k]].time_s)
+                top[k] = i;
+        }
+    printf("Where the time goes:");
+    for (int k = 0; k < 3; k++)
+        if (top[k] >= 0)
+            printf(" %s %.0f%% (%s-bound)%s", roof_op_name((enum roof_op)top[k]),
+                   100.0 * r.ops[top[k]].time_s / r.time_s,
+                   r.ops[top[k]].compute_time_s >= r.ops[top[k]].memory_time_s ? "compute" : "memory",
+                   k < 2 ? "," : ".\n");
+    double crit, cross;
+    int rc_crit = roof_critical_batch(cfg, &crit);
+    int rc_cross = roof_prefill_crossover(cfg, &cross);
+    if (rc_crit == 0)
+        printf("Decode's weight GEMMs turn compute-bound at a batch of about %.0f (solved: compute "
+               "time = memory time).\n",
+               crit);
+    if (rc_cross == 0)
+        printf("Prefill (batch %.0f) turns compute-bound from a prompt of about %.0f tokens.\n",
+               cfg->batch, cross);
+    printf("\n");
+    bool fits = explain_fit(hw, p.total, cfg->weights, r.mem.weights_bytes,
+                            r.mem.kv_bytes + r.mem.act_bytes + r.mem.reserve_bytes,
+                            "KV cache and activations");
+    long maxb = roof_max_batch(cfg);
+    if (fits || r.mem.weights_bytes < hw->memory_capacity_bytes)
+        printf("Largest batch that fits at this %s: %ld.\n", pre ? "prompt" : "context", maxb);
+    printf("\nConclusion: %s of %s on the %s takes %s and is %s-bound%s.\n",
+           pre ? "the prefill pass" : "each decode step", m->id, hw->name, T(r.time_s),
+           roof_bound_name(r.bound),
+           r.bound == ROOF_BOUND_MEMORY
+               ? (pre ? ": the prompt is too short to reuse each weight enough"
+                      : ": the time is the bytes read divided by the bandwidth")
+               : (pre ? ": the time is the FLOPs divided by the peak" : ": batching has used up the bandwidth headroom"));
+    return fits ? 0 : 1;
+}
+
+static const struct cli_opt SPEC[] = {
+    {"gpu", true},    {"model", true},   {"params", true}, {"batch", true},
+    {"prompt", true}, {"context", true}, {"weights", true}, {"act", true},
+    {"kv", true},     {"flash", true},
+};
+
+static int
+run(int argc, char **argv)
+{
+    struct cli_args a;
+    int pr = cli_parse(&a, SPEC, (int)(sizeof SPEC / sizeof SPEC[0]), argc, argv, cmd_explain.usage);
+    if (pr != 0)
+        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
+    if (a.n_pos != 1 || (strcmp(a.pos[0], "prefill") != 0 && strcmp(a.pos[0], "decode") != 0)) {
+        fprintf(stderr, "error: say which topic: 'prefill' or 'decode'\nusage: %s\n",
+                cmd_explain.usage);
+        return CLI_USAGE;
+    }
+    enum roof_phase phase = strcmp(a.pos[0], "prefill") == 0 ? ROOF_PREFILL : ROOF_DECODE;
+    if (cli_has(&a, "model") == cli_has(&a, "params")) {
+        fprintf(stderr, "error: give exactly one of --model and --params\nusage: %s\n",
+                cmd_explain.usage);
+        return CLI_USAGE;
+    }
+    const char *gpu = cli_has(&a, "gpu") ? cli_get(&a, "gpu") : "h100-sxm";
+    struct hw_profile *hw = cli_load_hw(gpu);
+    if (!hw)
+        return CLI_FAIL;
+    struct mdl_profile *m = NULL;
+    if (cli_has(&a, "model")) {
+        m = cli_load_model(cli_get(&a, "model"));
+        if (!m) {
+            hw_free(hw);
+            return CLI_FAIL;
+        }
+    }
+    struct roof_config cfg;
+    roof_config_init(&cfg, hw, m, phase);
+    if (!m)
+        cfg.prompt = 512;
+    int rc = CLI_OK;
+    double params = 0;
+    if (cli_engine_opts(&a, &cfg) != 0 || cli_count(&a, "params", &params) != 0) {
+        rc = CLI_USAGE;
+    } else if (m) {
+        if (explain_model(&cfg) < 0)
+            rc = CLI_FAIL;
+    } else {
+        explain_nominal(hw, params, &cfg);
+    }
+    hw_free(hw);
+    mdl_free(m);
+    return cli_finish(rc);
+}
+
+const struct cli_cmd cmd_explain = {
+    "explain", "a worked example, step by step: why prefill and decode take the time they do",
+    "roofline explain prefill|decode [--gpu ID|PATH] (--model ID|PATH | --params N)\n"
+    "         [--weights T] [--act T] [--kv T] [--batch B] [--prompt P] [--context C]",
+    run};

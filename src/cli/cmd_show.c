@@ -1,0 +1,148 @@
+/* roofline show gpu|model ID|PATH: a profile's facts, what follows from them, and sources. */
+#include "cli/cli.h"
+#include "io/profiles.h"
+#include "util/units.h"
+
+#include <string.h>
+
+static void
+show_gpu(const struct hw_profile *hw)
+{
+    char a[64], b[64];
+    printf("%s (%s)\n", hw->name, hw->id);
+    printf("  vendor %s, kind %s\n", hw->vendor, hw->kind);
+    unit_format_short(hw->memory_capacity_bytes, "B", 4, a, sizeof a);
+    unit_format_short(hw->memory_bandwidth_bytes_per_s, "B/s", 4, b, sizeof b);
+    printf("  memory        %s%s%s at %s\n", a, hw->memory_type ? " " : "",
+           hw->memory_type ? hw->memory_type : "", b);
+    printf("  dense peaks and ridge points (peak / bandwidth):\n");
+    for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++) {
+        if (hw->peak_flops_per_s[d] <= 0)
+            continue;
+        unit_format_short(hw->peak_flops_per_s[d], d == DT_INT8 || d == DT_INT4 ? "OP/s" : "FLOP/s", 4,
+                    a, sizeof a);
+        printf("    %-5s %16s   ridge %7.1f FLOP/B\n", dtype_name((enum dtype)d), a,
+               hw->peak_flops_per_s[d] / hw->memory_bandwidth_bytes_per_s);
+    }
+    if (hw->compute_units > 0)
+        printf("  compute units %.0f\n", hw->compute_units);
+    if (hw->boost_clock_hz > 0) {
+        unit_format_short(hw->boost_clock_hz, "Hz", 3, a, sizeof a);
+        printf("  boost clock   %s\n", a);
+    }
+    static const char *const LV[] = {"l1", "l2", "l3", "llc"};
+    for (int i = 0; i < 4; i++)
+        if (hw->cache_bytes[i] > 0) {
+            unit_format_short(hw->cache_bytes[i], "B", 3, a, sizeof a);
+            printf("  cache %-7s %s\n", LV[i], a);
+        }
+    if (hw->link_kind) {
+        unit_format_short(hw->link_bandwidth_bytes_per_s, "B/s", 4, a, sizeof a);
+        unit_format_short(hw_link_bytes_per_s_per_direction(hw), "B/s", 4, b, sizeof b);
+        printf("  interconnect  %s, %s %s (%s per direction)\n", hw->link_kind, a,
+               hw->link_direction == HW_LINK_PER_DIRECTION ? "per direction" : "bidirectional", b);
+    }
+    if (hw->tdp_w > 0)
+        printf("  TDP           %.0f W\n", hw->tdp_w);
+    for (int i = 0; i < hw->n_purchase; i++)
+        printf("  price         $%.0f (%s%s%s)\n", hw->purchase[i].usd, hw->purchase[i].date,
+               hw->purchase[i].basis ? ", " : "", hw->purchase[i].basis ? hw->purchase[i].basis : "");
+    for (int i = 0; i < hw->n_cloud; i++)
+        printf("  cloud         $%.3f per GPU-hour at %s (%s)\n", hw->cloud[i].usd_per_hour,
+               hw->cloud[i].provider, hw->cloud[i].date);
+    if (hw->notes)
+        printf("  notes         %s\n", hw->notes);
+    printf("  sources:\n");
+    for (int i = 0; i < hw->n_sources; i++)
+        printf("    %s: %s\n", hw->source_keys[i], hw->source_texts[i]);
+    for (int i = 0; i < hw->n_purchase; i++)
+        printf("    price.purchase[%d]: %s\n", i, hw->purchase[i].source);
+    for (int i = 0; i < hw->n_cloud; i++)
+        printf("    price.cloud[%d]: %s\n", i, hw->cloud[i].source);
+}
+
+static void
+show_model(const struct mdl_profile *m)
+{
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    char a[64];
+    printf("%s (%s%s%s)\n", m->id, m->model_type ? "model_type " : "",
+           m->model_type ? m->model_type : "", "");
+    printf("  layers %ld, hidden %ld, MLP %ld, vocab %ld, max context %ld\n", m->num_layers,
+           m->hidden_size, m->intermediate_size, m->vocab_size, m->max_position_embeddings);
+    if (mdl_is_mla(m))
+        printf("  attention     MLA: %ld heads, latent KV %ld + rope %ld, q rank %ld\n",
+               m->num_heads, m->kv_lora_rank, m->qk_rope_head_dim, m->q_lora_rank);
+    else
+        printf("  attention     %ld query heads, %ld KV heads (%s), head dim %ld\n", m->num_heads,
+               m->num_kv_heads,
+               m->num_kv_heads == 1                ? "MQA"
+               : m->num_kv_heads < m->num_heads ? "GQA"
+                                                : "MHA",
+               m->head_dim);
+    if (m->sliding_window > 0)
+        printf("  sliding window %ld tokens%s\n", m->sliding_window,
+               m->sliding_every_other ? " on every other layer" : " on every layer");
+    if (m->n_experts > 0)
+        printf("  experts       %ld routed (%ld per token), %ld shared, expert MLP %ld, first %ld "
+               "layers dense\n",
+               m->n_experts, m->experts_per_token, m->n_shared_experts,
+               m->moe_intermediate_size > 0 ? m->moe_intermediate_size : m->intermediate_size,
+               m->first_k_dense);
+    printf("  parameters    %.4g total", p.total);
+    if (m->published_params > 0)
+        printf(" (published %.4g: %+.2f%%)", m->published_params,
+               100.0 * (p.total - m->published_params) / m->published_params);
+    printf("\n");
+    if (p.active < p.total)
+        printf("  active/token  %.4g\n", p.active);
+    printf("    embedding %.4g, attention %.4g, MLP %.4g, experts %.4g, shared %.4g, router "
+           "%.4g, norms %.4g, LM head %.4g%s\n",
+           p.embedding, p.attention, p.mlp_dense, p.mlp_experts, p.mlp_shared, p.router, p.norms,
+           p.lm_head, m->tie_word_embeddings ? " (tied to the embedding)" : "");
+    static const enum dtype W[] = {DT_BF16, DT_FP8, DT_INT4, DT_Q4_K_M};
+    printf("  weights      ");
+    for (size_t i = 0; i < sizeof W / sizeof W[0]; i++) {
+        unit_format_short(p.total * dtype_bytes(W[i]), "B", 4, a, sizeof a);
+        printf(" %s %s%s", dtype_name(W[i]), a, i + 1 < sizeof W / sizeof W[0] ? "," : "\n");
+    }
+    unit_format_short(mdl_kv_bytes_per_token(m, 2.0), "B", 4, a, sizeof a);
+    printf("  KV cache      %s per token at 16 bits (%.0f elements per token per layer)\n", a,
+           mdl_kv_elems_per_token_layer(m));
+    if (m->n_sources > 0) {
+        printf("  sources:\n");
+        for (int i = 0; i < m->n_sources; i++)
+            printf("    %s: %s\n", m->source_keys[i], m->source_texts[i]);
+    }
+}
+
+static int
+run(int argc, char **argv)
+{
+    struct cli_args a;
+    int pr = cli_parse(&a, NULL, 0, argc, argv, cmd_show.usage);
+    if (pr != 0)
+        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
+    if (a.n_pos != 2 || (strcmp(a.pos[0], "gpu") != 0 && strcmp(a.pos[0], "model") != 0)) {
+        fprintf(stderr, "error: expected 'gpu ID' or 'model ID'\nusage: %s\n", cmd_show.usage);
+        return CLI_USAGE;
+    }
+    if (strcmp(a.pos[0], "gpu") == 0) {
+        struct hw_profile *hw = cli_load_hw(a.pos[1]);
+        if (!hw)
+            return CLI_FAIL;
+        show_gpu(hw);
+        hw_free(hw);
+    } else {
+        struct mdl_profile *m = cli_load_model(a.pos[1]);
+        if (!m)
+            return CLI_FAIL;
+        show_model(m);
+        mdl_free(m);
+    }
+    return cli_finish(CLI_OK);
+}
+
+const struct cli_cmd cmd_show = {"show", "show a GPU or model profile and what follows from it",
+                                 "roofline show gpu|model ID|PATH", run};

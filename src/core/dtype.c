@@ -1,0 +1,86 @@
+/* Numeric formats and the rule that picks a GEMM's compute roof (docs/physics.md#data-types). */
+#include "core/dtype.h"
+
+#include <string.h>
+
+static const struct {
+    const char *name;
+    double bits;
+} DT[DT_COUNT] = {
+    [DT_FP64] = {"fp64", 64},   [DT_FP32] = {"fp32", 32},      [DT_TF32] = {"tf32", 32},
+    [DT_FP16] = {"fp16", 16},   [DT_BF16] = {"bf16", 16},      [DT_FP8] = {"fp8", 8},
+    [DT_INT8] = {"int8", 8},    [DT_FP4] = {"fp4", 4},         [DT_INT4] = {"int4", 4},
+    [DT_Q8_0] = {"q8_0", 8.5},  [DT_Q4_0] = {"q4_0", 4.5},     [DT_Q4_1] = {"q4_1", 5.0},
+    [DT_Q4_K_M] = {"q4_k_m", 4.85},
+};
+
+static const struct {
+    const char *alias;
+    enum dtype dt;
+} ALIASES[] = {
+    {"float64", DT_FP64}, {"float32", DT_FP32}, {"f32", DT_FP32},      {"float16", DT_FP16},
+    {"f16", DT_FP16},     {"half", DT_FP16},    {"bfloat16", DT_BF16}, {"float8", DT_FP8},
+    {"fp8_e4m3", DT_FP8}, {"e4m3", DT_FP8},     {"q4_k", DT_Q4_K_M},   {"q4km", DT_Q4_K_M},
+    {"nf4", DT_INT4},     {"int4_awq", DT_INT4},
+};
+
+const char *
+dtype_name(enum dtype dt)
+{
+    return (dt >= 0 && dt < DT_COUNT) ? DT[dt].name : "?";
+}
+
+int
+dtype_parse(const char *name, enum dtype *out)
+{
+    if (!name)
+        return -1;
+    for (int i = 0; i < DT_COUNT; i++) {
+        if (strcmp(name, DT[i].name) == 0) {
+            *out = (enum dtype)i;
+            return 0;
+        }
+    }
+    for (size_t i = 0; i < sizeof ALIASES / sizeof ALIASES[0]; i++) {
+        if (strcmp(name, ALIASES[i].alias) == 0) {
+            *out = ALIASES[i].dt;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+double
+dtype_bits(enum dtype dt)
+{
+    return DT[dt].bits;
+}
+
+double
+dtype_bytes(enum dtype dt)
+{
+    return DT[dt].bits / 8.0;
+}
+
+bool
+dtype_is_roof(enum dtype dt)
+{
+    return dt >= DT_ROOF_FIRST && dt <= DT_ROOF_LAST;
+}
+
+bool
+dtype_is_weight_only(enum dtype dt)
+{
+    return dt == DT_INT4 || dt == DT_FP4 || dt == DT_Q8_0 || dt == DT_Q4_0 || dt == DT_Q4_1 ||
+           dt == DT_Q4_K_M;
+}
+
+enum dtype
+dtype_gemm_compute(enum dtype w, enum dtype a)
+{
+    if (dtype_is_weight_only(w) && w != a)
+        return a;
+    if (w == a)
+        return w;
+    return dtype_bits(w) >= dtype_bits(a) ? w : a;
+}

@@ -1,0 +1,48 @@
+/* Numeric formats: storage size of weights, activations and KV cache, and which compute roof a
+ * matrix multiply uses. See docs/physics.md#data-types. */
+#ifndef ROOFLINE_CORE_DTYPE_H
+#define ROOFLINE_CORE_DTYPE_H
+
+#include <stdbool.h>
+
+enum dtype {
+    DT_FP64,
+    DT_FP32,
+    DT_TF32,
+    DT_FP16,
+    DT_BF16,
+    DT_FP8,
+    DT_INT8,
+    DT_FP4,
+    DT_INT4,
+    DT_Q8_0,   /* GGUF: 32 int8 + one fp16 scale per block: 8.5 bits/weight */
+    DT_Q4_0,   /* GGUF: 32 4-bit + fp16 scale: 4.5 bits/weight */
+    DT_Q4_1,   /* GGUF: 32 4-bit + fp16 scale + fp16 min: 5.0 bits/weight */
+    DT_Q4_K_M, /* GGUF k-quant mix, about 4.85 bits/weight on Llama-class models */
+    DT_COUNT
+};
+
+/* Formats a device can have a compute roof for (hardware profile `compute:` keys). */
+#define DT_ROOF_FIRST DT_FP64
+#define DT_ROOF_LAST DT_INT4
+
+const char *dtype_name(enum dtype dt);
+/* Parse a name ("fp16", "bf16", "q4_k_m", also "float16", "bfloat16", "f16", "float32");
+ * returns -1 when unknown. */
+int dtype_parse(const char *name, enum dtype *out);
+/* Storage bits per element (8.5 for q8_0). */
+double dtype_bits(enum dtype dt);
+double dtype_bytes(enum dtype dt);
+/* True for a format that has a compute roof of its own (not a GGUF storage format, not tf32
+ * as a storage format). */
+bool dtype_is_roof(enum dtype dt);
+/* True for formats that only store weights: they are dequantized to the activation type before
+ * the multiply (weight-only quantization): int4, fp4, q8_0, q4_0, q4_1, q4_k_m. */
+bool dtype_is_weight_only(enum dtype dt);
+/* The arithmetic format of a GEMM with weights `w` and activations `a`:
+ * - weight-only formats are dequantized: the roof is the activation type's;
+ * - equal formats use their own roof (int8 x int8 -> int8, fp8 x fp8 -> fp8);
+ * - otherwise the wider of the two (fp8 weights with fp16 activations -> fp16). */
+enum dtype dtype_gemm_compute(enum dtype w, enum dtype a);
+
+#endif

@@ -1,0 +1,59 @@
+/* An accelerator as the engine sees it: memory, dense peak rates per format, caches, links.
+ * Pure data, filled by io/hw_load.c or by tests; SI base units throughout. */
+#ifndef ROOFLINE_CORE_HW_H
+#define ROOFLINE_CORE_HW_H
+
+#include "core/dtype.h"
+
+#include <stdbool.h>
+
+enum hw_link_direction { HW_LINK_UNKNOWN, HW_LINK_BIDIRECTIONAL, HW_LINK_PER_DIRECTION };
+
+struct hw_price_purchase {
+    double usd;
+    char *date, *basis, *source;
+};
+
+struct hw_price_cloud {
+    char *provider;
+    double usd_per_hour;
+    char *date, *source;
+};
+
+struct hw_profile {
+    char *id; /* file stem */
+    char *path;
+    char *name, *vendor, *kind, *memory_type, *notes;
+    double memory_capacity_bytes;
+    double memory_bandwidth_bytes_per_s;
+    double peak_flops_per_s[DT_COUNT]; /* dense; 0 = not supported */
+    double compute_units;              /* 0 = unknown */
+    double boost_clock_hz;             /* 0 = unknown */
+    double cache_bytes[4];             /* l1, l2, l3, llc; 0 = unknown */
+    char *link_kind;                   /* NULL = none */
+    double link_bandwidth_bytes_per_s;
+    enum hw_link_direction link_direction;
+    double tdp_w; /* 0 = unknown */
+    struct hw_price_purchase *purchase;
+    int n_purchase;
+    struct hw_price_cloud *cloud;
+    int n_cloud;
+    /* sources: parallel arrays of key path and text */
+    char **source_keys, **source_texts;
+    int n_sources;
+};
+
+enum hw_cache_level { HW_L1, HW_L2, HW_L3, HW_LLC };
+
+/* The roof a computation in format `want` runs on: `want` itself if the device has it, else the
+ * nearest format it falls back to (fp8 -> fp16 -> bf16 -> fp32 ...). Sets *used (may be NULL)
+ * and returns the peak in FLOP/s, or 0 when the device has no usable roof. */
+double hw_peak(const struct hw_profile *hw, enum dtype want, enum dtype *used);
+/* Ridge point of format `dt` in FLOP/byte: peak / bandwidth (after fallback). */
+double hw_ridge(const struct hw_profile *hw, enum dtype dt);
+/* Bandwidth of one direction of the scale-up link in bytes/s (half of a bidirectional figure). */
+double hw_link_bytes_per_s_per_direction(const struct hw_profile *hw);
+/* Frees everything the profile owns and the struct itself; NULL is a no-op. */
+void hw_free(struct hw_profile *hw);
+
+#endif

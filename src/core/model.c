@@ -1,0 +1,148 @@
+/* Parameter counting and KV-cache size from a model's shape (docs/physics.md#model-shape). */
+#include "core/model.h"
+
+#include <stdlib.h>
+
+bool
+mdl_is_mla(const struct mdl_profile *m)
+{
+    return m->kv_lora_rank > 0;
+}
+
+long
+mdl_qk_head_dim(const struct mdl_profile *m)
+{
+    return mdl_is_mla(m) ? m->qk_nope_head_dim + m->qk_rope_head_dim : m->head_dim;
+}
+
+long
+mdl_v_head_dim(const struct mdl_profile *m)
+{
+    return mdl_is_mla(m) ? m->v_head_dim : m->head_dim;
+}
+
+long
+mdl_q_dim(const struct mdl_profile *m)
+{
+    return m->num_heads * mdl_qk_head_dim(m);
+}
+
+bool
+mdl_layer_is_moe(const struct mdl_profile *m, long layer)
+{
+    if (m->n_experts <= 0)
+        return false;
+    if (layer < m->first_k_dense)
+        return false;
+    long freq = m->moe_layer_freq > 0 ? m->moe_layer_freq : 1;
+    return layer % freq == 0;
+}
+
+long
+mdl_layer_window(const struct mdl_profile *m, long layer)
+{
+    if (m->sliding_window <= 0)
+        return 0;
+    if (m->sliding_every_other)
+        return layer % 2 == 0 ? m->sliding_window : 0;
+    return m->sliding_window;
+}
+
+double
+mdl_kv_elems_per_token_layer(const struct mdl_profile *m)
+{
+    if (mdl_is_mla(m))
+        return (double)(m->kv_lora_rank + m->qk_rope_head_dim);
+    return 2.0 * (double)m->num_kv_heads * (double)m->head_dim;
+}
+
+double
+mdl_kv_bytes_per_token(const struct mdl_profile *m, double bytes_per_elem)
+{
+    return (double)m->num_layers * mdl_kv_elems_per_token_layer(m) * bytes_per_elem;
+}
+
+static double
+attention_params(const struct mdl_profile *m)
+{
+    double h = (double)m->hidden_size, H = (double)m->num_heads;
+    if (mdl_is_mla(m)) {
+        double qk = (double)mdl_qk_head_dim(m), rope = (double)m->qk_rope_head_dim;
+        double kvr = (double)m->kv_lora_rank, v = (double)m->v_head_dim;
+        double q;
+        if (m->q_lora_rank > 0) {
+            double qr = (double)m->q_lora_rank;
+            q = h * qr + qr /* q_a_layernorm */ + qr * H * qk;
+        } else {
+            q = h * H * qk;
+        }
+        double kv = h * (kvr + rope) + kvr /* kv_a_layernorm */ +
+                    kvr * H * ((double)m->qk_nope_head_dim + v);
+        return q + kv + H * v * h;
+    }
+    double d = (double)m->head_dim, kvh = (double)m->num_kv_heads;
+    double qd = H * d, kvd = kvh * d;
+    double p = h * qd + 2.0 * h * kvd + qd * h;
+    if (m->qkv_bias)
+        p += qd + 2.0 * kvd;
+    if (m->o_bias)
+        p += h;
+    return p;
+}
+
+void
+mdl_param_count(const struct mdl_profile *m, struct mdl_params *out)
+{
+    double h = (double)m->hidden_size, V = (double)m->vocab_size;
+    struct mdl_params p = {0};
+    p.embedding = V * h;
+    p.lm_head = m->tie_word_embeddings ? 0.0 : V * h;
+    double attn = attention_params(m);
+    double dense_mlp = 3.0 * h * (double)m->intermediate_size; /* gate, up, down */
+    if (m->mlp_bias)
+        dense_mlp += 2.0 * (double)m->intermediate_size + h;
+    long moe_i = m->moe_intermediate_size > 0 ? m->moe_intermediate_size : m->intermediate_size;
+    double expert = 3.0 * h * (double)moe_i;
+    p.per_expert = expert;
+    double norms_per_layer = (m->extra_norms ? 4.0 : 2.0) * h;
+    double active_mlp = 0.0;
+    for (long l = 0; l < m->num_layers; l++) {
+        p.attention += attn;
+        p.norms += norms_per_layer;
+        if (mdl_layer_is_moe(m, l)) {
+            double E = (double)m->n_experts;
+            p.mlp_experts += E * expert;
+            p.mlp_shared += (double)m->n_shared_experts * expert;
+            /* router weight (E x h); DeepSeek-V3 adds a per-expert score bias (E) */
+            p.router += E * h + (m->kv_lora_rank > 0 ? E : 0.0);
+            active_mlp += (double)m->experts_per_token * expert +
+                          (double)m->n_shared_experts * expert + E * h;
+        } else {
+            p.mlp_dense += dense_mlp;
+            active_mlp += dense_mlp;
+        }
+    }
+    p.norms += h; /* final norm */
+    p.total = p.embedding + p.attention + p.mlp_dense + p.mlp_experts + p.mlp_shared + p.router +
+              p.norms + p.lm_head;
+    p.active = p.embedding + p.attention + active_mlp + p.norms + p.lm_head;
+    *out = p;
+}
+
+void
+mdl_free(struct mdl_profile *m)
+{
+    if (!m)
+        return;
+    free(m->id);
+    free(m->path);
+    free(m->model_type);
+    free(m->torch_dtype);
+    for (int i = 0; i < m->n_sources; i++) {
+        free(m->source_keys[i]);
+        free(m->source_texts[i]);
+    }
+    free(m->source_keys);
+    free(m->source_texts);
+    free(m);
+}

@@ -1,0 +1,50 @@
+/* A decoder-only transformer's shape, as given by a Hugging Face config.json, and what follows
+ * from it: parameter counts and KV-cache bytes per token. docs/physics.md#model-shape */
+#ifndef ROOFLINE_CORE_MODEL_H
+#define ROOFLINE_CORE_MODEL_H
+
+#include <stdbool.h>
+
+struct mdl_profile {
+    char *id, *path, *model_type, *torch_dtype;
+    long hidden_size, intermediate_size, num_layers, num_heads, num_kv_heads, head_dim;
+    long vocab_size, max_position_embeddings;
+    bool tie_word_embeddings, qkv_bias, o_bias, mlp_bias;
+    /* sliding-window attention: 0 = none; `sliding_every_other` for Gemma-2-style alternation */
+    long sliding_window;
+    bool sliding_every_other;
+    /* mixture of experts: n_experts = 0 for a dense model */
+    long n_experts, experts_per_token, n_shared_experts, moe_intermediate_size;
+    long first_k_dense, moe_layer_freq;
+    /* multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank > 0 enables it */
+    long q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
+    bool extra_norms; /* Gemma-2: pre/post norms around attention and MLP (4 per layer) */
+    double published_params; /* 0 = unknown */
+    char **source_keys, **source_texts;
+    int n_sources;
+};
+
+/* Parameter counts by part. `active` counts what one token touches (routed experts: k of E). */
+struct mdl_params {
+    double embedding, attention, mlp_dense, mlp_experts, mlp_shared, router, norms, lm_head;
+    double total, active, per_expert;
+};
+
+void mdl_param_count(const struct mdl_profile *m, struct mdl_params *out);
+/* Query width (heads x head dim) and KV width (kv heads x head dim); for MLA the decompressed
+ * per-head dims are used: q/k dim = nope + rope, v dim = v_head_dim. */
+long mdl_q_dim(const struct mdl_profile *m);
+long mdl_qk_head_dim(const struct mdl_profile *m);
+long mdl_v_head_dim(const struct mdl_profile *m);
+bool mdl_is_mla(const struct mdl_profile *m);
+bool mdl_layer_is_moe(const struct mdl_profile *m, long layer);
+/* Attention window of a layer in tokens (0 = full attention). */
+long mdl_layer_window(const struct mdl_profile *m, long layer);
+/* KV-cache elements stored per token per layer: 2 x kv_heads x head_dim, or for MLA the latent
+ * kv_lora_rank + qk_rope_head_dim. */
+double mdl_kv_elems_per_token_layer(const struct mdl_profile *m);
+/* KV-cache bytes per token summed over layers at `bytes_per_elem`, ignoring windows. */
+double mdl_kv_bytes_per_token(const struct mdl_profile *m, double bytes_per_elem);
+void mdl_free(struct mdl_profile *m);
+
+#endif

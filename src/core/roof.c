@@ -1,0 +1,461 @@
+/* Per-operator roofline of one transformer pass (docs/physics.md#operators). Each operator's
+ * time is max(FLOPs / peak, bytes / bandwidth) per kernel instance, summed over layers. */
+#include "core/roof.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const OP_NAMES[ROOF_OP_COUNT] = {
+    [ROOF_OP_EMBEDDING] = "embedding",       [ROOF_OP_ATTN_NORM] = "attn_norm",
+    [ROOF_OP_QKV] = "qkv_proj",              [ROOF_OP_ATTN_SCORE] = "attn_score",
+    [ROOF_OP_SOFTMAX] = "softmax",           [ROOF_OP_ATTN_AV] = "attn_av",
+    [ROOF_OP_O_PROJ] = "o_proj",             [ROOF_OP_ATTN_RESIDUAL] = "attn_residual",
+    [ROOF_OP_MLP_NORM] = "mlp_norm",         [ROOF_OP_ROUTER] = "moe_router",
+    [ROOF_OP_MLP_GATE] = "mlp_gate",         [ROOF_OP_MLP_UP] = "mlp_up",
+    [ROOF_OP_MLP_ACT] = "mlp_act",           [ROOF_OP_MLP_DOWN] = "mlp_down",
+    [ROOF_OP_MLP_RESIDUAL] = "mlp_residual", [ROOF_OP_FINAL_NORM] = "final_norm",
+    [ROOF_OP_LM_HEAD] = "lm_head",
+};
+
+const char *
+roof_op_name(enum roof_op op)
+{
+    return op < ROOF_OP_COUNT ? OP_NAMES[op] : "?";
+}
+
+const char *
+roof_bound_name(enum roof_bound b)
+{
+    switch (b) {
+    case ROOF_BOUND_COMPUTE:
+        return "compute";
+    case ROOF_BOUND_MEMORY:
+        return "memory";
+    case ROOF_BOUND_OVERHEAD:
+        return "overhead";
+    }
+    return "?";
+}
+
+const char *
+roof_phase_name(enum roof_phase p)
+{
+    return p == ROOF_PREFILL ? "prefill" : "decode";
+}
+
+double
+roof_op_bytes(const struct roof_op_result *r)
+{
+    return r->bytes_weights + r->bytes_act_in + r->bytes_act_out + r->bytes_kv_read +
+           r->bytes_kv_write;
+}
+
+double
+roof_op_intensity(const struct roof_op_result *r)
+{
+    double b = roof_op_bytes(r);
+    return b > 0 ? r->flops / b : 0.0;
+}
+
+double
+roof_attainable(double peak, double bw, double ai)
+{
+    double mem = bw * ai;
+    return mem < peak ? mem : peak;
+}
+
+enum dtype
+roof_default_act(enum dtype w)
+{
+    switch (w) {
+    case DT_FP32:
+    case DT_FP64:
+        return DT_FP32;
+    case DT_BF16:
+        return DT_BF16;
+    case DT_FP8:
+        return DT_FP8;
+    default:
+        return DT_FP16;
+    }
+}
+
+enum dtype
+roof_default_kv(enum dtype w)
+{
+    switch (w) {
+    case DT_FP32:
+    case DT_FP64:
+        return DT_FP32;
+    case DT_BF16:
+    case DT_FP8:
+        return DT_BF16;
+    default:
+        return DT_FP16;
+    }
+}
+
+void
+roof_config_init(struct roof_config *cfg, const struct hw_profile *hw, const struct mdl_profile *m,
+                 enum roof_phase phase)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->hw = hw;
+    cfg->model = m;
+    cfg->phase = phase;
+    cfg->batch = 1;
+    cfg->prompt = 512;
+    cfg->context = 512;
+    cfg->weights = DT_FP16;
+    if (m && m->torch_dtype) {
+        enum dtype d;
+        if (dtype_parse(m->torch_dtype, &d) == 0 && (d == DT_BF16 || d == DT_FP16))
+            cfg->weights = d;
+    }
+    cfg->act = roof_default_act(cfg->weights);
+    cfg->kv = roof_default_kv(cfg->weights);
+    cfg->flash_attention = true;
+    cfg->tuning.compute_efficiency = 1.0;
+    cfg->tuning.memory_efficiency = 1.0;
+    cfg->tuning.kernel_overhead_s = 0.0;
+}
+
+struct acc_ctx {
+    const struct roof_config *cfg;
+    struct roof_result *res;
+    double bw_bytes_per_s;
+};
+
+/* Add one kernel instance of `op`. Bytes: weights, activations in/out, KV read/write. */
+static void
+add(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, double flops, double w,
+    double ain, double aout, double kvr, double kvw)
+{
+    struct roof_op_result *r = &c->res->ops[op];
+    enum dtype used;
+    double peak = hw_peak(c->cfg->hw, compute, &used) * c->cfg->tuning.compute_efficiency;
+    double bw = c->bw_bytes_per_s * c->cfg->tuning.memory_efficiency;
+    double bytes = w + ain + aout + kvr + kvw;
+    double tc = peak > 0 ? flops / peak : (flops > 0 ? INFINITY : 0.0);
+    double tm = bw > 0 ? bytes / bw : INFINITY;
+    double t = (tc > tm ? tc : tm) + c->cfg->tuning.kernel_overhead_s;
+    r->present = true;
+    r->is_matmul = matmul;
+    r->instances += 1.0;
+    r->flops += flops;
+    r->bytes_weights += w;
+    r->bytes_act_in += ain;
+    r->bytes_act_out += aout;
+    r->bytes_kv_read += kvr;
+    r->bytes_kv_write += kvw;
+    r->compute_time_s += tc;
+    r->memory_time_s += tm;
+    r->time_s += t;
+    r->roof_dtype = used;
+    r->peak_flops_per_s = peak;
+}
+
+/* A weight GEMM: T tokens x (k -> n), weights n x k stored in `wdt`. */
+static void
+add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, double weight_elems)
+{
+    const struct roof_config *cfg = c->cfg;
+    double a = dtype_bytes(cfg->act);
+    enum dtype compute = dtype_gemm_compute(cfg->weights, cfg->act);
+    add(c, op, true, compute, 2.0 * T * n * k, weight_elems * dtype_bytes(cfg->weights), T * k * a,
+        T * n * a, 0, 0);
+}
+
+/* Elementwise / reduction kernels run on the vector units at fp32. */
+static void
+add_vector(struct acc_ctx *c, enum roof_op op, double flops, double w, double ain, double aout)
+{
+    add(c, op, false, DT_FP32, flops, w, ain, aout, 0, 0);
+}
+
+/* Query-key pairs of one sequence's causal attention. Prefill of P new tokens after `past`
+ * cached ones: sum over i = 1..P of min(past + i, window). */
+static double
+causal_pairs(double past, double P, double window)
+{
+    if (window <= 0)
+        return P * past + P * (P + 1.0) / 2.0;
+    double pairs = 0;
+    /* tokens whose span is still under the window */
+    double lo = past + 1, hi = past + P; /* spans */
+    double under_hi = hi < window ? hi : window;
+    if (under_hi >= lo)
+        pairs += (under_hi * (under_hi + 1) - (lo - 1) * lo) / 2.0;
+    double over = hi - (under_hi > lo - 1 ? under_hi : lo - 1);
+    if (over > 0)
+        pairs += over * window;
+    return pairs;
+}
+
+/* Expected distinct experts touched when T tokens each pick k of E uniformly at random:
+ * E (1 - (1 - k/E)^T). docs/physics.md#moe */
+static double
+distinct_experts(double E, double k, double T)
+{
+    if (E <= 0)
+        return 0;
+    return E * (1.0 - pow(1.0 - k / E, T));
+}
+
+static void
+add_layer(struct acc_ctx *c, long layer)
+{
+    const struct roof_config *cfg = c->cfg;
+    const struct mdl_profile *m = cfg->model;
+    bool prefill = cfg->phase == ROOF_PREFILL;
+    double B = cfg->batch;
+    double newtok = prefill ? cfg->prompt : 1.0;       /* new tokens per sequence */
+    double past = prefill ? 0.0 : cfg->context;        /* cached tokens per sequence */
+    double T = B * newtok;                             /* rows of the activation matrix */
+    double h = (double)m->hidden_size, H = (double)m->num_heads;
+    double a = dtype_bytes(cfg->act), kvb = dtype_bytes(cfg->kv);
+    double window = (double)mdl_layer_window(m, layer);
+    double dqk = (double)mdl_qk_head_dim(m), dv = (double)mdl_v_head_dim(m);
+    double qd = H * dqk;
+    enum dtype att_compute = dtype_gemm_compute(cfg->act, cfg->act);
+
+    /* attention norm (RMSNorm: square, sum, scale, weight: 4 FLOP/element) */
+    add_vector(c, ROOF_OP_ATTN_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
+
+    double kv_elems = mdl_kv_elems_per_token_layer(m);
+    double pairs = causal_pairs(past, newtok, window) * B; /* score elements per head */
+    double ctx_len = past + newtok;                        /* keys visible to the last token */
+    double kv_tokens_read = window > 0 && ctx_len > window ? window : ctx_len;
+
+    if (mdl_is_mla(m)) {
+        double kvr = (double)m->kv_lora_rank, rope = (double)m->qk_rope_head_dim;
+        double nope = (double)m->qk_nope_head_dim;
+        double qr = (double)m->q_lora_rank;
+        /* q path, latent KV down-projection; the KV write is the latent cache */
+        double wq = qr > 0 ? h * qr + qr * qd : h * qd;
+        double wkv_a = h * (kvr + rope);
+        double wkv_b = kvr * H * (nope + dv);
+        double flops_q = qr > 0 ? 2.0 * T * (h * qr + qr * qd) : 2.0 * T * h * qd;
+        double wb = dtype_bytes(cfg->weights);
+        enum dtype gc = dtype_gemm_compute(cfg->weights, cfg->act);
+        if (prefill) {
+            /* naive form: decompress K and V for the new tokens (kv_b on T rows) */
+            add(c, ROOF_OP_QKV, true, gc, flops_q + 2.0 * T * h * (kvr + rope) + 2.0 * T * kvr * H * (nope + dv),
+                (wq + wkv_a + wkv_b) * wb, T * h * a, T * (qd + H * (nope + dv)) * a, 0,
+                T * kv_elems * kvb);
+            add(c, ROOF_OP_ATTN_SCORE, true, att_compute, 2.0 * pairs * H * dqk, 0,
+                T * qd * a + B * kv_tokens_read * H * dqk * a, 0, 0, 0);
+            add(c, ROOF_OP_SOFTMAX, true, att_compute, 5.0 * pairs * H, 0, 0, 0, 0, 0);
+            add(c, ROOF_OP_ATTN_AV, true, att_compute, 2.0 * pairs * H * dv, 0,
+                B * kv_tokens_read * H * dv * a, T * H * dv * a, 0, 0);
+        } else {
+            /* absorbed form (DeepSeek-V2 sec. 2.1.2): q_nope is multiplied into the latent space,
+             * attention runs over the shared latent cache, W_UV is applied after */
+            add(c, ROOF_OP_QKV, true, gc,
+                flops_q + 2.0 * T * h * (kvr + rope) + 2.0 * T * H * nope * kvr,
+                (wq + wkv_a + wkv_b) * wb, T * h * a, T * H * (kvr + rope) * a, 0,
+                T * kv_elems * kvb);
+            add(c, ROOF_OP_ATTN_SCORE, true, att_compute, 2.0 * pairs * H * (kvr + rope), 0,
+                T * H * (kvr + rope) * a, 0, B * kv_tokens_read * kv_elems * kvb, 0);
+            add(c, ROOF_OP_SOFTMAX, true, att_compute, 5.0 * pairs * H, 0, 0, 0, 0, 0);
+            add(c, ROOF_OP_ATTN_AV, true, att_compute,
+                2.0 * pairs * H * kvr + 2.0 * T * H * kvr * dv, 0, 0, T * H * dv * a, 0, 0);
+        }
+    } else {
+        double kvd = (double)m->num_kv_heads * (double)m->head_dim;
+        double wqkv = h * (qd + 2.0 * kvd);
+        /* Q goes on as an activation; K and V are written to the KV cache */
+        double wb = dtype_bytes(cfg->weights);
+        add(c, ROOF_OP_QKV, true, dtype_gemm_compute(cfg->weights, cfg->act),
+            2.0 * T * h * (qd + 2.0 * kvd), wqkv * wb, T * h * a, T * qd * a, 0, T * 2.0 * kvd * kvb);
+        double k_read = B * kv_tokens_read * kvd * kvb; /* compulsory: each key once */
+        double score_matrix = cfg->flash_attention ? 0.0 : B * H * newtok * kv_tokens_read * a;
+        /* scores: Q K^T over the visible keys; softmax; probabilities x V */
+        add(c, ROOF_OP_ATTN_SCORE, true, att_compute, 2.0 * pairs * H * dqk, 0, T * qd * a,
+            score_matrix, k_read, 0);
+        add(c, ROOF_OP_SOFTMAX, false, DT_FP32, 5.0 * pairs * H, 0, score_matrix, score_matrix, 0,
+            0);
+        add(c, ROOF_OP_ATTN_AV, true, att_compute, 2.0 * pairs * H * dv, 0, score_matrix,
+            T * H * dv * a, k_read, 0);
+    }
+    add_gemm(c, ROOF_OP_O_PROJ, T, h, H * dv, H * dv * h);
+    /* residual add: read two, write one */
+    add_vector(c, ROOF_OP_ATTN_RESIDUAL, T * h, 0, 2.0 * T * h * a, T * h * a);
+    add_vector(c, ROOF_OP_MLP_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
+
+    if (mdl_layer_is_moe(m, layer)) {
+        double E = (double)m->n_experts, k = (double)m->experts_per_token;
+        double I = (double)(m->moe_intermediate_size > 0 ? m->moe_intermediate_size
+                                                          : m->intermediate_size);
+        double S = (double)m->n_shared_experts;
+        add_gemm(c, ROOF_OP_ROUTER, T, E, h, E * h);
+        /* routed rows: T*k through experts; weights read once per distinct expert touched */
+        double distinct = distinct_experts(E, k, T);
+        double rows = T * (k + S);
+        double wexp = (distinct + S) * h * I;
+        double wb = dtype_bytes(cfg->weights);
+        enum dtype gc = dtype_gemm_compute(cfg->weights, cfg->act);
+        add(c, ROOF_OP_MLP_GATE, true, gc, 2.0 * rows * h * I, wexp * wb, rows * h * a, rows * I * a, 0, 0);
+        add(c, ROOF_OP_MLP_UP, true, gc, 2.0 * rows * h * I, wexp * wb, rows * h * a, rows * I * a, 0, 0);
+        add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);
+        add(c, ROOF_OP_MLP_DOWN, true, gc, 2.0 * rows * I * h, wexp * wb, rows * I * a, rows * h * a, 0, 0);
+    } else {
+        double I = (double)m->intermediate_size;
+        add_gemm(c, ROOF_OP_MLP_GATE, T, I, h, h * I);
+        add_gemm(c, ROOF_OP_MLP_UP, T, I, h, h * I);
+        /* act(gate) * up: about 5 FLOP per element (SiLU: exp, add, divide, multiply; gate) */
+        add_vector(c, ROOF_OP_MLP_ACT, 5.0 * T * I, 0, 2.0 * T * I * a, T * I * a);
+        add_gemm(c, ROOF_OP_MLP_DOWN, T, h, I, I * h);
+    }
+    add_vector(c, ROOF_OP_MLP_RESIDUAL, T * h, 0, 2.0 * T * h * a, T * h * a);
+}
+
+void
+roof_memory(const struct roof_config *cfg, struct roof_memory *out)
+{
+    const struct mdl_profile *m = cfg->model;
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    double B = cfg->batch;
+    double tokens_per_seq = cfg->phase == ROOF_PREFILL ? cfg->prompt : cfg->context + 1.0;
+    double kvb = dtype_bytes(cfg->kv), a = dtype_bytes(cfg->act);
+    double kv_per_seq = 0;
+    for (long l = 0; l < m->num_layers; l++) {
+        double w = (double)mdl_layer_window(m, l);
+        double t = w > 0 && tokens_per_seq > w ? w : tokens_per_seq;
+        kv_per_seq += t * mdl_kv_elems_per_token_layer(m) * kvb;
+    }
+    double rows = cfg->phase == ROOF_PREFILL ? B * cfg->prompt : B;
+    double h = (double)m->hidden_size, I = (double)m->intermediate_size;
+    if (m->moe_intermediate_size > 0 && m->n_experts > 0) {
+        double moeI = (double)m->moe_intermediate_size * (double)(m->experts_per_token + m->n_shared_experts);
+        if (moeI > I)
+            I = moeI;
+    }
+    /* live activations of one layer: residual stream, normed input, q/k/v, gate and up,
+     * plus fp32 logits of the last position of each sequence (docs/physics.md#memory) */
+    double per_row = (2.0 * h + (double)mdl_q_dim(m) + mdl_kv_elems_per_token_layer(m) + 2.0 * I) * a;
+    double act = rows * per_row + B * (double)m->vocab_size * 4.0;
+    if (!cfg->flash_attention && cfg->phase == ROOF_PREFILL)
+        act += B * (double)m->num_heads * cfg->prompt * cfg->prompt * a;
+    out->weights_bytes = p.total * dtype_bytes(cfg->weights);
+    out->kv_bytes = B * kv_per_seq;
+    out->act_bytes = act;
+    out->reserve_bytes = cfg->reserve_bytes;
+    out->total_bytes = out->weights_bytes + out->kv_bytes + out->act_bytes + out->reserve_bytes;
+    out->capacity_bytes = cfg->hw->memory_capacity_bytes;
+    out->kv_bytes_per_token = mdl_kv_bytes_per_token(m, kvb);
+    out->fits = out->total_bytes <= out->capacity_bytes;
+}
+
+int
+roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!cfg->hw || !cfg->model || !(cfg->batch >= 1.0) || !(cfg->context >= 0.0) ||
+        (cfg->phase == ROOF_PREFILL && !(cfg->prompt >= 1.0)) ||
+        !(cfg->hw->memory_bandwidth_bytes_per_s > 0) || cfg->model->num_layers <= 0)
+        return -1;
+    out->cfg = *cfg;
+    struct acc_ctx c = {cfg, out, cfg->hw->memory_bandwidth_bytes_per_s};
+    const struct mdl_profile *m = cfg->model;
+    double B = cfg->batch;
+    double T = cfg->phase == ROOF_PREFILL ? B * cfg->prompt : B;
+    double h = (double)m->hidden_size, V = (double)m->vocab_size;
+    double a = dtype_bytes(cfg->act);
+
+    /* embedding: a gather of T rows of the table (no FLOPs) */
+    add(&c, ROOF_OP_EMBEDDING, false, DT_FP32, 0, T * h * dtype_bytes(cfg->weights), 0, T * h * a,
+        0, 0);
+    for (long l = 0; l < m->num_layers; l++)
+        add_layer(&c, l);
+    /* logits are needed only at the last position of each sequence */
+    add_vector(&c, ROOF_OP_FINAL_NORM, 4.0 * B * h, h * a, B * h * a, B * h * a);
+    add_gemm(&c, ROOF_OP_LM_HEAD, B, V, h, V * h);
+
+    enum dtype used;
+    out->gemm_peak_flops_per_s =
+        hw_peak(cfg->hw, dtype_gemm_compute(cfg->weights, cfg->act), &used);
+    out->gemm_dtype = used;
+    out->tokens = T;
+    for (int i = 0; i < ROOF_OP_COUNT; i++) {
+        struct roof_op_result *r = &out->ops[i];
+        if (!r->present)
+            continue;
+        out->flops += r->flops;
+        out->bytes_weights += r->bytes_weights;
+        out->bytes_kv += r->bytes_kv_read + r->bytes_kv_write;
+        out->bytes_act += r->bytes_act_in + r->bytes_act_out;
+        out->time_s += r->time_s;
+        out->compute_time_s += r->compute_time_s;
+        out->memory_time_s += r->memory_time_s;
+        double roof_t = r->compute_time_s > r->memory_time_s ? r->compute_time_s : r->memory_time_s;
+        double ovh = r->time_s - roof_t;
+        if (ovh > roof_t)
+            out->time_in_overhead_s += r->time_s;
+        else if (r->compute_time_s >= r->memory_time_s)
+            out->time_in_compute_bound_s += r->time_s;
+        else
+            out->time_in_memory_bound_s += r->time_s;
+    }
+    out->bytes = out->bytes_weights + out->bytes_kv + out->bytes_act;
+    if (out->time_in_overhead_s > out->time_in_compute_bound_s &&
+        out->time_in_overhead_s > out->time_in_memory_bound_s)
+        out->bound = ROOF_BOUND_OVERHEAD;
+    else
+        out->bound = out->time_in_compute_bound_s >= out->time_in_memory_bound_s
+                         ? ROOF_BOUND_COMPUTE
+                         : ROOF_BOUND_MEMORY;
+    out->compute_utilisation =
+        out->gemm_peak_flops_per_s > 0 ? out->flops / (out->gemm_peak_flops_per_s * out->time_s)
+                                       : 0.0;
+    if (cfg->phase == ROOF_PREFILL) {
+        out->ttft_s = out->time_s;
+        out->tokens_per_s_total = T / out->time_s;
+        out->tokens_per_s_per_seq = cfg->prompt / out->time_s;
+    } else {
+        out->itl_s = out->time_s;
+        out->tokens_per_s_total = B / out->time_s;
+        out->tokens_per_s_per_seq = 1.0 / out->time_s;
+    }
+    roof_memory(cfg, &out->mem);
+    return 0;
+}
+
+long
+roof_max_batch(const struct roof_config *cfg)
+{
+    struct roof_config c = *cfg;
+    struct roof_memory m1, m2;
+    c.batch = 1;
+    roof_memory(&c, &m1);
+    c.batch = 2;
+    roof_memory(&c, &m2);
+    double per_seq = m2.total_bytes - m1.total_bytes;
+    double fixed = m1.total_bytes - per_seq;
+    if (m1.total_bytes > m1.capacity_bytes || per_seq <= 0)
+        return 0;
+    double b = floor((m1.capacity_bytes - fixed) / per_seq);
+    return b > 1e9 ? 1000000000L : (long)b;
+}
+
+void
+roof_nominal(const struct hw_profile *hw, double params, enum dtype weights, enum dtype act,
+             double tokens, struct roof_nominal *out)
+{
+    memset(out, 0, sizeof *out);
+    out->params = params;
+    out->weight_bytes = params * dtype_bytes(weights);
+    out->tokens = tokens;
+    out->flops = 2.0 * params * tokens; /* one multiply-add per weight per token */
+    out->bandwidth_bytes_per_s = hw->memory_bandwidth_bytes_per_s;
+    out->peak_flops_per_s = hw_peak(hw, dtype_gemm_compute(weights, act), &out->roof_dtype);
+    out->memory_time_s = out->weight_bytes / out->bandwidth_bytes_per_s;
+    out->compute_time_s = out->peak_flops_per_s > 0 ? out->flops / out->peak_flops_per_s : INFINITY;
+    out->time_s = out->memory_time_s > out->compute_time_s ? out->memory_time_s : out->compute_time_s;
+    out->bound = out->compute_time_s >= out->memory_time_s ? ROOF_BOUND_COMPUTE : ROOF_BOUND_MEMORY;
+    out->intensity = out->flops / out->weight_bytes;
+    out->ridge = out->peak_flops_per_s / out->bandwidth_bytes_per_s;
+    out->utilisation = out->flops / (out->peak_flops_per_s * out->time_s);
+    out->tokens_per_s = tokens / out->time_s;
+}

@@ -1,0 +1,137 @@
+/* The per-operator roofline engine: FLOPs, bytes by kind, intensity, time and bound for every
+ * operator of a prefill or decode pass, then the phase summary and the memory footprint.
+ * Pure functions over const inputs; results go into caller-provided structs.
+ * docs/physics.md#operators explains every count. */
+#ifndef ROOFLINE_CORE_ROOF_H
+#define ROOFLINE_CORE_ROOF_H
+
+#include "core/dtype.h"
+#include "core/hw.h"
+#include "core/model.h"
+
+#include <stdbool.h>
+
+enum roof_phase { ROOF_PREFILL, ROOF_DECODE };
+enum roof_bound { ROOF_BOUND_COMPUTE, ROOF_BOUND_MEMORY, ROOF_BOUND_OVERHEAD };
+
+/* Departures from the datasheet roofline. The defaults (1, 1, 0) give the pure roofline; later
+ * models of kernels and engines set these. */
+struct roof_tuning {
+    double compute_efficiency;      /* achieved fraction of peak FLOP/s, (0, 1] */
+    double memory_efficiency;       /* achieved fraction of peak bandwidth, (0, 1] */
+    double kernel_overhead_s;       /* fixed cost per operator instance (launch) */
+};
+
+struct roof_config {
+    const struct hw_profile *hw;
+    const struct mdl_profile *model;
+    enum roof_phase phase;
+    double batch;   /* sequences */
+    double prompt;  /* prefill: prompt tokens per sequence */
+    double context; /* decode: tokens already in the KV cache per sequence */
+    enum dtype weights, act, kv;
+    bool flash_attention; /* true: the score matrix stays on chip */
+    double reserve_bytes; /* engine reserve (runtime context, workspace) */
+    struct roof_tuning tuning;
+};
+
+enum roof_op {
+    ROOF_OP_EMBEDDING,
+    ROOF_OP_ATTN_NORM,
+    ROOF_OP_QKV,
+    ROOF_OP_ATTN_SCORE,
+    ROOF_OP_SOFTMAX,
+    ROOF_OP_ATTN_AV,
+    ROOF_OP_O_PROJ,
+    ROOF_OP_ATTN_RESIDUAL,
+    ROOF_OP_MLP_NORM,
+    ROOF_OP_ROUTER,
+    ROOF_OP_MLP_GATE,
+    ROOF_OP_MLP_UP,
+    ROOF_OP_MLP_ACT,
+    ROOF_OP_MLP_DOWN,
+    ROOF_OP_MLP_RESIDUAL,
+    ROOF_OP_FINAL_NORM,
+    ROOF_OP_LM_HEAD,
+    ROOF_OP_COUNT
+};
+
+struct roof_op_result {
+    bool present;
+    bool is_matmul;  /* runs on the matrix units */
+    double instances; /* kernel instances summed (layers) */
+    double flops;
+    double bytes_weights, bytes_act_in, bytes_act_out, bytes_kv_read, bytes_kv_write;
+    double compute_time_s, memory_time_s, time_s;
+    enum dtype roof_dtype;  /* the compute roof that applied */
+    double peak_flops_per_s;
+};
+
+struct roof_memory {
+    double weights_bytes, kv_bytes, act_bytes, reserve_bytes, total_bytes, capacity_bytes;
+    double kv_bytes_per_token;
+    bool fits;
+};
+
+struct roof_result {
+    struct roof_config cfg;
+    struct roof_op_result ops[ROOF_OP_COUNT];
+    double tokens; /* tokens processed by the pass */
+    double flops, bytes, bytes_weights, bytes_kv, bytes_act;
+    double time_s;
+    double compute_time_s, memory_time_s; /* sums over operators of each term */
+    double time_in_compute_bound_s, time_in_memory_bound_s, time_in_overhead_s;
+    enum roof_bound bound;
+    enum dtype gemm_dtype; /* roof used by the weight GEMMs */
+    double gemm_peak_flops_per_s;
+    double compute_utilisation; /* flops / (gemm peak x time) */
+    /* prefill: ttft_s = time_s; decode: itl_s = time_s */
+    double ttft_s, itl_s;
+    double tokens_per_s_per_seq, tokens_per_s_total;
+    struct roof_memory mem;
+};
+
+void roof_config_init(struct roof_config *cfg, const struct hw_profile *hw,
+                      const struct mdl_profile *m, enum roof_phase phase);
+/* Default activation / KV formats for a weight format: bf16 -> bf16, fp32 -> fp32, fp8 -> fp8
+ * activations with bf16 KV... (docs/physics.md#data-types). */
+enum dtype roof_default_act(enum dtype weights);
+enum dtype roof_default_kv(enum dtype weights);
+
+/* Evaluate one pass. Returns 0, or -1 when the configuration is impossible (batch < 1, ...). */
+int roof_evaluate(const struct roof_config *cfg, struct roof_result *out);
+/* Memory footprint only (cheap). */
+void roof_memory(const struct roof_config *cfg, struct roof_memory *out);
+const char *roof_op_name(enum roof_op op);
+const char *roof_bound_name(enum roof_bound b);
+const char *roof_phase_name(enum roof_phase p);
+double roof_op_bytes(const struct roof_op_result *r);
+/* FLOP per byte; 0 when no bytes move. */
+double roof_op_intensity(const struct roof_op_result *r);
+/* Attainable FLOP/s at intensity `ai` under `peak` and `bandwidth`: min(peak, bw x ai). */
+double roof_attainable(double peak_flops_per_s, double bandwidth_bytes_per_s, double ai);
+
+/* Largest whole batch whose memory fits at the config's phase and lengths; 0 if none. */
+long roof_max_batch(const struct roof_config *cfg);
+
+/* Solvers (GSL Brent root finding; see core/solve.c). Each returns 0 and sets *out, 1 when the
+ * crossing is outside the searched range (with *out at the nearest end), -1 on failure. */
+/* Decode batch at which the weight GEMMs' compute time equals their memory time. */
+int roof_critical_batch(const struct roof_config *cfg, double *out);
+/* Prompt length at which a prefill pass's total compute time equals its memory time. */
+int roof_prefill_crossover(const struct roof_config *cfg, double *out);
+
+/* A nominal dense model of `params` weights (the seeds' back-of-envelope): bytes = params x
+ * bytes/weight, FLOPs = 2 x params x tokens. */
+struct roof_nominal {
+    double params, weight_bytes, tokens, flops;
+    double memory_time_s, compute_time_s, time_s;
+    double peak_flops_per_s, bandwidth_bytes_per_s;
+    enum dtype roof_dtype;
+    double intensity, ridge, utilisation, tokens_per_s;
+    enum roof_bound bound;
+};
+void roof_nominal(const struct hw_profile *hw, double params, enum dtype weights, enum dtype act,
+                  double tokens, struct roof_nominal *out);
+
+#endif

@@ -1,0 +1,323 @@
+/* Hardware profile loader: schema check with positions, units, the sources rule. */
+#include "io/profiles.h"
+
+#include "io/ycheck.h"
+#include "util/strs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const TOP_KEYS[] = {"name",   "vendor", "kind",  "memory", "compute",
+                                       "compute_units", "boost_clock", "cache", "interconnect",
+                                       "power",  "price",  "notes", "sources"};
+static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
+static const char *const CACHE_KEYS[] = {"l1", "l2", "l3", "llc"};
+static const char *const LINK_KEYS[] = {"kind", "bandwidth", "direction"};
+static const char *const POWER_KEYS[] = {"tdp"};
+static const char *const PRICE_KEYS[] = {"purchase", "cloud"};
+static const char *const PURCHASE_KEYS[] = {"usd", "date", "basis", "source"};
+static const char *const CLOUD_KEYS[] = {"provider", "usd_per_hour", "date", "source"};
+static const char *const VENDORS[] = {"nvidia", "amd", "intel", "google", "apple", "other"};
+static const char *const KINDS[] = {"gpu", "tpu", "npu", "soc", "cpu"};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void
+check_enum(struct ycheck *y, const struct ynode *map, const char *key, const char *value,
+           const char *const *allowed, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(value, allowed[i]) == 0)
+            return;
+    const char *hint = str_closest(value, allowed, n);
+    char list[256] = "";
+    for (size_t i = 0; i < n; i++) {
+        strncat(list, allowed[i], sizeof list - strlen(list) - 1);
+        if (i + 1 < n)
+            strncat(list, ", ", sizeof list - strlen(list) - 1);
+    }
+    if (hint)
+        ycheck_error(y, ynode_get(map, key), "'%s' is '%s' (did you mean '%s'?)", key, value, hint);
+    else
+        ycheck_error(y, ynode_get(map, key), "'%s' is '%s'; expected one of: %s", key, value, list);
+}
+
+static void
+load_compute(struct ycheck *y, const struct ynode *map, struct hw_profile *hw)
+{
+    const char *names[DT_COUNT];
+    size_t n = 0;
+    for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++)
+        names[n++] = dtype_name((enum dtype)d);
+    ycheck_keys(y, map, "compute", names, n);
+    int found = 0;
+    for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++) {
+        double v;
+        if (ycheck_qty(y, map, "compute", dtype_name((enum dtype)d), UNIT_FLOPS_PER_S, false, &v)) {
+            hw->peak_flops_per_s[d] = v;
+            found++;
+        }
+    }
+    if (found == 0 && map->n == 0)
+        ycheck_error(y, map, "'compute' needs at least one peak rate (fp32, fp16, ...)");
+}
+
+static char *
+dup_opt(const char *s)
+{
+    return s ? str_dup(s) : NULL;
+}
+
+static void
+load_prices(struct ycheck *y, const struct ynode *price, struct hw_profile *hw)
+{
+    if (!ycheck_map(y, price, "price"))
+        return;
+    ycheck_keys(y, price, "price", PRICE_KEYS, N(PRICE_KEYS));
+    const struct ynode *pur = ynode_get(price, "purchase");
+    if (pur && !ynode_is_null(pur)) {
+        if (pur->kind != YNODE_SEQ) {
+            ycheck_error(y, pur, "'price.purchase' must be a list of {usd, date, source}");
+        } else {
+            hw->purchase = calloc(pur->n ? pur->n : 1, sizeof *hw->purchase);
+            for (size_t i = 0; hw->purchase && i < pur->n; i++) {
+                const struct ynode *e = pur->items[i];
+                if (!ycheck_map(y, e, "price.purchase[]"))
+                    continue;
+                ycheck_keys(y, e, "price.purchase[]", PURCHASE_KEYS, N(PURCHASE_KEYS));
+                struct hw_price_purchase *p = &hw->purchase[hw->n_purchase];
+                const char *date = NULL, *basis = NULL, *src = NULL;
+                bool ok = ycheck_num(y, e, "price.purchase[]", "usd", true, &p->usd);
+                if (ok && !(p->usd > 0)) {
+                    ycheck_error(y, ynode_get(e, "usd"), "'price.purchase[].usd' must be positive");
+                    ok = false;
+                }
+                ok &= ycheck_str(y, e, "price.purchase[]", "date", true, &date);
+                ok &= ycheck_str(y, e, "price.purchase[]", "source", true, &src);
+                ycheck_str(y, e, "price.purchase[]", "basis", false, &basis);
+                if (!ok)
+                    continue;
+                p->date = dup_opt(date);
+                p->basis = dup_opt(basis);
+                p->source = dup_opt(src);
+                hw->n_purchase++;
+            }
+        }
+    }
+    const struct ynode *cl = ynode_get(price, "cloud");
+    if (cl && !ynode_is_null(cl)) {
+        if (cl->kind != YNODE_SEQ) {
+            ycheck_error(y, cl,
+                         "'price.cloud' must be a list of {provider, usd_per_hour, date, source}");
+        } else {
+            hw->cloud = calloc(cl->n ? cl->n : 1, sizeof *hw->cloud);
+            for (size_t i = 0; hw->cloud && i < cl->n; i++) {
+                const struct ynode *e = cl->items[i];
+                if (!ycheck_map(y, e, "price.cloud[]"))
+                    continue;
+                ycheck_keys(y, e, "price.cloud[]", CLOUD_KEYS, N(CLOUD_KEYS));
+                struct hw_price_cloud *p = &hw->cloud[hw->n_cloud];
+                const char *prov = NULL, *date = NULL, *src = NULL;
+                bool ok = ycheck_str(y, e, "price.cloud[]", "provider", true, &prov);
+                if (ycheck_num(y, e, "price.cloud[]", "usd_per_hour", true, &p->usd_per_hour)) {
+                    if (!(p->usd_per_hour > 0)) {
+                        ycheck_error(y, ynode_get(e, "usd_per_hour"),
+                                     "'price.cloud[].usd_per_hour' must be positive");
+                        ok = false;
+                    }
+                } else {
+                    ok = false;
+                }
+                ok &= ycheck_str(y, e, "price.cloud[]", "date", true, &date);
+                ok &= ycheck_str(y, e, "price.cloud[]", "source", true, &src);
+                if (!ok)
+                    continue;
+                p->provider = dup_opt(prov);
+                p->date = dup_opt(date);
+                p->source = dup_opt(src);
+                hw->n_cloud++;
+            }
+        }
+    }
+}
+
+/* Every number outside price (whose entries carry their own source) must be covered by a sources
+ * key equal to its dotted path or to a prefix of it. */
+static void
+check_sources(struct ycheck *y, const struct ynode *root, const struct ynode *src,
+              struct hw_profile *hw)
+{
+    if (!src || ynode_is_null(src)) {
+        ycheck_error(y, root, "missing required key 'sources' (every number needs its origin)");
+        return;
+    }
+    if (!ycheck_map(y, src, "sources"))
+        return;
+    hw->source_keys = calloc(src->n / 2 + 1, sizeof(char *));
+    hw->source_texts = calloc(src->n / 2 + 1, sizeof(char *));
+    for (size_t i = 0; i + 1 < src->n; i += 2) {
+        const struct ynode *k = src->items[i], *v = src->items[i + 1];
+        char top[128];
+        snprintf(top, sizeof top, "%s", k->value);
+        char *dot = strchr(top, '.');
+        if (dot)
+            *dot = '\0';
+        bool known = false;
+        for (size_t j = 0; j < N(TOP_KEYS) && !known; j++)
+            known = strcmp(top, TOP_KEYS[j]) == 0;
+        if (!known) {
+            const char *hint = str_closest(top, TOP_KEYS, N(TOP_KEYS));
+            if (hint)
+                ycheck_error(y, k, "source for unknown field '%s' (did you mean '%s'?)", k->value,
+                             hint);
+            else
+                ycheck_error(y, k, "source for unknown field '%s'", k->value);
+        }
+        if (v->kind != YNODE_SCALAR || v->value[0] == '\0') {
+            ycheck_error(y, v, "'sources.%s' must be a non-empty text", k->value);
+            continue;
+        }
+        if (hw->source_keys && hw->source_texts) {
+            hw->source_keys[hw->n_sources] = str_dup(k->value);
+            hw->source_texts[hw->n_sources] = str_dup(v->value);
+            hw->n_sources++;
+        }
+    }
+    for (int i = 0; i < y->n_numbers; i++) {
+        const char *num = y->numbers[i];
+        if (strncmp(num, "price.", 6) == 0)
+            continue;
+        bool covered = false;
+        for (size_t j = 0; j + 1 < src->n && !covered; j += 2) {
+            const char *key = src->items[j]->value;
+            size_t kl = strlen(key);
+            covered = strncmp(num, key, kl) == 0 && (num[kl] == '\0' || num[kl] == '.');
+        }
+        if (!covered)
+            err_add(y->errs, y->path, y->number_line[i], y->number_col[i], ERR_ERROR,
+                    "'%s' has no source (add 'sources.%s' or a source for a prefix of it)", num,
+                    num);
+    }
+}
+
+struct hw_profile *
+hw_from_tree(const struct ynode *root, const char *path, const char *id, struct err_list *errs)
+{
+    struct ycheck y;
+    ycheck_init(&y, path, errs);
+    size_t before = err_count(errs, ERR_ERROR);
+    struct hw_profile *hw = calloc(1, sizeof *hw);
+    if (!hw) {
+        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
+        return NULL;
+    }
+    hw->id = str_dup(id);
+    hw->path = str_dup(path);
+    if (root->kind != YNODE_MAP) {
+        ycheck_error(&y, root, "a hardware profile must be a mapping of keys, not %s",
+                     ynode_kind_name(root));
+        ycheck_release(&y);
+        hw_free(hw);
+        return NULL;
+    }
+    ycheck_keys(&y, root, "", TOP_KEYS, N(TOP_KEYS));
+    const char *s;
+    if (ycheck_str(&y, root, "", "name", true, &s))
+        hw->name = str_dup(s);
+    if (ycheck_str(&y, root, "", "vendor", true, &s)) {
+        check_enum(&y, root, "vendor", s, VENDORS, N(VENDORS));
+        hw->vendor = str_dup(s);
+    }
+    if (ycheck_str(&y, root, "", "kind", true, &s)) {
+        check_enum(&y, root, "kind", s, KINDS, N(KINDS));
+        hw->kind = str_dup(s);
+    }
+    if (ycheck_str(&y, root, "", "notes", false, &s))
+        hw->notes = str_dup(s);
+
+    const struct ynode *mem = ynode_get(root, "memory");
+    if (!mem)
+        ycheck_error(&y, root, "missing required key 'memory'");
+    else if (ycheck_map(&y, mem, "memory")) {
+        ycheck_keys(&y, mem, "memory", MEMORY_KEYS, N(MEMORY_KEYS));
+        ycheck_qty(&y, mem, "memory", "capacity", UNIT_BYTES, true, &hw->memory_capacity_bytes);
+        ycheck_qty(&y, mem, "memory", "bandwidth", UNIT_BYTES_PER_S, true,
+                   &hw->memory_bandwidth_bytes_per_s);
+        if (ycheck_str(&y, mem, "memory", "type", false, &s))
+            hw->memory_type = str_dup(s);
+    }
+    const struct ynode *comp = ynode_get(root, "compute");
+    if (!comp)
+        ycheck_error(&y, root, "missing required key 'compute'");
+    else if (ycheck_map(&y, comp, "compute"))
+        load_compute(&y, comp, hw);
+
+    long units;
+    if (ycheck_long(&y, root, "", "compute_units", false, 1, &units))
+        hw->compute_units = (double)units;
+    ycheck_qty(&y, root, "", "boost_clock", UNIT_HERTZ, false, &hw->boost_clock_hz);
+
+    const struct ynode *cache = ynode_get(root, "cache");
+    if (cache && !ynode_is_null(cache) && ycheck_map(&y, cache, "cache")) {
+        ycheck_keys(&y, cache, "cache", CACHE_KEYS, N(CACHE_KEYS));
+        for (size_t i = 0; i < N(CACHE_KEYS); i++)
+            ycheck_qty(&y, cache, "cache", CACHE_KEYS[i], UNIT_BYTES, false, &hw->cache_bytes[i]);
+    }
+    const struct ynode *link = ynode_get(root, "interconnect");
+    if (link && !ynode_is_null(link) && ycheck_map(&y, link, "interconnect")) {
+        ycheck_keys(&y, link, "interconnect", LINK_KEYS, N(LINK_KEYS));
+        if (ycheck_str(&y, link, "interconnect", "kind", true, &s))
+            hw->link_kind = str_dup(s);
+        ycheck_qty(&y, link, "interconnect", "bandwidth", UNIT_BYTES_PER_S, true,
+                   &hw->link_bandwidth_bytes_per_s);
+        if (ycheck_str(&y, link, "interconnect", "direction", true, &s)) {
+            static const char *const DIRS[] = {"bidirectional", "per-direction"};
+            check_enum(&y, link, "direction", s, DIRS, 2);
+            hw->link_direction = strcmp(s, "per-direction") == 0 ? HW_LINK_PER_DIRECTION
+                                                                 : HW_LINK_BIDIRECTIONAL;
+        }
+    }
+    const struct ynode *power = ynode_get(root, "power");
+    if (power && !ynode_is_null(power) && ycheck_map(&y, power, "power")) {
+        ycheck_keys(&y, power, "power", POWER_KEYS, N(POWER_KEYS));
+        ycheck_qty(&y, power, "power", "tdp", UNIT_WATTS, false, &hw->tdp_w);
+    }
+    const struct ynode *price = ynode_get(root, "price");
+    if (price && !ynode_is_null(price))
+        load_prices(&y, price, hw);
+    check_sources(&y, root, ynode_get(root, "sources"), hw);
+    ycheck_release(&y);
+    if (err_count(errs, ERR_ERROR) > before) {
+        hw_free(hw);
+        return NULL;
+    }
+    return hw;
+}
+
+static char *
+stem_of(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char *id = str_dup(base);
+    if (!id)
+        return NULL;
+    char *dot = strrchr(id, '.');
+    if (dot && dot != id)
+        *dot = '\0';
+    return id;
+}
+
+struct hw_profile *
+hw_load(const char *path, struct err_list *errs)
+{
+    struct ynode *root = ynode_load(path, errs);
+    if (!root)
+        return NULL;
+    char *id = stem_of(path);
+    struct hw_profile *hw = hw_from_tree(root, path, id ? id : "?", errs);
+    free(id);
+    ynode_free(root);
+    return hw;
+}

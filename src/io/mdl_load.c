@@ -1,0 +1,280 @@
+/* Model profile loader: Hugging Face config.json keys (YAML or the JSON file as is). */
+#include "io/profiles.h"
+
+#include "io/ycheck.h"
+#include "util/strs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Keys the engine reads. */
+static const char *const USED_KEYS[] = {
+    "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+    "num_key_value_heads", "head_dim", "vocab_size", "tie_word_embeddings",
+    "max_position_embeddings", "torch_dtype", "dtype", "model_type", "attention_bias", "mlp_bias",
+    "sliding_window", "use_sliding_window", "num_local_experts", "num_experts",
+    "num_experts_per_tok", "n_routed_experts", "n_shared_experts", "moe_intermediate_size",
+    "first_k_dense_replace", "moe_layer_freq", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
+    "qk_rope_head_dim", "v_head_dim", "layer_types", "published_parameters", "sources",
+};
+
+/* Hugging Face keys that do not change the cost model (tokenizer ids, numerics, training-only
+ * settings, RoPE parameters). Recognised so that real configs load without noise. */
+static const char *const IGNORED_KEYS[] = {
+    "_name_or_path", "architectures", "attention_dropout", "auto_map", "bos_token_id",
+    "eos_token_id", "pad_token_id", "hidden_act", "hidden_activation", "initializer_range",
+    "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "rope_theta", "rope_scaling",
+    "pretraining_tp", "transformers_version", "use_cache", "attn_logit_softcapping",
+    "final_logit_softcapping", "query_pre_attn_scalar", "cache_implementation",
+    "max_window_layers", "output_router_logits", "router_aux_loss_coef", "router_jitter_noise",
+    "embd_pdrop", "resid_pdrop", "original_max_position_embeddings", "quantization_config",
+    "n_group", "topk_group", "topk_method", "norm_topk_prob", "scoring_func",
+    "routed_scaling_factor", "aux_loss_alpha", "seq_aux", "num_nextn_predict_layers", "ep_size",
+    "partial_rotary_factor", "rope_interleave", "sliding_window_pattern", "use_qk_norm",
+    "attention_probs_dropout_prob", "hidden_dropout_prob", "tokenizer_class", "use_bfloat16",
+    "is_decoder", "tie_encoder_decoder", "torchscript", "id2label", "label2id",
+    "decoder_sparse_step", "mlp_only_layers", "shared_expert_intermediate_size",
+    "qkv_bias", "rope_type", "use_mrope", "sliding_window_size",
+};
+
+static bool
+in_list(const char *k, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(k, list[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Unknown keys: in YAML profiles an error; in a JSON config an error only when it looks like a
+ * misspelling of a key the engine reads (a silent typo would change results), else a warning. */
+static void
+check_model_keys(struct ycheck *y, const struct ynode *root, bool lenient)
+{
+    const char *all[N(USED_KEYS) + N(IGNORED_KEYS)];
+    size_t n = 0;
+    for (size_t i = 0; i < N(USED_KEYS); i++)
+        all[n++] = USED_KEYS[i];
+    for (size_t i = 0; i < N(IGNORED_KEYS); i++)
+        all[n++] = IGNORED_KEYS[i];
+    for (size_t i = 0; i + 1 < root->n; i += 2) {
+        const struct ynode *k = root->items[i];
+        for (size_t j = 0; j < i; j += 2)
+            if (strcmp(root->items[j]->value, k->value) == 0) {
+                ycheck_error(y, k, "duplicate key '%s' (first at line %d)", k->value,
+                             root->items[j]->line);
+                break;
+            }
+        if (in_list(k->value, all, n))
+            continue;
+        const char *hint_used = str_closest(k->value, USED_KEYS, N(USED_KEYS));
+        if (!lenient || hint_used) {
+            const char *hint = hint_used ? hint_used : str_closest(k->value, all, n);
+            if (hint)
+                ycheck_error(y, k, "unknown key '%s' (did you mean '%s'?)", k->value, hint);
+            else
+                ycheck_error(y, k, "unknown key '%s'", k->value);
+        } else {
+            ycheck_warning(y, k, "ignoring key '%s' (not used by the cost model)", k->value);
+        }
+    }
+}
+
+static bool
+get_opt_long(struct ycheck *y, const struct ynode *root, const char *key, long min, long *out)
+{
+    return ycheck_long(y, root, "", key, false, min, out);
+}
+
+struct mdl_profile *
+mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool lenient,
+              struct err_list *errs)
+{
+    struct ycheck y;
+    ycheck_init(&y, path, errs);
+    size_t before = err_count(errs, ERR_ERROR);
+    struct mdl_profile *m = calloc(1, sizeof *m);
+    if (!m) {
+        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
+        return NULL;
+    }
+    m->id = str_dup(id);
+    m->path = str_dup(path);
+    if (root->kind != YNODE_MAP) {
+        ycheck_error(&y, root, "a model profile must be a mapping of keys, not %s",
+                     ynode_kind_name(root));
+        ycheck_release(&y);
+        mdl_free(m);
+        return NULL;
+    }
+    check_model_keys(&y, root, lenient);
+    const char *s;
+    if (ycheck_str(&y, root, "", "model_type", false, &s))
+        m->model_type = str_dup(s);
+    if (ycheck_str(&y, root, "", "torch_dtype", false, &s) ||
+        ycheck_str(&y, root, "", "dtype", false, &s))
+        m->torch_dtype = str_dup(s);
+    ycheck_long(&y, root, "", "hidden_size", true, 1, &m->hidden_size);
+    ycheck_long(&y, root, "", "num_hidden_layers", true, 1, &m->num_layers);
+    ycheck_long(&y, root, "", "num_attention_heads", true, 1, &m->num_heads);
+    ycheck_long(&y, root, "", "vocab_size", true, 1, &m->vocab_size);
+    ycheck_long(&y, root, "", "intermediate_size", true, 1, &m->intermediate_size);
+    m->num_kv_heads = m->num_heads;
+    get_opt_long(&y, root, "num_key_value_heads", 1, &m->num_kv_heads);
+    if (m->num_heads > 0 && m->hidden_size > 0)
+        m->head_dim = m->hidden_size / m->num_heads;
+    get_opt_long(&y, root, "head_dim", 1, &m->head_dim);
+    get_opt_long(&y, root, "max_position_embeddings", 1, &m->max_position_embeddings);
+    /* transformers' default: Gemma configs tie the LM head to the embedding, Llama-family do not */
+    m->tie_word_embeddings = m->model_type && strncmp(m->model_type, "gemma", 5) == 0;
+    ycheck_bool(&y, root, "", "tie_word_embeddings", &m->tie_word_embeddings);
+    bool ab = false;
+    if (ycheck_bool(&y, root, "", "attention_bias", &ab))
+        m->qkv_bias = m->o_bias = ab;
+    ycheck_bool(&y, root, "", "mlp_bias", &m->mlp_bias);
+    bool is_qwen2 = m->model_type && strncmp(m->model_type, "qwen2", 5) == 0;
+    bool is_gemma2 = m->model_type && (strcmp(m->model_type, "gemma2") == 0);
+    if (is_qwen2)
+        m->qkv_bias = true; /* Qwen2 always has q/k/v biases (modeling_qwen2.py) */
+    if (is_gemma2)
+        m->extra_norms = true;
+
+    long sw = 0;
+    if (get_opt_long(&y, root, "sliding_window", 1, &sw))
+        m->sliding_window = sw;
+    bool use_sw = true;
+    if (ycheck_bool(&y, root, "", "use_sliding_window", &use_sw) && !use_sw)
+        m->sliding_window = 0;
+    if (is_gemma2 && m->sliding_window > 0)
+        m->sliding_every_other = true; /* even layers local, odd layers global */
+    const struct ynode *lt = ynode_get(root, "layer_types");
+    if (lt && lt->kind == YNODE_SEQ && m->sliding_window > 0) {
+        /* newer configs spell the pattern out; alternate when it alternates */
+        bool alt = lt->n >= 2;
+        for (size_t i = 0; i < lt->n && alt; i++) {
+            const char *v = lt->items[i]->value ? lt->items[i]->value : "";
+            bool sliding = strstr(v, "sliding") != NULL;
+            alt = sliding == (i % 2 == 0);
+        }
+        m->sliding_every_other = alt;
+    }
+    /* mixture of experts */
+    if (!get_opt_long(&y, root, "num_local_experts", 1, &m->n_experts))
+        if (!get_opt_long(&y, root, "n_routed_experts", 1, &m->n_experts))
+            get_opt_long(&y, root, "num_experts", 1, &m->n_experts);
+    get_opt_long(&y, root, "num_experts_per_tok", 1, &m->experts_per_token);
+    get_opt_long(&y, root, "n_shared_experts", 0, &m->n_shared_experts);
+    get_opt_long(&y, root, "moe_intermediate_size", 1, &m->moe_intermediate_size);
+    get_opt_long(&y, root, "first_k_dense_replace", 0, &m->first_k_dense);
+    get_opt_long(&y, root, "moe_layer_freq", 1, &m->moe_layer_freq);
+    if (m->n_experts > 0 && m->experts_per_token == 0)
+        ycheck_error(&y, root, "a mixture-of-experts model needs 'num_experts_per_tok'");
+    if (m->n_experts > 0 && m->experts_per_token > m->n_experts)
+        ycheck_error(&y, ynode_get(root, "num_experts_per_tok"),
+                     "'num_experts_per_tok' (%ld) exceeds the number of experts (%ld)",
+                     m->experts_per_token, m->n_experts);
+    /* multi-head latent attention */
+    get_opt_long(&y, root, "q_lora_rank", 1, &m->q_lora_rank);
+    get_opt_long(&y, root, "kv_lora_rank", 1, &m->kv_lora_rank);
+    get_opt_long(&y, root, "qk_nope_head_dim", 1, &m->qk_nope_head_dim);
+    get_opt_long(&y, root, "qk_rope_head_dim", 1, &m->qk_rope_head_dim);
+    get_opt_long(&y, root, "v_head_dim", 1, &m->v_head_dim);
+    if (m->kv_lora_rank > 0 && (m->qk_nope_head_dim == 0 || m->qk_rope_head_dim == 0 ||
+                                m->v_head_dim == 0))
+        ycheck_error(&y, root, "multi-head latent attention ('kv_lora_rank') needs "
+                               "'qk_nope_head_dim', 'qk_rope_head_dim' and 'v_head_dim'");
+    if (m->num_kv_heads > 0 && m->num_heads > 0 && m->num_heads % m->num_kv_heads != 0)
+        ycheck_error(&y, ynode_get(root, "num_key_value_heads"),
+                     "'num_attention_heads' (%ld) is not a multiple of 'num_key_value_heads' "
+                     "(%ld)",
+                     m->num_heads, m->num_kv_heads);
+    const struct ynode *pp = ynode_get(root, "published_parameters");
+    if (pp && !ynode_is_null(pp)) {
+        const char *why = "not a count";
+        double v = 0;
+        if (pp->kind != YNODE_SCALAR ||
+            unit_parse(pp->value, UNIT_COUNT_SUFFIX, &v, &why) != 0)
+            ycheck_error(&y, pp, "'published_parameters': cannot read '%s' as %s (%s)",
+                         pp->kind == YNODE_SCALAR ? pp->value : "?",
+                         unit_example(UNIT_COUNT_SUFFIX), why);
+        else if (!(v > 0))
+            ycheck_error(&y, pp, "'published_parameters' must be positive");
+        else
+            m->published_params = v;
+    }
+    const struct ynode *src = ynode_get(root, "sources");
+    if (src && !ynode_is_null(src) && ycheck_map(&y, src, "sources")) {
+        m->source_keys = calloc(src->n / 2 + 1, sizeof(char *));
+        m->source_texts = calloc(src->n / 2 + 1, sizeof(char *));
+        for (size_t i = 0; i + 1 < src->n && m->source_keys && m->source_texts; i += 2) {
+            const struct ynode *v = src->items[i + 1];
+            if (v->kind != YNODE_SCALAR || !v->value[0]) {
+                ycheck_error(&y, v, "'sources.%s' must be a non-empty text", src->items[i]->value);
+                continue;
+            }
+            m->source_keys[m->n_sources] = str_dup(src->items[i]->value);
+            m->source_texts[m->n_sources] = str_dup(v->value);
+            m->n_sources++;
+        }
+    } else if (!lenient && !src) {
+        ycheck_error(&y, root, "missing required key 'sources' (where the config comes from)");
+    }
+    if (m->published_params > 0 && !(src && ynode_get(src, "published_parameters")))
+        ycheck_error(&y, pp, "'published_parameters' has no source (add "
+                             "'sources.published_parameters')");
+    ycheck_release(&y);
+    if (err_count(errs, ERR_ERROR) > before) {
+        mdl_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static bool
+ends_with(const char *s, const char *suffix)
+{
+    size_t ls = strlen(s), lx = strlen(suffix);
+    return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+/* id: the file stem; for ".../NAME/config.json" the directory name */
+static char *
+model_id(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    const char *b = base ? base + 1 : path;
+    if (strcmp(b, "config.json") == 0 && base) {
+        const char *start = base;
+        while (start > path && start[-1] != '/')
+            start--;
+        size_t n = (size_t)(base - start);
+        char *id = malloc(n + 1);
+        if (id) {
+            memcpy(id, start, n);
+            id[n] = '\0';
+        }
+        return id;
+    }
+    char *id = str_dup(b);
+    if (id) {
+        char *dot = strrchr(id, '.');
+        if (dot && dot != id)
+            *dot = '\0';
+    }
+    return id;
+}
+
+struct mdl_profile *
+mdl_load(const char *path, struct err_list *errs)
+{
+    struct ynode *root = ynode_load(path, errs);
+    if (!root)
+        return NULL;
+    char *id = model_id(path);
+    struct mdl_profile *m = mdl_from_tree(root, path, id ? id : "?", ends_with(path, ".json"), errs);
+    free(id);
+    ynode_free(root);
+    return m;
+}

@@ -1,0 +1,267 @@
+/* Positioned, collect-all validation over a ytree (see ycheck.h). */
+#include "io/ycheck.h"
+
+#include "util/strs.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+ycheck_init(struct ycheck *y, const char *path, struct err_list *errs)
+{
+    memset(y, 0, sizeof *y);
+    y->path = path;
+    y->errs = errs;
+}
+
+void
+ycheck_release(struct ycheck *y)
+{
+    for (int i = 0; i < y->n_numbers; i++)
+        free(y->numbers[i]);
+    free(y->numbers);
+    free(y->number_line);
+    free(y->number_col);
+    y->numbers = NULL;
+    y->n_numbers = 0;
+}
+
+static void
+vreport(struct ycheck *y, const struct ynode *at, enum err_severity sev, const char *fmt,
+        va_list ap)
+{
+    char buf[900];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    err_add(y->errs, y->path, at ? at->line : 0, at ? at->col : 0, sev, "%s", buf);
+}
+
+void
+ycheck_error(struct ycheck *y, const struct ynode *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(y, at, ERR_ERROR, fmt, ap);
+    va_end(ap);
+}
+
+void
+ycheck_warning(struct ycheck *y, const struct ynode *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(y, at, ERR_WARNING, fmt, ap);
+    va_end(ap);
+}
+
+static void
+dotted(char *buf, size_t size, const char *prefix, const char *key)
+{
+    if (prefix && *prefix)
+        snprintf(buf, size, "%s.%s", prefix, key);
+    else
+        snprintf(buf, size, "%s", key);
+}
+
+bool
+ycheck_map(struct ycheck *y, const struct ynode *map, const char *what)
+{
+    if (map && map->kind == YNODE_MAP)
+        return true;
+    ycheck_error(y, map, "'%s' must be a mapping, not %s", what, ynode_kind_name(map));
+    return false;
+}
+
+void
+ycheck_keys(struct ycheck *y, const struct ynode *map, const char *prefix,
+            const char *const *allowed, size_t n_allowed)
+{
+    for (size_t i = 0; i + 1 < map->n; i += 2) {
+        const struct ynode *k = map->items[i];
+        for (size_t j = 0; j < i; j += 2) {
+            if (strcmp(map->items[j]->value, k->value) == 0) {
+                char name[256];
+                dotted(name, sizeof name, prefix, k->value);
+                ycheck_error(y, k, "duplicate key '%s' (first at line %d)", name,
+                             map->items[j]->line);
+                break;
+            }
+        }
+        bool ok = false;
+        for (size_t j = 0; j < n_allowed && !ok; j++)
+            ok = strcmp(k->value, allowed[j]) == 0;
+        if (ok)
+            continue;
+        char name[256];
+        dotted(name, sizeof name, prefix, k->value);
+        const char *hint = str_closest(k->value, allowed, n_allowed);
+        if (hint)
+            ycheck_error(y, k, "unknown key '%s' (did you mean '%s'?)", name, hint);
+        else
+            ycheck_error(y, k, "unknown key '%s'", name);
+    }
+}
+
+static const struct ynode *
+lookup(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+       bool required)
+{
+    const struct ynode *v = ynode_get(map, key);
+    if (v && !ynode_is_null(v))
+        return v;
+    if (required) {
+        char name[256];
+        dotted(name, sizeof name, prefix, key);
+        if (v)
+            ycheck_error(y, v, "'%s' is required but empty", name);
+        else if (prefix && *prefix)
+            ycheck_error(y, map, "missing required key '%s' in '%s'", key, prefix);
+        else
+            ycheck_error(y, map, "missing required key '%s'", key);
+    }
+    return NULL;
+}
+
+bool
+ycheck_str(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+           bool required, const char **out)
+{
+    const struct ynode *v = lookup(y, map, prefix, key, required);
+    if (!v)
+        return false;
+    if (v->kind != YNODE_SCALAR) {
+        char name[256];
+        dotted(name, sizeof name, prefix, key);
+        ycheck_error(y, v, "'%s' must be text, not %s", name, ynode_kind_name(v));
+        return false;
+    }
+    *out = v->value;
+    return true;
+}
+
+bool
+ycheck_qty(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+           enum unit_kind kind, bool required, double *out)
+{
+    const struct ynode *v = lookup(y, map, prefix, key, required);
+    if (!v)
+        return false;
+    char name[256];
+    dotted(name, sizeof name, prefix, key);
+    if (v->kind != YNODE_SCALAR) {
+        ycheck_error(y, v, "'%s' must be %s, not %s", name, unit_example(kind),
+                     ynode_kind_name(v));
+        return false;
+    }
+    const char *why;
+    double x;
+    if (unit_parse(v->value, kind, &x, &why) != 0) {
+        ycheck_error(y, v, "'%s': cannot read '%s' as %s (%s)", name, v->value, unit_example(kind),
+                     why);
+        return false;
+    }
+    ycheck_note_number(y, name, v);
+    if (!(x > 0)) {
+        ycheck_error(y, v, "'%s' must be positive, got '%s'", name, v->value);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+bool
+ycheck_long(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+            bool required, long min, long *out)
+{
+    const struct ynode *v = lookup(y, map, prefix, key, required);
+    if (!v)
+        return false;
+    char name[256];
+    dotted(name, sizeof name, prefix, key);
+    long x;
+    if (v->kind == YNODE_SCALAR && !v->plain && str_to_long(v->value, &x) == 0) {
+        ycheck_error(y, v, "'%s' must be a whole number, not the text \"%s\" (remove the quotes)",
+                     name, v->value);
+        return false;
+    }
+    if (ynode_long(v, &x) != 0) {
+        ycheck_error(y, v, "'%s' must be a whole number, got %s%s%s", name,
+                     v->kind == YNODE_SCALAR ? "'" : "",
+                     v->kind == YNODE_SCALAR ? v->value : ynode_kind_name(v),
+                     v->kind == YNODE_SCALAR ? "'" : "");
+        return false;
+    }
+    ycheck_note_number(y, name, v);
+    if (x < min) {
+        ycheck_error(y, v, "'%s' must be at least %ld, got %ld", name, min, x);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+bool
+ycheck_num(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+           bool required, double *out)
+{
+    const struct ynode *v = lookup(y, map, prefix, key, required);
+    if (!v)
+        return false;
+    char name[256];
+    dotted(name, sizeof name, prefix, key);
+    double x;
+    if (v->kind == YNODE_SCALAR && !v->plain && str_to_double(v->value, &x) == 0) {
+        ycheck_error(y, v, "'%s' must be a number, not the text \"%s\" (remove the quotes)", name,
+                     v->value);
+        return false;
+    }
+    if (ynode_double(v, &x) != 0) {
+        ycheck_error(y, v, "'%s' must be a number, got %s%s%s", name,
+                     v->kind == YNODE_SCALAR ? "'" : "",
+                     v->kind == YNODE_SCALAR ? v->value : ynode_kind_name(v),
+                     v->kind == YNODE_SCALAR ? "'" : "");
+        return false;
+    }
+    ycheck_note_number(y, name, v);
+    *out = x;
+    return true;
+}
+
+bool
+ycheck_bool(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+            bool *out)
+{
+    const struct ynode *v = lookup(y, map, prefix, key, false);
+    if (!v)
+        return false;
+    if (ynode_bool(v, out) != 0) {
+        char name[256];
+        dotted(name, sizeof name, prefix, key);
+        ycheck_error(y, v, "'%s' must be true or false", name);
+        return false;
+    }
+    return true;
+}
+
+void
+ycheck_note_number(struct ycheck *y, const char *name, const struct ynode *at)
+{
+    int n = y->n_numbers + 1;
+    char **nums = realloc(y->numbers, (size_t)n * sizeof *nums);
+    if (!nums)
+        return;
+    y->numbers = nums;
+    int *ln = realloc(y->number_line, (size_t)n * sizeof *ln);
+    if (!ln)
+        return;
+    y->number_line = ln;
+    int *cl = realloc(y->number_col, (size_t)n * sizeof *cl);
+    if (!cl)
+        return;
+    y->number_col = cl;
+    y->numbers[n - 1] = str_dup(name);
+    y->number_line[n - 1] = at ? at->line : 0;
+    y->number_col[n - 1] = at ? at->col : 0;
+    y->n_numbers = n;
+}

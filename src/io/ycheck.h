@@ -1,0 +1,54 @@
+/* Validation helpers over a ytree: typed getters that add a positioned error to a list and keep
+ * going, so that a loader reports every problem of a file in one pass. */
+#ifndef ROOFLINE_IO_YCHECK_H
+#define ROOFLINE_IO_YCHECK_H
+
+#include "io/ytree.h"
+#include "util/err.h"
+#include "util/units.h"
+
+#include <stdbool.h>
+
+struct ycheck {
+    const char *path;      /* file name for messages */
+    struct err_list *errs; /* where problems go */
+    /* dotted paths of every number read, for the sources check */
+    char **numbers;
+    int *number_line, *number_col;
+    int n_numbers;
+};
+
+void ycheck_init(struct ycheck *y, const char *path, struct err_list *errs);
+void ycheck_release(struct ycheck *y);
+void ycheck_error(struct ycheck *y, const struct ynode *at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void ycheck_warning(struct ycheck *y, const struct ynode *at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* `map` must be a mapping (else an error naming `what`); returns false if not. */
+bool ycheck_map(struct ycheck *y, const struct ynode *map, const char *what);
+/* Error for each key of `map` not in `allowed` (with a did-you-mean hint) and for duplicates.
+ * `prefix` is the dotted path of the map ("" at the top). */
+void ycheck_keys(struct ycheck *y, const struct ynode *map, const char *prefix,
+                 const char *const *allowed, size_t n_allowed);
+/* Getters: return true when the key is present and valid. A missing required key is an error
+ * at the map's position. `prefix` names the map in messages. Strings are borrowed from the tree. */
+bool ycheck_str(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+                bool required, const char **out);
+bool ycheck_qty(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+                enum unit_kind kind, bool required, double *out);
+bool ycheck_long(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+                 bool required, long min, long *out);
+bool ycheck_num(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+                bool required, double *out);
+bool ycheck_bool(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+                 bool *out);
+/* Record a number's dotted path (for the sources rule). */
+void ycheck_note_number(struct ycheck *y, const char *dotted, const struct ynode *at);
+
+#endif

@@ -1,0 +1,293 @@
+/* libyaml event stream -> node tree with marks. Aliases are refused (profiles do not need them
+ * and they make positions ambiguous). Depth is capped so hostile input cannot exhaust the stack. */
+#include "io/ytree.h"
+
+#include "util/strs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#define YTREE_MAX_DEPTH 64
+
+static void
+node_push(struct ynode *parent, struct ynode *child)
+{
+    struct ynode **items = realloc(parent->items, (parent->n + 1) * sizeof *items);
+    if (!items) {
+        ynode_free(child);
+        return;
+    }
+    parent->items = items;
+    parent->items[parent->n++] = child;
+}
+
+static struct ynode *
+node_new(enum ynode_kind kind, const yaml_mark_t *mark)
+{
+    struct ynode *n = calloc(1, sizeof *n);
+    if (!n)
+        return NULL;
+    n->kind = kind;
+    n->line = (int)mark->line + 1;
+    n->col = (int)mark->column + 1;
+    return n;
+}
+
+static int parse_node(yaml_parser_t *p, yaml_event_t *ev, const char *name, struct err_list *errs,
+                      int depth, struct ynode **out);
+
+static int
+parse_children(yaml_parser_t *p, struct ynode *parent, yaml_event_type_t end, const char *name,
+               struct err_list *errs, int depth)
+{
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(p, &ev)) {
+            err_add(errs, name, (int)p->problem_mark.line + 1, (int)p->problem_mark.column + 1,
+                    ERR_ERROR, "invalid YAML: %s", p->problem ? p->problem : "malformed");
+            return -1;
+        }
+        if (ev.type == end) {
+            yaml_event_delete(&ev);
+            return 0;
+        }
+        struct ynode *child = NULL;
+        int rc = parse_node(p, &ev, name, errs, depth + 1, &child);
+        yaml_event_delete(&ev);
+        if (rc != 0)
+            return -1;
+        node_push(parent, child);
+    }
+}
+
+static int
+parse_node(yaml_parser_t *p, yaml_event_t *ev, const char *name, struct err_list *errs, int depth,
+           struct ynode **out)
+{
+    if (depth > YTREE_MAX_DEPTH) {
+        err_add(errs, name, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,
+                ERR_ERROR, "nesting deeper than %d levels", YTREE_MAX_DEPTH);
+        return -1;
+    }
+    switch (ev->type) {
+    case YAML_SCALAR_EVENT: {
+        struct ynode *n = node_new(YNODE_SCALAR, &ev->start_mark);
+        if (!n)
+            return -1;
+        n->value = str_dup((const char *)ev->data.scalar.value);
+        n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        *out = n;
+        return 0;
+    }
+    case YAML_SEQUENCE_START_EVENT: {
+        struct ynode *n = node_new(YNODE_SEQ, &ev->start_mark);
+        if (!n)
+            return -1;
+        if (parse_children(p, n, YAML_SEQUENCE_END_EVENT, name, errs, depth) != 0) {
+            ynode_free(n);
+            return -1;
+        }
+        *out = n;
+        return 0;
+    }
+    case YAML_MAPPING_START_EVENT: {
+        struct ynode *n = node_new(YNODE_MAP, &ev->start_mark);
+        if (!n)
+            return -1;
+        if (parse_children(p, n, YAML_MAPPING_END_EVENT, name, errs, depth) != 0) {
+            ynode_free(n);
+            return -1;
+        }
+        for (size_t i = 0; i + 1 < n->n; i += 2) {
+            if (n->items[i]->kind != YNODE_SCALAR) {
+                err_add(errs, name, n->items[i]->line, n->items[i]->col, ERR_ERROR,
+                        "a key must be a plain name");
+                ynode_free(n);
+                return -1;
+            }
+        }
+        *out = n;
+        return 0;
+    }
+    case YAML_ALIAS_EVENT:
+        err_add(errs, name, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,
+                ERR_ERROR, "YAML aliases are not supported");
+        return -1;
+    default:
+        err_add(errs, name, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,
+                ERR_ERROR, "unexpected YAML event");
+        return -1;
+    }
+}
+
+struct ynode *
+ynode_parse(const char *name, const char *text, size_t len, struct err_list *errs)
+{
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p)) {
+        err_add(errs, name, 0, 0, ERR_ERROR, "out of memory");
+        return NULL;
+    }
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    struct ynode *root = NULL;
+    bool done = false, failed = false;
+    while (!done && !failed) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev)) {
+            err_add(errs, name, (int)p.problem_mark.line + 1, (int)p.problem_mark.column + 1,
+                    ERR_ERROR, "invalid YAML: %s", p.problem ? p.problem : "malformed");
+            failed = true;
+            break;
+        }
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        case YAML_STREAM_START_EVENT:
+        case YAML_DOCUMENT_END_EVENT:
+            break;
+        case YAML_DOCUMENT_START_EVENT:
+            if (root) {
+                err_add(errs, name, (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1,
+                        ERR_ERROR, "more than one YAML document");
+                failed = true;
+            }
+            break;
+        default:
+            if (parse_node(&p, &ev, name, errs, 0, &root) != 0)
+                failed = true;
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    if (failed) {
+        ynode_free(root);
+        return NULL;
+    }
+    if (!root)
+        err_add(errs, name, 1, 1, ERR_ERROR, "empty document");
+    return root;
+}
+
+struct ynode *
+ynode_load(const char *path, struct err_list *errs)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        err_add(errs, path, 0, 0, ERR_ERROR, "cannot open file");
+        return NULL;
+    }
+    size_t cap = 8192, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (len < cap)
+            break;
+        if (cap > (64u << 20)) {
+            err_add(errs, path, 0, 0, ERR_ERROR, "file larger than 64 MiB");
+            free(buf);
+            fclose(f);
+            return NULL;
+        }
+        char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    bool read_err = ferror(f) != 0;
+    fclose(f);
+    if (!buf || read_err) {
+        free(buf);
+        err_add(errs, path, 0, 0, ERR_ERROR, "cannot read file");
+        return NULL;
+    }
+    struct ynode *root = ynode_parse(path, buf, len, errs);
+    free(buf);
+    return root;
+}
+
+void
+ynode_free(struct ynode *n)
+{
+    if (!n)
+        return;
+    for (size_t i = 0; i < n->n; i++)
+        ynode_free(n->items[i]);
+    free(n->items);
+    free(n->value);
+    free(n);
+}
+
+const struct ynode *
+ynode_get(const struct ynode *map, const char *key)
+{
+    if (!map || map->kind != YNODE_MAP)
+        return NULL;
+    for (size_t i = 0; i + 1 < map->n; i += 2)
+        if (strcmp(map->items[i]->value, key) == 0)
+            return map->items[i + 1];
+    return NULL;
+}
+
+bool
+ynode_is_null(const struct ynode *n)
+{
+    return n && n->kind == YNODE_SCALAR && n->plain &&
+           (strcmp(n->value, "null") == 0 || strcmp(n->value, "~") == 0 || n->value[0] == '\0');
+}
+
+int
+ynode_long(const struct ynode *n, long *out)
+{
+    if (!n || n->kind != YNODE_SCALAR || !n->plain)
+        return -1;
+    return str_to_long(n->value, out);
+}
+
+int
+ynode_double(const struct ynode *n, double *out)
+{
+    if (!n || n->kind != YNODE_SCALAR || !n->plain)
+        return -1;
+    return str_to_double(n->value, out);
+}
+
+int
+ynode_bool(const struct ynode *n, bool *out)
+{
+    if (!n || n->kind != YNODE_SCALAR || !n->plain)
+        return -1;
+    if (strcmp(n->value, "true") == 0 || strcmp(n->value, "True") == 0) {
+        *out = true;
+        return 0;
+    }
+    if (strcmp(n->value, "false") == 0 || strcmp(n->value, "False") == 0) {
+        *out = false;
+        return 0;
+    }
+    return -1;
+}
+
+const char *
+ynode_kind_name(const struct ynode *n)
+{
+    if (!n)
+        return "nothing";
+    switch (n->kind) {
+    case YNODE_SCALAR:
+        return "a scalar";
+    case YNODE_SEQ:
+        return "a list";
+    case YNODE_MAP:
+        return "a mapping";
+    }
+    return "?";
+}

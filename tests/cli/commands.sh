@@ -1,0 +1,115 @@
+#!/bin/sh
+# Command-line behaviour: listings, show, analyze formats, usage errors, exit codes.
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+
+run list-gpus 0 -- "$ROOFLINE" list gpus
+expect_out list-gpus-h100 "h100-sxm"
+expect_out list-gpus-m4 "m4-max-40c"
+[ "$(wc -l <"$T/out")" -ge 43 ] && echo "ok list-gpus-count" || echo "not ok list-gpus-count"
+run list-models 0 -- "$ROOFLINE" list models
+expect_out list-models-dsv3 "deepseek-v3"
+expect_out list-models-mla "MLA"
+run list-bad 2 -- "$ROOFLINE" list gpu
+expect_err list-bad-msg "error: say what to list: 'gpus' or 'models'"
+
+run show-gpu 0 -- "$ROOFLINE" show gpu h100-sxm
+expect_out show-gpu-ridge "ridge   295.3 FLOP/B"
+expect_out show-gpu-link "nvlink4, 900 GB/s bidirectional (450 GB/s per direction)"
+expect_out show-gpu-sources "sources:"
+run show-model 0 -- "$ROOFLINE" show model llama-3-8b
+expect_out show-model-params "parameters    8.03e+09 total (published 8.03e+09: +0.00%)"
+expect_out show-model-kv "KV cache      131.1 kB per token"
+run show-unknown 1 -- "$ROOFLINE" show gpu h100
+expect_err show-unknown-hint "error: unknown gpu 'h100' (did you mean 'h100-nvl', 'h100-pcie' or 'h100-sxm'?)"
+run show-typo 1 -- "$ROOFLINE" show model lama-3-8b
+expect_err show-typo-hint "did you mean 'llama-3-8b'?"
+run show-path 0 -- "$ROOFLINE" show gpu "$top/hardware_profiles/a100-sxm-80gb.yaml"
+expect_out show-path-name "A100 SXM4 80GB"
+
+# a real Hugging Face config.json loads unchanged (unknown architecture keys only warn)
+mkdir -p "$T/Llama-Tiny"
+cat >"$T/Llama-Tiny/config.json" <<'JSON'
+{
+  "architectures": ["LlamaForCausalLM"],
+  "attention_bias": false,
+  "bos_token_id": 1,
+  "eos_token_id": 2,
+  "hidden_act": "silu",
+  "hidden_size": 2048,
+  "initializer_range": 0.02,
+  "intermediate_size": 5632,
+  "max_position_embeddings": 2048,
+  "model_type": "llama",
+  "num_attention_heads": 32,
+  "num_hidden_layers": 22,
+  "num_key_value_heads": 4,
+  "pretraining_tp": 1,
+  "rms_norm_eps": 1e-05,
+  "rope_scaling": null,
+  "rope_theta": 10000.0,
+  "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16",
+  "transformers_version": "4.35.0",
+  "use_cache": true,
+  "some_new_architecture_flag": 3,
+  "vocab_size": 32000
+}
+JSON
+run json-config 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model "$T/Llama-Tiny/config.json" --phase decode -o csv
+expect_err json-config-warn "config.json:23:3: warning: ignoring key 'some_new_architecture_flag'"
+expect_out json-config-total "decode,total,"
+run json-show 0 -- "$ROOFLINE" show model "$T/Llama-Tiny/config.json"
+expect_out json-show-id "Llama-Tiny"
+expect_out json-show-params "1.1e+09 total"
+
+# analyze: table, csv and json
+run analyze-table 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b
+expect_out analyze-prefill "prefill of llama-3-8b on h100-sxm"
+expect_out analyze-decode "decode of llama-3-8b on h100-sxm"
+expect_out analyze-ops "mlp_down"
+expect_out analyze-ttft "TTFT"
+expect_no analyze-nan "nan"
+run analyze-csv 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --phase decode -o csv
+head -n 1 "$T/out" >"$T/hdr"
+if grep -qx 'phase,op,instances,flops,bytes_weights,bytes_act_in,bytes_act_out,bytes_act,bytes_kv_read,bytes_kv_write,bytes,intensity_flop_per_byte,roof,peak_flops_per_s,compute_time_s,memory_time_s,time_s,time_share,bound,bound_ratio' "$T/hdr"; then
+    echo "ok analyze-csv-header"; else echo "not ok analyze-csv-header: $(cat "$T/hdr")"; fi
+[ "$(wc -l <"$T/out")" = 18 ] && echo "ok analyze-csv-rows" || echo "not ok analyze-csv-rows: $(wc -l <"$T/out")"
+run analyze-json 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model mixtral-8x7b --batch 8 -o json
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["phases"])==2; s=d["phases"][1]["summary"]; assert s["phase"]=="decode" and s["itl_s"]>0; assert any(o["op"]=="moe_router" for o in d["phases"][1]["operators"])' "$T/out"; then
+        echo "ok analyze-json-valid"; else echo "not ok analyze-json-valid"; fi
+fi
+expect_no analyze-json-nan "nan"
+
+# every shipped pair evaluates without NaN or infinity
+for m in deepseek-v3 gemma-2-9b phi-3-mini qwen2.5-7b llama-3.1-405b; do
+    run "analyze-$m" 0 -- "$ROOFLINE" analyze --gpu mi300x --model "$m" -o csv
+    expect_no "analyze-$m-nan" "nan"
+    expect_no "analyze-$m-inf" "inf"
+done
+
+# usage errors exit 2, bad values get a clear message
+run analyze-missing 2 -- "$ROOFLINE" analyze --gpu h100-sxm
+expect_err analyze-missing-msg "error: --gpu and --model are required"
+run analyze-badopt 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --bach 4
+expect_err analyze-badopt-hint "unknown option '--bach' (did you mean '--batch'?)"
+run analyze-badbatch 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --batch 0
+expect_err analyze-badbatch-msg "error: --batch: must be at least 1, got '0'"
+run analyze-badfmt 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --weights fp12
+expect_err analyze-badfmt-msg "error: --weights: unknown format 'fp12'"
+run unknown-cmd 2 -- "$ROOFLINE" analyse
+expect_err unknown-cmd-hint "unknown command 'analyse' (did you mean 'analyze'?)"
+run explain-both 2 -- "$ROOFLINE" explain decode --model llama-3-8b --params 8B
+run explain-topic 2 -- "$ROOFLINE" explain everything --params 8B
+
+# writing to a full device fails with exit 1
+if [ -w /dev/full ]; then
+    run dev-full 1 -- sh -c "\"$ROOFLINE\" list gpus >/dev/full"
+    expect_err dev-full-msg "error: cannot write to standard output"
+fi
+
+# the main job: no arguments
+run demo 0 -- "$ROOFLINE"
+expect_out demo-explain "Decode step of llama-3-8b"
+expect_out demo-analyze "summary (decode)"

@@ -1,0 +1,59 @@
+/* make perf: how many full per-operator decode evaluations per second the engine does.
+ * A benchmark that prints figures, never a test. */
+#include "core/roof.h"
+#include "io/profiles.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void
+bench(const char *gpu, const char *model)
+{
+    struct err_list errs = {0};
+    struct hw_profile *hw = hw_find(gpu, &errs);
+    struct mdl_profile *m = mdl_find(model, &errs);
+    if (!hw || !m) {
+        fprintf(stderr, "cannot load %s / %s\n", gpu, model);
+        exit(1);
+    }
+    err_list_release(&errs);
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    struct roof_result r;
+    double sink = 0;
+    long n = 0;
+    double t0 = now_s(), t = t0;
+    while (t - t0 < 1.0) {
+        for (int i = 0; i < 1000; i++) {
+            c.batch = 1 + (double)(n % 64);
+            c.context = 512 + (double)(n % 1024);
+            roof_evaluate(&c, &r);
+            sink += r.time_s;
+            n++;
+        }
+        t = now_s();
+    }
+    printf("engine: %-14s %-13s %10.0f decode evaluations/s (%ld layers each; checksum %.3g)\n",
+           model, gpu, (double)n / (t - t0), m->num_layers, sink);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+int
+main(void)
+{
+    prof_set_data_dir(getenv("ROOFLINE_DATA") ? getenv("ROOFLINE_DATA") : ".");
+    bench("h100-sxm", "llama-3-8b");
+    bench("h100-sxm", "llama-3-70b");
+    bench("mi300x", "deepseek-v3");
+    return 0;
+}

@@ -1,0 +1,116 @@
+/* Data types, compute-roof selection and ridge points. */
+#include "test.h"
+
+#include "core/dtype.h"
+#include "core/hw.h"
+
+#include <string.h>
+
+TEST(dtype_sizes)
+{
+    CHECK_NEAR(dtype_bytes(DT_FP32), 4, 0);
+    CHECK_NEAR(dtype_bytes(DT_BF16), 2, 0);
+    CHECK_NEAR(dtype_bytes(DT_FP8), 1, 0);
+    CHECK_NEAR(dtype_bytes(DT_INT4), 0.5, 0);
+    CHECK_NEAR(dtype_bits(DT_Q8_0), 8.5, 0);   /* 32 x 8 bit + 16-bit scale per 32 */
+    CHECK_NEAR(dtype_bits(DT_Q4_0), 4.5, 0);   /* 32 x 4 bit + 16-bit scale */
+    CHECK_NEAR(dtype_bits(DT_Q4_1), 5.0, 0);   /* + 16-bit min */
+    CHECK_NEAR(dtype_bits(DT_Q4_K_M), 4.85, 0);
+    enum dtype d;
+    CHECK(dtype_parse("bfloat16", &d) == 0 && d == DT_BF16);
+    CHECK(dtype_parse("q4_k_m", &d) == 0 && d == DT_Q4_K_M);
+    CHECK(dtype_parse("fp12", &d) != 0);
+}
+
+TEST(dtype_gemm_roof_rule)
+{
+    /* weight-only formats are dequantized: the activation roof applies */
+    CHECK(dtype_gemm_compute(DT_INT4, DT_FP16) == DT_FP16);
+    CHECK(dtype_gemm_compute(DT_Q4_K_M, DT_FP16) == DT_FP16);
+    /* W8A8 and FP8 x FP8 use their own roofs */
+    CHECK(dtype_gemm_compute(DT_INT8, DT_INT8) == DT_INT8);
+    CHECK(dtype_gemm_compute(DT_FP8, DT_FP8) == DT_FP8);
+    /* W8A16: the wider format */
+    CHECK(dtype_gemm_compute(DT_INT8, DT_FP16) == DT_FP16);
+    CHECK(dtype_gemm_compute(DT_BF16, DT_BF16) == DT_BF16);
+}
+
+static void
+fake_hw(struct hw_profile *hw)
+{
+    memset(hw, 0, sizeof *hw);
+    hw->memory_bandwidth_bytes_per_s = 3.35e12;
+    hw->memory_capacity_bytes = 80e9;
+    hw->peak_flops_per_s[DT_FP32] = 66.9e12;
+    hw->peak_flops_per_s[DT_FP16] = 989.4e12;
+    hw->peak_flops_per_s[DT_BF16] = 989.4e12;
+}
+
+TEST(hw_peak_and_fallback)
+{
+    struct hw_profile hw;
+    fake_hw(&hw);
+    enum dtype used;
+    CHECK_NEAR(hw_peak(&hw, DT_FP16, &used), 989.4e12, 0);
+    CHECK(used == DT_FP16);
+    /* no fp8 roof (an A100-like device): fp8 work runs on the fp16 units */
+    CHECK_NEAR(hw_peak(&hw, DT_FP8, &used), 989.4e12, 0);
+    CHECK(used == DT_FP16);
+    /* ridge = 989.4e12 / 3.35e12 = 295.343 FLOP/B */
+    CHECK_NEAR(hw_ridge(&hw, DT_FP16), 295.3432836, 1e-9);
+    /* a Pascal-like device: fp16 at 1/64 of fp32 computes fp16 work in fp32 */
+    struct hw_profile p40;
+    fake_hw(&p40);
+    p40.peak_flops_per_s[DT_FP16] = 183.7e9;
+    p40.peak_flops_per_s[DT_BF16] = 0;
+    p40.peak_flops_per_s[DT_FP32] = 11.76e12;
+    CHECK_NEAR(hw_peak(&p40, DT_FP16, &used), 11.76e12, 0);
+    CHECK(used == DT_FP32);
+    /* links: a 900 GB/s bidirectional figure is 450 GB/s per direction */
+    hw.link_kind = "nvlink4";
+    hw.link_bandwidth_bytes_per_s = 900e9;
+    hw.link_direction = HW_LINK_BIDIRECTIONAL;
+    CHECK_NEAR(hw_link_bytes_per_s_per_direction(&hw), 450e9, 0);
+    hw.link_direction = HW_LINK_PER_DIRECTION;
+    CHECK_NEAR(hw_link_bytes_per_s_per_direction(&hw), 900e9, 0);
+}
+
+TEST(hw_shipped_profiles_exist)
+{
+    static const char *const REQUIRED[] = {
+        "h100-sxm", "h100-pcie", "h100-nvl", "h200", "gh200", "b200", "gb200", "a100-sxm-80gb",
+        "a100-sxm-40gb", "a100-pcie-80gb", "a100-pcie-40gb", "a40", "a10", "a10g", "l40s", "l4",
+        "t4", "v100-sxm2", "tesla-p40", "rtx-3090", "rtx-4080", "rtx-4090", "rtx-5090",
+        "rtx-a6000", "rtx-6000-ada", "mi250", "mi250x", "mi300x", "mi325x", "gaudi2", "tpu-v5e",
+        "tpu-v6e", "m1-7c", "m1-8c", "m1-max-24c", "m1-max-32c", "m2-10c", "m2-ultra-76c",
+        "m3-10c", "m3-max-40c", "m4-10c", "m4-max-40c"};
+    for (size_t i = 0; i < sizeof REQUIRED / sizeof REQUIRED[0]; i++) {
+        struct hw_profile *hw = test_hw(REQUIRED[i]);
+        CHECK(hw->memory_bandwidth_bytes_per_s > 0);
+        CHECK(hw->memory_capacity_bytes > 0);
+        CHECK(hw->n_sources > 0);
+        hw_free(hw);
+    }
+}
+
+TEST(hw_seed_figures)
+{
+    /* the figures the seed documents use */
+    struct hw_profile *hw = test_hw("h100-sxm");
+    CHECK_NEAR(hw->memory_bandwidth_bytes_per_s, 3.35e12, 0);
+    CHECK_NEAR(hw->peak_flops_per_s[DT_FP16], 989.4e12, 0);
+    hw_free(hw);
+    hw = test_hw("rtx-4090");
+    CHECK_NEAR(hw->memory_bandwidth_bytes_per_s, 1008e9, 0);
+    CHECK_NEAR(hw->memory_capacity_bytes, 24e9, 0);
+    hw_free(hw);
+    hw = test_hw("rtx-3090");
+    CHECK_NEAR(hw->memory_bandwidth_bytes_per_s, 936e9, 0);
+    hw_free(hw);
+    hw = test_hw("a100-sxm-80gb");
+    CHECK_NEAR(hw->memory_bandwidth_bytes_per_s, 2039e9, 0);
+    hw_free(hw);
+    hw = test_hw("m2-ultra-76c");
+    CHECK_NEAR(hw->memory_bandwidth_bytes_per_s, 800e9, 0);
+    hw_free(hw);
+}

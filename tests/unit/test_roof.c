@@ -1,0 +1,292 @@
+/* The roofline engine against hand-computed numbers, the seeds' numbers, and invariants. */
+#include "test.h"
+
+#include "core/model.h"
+#include "core/roof.h"
+
+#include <string.h>
+
+void tiny_model(struct mdl_profile *m);
+
+/* A device with round numbers: 1000 B/s, 4000 FLOP/s at fp16, 1000 FLOP/s at fp32 */
+static void
+round_hw(struct hw_profile *hw)
+{
+    memset(hw, 0, sizeof *hw);
+    hw->id = "round";
+    hw->memory_bandwidth_bytes_per_s = 1000;
+    hw->memory_capacity_bytes = 1e6;
+    hw->peak_flops_per_s[DT_FP16] = 4000;
+    hw->peak_flops_per_s[DT_FP32] = 1000;
+}
+
+TEST(roof_attainable_and_ridge_continuity)
+{
+    /* attainable = min(peak, bandwidth x intensity) */
+    CHECK_NEAR(roof_attainable(4000, 1000, 1), 1000, 0);
+    CHECK_NEAR(roof_attainable(4000, 1000, 10), 4000, 0);
+    /* continuous at the ridge (4 FLOP/B): both sides approach the peak */
+    CHECK_NEAR(roof_attainable(4000, 1000, 4 - 1e-9), 4000, 1e-9);
+    CHECK_NEAR(roof_attainable(4000, 1000, 4 + 1e-9), 4000, 1e-12);
+    CHECK_NEAR(roof_attainable(4000, 1000, 4), 4000, 0);
+}
+
+TEST(roof_tiny_decode_by_hand)
+{
+    struct hw_profile hw;
+    round_hw(&hw);
+    struct mdl_profile m;
+    tiny_model(&m);
+    m.id = "tiny";
+    struct roof_config c;
+    roof_config_init(&c, &hw, &m, ROOF_DECODE);
+    c.weights = c.act = c.kv = DT_FP16;
+    c.batch = 1;
+    c.context = 3;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    const struct roof_op_result *qkv = &r.ops[ROOF_OP_QKV];
+    /* per layer: FLOPs 2 x 1 x 8 x (8 + 2 x 4) = 256; weights 8 x 16 x 2 B = 256 B;
+     * act in 8 x 2 = 16 B, Q out 8 x 2 = 16 B, K and V written 2 x 4 x 2 = 16 B; two layers */
+    CHECK_NEAR(qkv->instances, 2, 0);
+    CHECK_NEAR(qkv->flops, 512, 0);
+    CHECK_NEAR(qkv->bytes_weights, 512, 0);
+    CHECK_NEAR(qkv->bytes_act_in, 32, 0);
+    CHECK_NEAR(qkv->bytes_act_out, 32, 0);
+    CHECK_NEAR(qkv->bytes_kv_write, 32, 0);
+    /* per layer t_compute = 256 / 4000 = 0.064 s, t_memory = 304 / 1000 = 0.304 s */
+    CHECK_NEAR(qkv->compute_time_s, 0.128, 1e-12);
+    CHECK_NEAR(qkv->memory_time_s, 0.608, 1e-12);
+    CHECK_NEAR(qkv->time_s, 0.608, 1e-12);
+    /* scores: the new token sees 3 cached + itself = 4 keys; 2 heads x dim 4:
+     * FLOPs 2 x 4 x 2 x 4 = 64 per layer; K read 4 tokens x 4 x 2 B = 32 B; Q in 16 B */
+    const struct roof_op_result *sc = &r.ops[ROOF_OP_ATTN_SCORE];
+    CHECK_NEAR(sc->flops, 128, 0);
+    CHECK_NEAR(sc->bytes_kv_read, 64, 0);
+    CHECK_NEAR(sc->bytes_act_in, 32, 0);
+    /* LM head: 2 x 10 x 8 = 160 FLOPs, 160 B of weights, once */
+    CHECK_NEAR(r.ops[ROOF_OP_LM_HEAD].flops, 160, 0);
+    CHECK_NEAR(r.ops[ROOF_OP_LM_HEAD].bytes_weights, 160, 0);
+    /* the embedding gathers one row: 8 x 2 B */
+    CHECK_NEAR(r.ops[ROOF_OP_EMBEDDING].bytes_weights, 16, 0);
+    /* the pass time is the sum of the operators' times, each at least its roofline */
+    double sum = 0;
+    for (int i = 0; i < ROOF_OP_COUNT; i++) {
+        const struct roof_op_result *o = &r.ops[i];
+        if (!o->present)
+            continue;
+        sum += o->time_s;
+        CHECK(o->time_s >= o->compute_time_s - 1e-15 && o->time_s >= o->memory_time_s - 1e-15);
+    }
+    CHECK_NEAR(r.time_s, sum, 1e-12);
+    CHECK_NEAR(r.itl_s, r.time_s, 0);
+    CHECK_NEAR(r.tokens_per_s_total, 1.0 / r.time_s, 1e-12);
+    /* memory: 1352 params x 2 B + KV 4 tokens x 32 B */
+    CHECK_NEAR(r.mem.weights_bytes, 2704, 0);
+    CHECK_NEAR(r.mem.kv_bytes, 128, 0);
+}
+
+TEST(roof_tiny_prefill_causal_pairs)
+{
+    struct hw_profile hw;
+    round_hw(&hw);
+    struct mdl_profile m;
+    tiny_model(&m);
+    m.id = "tiny";
+    struct roof_config c;
+    roof_config_init(&c, &hw, &m, ROOF_PREFILL);
+    c.weights = c.act = c.kv = DT_FP16;
+    c.batch = 2;
+    c.prompt = 5;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    /* causal pairs of a 5-token prompt: 1+2+3+4+5 = 15 per head per sequence;
+     * scores 2 x 15 x 2 heads x 4 dims x 2 sequences = 480 FLOPs per layer */
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].flops, 960, 0);
+    /* logits only at the last position of each sequence: 2 rows */
+    CHECK_NEAR(r.ops[ROOF_OP_LM_HEAD].flops, 2 * 2 * 10 * 8, 0);
+    CHECK_NEAR(r.tokens, 10, 0);
+    CHECK_NEAR(r.ttft_s, r.time_s, 0);
+    /* sliding window of 2: pairs = 1 + 2 + 2 + 2 + 2 = 9 */
+    m.sliding_window = 2;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].flops, 2 * 2.0 * 9 * 2 * 4 * 2, 0);
+}
+
+TEST(roof_seed_nominal_decode)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct roof_nominal n;
+    /* 8B parameters at fp16 = 16 GB; 16 GB / 3.35 TB/s = 4.776 ms; 1 / 4.776 ms = 209 tokens/s */
+    roof_nominal(hw, 8e9, DT_FP16, DT_FP16, 1, &n);
+    CHECK_NEAR(n.weight_bytes, 16e9, 0);
+    CHECK_NEAR(n.memory_time_s, 16e9 / 3.35e12, 1e-12);
+    CHECK_NEAR(n.memory_time_s * 1e3, 4.78, 0.001);
+    CHECK_NEAR(n.tokens_per_s, 209.375, 1e-9);
+    CHECK(n.bound == ROOF_BOUND_MEMORY);
+    /* intensity at decode: 2 x 8e9 FLOPs / 16e9 B = 1 FLOP/B */
+    CHECK_NEAR(n.intensity, 1.0, 1e-12);
+    /* the seed's 6-token prefill: 2 x 8e9 x 6 = 96 GFLOP, 96e9 / 989.4e12 = 0.097 ms,
+     * utilisation 0.097 / 4.776 = 2.0%, 6 / 4.776 ms = 1256 tokens/s */
+    roof_nominal(hw, 8e9, DT_FP16, DT_FP16, 6, &n);
+    CHECK_NEAR(n.flops, 96e9, 0);
+    CHECK_NEAR(n.compute_time_s, 96e9 / 989.4e12, 1e-12);
+    CHECK_NEAR(n.time_s, 16e9 / 3.35e12, 1e-12);
+    CHECK_NEAR(n.utilisation, 0.0203155, 1e-4);
+    CHECK_NEAR(n.tokens_per_s, 1256.25, 1e-9);
+    hw_free(hw);
+}
+
+TEST(roof_seed_70b_int4)
+{
+    /* 70B at 4 bits = 35 GB; tokens/s = bandwidth / 35 GB */
+    static const struct {
+        const char *id;
+        double tps;
+    } CASES[] = {{"rtx-4090", 1008e9 / 35e9},
+                 {"rtx-3090", 936e9 / 35e9},
+                 {"a100-sxm-80gb", 2039e9 / 35e9},
+                 {"m2-ultra-76c", 800e9 / 35e9}};
+    static const double ROUNDED[] = {29, 27, 58, 23};
+    for (size_t i = 0; i < 4; i++) {
+        struct hw_profile *hw = test_hw(CASES[i].id);
+        struct roof_nominal n;
+        roof_nominal(hw, 70e9, DT_INT4, DT_FP16, 1, &n);
+        CHECK_NEAR(n.weight_bytes, 35e9, 0);
+        CHECK_NEAR(n.tokens_per_s, CASES[i].tps, 1e-9);
+        CHECK_NEAR(n.tokens_per_s, ROUNDED[i], 0.5 / ROUNDED[i]);
+        hw_free(hw);
+    }
+}
+
+TEST(roof_llama3_8b_bf16_weights)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    CHECK(c.weights == DT_BF16); /* torch_dtype in the config */
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    /* 8,030,261,248 x 2 B = 16.06 GB */
+    CHECK_NEAR(r.mem.weights_bytes, 16.060522496e9, 1e-12);
+    /* decode reads all weights but the embedding table (128256 x 4096 x 2 B = 1.05 GB),
+     * of which it gathers one row */
+    CHECK_NEAR(r.bytes_weights, 16.060522496e9 - 128256.0 * 4096 * 2 + 4096 * 2 - 2 * 4096 * 33, 1e-3);
+    CHECK(r.bound == ROOF_BOUND_MEMORY);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+TEST(roof_batching_invariants)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.context = 1024;
+    double prev = 0, prev_t = 0;
+    for (int b = 1; b <= 256; b *= 2) {
+        c.batch = b;
+        struct roof_result r;
+        CHECK(roof_evaluate(&c, &r) == 0);
+        /* more batch never lowers total tokens/s nor shortens the step */
+        CHECK(r.tokens_per_s_total >= prev);
+        CHECK(r.time_s >= prev_t);
+        prev = r.tokens_per_s_total;
+        prev_t = r.time_s;
+    }
+    hw_free(hw);
+    mdl_free(m);
+}
+
+TEST(roof_critical_batch_is_where_gemms_balance)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    double b;
+    CHECK(roof_critical_batch(&c, &b) == 0);
+    /* a bf16 GEMM of n x k weights at batch B: intensity 2Bnk / (2nk + 2B(n+k)) ~ B for
+     * small B, so the crossing sits a little above the ridge (295 FLOP/B) */
+    CHECK(b > 295 && b < 400);
+    /* below it the weight GEMMs are memory-bound, above it compute-bound */
+    struct roof_result r;
+    c.batch = b * 0.9;
+    roof_evaluate(&c, &r);
+    CHECK(r.ops[ROOF_OP_MLP_UP].memory_time_s > r.ops[ROOF_OP_MLP_UP].compute_time_s);
+    c.batch = b * 1.1;
+    roof_evaluate(&c, &r);
+    CHECK(r.ops[ROOF_OP_MLP_UP].compute_time_s > r.ops[ROOF_OP_MLP_UP].memory_time_s);
+    /* prefill crossover: total compute time equals total memory time at the root */
+    double p;
+    c.batch = 1;
+    CHECK(roof_prefill_crossover(&c, &p) == 0);
+    c.phase = ROOF_PREFILL;
+    c.prompt = p;
+    roof_evaluate(&c, &r);
+    CHECK_NEAR(r.compute_time_s, r.memory_time_s, 1e-6);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+TEST(roof_max_batch_fits_exactly)
+{
+    struct hw_profile *hw = test_hw("rtx-4090");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.context = 4096;
+    long b = roof_max_batch(&c);
+    CHECK(b > 0);
+    struct roof_memory mem;
+    c.batch = (double)b;
+    roof_memory(&c, &mem);
+    CHECK(mem.fits);
+    c.batch = (double)b + 1;
+    roof_memory(&c, &mem);
+    CHECK(!mem.fits);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+TEST(roof_moe_reads_only_touched_experts)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("mixtral-8x7b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_BF16;
+    struct roof_result r;
+    c.batch = 1;
+    roof_evaluate(&c, &r);
+    /* one token touches 2 of 8 experts: expected distinct = 8 (1 - (6/8)^1) = 2;
+     * gate weights read = 32 layers x 2 experts x 4096 x 14336 x 2 B */
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_GATE].bytes_weights, 32.0 * 2 * 4096 * 14336 * 2, 1e-12);
+    /* a large batch touches all 8: 8 (1 - 0.75^512) ~ 8 */
+    c.batch = 512;
+    roof_evaluate(&c, &r);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_GATE].bytes_weights, 32.0 * 8 * 4096 * 14336 * 2, 1e-9);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+TEST(roof_flash_off_moves_the_score_matrix)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_PREFILL);
+    c.prompt = 2048;
+    struct roof_result on, off;
+    roof_evaluate(&c, &on);
+    c.flash_attention = false;
+    roof_evaluate(&c, &off);
+    /* scores written: 32 heads x 2048 x 2048 x 2 B = 268 MB per layer, read by softmax, ... */
+    CHECK_NEAR(off.ops[ROOF_OP_ATTN_SCORE].bytes_act_out - on.ops[ROOF_OP_ATTN_SCORE].bytes_act_out,
+               32.0 * 32 * 2048 * 2048 * 2, 1e-12);
+    CHECK(off.time_s > on.time_s);
+    hw_free(hw);
+    mdl_free(m);
+}
