@@ -124,6 +124,22 @@ struct acc_ctx {
     const struct roof_config *cfg;
     struct roof_result *res;
     double bw_bytes_per_s;
+    double times; /* identical kernel instances being added (layers of one class) */
+};
+
+/* What attention needs to know about a batch, for one window size: summed over sequences. */
+struct attn_agg {
+    double pairs;   /* query-key pairs per head */
+    double visible; /* keys read (compulsory traffic): min(past + new, window) per sequence */
+    double score;   /* score-matrix elements per head if materialised: new x visible */
+};
+
+/* The batch of one pass: rows, sequences that need logits, and attention aggregates for the
+ * full-attention and the windowed layers. */
+struct batch_agg {
+    double tokens, logits_rows, seqs;
+    struct attn_agg full, windowed;
+    double window;
 };
 
 /* Add one kernel instance of `op`. Bytes: weights, activations in/out, KV read/write. */
@@ -132,6 +148,7 @@ add(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, double 
     double ain, double aout, double kvr, double kvw)
 {
     struct roof_op_result *r = &c->res->ops[op];
+    double times = c->times;
     enum dtype used;
     double peak = hw_peak(c->cfg->hw, compute, &used) * c->cfg->tuning.compute_efficiency;
     double bw = c->bw_bytes_per_s * c->cfg->tuning.memory_efficiency;
@@ -141,16 +158,16 @@ add(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, double 
     double t = (tc > tm ? tc : tm) + c->cfg->tuning.kernel_overhead_s;
     r->present = true;
     r->is_matmul = matmul;
-    r->instances += 1.0;
-    r->flops += flops;
-    r->bytes_weights += w;
-    r->bytes_act_in += ain;
-    r->bytes_act_out += aout;
-    r->bytes_kv_read += kvr;
-    r->bytes_kv_write += kvw;
-    r->compute_time_s += tc;
-    r->memory_time_s += tm;
-    r->time_s += t;
+    r->instances += times;
+    r->flops += times * flops;
+    r->bytes_weights += times * w;
+    r->bytes_act_in += times * ain;
+    r->bytes_act_out += times * aout;
+    r->bytes_kv_read += times * kvr;
+    r->bytes_kv_write += times * kvw;
+    r->compute_time_s += times * tc;
+    r->memory_time_s += times * tm;
+    r->time_s += times * t;
     r->roof_dtype = used;
     r->peak_flops_per_s = peak;
 }
@@ -203,29 +220,27 @@ distinct_experts(double E, double k, double T)
 }
 
 static void
-add_layer(struct acc_ctx *c, long layer)
+add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
 {
     const struct roof_config *cfg = c->cfg;
     const struct mdl_profile *m = cfg->model;
     bool prefill = cfg->phase == ROOF_PREFILL;
-    double B = cfg->batch;
-    double newtok = prefill ? cfg->prompt : 1.0;       /* new tokens per sequence */
-    double past = prefill ? 0.0 : cfg->context;        /* cached tokens per sequence */
-    double T = B * newtok;                             /* rows of the activation matrix */
+    double T = b->tokens; /* rows of the activation matrix */
+    double B = b->seqs;
     double h = (double)m->hidden_size, H = (double)m->num_heads;
     double a = dtype_bytes(cfg->act), kvb = dtype_bytes(cfg->kv);
-    double window = (double)mdl_layer_window(m, layer);
+    const struct attn_agg *ag = windowed ? &b->windowed : &b->full;
     double dqk = (double)mdl_qk_head_dim(m), dv = (double)mdl_v_head_dim(m);
     double qd = H * dqk;
     enum dtype att_compute = dtype_gemm_compute(cfg->act, cfg->act);
+    (void)B;
 
     /* attention norm (RMSNorm: square, sum, scale, weight: 4 FLOP/element) */
     add_vector(c, ROOF_OP_ATTN_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
 
     double kv_elems = mdl_kv_elems_per_token_layer(m);
-    double pairs = causal_pairs(past, newtok, window) * B; /* score elements per head */
-    double ctx_len = past + newtok;                        /* keys visible to the last token */
-    double kv_tokens_read = window > 0 && ctx_len > window ? window : ctx_len;
+    double pairs = ag->pairs;   /* query-key pairs per head, all sequences */
+    double visible = ag->visible; /* keys read, all sequences */
 
     if (mdl_is_mla(m)) {
         double kvr = (double)m->kv_lora_rank, rope = (double)m->qk_rope_head_dim;
@@ -244,10 +259,10 @@ add_layer(struct acc_ctx *c, long layer)
                 (wq + wkv_a + wkv_b) * wb, T * h * a, T * (qd + H * (nope + dv)) * a, 0,
                 T * kv_elems * kvb);
             add(c, ROOF_OP_ATTN_SCORE, true, att_compute, 2.0 * pairs * H * dqk, 0,
-                T * qd * a + B * kv_tokens_read * H * dqk * a, 0, 0, 0);
+                T * qd * a + visible * H * dqk * a, 0, 0, 0);
             add(c, ROOF_OP_SOFTMAX, true, att_compute, 5.0 * pairs * H, 0, 0, 0, 0, 0);
             add(c, ROOF_OP_ATTN_AV, true, att_compute, 2.0 * pairs * H * dv, 0,
-                B * kv_tokens_read * H * dv * a, T * H * dv * a, 0, 0);
+                visible * H * dv * a, T * H * dv * a, 0, 0);
         } else {
             /* absorbed form (DeepSeek-V2 sec. 2.1.2): q_nope is multiplied into the latent space,
              * attention runs over the shared latent cache, W_UV is applied after */
@@ -256,7 +271,7 @@ add_layer(struct acc_ctx *c, long layer)
                 (wq + wkv_a + wkv_b) * wb, T * h * a, T * H * (kvr + rope) * a, 0,
                 T * kv_elems * kvb);
             add(c, ROOF_OP_ATTN_SCORE, true, att_compute, 2.0 * pairs * H * (kvr + rope), 0,
-                T * H * (kvr + rope) * a, 0, B * kv_tokens_read * kv_elems * kvb, 0);
+                T * H * (kvr + rope) * a, 0, visible * kv_elems * kvb, 0);
             add(c, ROOF_OP_SOFTMAX, true, att_compute, 5.0 * pairs * H, 0, 0, 0, 0, 0);
             add(c, ROOF_OP_ATTN_AV, true, att_compute,
                 2.0 * pairs * H * kvr + 2.0 * T * H * kvr * dv, 0, 0, T * H * dv * a, 0, 0);
@@ -268,8 +283,8 @@ add_layer(struct acc_ctx *c, long layer)
         double wb = dtype_bytes(cfg->weights);
         add(c, ROOF_OP_QKV, true, dtype_gemm_compute(cfg->weights, cfg->act),
             2.0 * T * h * (qd + 2.0 * kvd), wqkv * wb, T * h * a, T * qd * a, 0, T * 2.0 * kvd * kvb);
-        double k_read = B * kv_tokens_read * kvd * kvb; /* compulsory: each key once */
-        double score_matrix = cfg->flash_attention ? 0.0 : B * H * newtok * kv_tokens_read * a;
+        double k_read = visible * kvd * kvb; /* compulsory: each key once */
+        double score_matrix = cfg->flash_attention ? 0.0 : H * ag->score * a;
         /* scores: Q K^T over the visible keys; softmax; probabilities x V */
         add(c, ROOF_OP_ATTN_SCORE, true, att_compute, 2.0 * pairs * H * dqk, 0, T * qd * a,
             score_matrix, k_read, 0);
@@ -283,7 +298,7 @@ add_layer(struct acc_ctx *c, long layer)
     add_vector(c, ROOF_OP_ATTN_RESIDUAL, T * h, 0, 2.0 * T * h * a, T * h * a);
     add_vector(c, ROOF_OP_MLP_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
 
-    if (mdl_layer_is_moe(m, layer)) {
+    if (moe) {
         double E = (double)m->n_experts, k = (double)m->experts_per_token;
         double I = (double)(m->moe_intermediate_size > 0 ? m->moe_intermediate_size
                                                           : m->intermediate_size);
@@ -348,30 +363,71 @@ roof_memory(const struct roof_config *cfg, struct roof_memory *out)
     out->fits = out->total_bytes <= out->capacity_bytes;
 }
 
+static void
+agg_add(struct attn_agg *g, const struct roof_seq *q, double window)
+{
+    double vis = q->past_tokens + q->new_tokens;
+    if (window > 0 && vis > window)
+        vis = window;
+    g->pairs += q->count * causal_pairs(q->past_tokens, q->new_tokens, window);
+    g->visible += q->count * vis;
+    g->score += q->count * q->new_tokens * vis;
+}
+
+/* Layers are grouped into classes (window or not, MoE or not); each class is evaluated once and
+ * counted `times` layers, so a pass costs O(sequences + classes), not O(layers). */
 int
-roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
+roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
+          struct roof_result *out)
 {
     memset(out, 0, sizeof *out);
-    if (!cfg->hw || !cfg->model || !(cfg->batch >= 1.0) || !(cfg->context >= 0.0) ||
-        (cfg->phase == ROOF_PREFILL && !(cfg->prompt >= 1.0)) ||
-        !(cfg->hw->memory_bandwidth_bytes_per_s > 0) || cfg->model->num_layers <= 0)
+    if (!cfg->hw || !cfg->model || n_seqs < 0 || !(cfg->hw->memory_bandwidth_bytes_per_s > 0) ||
+        cfg->model->num_layers <= 0 || cfg->model->hidden_size <= 0)
         return -1;
     out->cfg = *cfg;
-    struct acc_ctx c = {cfg, out, cfg->hw->memory_bandwidth_bytes_per_s};
     const struct mdl_profile *m = cfg->model;
-    double B = cfg->batch;
-    double T = cfg->phase == ROOF_PREFILL ? B * cfg->prompt : B;
+    struct batch_agg b;
+    memset(&b, 0, sizeof b);
+    b.window = (double)m->sliding_window;
+    for (int i = 0; i < n_seqs; i++) {
+        const struct roof_seq *q = &seqs[i];
+        if (!(q->count >= 0) || !(q->new_tokens >= 0) || !(q->past_tokens >= 0))
+            return -1;
+        b.tokens += q->count * q->new_tokens;
+        b.seqs += q->count;
+        if (q->logits)
+            b.logits_rows += q->count;
+        agg_add(&b.full, q, 0);
+        if (b.window > 0)
+            agg_add(&b.windowed, q, b.window);
+    }
+    if (!(b.tokens > 0))
+        return -1;
+    struct acc_ctx c = {cfg, out, cfg->hw->memory_bandwidth_bytes_per_s, 1.0};
     double h = (double)m->hidden_size, V = (double)m->vocab_size;
     double a = dtype_bytes(cfg->act);
+    double T = b.tokens, R = b.logits_rows;
 
     /* embedding: a gather of T rows of the table (no FLOPs) */
     add(&c, ROOF_OP_EMBEDDING, false, DT_FP32, 0, T * h * dtype_bytes(cfg->weights), 0, T * h * a,
         0, 0);
+    /* count the layers of each class: [windowed][moe] */
+    double classes[2][2] = {{0, 0}, {0, 0}};
     for (long l = 0; l < m->num_layers; l++)
-        add_layer(&c, l);
-    /* logits are needed only at the last position of each sequence */
-    add_vector(&c, ROOF_OP_FINAL_NORM, 4.0 * B * h, h * a, B * h * a, B * h * a);
-    add_gemm(&c, ROOF_OP_LM_HEAD, B, V, h, V * h);
+        classes[mdl_layer_window(m, l) > 0][mdl_layer_is_moe(m, l)] += 1.0;
+    for (int w = 0; w < 2; w++)
+        for (int e = 0; e < 2; e++) {
+            if (classes[w][e] == 0)
+                continue;
+            c.times = classes[w][e];
+            add_layer(&c, &b, w == 1, e == 1);
+        }
+    c.times = 1.0;
+    /* logits are needed only where a token is sampled: the last position of each sequence */
+    if (R > 0) {
+        add_vector(&c, ROOF_OP_FINAL_NORM, 4.0 * R * h, h * a, R * h * a, R * h * a);
+        add_gemm(&c, ROOF_OP_LM_HEAD, R, V, h, V * h);
+    }
 
     enum dtype used;
     out->gemm_peak_flops_per_s =
@@ -409,6 +465,30 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
     out->compute_utilisation =
         out->gemm_peak_flops_per_s > 0 ? out->flops / (out->gemm_peak_flops_per_s * out->time_s)
                                        : 0.0;
+    return 0;
+}
+
+int
+roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
+{
+    if (!(cfg->batch >= 1.0) || !(cfg->context >= 0.0) ||
+        (cfg->phase == ROOF_PREFILL && !(cfg->prompt >= 1.0))) {
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    struct roof_seq q;
+    q.count = cfg->batch;
+    q.logits = true;
+    if (cfg->phase == ROOF_PREFILL) {
+        q.new_tokens = cfg->prompt;
+        q.past_tokens = 0;
+    } else {
+        q.new_tokens = 1;
+        q.past_tokens = cfg->context;
+    }
+    if (roof_step(cfg, &q, 1, out) != 0)
+        return -1;
+    double B = cfg->batch, T = out->tokens;
     if (cfg->phase == ROOF_PREFILL) {
         out->ttft_s = out->time_s;
         out->tokens_per_s_total = T / out->time_s;

@@ -98,8 +98,26 @@ void roof_config_init(struct roof_config *cfg, const struct hw_profile *hw,
 enum dtype roof_default_act(enum dtype weights);
 enum dtype roof_default_kv(enum dtype weights);
 
-/* Evaluate one pass. Returns 0, or -1 when the configuration is impossible (batch < 1, ...). */
+/* Evaluate one pass of `cfg->batch` identical sequences (prefill of `prompt` tokens, or a decode
+ * step after `context` cached tokens). Returns 0, or -1 when the configuration is impossible
+ * (batch < 1, ...). Fills the phase summary (TTFT/ITL, tokens/s) and the memory footprint. */
 int roof_evaluate(const struct roof_config *cfg, struct roof_result *out);
+
+/* A group of `count` identical sequences in one engine iteration: each processes `new_tokens`
+ * after `past_tokens` already cached (decode: new = 1; a prefill chunk: new = chunk length);
+ * `logits` when the iteration samples a token for them (decode, the last chunk of a prompt). */
+struct roof_seq {
+    double count, new_tokens, past_tokens;
+    bool logits;
+};
+
+/* One engine iteration over a mixed batch (continuous batching, chunked prefill): the per-
+ * operator costs of all sequences together. `cfg->phase`, `batch`, `prompt` and `context` are
+ * ignored except that the phase selects the MLA form (prefill: naive, decode: absorbed). Fills
+ * ops, totals and bound; not the per-phase rates nor the memory footprint. Cost is
+ * O(n_seqs + layer classes). Returns 0, or -1 on an empty or invalid batch. */
+int roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
+              struct roof_result *out);
 /* Memory footprint only (cheap). */
 void roof_memory(const struct roof_config *cfg, struct roof_memory *out);
 const char *roof_op_name(enum roof_op op);

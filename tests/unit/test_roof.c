@@ -290,3 +290,47 @@ TEST(roof_flash_off_moves_the_score_matrix)
     hw_free(hw);
     mdl_free(m);
 }
+
+TEST(roof_step_mixed_batches)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("mistral-7b"); /* sliding window on every layer */
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.batch = 4;
+    c.context = 700;
+    struct roof_result ev, st;
+    roof_evaluate(&c, &ev);
+    /* the same batch as 4 separate sequences gives the same costs */
+    struct roof_seq four[4] = {{1, 1, 700, true}, {1, 1, 700, true}, {1, 1, 700, true},
+                               {1, 1, 700, true}};
+    CHECK(roof_step(&c, four, 4, &st) == 0);
+    CHECK_NEAR(st.time_s, ev.time_s, 1e-12);
+    CHECK_NEAR(st.flops, ev.flops, 1e-12);
+    /* a prompt of 6000 in two chunks of 3000 does the same attention work as one pass:
+     * pairs(0, 3000) + pairs(3000, 3000) = pairs(0, 6000), with and without the window */
+    c.phase = ROOF_PREFILL;
+    struct roof_seq whole = {1, 6000, 0, true};
+    struct roof_seq first = {1, 3000, 0, false}, second = {1, 3000, 3000, true};
+    struct roof_result a, b1, b2;
+    roof_step(&c, &whole, 1, &a);
+    roof_step(&c, &first, 1, &b1);
+    roof_step(&c, &second, 1, &b2);
+    CHECK_NEAR(b1.ops[ROOF_OP_ATTN_SCORE].flops + b2.ops[ROOF_OP_ATTN_SCORE].flops,
+               a.ops[ROOF_OP_ATTN_SCORE].flops, 1e-12);
+    /* Mistral's 4096 window: 6000 tokens see at most 4096 keys; pairs
+     * = 4096 x 4097 / 2 + (6000 - 4096) x 4096 per head per layer */
+    double pairs = 4096.0 * 4097 / 2 + (6000.0 - 4096) * 4096;
+    CHECK_NEAR(a.ops[ROOF_OP_ATTN_SCORE].flops, 32.0 * 2 * pairs * 32 * 128, 1e-12);
+    /* the first chunk samples no token: no LM head */
+    CHECK(!b1.ops[ROOF_OP_LM_HEAD].present);
+    /* a mixed step: one decode token and a 512-token chunk */
+    struct roof_seq mixed[2] = {{1, 1, 1000, true}, {1, 512, 0, false}};
+    CHECK(roof_step(&c, mixed, 2, &st) == 0);
+    CHECK_NEAR(st.tokens, 513, 0);
+    CHECK_NEAR(st.ops[ROOF_OP_LM_HEAD].flops, 2.0 * 4096 * 32000, 1e-12);
+    struct roof_seq empty = {0, 0, 0, false};
+    CHECK(roof_step(&c, &empty, 1, &st) != 0);
+    hw_free(hw);
+    mdl_free(m);
+}
