@@ -86,6 +86,12 @@ hw_free(struct hw_profile *hw)
         free(hw->source_keys[i]);
         free(hw->source_texts[i]);
     }
+    for (int i = 0; i < hw->n_provenance; i++) {
+        free(hw->provenance_keys[i]);
+        free(hw->provenance_texts[i]);
+    }
+    free(hw->provenance_keys);
+    free(hw->provenance_texts);
     free(hw->source_keys);
     free(hw->source_texts);
     free(hw);

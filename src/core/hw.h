@@ -30,6 +30,7 @@ struct hw_profile {
     double compute_units;              /* 0 = unknown */
     double boost_clock_hz;             /* 0 = unknown */
     double cache_bytes[4];             /* l1, l2, l3, llc; 0 = unknown */
+    double cache_bandwidth_bytes_per_s[4]; /* measured per level (host profiles); 0 = unknown */
     char *link_kind;                   /* NULL = none */
     double link_bandwidth_bytes_per_s;
     enum hw_link_direction link_direction;
@@ -38,6 +39,9 @@ struct hw_profile {
     int n_purchase;
     struct hw_price_cloud *cloud;
     int n_cloud;
+    /* provenance (measured profiles): parallel arrays of key and text */
+    char **provenance_keys, **provenance_texts;
+    int n_provenance;
     /* sources: parallel arrays of key path and text */
     char **source_keys, **source_texts;
     int n_sources;

@@ -115,6 +115,8 @@ roof_config_init(struct roof_config *cfg, const struct hw_profile *hw, const str
     cfg->act = roof_default_act(cfg->weights);
     cfg->kv = roof_default_kv(cfg->weights);
     cfg->flash_attention = true;
+    cfg->tp = 1;
+    cfg->pp = 1;
     cfg->tuning.compute_efficiency = 1.0;
     cfg->tuning.memory_efficiency = 1.0;
     cfg->tuning.kernel_overhead_s = 0.0;

@@ -32,6 +32,8 @@ struct roof_config {
     enum dtype weights, act, kv;
     bool flash_attention; /* true: the score matrix stays on chip */
     double reserve_bytes; /* engine reserve (runtime context, workspace) */
+    int tp;               /* tensor-parallel degree (1 = one device) */
+    int pp;               /* pipeline-parallel stages (1 = none) */
     struct roof_tuning tuning;
 };
 

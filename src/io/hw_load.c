@@ -10,7 +10,7 @@
 
 static const char *const TOP_KEYS[] = {"name",   "vendor", "kind",  "memory", "compute",
                                        "compute_units", "boost_clock", "cache", "interconnect",
-                                       "power",  "price",  "notes", "sources"};
+                                       "power",  "price",  "notes", "sources", "cache_bandwidth", "provenance"};
 static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
 static const char *const CACHE_KEYS[] = {"l1", "l2", "l3", "llc"};
 static const char *const LINK_KEYS[] = {"kind", "bandwidth", "direction"};
@@ -263,6 +263,29 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
         ycheck_keys(&y, cache, "cache", CACHE_KEYS, N(CACHE_KEYS));
         for (size_t i = 0; i < N(CACHE_KEYS); i++)
             ycheck_qty(&y, cache, "cache", CACHE_KEYS[i], UNIT_BYTES, false, &hw->cache_bytes[i]);
+    }
+    const struct ynode *cbw = ynode_get(root, "cache_bandwidth");
+    if (cbw && !ynode_is_null(cbw) && ycheck_map(&y, cbw, "cache_bandwidth")) {
+        ycheck_keys(&y, cbw, "cache_bandwidth", CACHE_KEYS, N(CACHE_KEYS));
+        for (size_t i = 0; i < N(CACHE_KEYS); i++)
+            ycheck_qty(&y, cbw, "cache_bandwidth", CACHE_KEYS[i], UNIT_BYTES_PER_S, false,
+                       &hw->cache_bandwidth_bytes_per_s[i]);
+    }
+    const struct ynode *prov = ynode_get(root, "provenance");
+    if (prov && !ynode_is_null(prov) && ycheck_map(&y, prov, "provenance")) {
+        hw->provenance_keys = calloc(prov->n / 2 + 1, sizeof(char *));
+        hw->provenance_texts = calloc(prov->n / 2 + 1, sizeof(char *));
+        for (size_t i = 0; i + 1 < prov->n && hw->provenance_keys && hw->provenance_texts;
+             i += 2) {
+            const struct ynode *v = prov->items[i + 1];
+            if (v->kind != YNODE_SCALAR) {
+                ycheck_error(&y, v, "'provenance.%s' must be text", prov->items[i]->value);
+                continue;
+            }
+            hw->provenance_keys[hw->n_provenance] = str_dup(prov->items[i]->value);
+            hw->provenance_texts[hw->n_provenance] = str_dup(v->value);
+            hw->n_provenance++;
+        }
     }
     const struct ynode *link = ynode_get(root, "interconnect");
     if (link && !ynode_is_null(link) && ycheck_map(&y, link, "interconnect")) {
