@@ -19,7 +19,7 @@ static const struct cli_cmd cmd_version = {"version", "print the version", "roof
                                            cmd_version_run};
 
 static const struct cli_cmd *const COMMANDS[] = {
-    &cmd_demo, &cmd_list, &cmd_show, &cmd_analyze, &cmd_explain, &cmd_help, &cmd_version,
+    &cmd_demo, &cmd_list, &cmd_show, &cmd_analyze, &cmd_explain, &cmd_sweep, &cmd_help, &cmd_version,
 };
 #define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
 
@@ -277,9 +277,12 @@ cli_load_model(const char *arg)
 int
 cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
 {
+    /* absent options keep what the caller set (roof_config_init: batch 1, prompt and context
+     * 512) */
     long batch, prompt, context;
-    if (cli_long(a, "batch", 1, 1, &batch) || cli_long(a, "prompt", 512, 1, &prompt) ||
-        cli_long(a, "context", 512, 0, &context))
+    if (cli_long(a, "batch", (long)cfg->batch, 1, &batch) ||
+        cli_long(a, "prompt", (long)cfg->prompt, 1, &prompt) ||
+        cli_long(a, "context", (long)cfg->context, 0, &context))
         return -1;
     cfg->batch = (double)batch;
     cfg->prompt = (double)prompt;
@@ -307,6 +310,43 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
     if (dtype_is_weight_only(cfg->act) || (dtype_is_weight_only(cfg->kv) && cfg->kv != DT_INT4)) {
         fprintf(stderr, "error: --act/--kv: %s is a weight-only format\n",
                 dtype_name(dtype_is_weight_only(cfg->act) ? cfg->act : cfg->kv));
+        return -1;
+    }
+    long tp = 1, pp = 1, gpus = 0;
+    if (cli_long(a, "tp", 1, 1, &tp) || cli_long(a, "pp", 1, 1, &pp) ||
+        cli_long(a, "gpus", 0, 1, &gpus))
+        return -1;
+    cfg->tp = (int)tp;
+    cfg->pp = (int)pp;
+    cfg->gpus = (int)gpus;
+    const char *rs = cli_get(a, "reserve");
+    if (rs) {
+        size_t l = strlen(rs);
+        double v;
+        const char *why;
+        if (l > 1 && rs[l - 1] == '%') {
+            char num[32];
+            snprintf(num, sizeof num, "%.*s", (int)(l - 1), rs);
+            if (str_to_double(num, &v) != 0 || v < 0 || v >= 100) {
+                fprintf(stderr, "error: --reserve: expected a size such as '8 GB' or a percentage "
+                                "such as '10%%', got '%s'\n", rs);
+                return -1;
+            }
+            cfg->reserve_bytes = v / 100.0 * cfg->hw->memory_capacity_bytes;
+        } else if (strcmp(rs, "0") == 0) {
+            cfg->reserve_bytes = 0;
+        } else if (unit_parse(rs, UNIT_BYTES, &v, &why) == 0 && v >= 0) {
+            cfg->reserve_bytes = v;
+        } else {
+            fprintf(stderr, "error: --reserve: expected a size such as '8 GB' or a percentage "
+                            "such as '10%%', got '%s'\n", rs);
+            return -1;
+        }
+    }
+    const char *problem = cfg->model ? roof_config_problem(cfg) : NULL;
+    if (problem) {
+        fprintf(stderr, "error: %s (--tp %ld, --pp %ld, %s on %s)\n", problem, tp, pp,
+                cfg->model->id, cfg->hw->id);
         return -1;
     }
     const char *fl = cli_get(a, "flash");

@@ -50,12 +50,17 @@ size_t cli_print_errs(struct err_list *errs);
 /* Load profiles by id or path, printing problems; NULL on failure. */
 struct hw_profile *cli_load_hw(const char *arg);
 struct mdl_profile *cli_load_model(const char *arg);
-/* Shared engine options (--phase --batch --prompt --context --weights --act --kv --flash) into
+/* Shared engine options (--phase --batch --prompt --context --weights --act --kv --flash --tp
+ * --pp --gpus --reserve; see CLI_ENGINE_OPTS) into
  * cfg (already initialised with roof_config_init). Returns 0 or -1 after printing. */
 int cli_engine_opts(const struct cli_args *a, struct roof_config *cfg);
+#define CLI_ENGINE_OPTS                                                                            \
+    {"batch", true}, {"prompt", true}, {"context", true}, {"weights", true}, {"act", true},       \
+        {"kv", true}, {"flash", true}, {"tp", true}, {"pp", true}, {"gpus", true},              \
+        {"reserve", true}
 /* Finish stdout: flush and report write errors (e.g. >/dev/full) as exit 1. */
 int cli_finish(int rc);
 
-extern const struct cli_cmd cmd_list, cmd_show, cmd_analyze, cmd_explain, cmd_demo;
+extern const struct cli_cmd cmd_list, cmd_show, cmd_analyze, cmd_explain, cmd_demo, cmd_sweep;
 
 #endif

@@ -29,6 +29,9 @@ static const struct out_field OP_FIELDS[] = {
     {"time_share", "share", OUT_SHOW_PCT, 1, false},
     {"bound", NULL, OUT_SHOW_TEXT, 0, false},
     {"bound_ratio", "by", OUT_SHOW_SIG, 0, false},
+    {"dequant_flops", NULL, OUT_SHOW_FLOPS, 0, true},
+    {"link_bytes", NULL, OUT_SHOW_BYTES, 0, true},
+    {"link_time_s", NULL, OUT_SHOW_TIME, 0, true},
 };
 #define N_OP_FIELDS ((int)(sizeof OP_FIELDS / sizeof OP_FIELDS[0]))
 
@@ -74,6 +77,13 @@ static const struct out_field SUM_FIELDS[] = {
     {"max_batch", "max batch (fits)", OUT_SHOW_NUM, 0, false},
     {"critical_batch", "critical batch", OUT_SHOW_NUM, 1, false},
     {"prefill_crossover_prompt", "prefill compute-bound from", OUT_SHOW_NUM, 0, false},
+    {"tp", NULL, OUT_SHOW_NUM, 0, false},
+    {"pp", NULL, OUT_SHOW_NUM, 0, false},
+    {"replicas", NULL, OUT_SHOW_NUM, 0, false},
+    {"link_time_s", "time on links", OUT_SHOW_TIME, 0, false},
+    {"pp_bubble_fraction", "pipeline idle", OUT_SHOW_PCT, 0, false},
+    {"tokens_per_s_all_replicas", "tokens/s all replicas", OUT_SHOW_NUM, 1, false},
+    {"reserve_bytes", "engine reserve", OUT_SHOW_BYTES, 0, false},
 };
 #define N_SUM_FIELDS ((int)(sizeof SUM_FIELDS / sizeof SUM_FIELDS[0]))
 
@@ -104,8 +114,11 @@ op_row(struct out_table *t, const char *phase, const char *name, const struct ro
         {NULL, o->memory_time_s},
         {NULL, o->time_s},
         {NULL, o->time_s / phase_time},
-        {compute ? "compute" : "memory", 0},
-        {NULL, lo > 0 ? hi / lo : INFINITY},
+        {o->link_time_s > 0 ? "link" : compute ? "compute" : "memory", 0},
+        {NULL, o->link_time_s > 0 ? NAN : lo > 0 ? hi / lo : INFINITY},
+        {NULL, o->dequant_flops},
+        {NULL, o->link_bytes},
+        {NULL, o->link_time_s},
     };
     out_table_row(t, v);
 }
@@ -159,14 +172,19 @@ fill_summary(const struct roof_result *r, struct out_value *v, double crit, doub
         {NULL, (double)max_batch},
         {NULL, crit},
         {NULL, cross},
+        {NULL, (double)(c->tp > 0 ? c->tp : 1)},
+        {NULL, (double)(c->pp > 0 ? c->pp : 1)},
+        {NULL, (double)r->replicas},
+        {NULL, r->link_time_s},
+        {NULL, r->pp_bubble_fraction},
+        {NULL, r->tokens_per_s_all_replicas},
+        {NULL, r->mem.reserve_bytes},
     };
     memcpy(v, vals, sizeof vals);
 }
 
 static const struct cli_opt SPEC[] = {
-    {"gpu", true},    {"model", true},   {"phase", true}, {"batch", true},
-    {"prompt", true}, {"context", true}, {"weights", true}, {"act", true},
-    {"kv", true},     {"flash", true},   {"output", true},
+    {"gpu", true}, {"model", true}, {"phase", true}, {"output", true}, CLI_ENGINE_OPTS,
 };
 
 static int
@@ -249,7 +267,11 @@ run(int argc, char **argv)
             tot.compute_time_s += o->compute_time_s;
             tot.memory_time_s += o->memory_time_s;
             tot.time_s += o->time_s;
+            tot.dequant_flops += o->dequant_flops;
+            tot.link_bytes += o->link_bytes;
+            tot.link_time_s += o->link_time_s;
         }
+        tot.time_s = r.time_s;
         tot.roof_dtype = r.gemm_dtype;
         tot.peak_flops_per_s = r.gemm_peak_flops_per_s;
         op_row(t, ph, "total", &tot, r.time_s);
@@ -289,5 +311,5 @@ const struct cli_cmd cmd_analyze = {
     "analyze", "per-operator FLOPs, bytes, intensity, bound and time; TTFT, ITL, memory",
     "roofline analyze --gpu ID|PATH --model ID|PATH [--phase prefill|decode] [--batch B]\n"
     "         [--prompt P] [--context C] [--weights T] [--act T] [--kv T] [--flash on|off]\n"
-    "         [-o table|csv|json]",
+    "         [--tp N] [--pp N] [--gpus N] [--reserve SIZE|PCT] [-o table|csv|json]",
     run};

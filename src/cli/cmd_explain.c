@@ -1,65 +1,12 @@
 /* roofline explain prefill|decode: a worked example, step by step: each formula, the values with
  * units, the result; then the dominant term, intensity against the ridge, and a conclusion. */
 #include "cli/cli.h"
+#include "cli/explain.h"
 #include "io/profiles.h"
 #include "util/units.h"
 
 #include <math.h>
 #include <string.h>
-
-/* a small ring of buffers so that one printf can format several quantities */
-static char *
-ring_buf(void)
-{
-    static char bufs[16][64];
-    static unsigned next;
-    return bufs[next++ % 16];
-}
-
-static const char *
-q(char *buf, size_t size, double v, const char *unit, int sig)
-{
-    unit_format_short(v, unit, sig, buf, size);
-    return buf;
-}
-
-/* parameter counts: "8B", "70B", "8.03B", "780M" */
-static const char *
-count(double n)
-{
-    char *buf = ring_buf();
-    if (n >= 1e9)
-        snprintf(buf, 64, "%.3gB", n / 1e9);
-    else if (n >= 1e6)
-        snprintf(buf, 64, "%.3gM", n / 1e6);
-    else
-        snprintf(buf, 64, "%.0f", n);
-    return buf;
-}
-
-/* scientific with a plain exponent: 8e9, 8.03e9 */
-static const char *
-sci(double x)
-{
-    char *buf = ring_buf();
-    int e = x != 0 ? (int)floor(log10(fabs(x))) : 0;
-    snprintf(buf, 64, "%.4ge%d", x / pow(10, e), e);
-    return buf;
-}
-
-/* times: ms with two decimals from 0.05 ms up (the seeds' style), else us/ns */
-static const char *
-t(char *buf, size_t size, double s)
-{
-    if (s >= 0.05e-3 && s < 1.0)
-        snprintf(buf, size, "%.2f ms", s * 1e3);
-    else
-        unit_format_time(s, 3, buf, size);
-    return buf;
-}
-
-#define Q(v, u, sig) q(ring_buf(), 64, (v), (u), (sig))
-#define T(s) t(ring_buf(), 64, (s))
 
 static const char *
 peak_label(enum dtype d)
@@ -97,7 +44,7 @@ explain_fit(const struct hw_profile *hw, double params, enum dtype w, double wei
         double max_params = cap / dtype_bytes(w);
         printf("  - a model of at most %s parameters at %s (weights alone, nothing left for the KV "
                "cache);\n",
-               count(max_params), dtype_name(w));
+               ex_count(max_params), dtype_name(w));
         double bits = cap * 8.0 / params;
         static const enum dtype SMALLER[] = {DT_FP16, DT_FP8, DT_Q8_0, DT_Q4_1, DT_Q4_K_M, DT_Q4_0,
                                              DT_INT4};
@@ -136,17 +83,17 @@ explain_nominal(const struct hw_profile *hw, double params, const struct roof_co
     if (pre)
         printf("Prefill pass on the %s (%s): a nominal dense model of %s parameters, %s weights, "
                "batch %.0f, prompt %.0f tokens.\n",
-               hw->name, hw->id, count(params), w, cfg->batch, cfg->prompt);
+               hw->name, hw->id, ex_count(params), w, cfg->batch, cfg->prompt);
     else
         printf("Decode step on the %s (%s): a nominal dense model of %s parameters, %s weights, "
                "batch %.0f.\n",
-               hw->name, hw->id, count(params), w, cfg->batch);
+               hw->name, hw->id, ex_count(params), w, cfg->batch);
     printf("The pass reads every weight once from memory and does one multiply-add (2 FLOPs) per "
            "weight for each of its %.0f token%s.\n\n",
            tokens, tokens == 1 ? "" : "s");
     printf("Step 1. Bytes read from memory\n");
     printf("  bytes = parameters x bytes per weight\n");
-    printf("        = %s x %g B (%s)\n", sci(params), dtype_bytes(cfg->weights), w);
+    printf("        = %s x %g B (%s)\n", ex_sci(params), dtype_bytes(cfg->weights), w);
     printf("        = %s\n", Q(n.weight_bytes, "B", 3));
     printf("Step 2. Memory time\n");
     printf("  t_memory = bytes / memory bandwidth\n");
@@ -154,7 +101,7 @@ explain_nominal(const struct hw_profile *hw, double params, const struct roof_co
     printf("           = %s\n", T(n.memory_time_s));
     printf("Step 3. FLOPs\n");
     printf("  FLOPs = 2 x parameters x tokens\n");
-    printf("        = 2 x %s x %.0f\n", sci(params), tokens);
+    printf("        = 2 x %s x %.0f\n", ex_sci(params), tokens);
     printf("        = %s\n", Q(n.flops, "FLOP", 3));
     printf("Step 4. Compute time\n");
     printf("  t_compute = FLOPs / peak (%s %s, dense)\n", dtype_name(n.roof_dtype),
@@ -203,7 +150,7 @@ explain_nominal(const struct hw_profile *hw, double params, const struct roof_co
     bool fits = explain_fit(hw, params, cfg->weights, n.weight_bytes, 0, NULL);
     printf("\nConclusion: %s of a %s-parameter model at %s on the %s is %s-bound: %s%s, %.0f "
            "tokens/s%s.\n",
-           pre ? "a prefill pass" : "each decode step", count(params), w, hw->name,
+           pre ? "a prefill pass" : "each decode step", ex_count(params), w, hw->name,
            roof_bound_name(n.bound), T(n.time_s), pre ? " to first token" : " per token",
            pre ? n.tokens_per_s : 1.0 / n.time_s, pre ? "" : " per sequence");
     if (!fits)
@@ -256,10 +203,10 @@ explain_model(const struct roof_config *cfg)
     if (m->n_experts > 0)
         printf(", %ld experts (%ld per token)", m->n_experts, m->experts_per_token);
     printf(".\n");
-    printf("  parameters = %s%s%s%s; weights = %s x %g B = %s\n\n", sci(p.total),
+    printf("  parameters = %s%s%s%s; weights = %s x %g B = %s\n\n", ex_sci(p.total),
            m->published_params > 0 ? " (published " : "",
-           m->published_params > 0 ? count(m->published_params) : "",
-           m->published_params > 0 ? ")" : "", sci(p.total), wb, Q(p.total * wb, "B", 4));
+           m->published_params > 0 ? ex_count(m->published_params) : "",
+           m->published_params > 0 ? ")" : "", ex_sci(p.total), wb, Q(p.total * wb, "B", 4));
 
     double tokens = r.tokens;
     printf("Step 1. Weight bytes read\n");
@@ -381,10 +328,58 @@ explain_model(const struct roof_config *cfg)
 }
 
 static const struct cli_opt SPEC[] = {
-    {"gpu", true},    {"model", true},   {"params", true}, {"batch", true},
-    {"prompt", true}, {"context", true}, {"weights", true}, {"act", true},
-    {"kv", true},     {"flash", true},
+    {"gpu", true},        {"model", true},  {"params", true},     {"block-size", true},
+    {"draft", true},      {"draft-k", true}, {"accept", true},    {"draft-cost", true},
+    {"hit", true},        {"output", true}, {"rate", true},       {"prefill-batch", true},
+    CLI_ENGINE_OPTS,
 };
+
+static const struct {
+    const char *name;
+    int (*run)(const struct roof_config *, const struct cli_args *);
+    const char *default_model;
+} TOPICS[] = {
+    {"kv-cache", ex_kv_cache, "llama-3-8b"},
+    {"batching", ex_batching, "llama-3-8b"},
+    {"quantization", ex_quantization, "llama-3-8b"},
+    {"moe", ex_moe, "mixtral-8x7b"},
+    {"tp", ex_tp, "llama-3-70b"},
+    {"speculative", ex_speculative, "llama-3-8b"},
+    {"prefix-cache", ex_prefix_cache, "llama-3-8b"},
+    {"disaggregation", ex_disaggregation, "llama-3-8b"},
+};
+#define N_TOPICS (sizeof TOPICS / sizeof TOPICS[0])
+
+static int
+run_topic(const struct cli_args *a, int topic)
+{
+    if (cli_has(a, "params")) {
+        fprintf(stderr, "error: explain %s works on a real model: use --model\n",
+                TOPICS[topic].name);
+        return CLI_USAGE;
+    }
+    struct hw_profile *hw = cli_load_hw(cli_has(a, "gpu") ? cli_get(a, "gpu") : "h100-sxm");
+    if (!hw)
+        return CLI_FAIL;
+    struct mdl_profile *m =
+        cli_load_model(cli_has(a, "model") ? cli_get(a, "model") : TOPICS[topic].default_model);
+    if (!m) {
+        hw_free(hw);
+        return CLI_FAIL;
+    }
+    struct roof_config cfg;
+    roof_config_init(&cfg, hw, m, ROOF_DECODE);
+    cfg.context = 1024;
+    cfg.prompt = 1024;
+    int rc = CLI_OK;
+    if (cli_engine_opts(a, &cfg) != 0)
+        rc = CLI_USAGE;
+    else if (TOPICS[topic].run(&cfg, a) != 0)
+        rc = CLI_FAIL;
+    hw_free(hw);
+    mdl_free(m);
+    return cli_finish(rc);
+}
 
 static int
 run(int argc, char **argv)
@@ -393,11 +388,21 @@ run(int argc, char **argv)
     int pr = cli_parse(&a, SPEC, (int)(sizeof SPEC / sizeof SPEC[0]), argc, argv, cmd_explain.usage);
     if (pr != 0)
         return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (a.n_pos != 1 || (strcmp(a.pos[0], "prefill") != 0 && strcmp(a.pos[0], "decode") != 0)) {
-        fprintf(stderr, "error: say which topic: 'prefill' or 'decode'\nusage: %s\n",
+    int topic = -1;
+    if (a.n_pos == 1)
+        for (size_t i = 0; i < N_TOPICS; i++)
+            if (strcmp(a.pos[0], TOPICS[i].name) == 0)
+                topic = (int)i;
+    if (a.n_pos != 1 ||
+        (topic < 0 && strcmp(a.pos[0], "prefill") != 0 && strcmp(a.pos[0], "decode") != 0)) {
+        fprintf(stderr, "error: say which topic: prefill, decode, kv-cache, batching, "
+                        "quantization, moe, tp, speculative, prefix-cache, disaggregation\n"
+                        "usage: %s\n",
                 cmd_explain.usage);
         return CLI_USAGE;
     }
+    if (topic >= 0)
+        return run_topic(&a, topic);
     enum roof_phase phase = strcmp(a.pos[0], "prefill") == 0 ? ROOF_PREFILL : ROOF_DECODE;
     if (cli_has(&a, "model") == cli_has(&a, "params")) {
         fprintf(stderr, "error: give exactly one of --model and --params\nusage: %s\n",
@@ -438,5 +443,10 @@ run(int argc, char **argv)
 const struct cli_cmd cmd_explain = {
     "explain", "a worked example, step by step: why prefill and decode take the time they do",
     "roofline explain prefill|decode [--gpu ID|PATH] (--model ID|PATH | --params N)\n"
-    "         [--weights T] [--act T] [--kv T] [--batch B] [--prompt P] [--context C]",
+    "         [--weights T] [--act T] [--kv T] [--batch B] [--prompt P] [--context C]\n"
+    "roofline explain kv-cache|batching|quantization|moe|tp|speculative|prefix-cache|\n"
+    "         disaggregation [--gpu ID] [--model ID] [engine options]\n"
+    "         kv-cache: [--block-size 16]; speculative: [--draft MODEL] [--draft-k 4]\n"
+    "         [--accept 0.7] [--draft-cost 0.05]; prefix-cache: [--hit 0.5];\n"
+    "         disaggregation: [--output 256] [--rate 10] [--prefill-batch 1]",
     run};

@@ -14,7 +14,8 @@ static const char *const OP_NAMES[ROOF_OP_COUNT] = {
     [ROOF_OP_MLP_GATE] = "mlp_gate",         [ROOF_OP_MLP_UP] = "mlp_up",
     [ROOF_OP_MLP_ACT] = "mlp_act",           [ROOF_OP_MLP_DOWN] = "mlp_down",
     [ROOF_OP_MLP_RESIDUAL] = "mlp_residual", [ROOF_OP_FINAL_NORM] = "final_norm",
-    [ROOF_OP_LM_HEAD] = "lm_head",
+    [ROOF_OP_LM_HEAD] = "lm_head",          [ROOF_OP_ALLREDUCE] = "allreduce",
+    [ROOF_OP_PP_SEND] = "pp_send",
 };
 
 const char *
@@ -33,6 +34,8 @@ roof_bound_name(enum roof_bound b)
         return "memory";
     case ROOF_BOUND_OVERHEAD:
         return "overhead";
+    case ROOF_BOUND_LINK:
+        return "link";
     }
     return "?";
 }
@@ -117,6 +120,9 @@ roof_config_init(struct roof_config *cfg, const struct hw_profile *hw, const str
     cfg->flash_attention = true;
     cfg->tp = 1;
     cfg->pp = 1;
+    cfg->gpus = 0;
+    cfg->link_latency_s = -1.0;
+    cfg->reserve_bytes = hw ? ROOF_DEFAULT_RESERVE_FRACTION * hw->memory_capacity_bytes : 0.0;
     cfg->tuning.compute_efficiency = 1.0;
     cfg->tuning.memory_efficiency = 1.0;
     cfg->tuning.kernel_overhead_s = 0.0;
@@ -144,24 +150,29 @@ struct batch_agg {
     double window;
 };
 
-/* Add one kernel instance of `op`. Bytes: weights, activations in/out, KV read/write. */
+/* Add `c->times` kernel instances of `op`. Bytes: weights, activations in/out, KV read/write;
+ * `vec_flops` run on the vector units (dequantization) and add to the compute term. */
 static void
-add(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, double flops, double w,
-    double ain, double aout, double kvr, double kvw)
+add_full(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, double flops,
+         double w, double ain, double aout, double kvr, double kvw, double vec_flops)
 {
     struct roof_op_result *r = &c->res->ops[op];
     double times = c->times;
     enum dtype used;
     double peak = hw_peak(c->cfg->hw, compute, &used) * c->cfg->tuning.compute_efficiency;
+    double vec_peak = hw_peak(c->cfg->hw, DT_FP32, NULL) * c->cfg->tuning.compute_efficiency;
     double bw = c->bw_bytes_per_s * c->cfg->tuning.memory_efficiency;
     double bytes = w + ain + aout + kvr + kvw;
     double tc = peak > 0 ? flops / peak : (flops > 0 ? INFINITY : 0.0);
+    if (vec_flops > 0)
+        tc += vec_peak > 0 ? vec_flops / vec_peak : INFINITY;
     double tm = bw > 0 ? bytes / bw : INFINITY;
     double t = (tc > tm ? tc : tm) + c->cfg->tuning.kernel_overhead_s;
     r->present = true;
     r->is_matmul = matmul;
     r->instances += times;
     r->flops += times * flops;
+    r->dequant_flops += times * vec_flops;
     r->bytes_weights += times * w;
     r->bytes_act_in += times * ain;
     r->bytes_act_out += times * aout;
@@ -174,6 +185,49 @@ add(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, double 
     r->peak_flops_per_s = peak;
 }
 
+static void
+add(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, double flops, double w,
+    double ain, double aout, double kvr, double kvw)
+{
+    add_full(c, op, matmul, compute, flops, w, ain, aout, kvr, kvw, 0.0);
+}
+
+/* Interconnect traffic: `times` transfers of `bytes`, each taking `time_s`. */
+static void
+add_link(struct acc_ctx *c, enum roof_op op, double bytes, double time_s)
+{
+    struct roof_op_result *r = &c->res->ops[op];
+    r->present = true;
+    r->instances += c->times;
+    r->link_bytes += c->times * bytes;
+    r->link_time_s += c->times * time_s;
+    r->time_s += c->times * time_s;
+}
+
+double
+roof_dequant_ops_per_weight(enum dtype w, enum dtype compute)
+{
+    if (w == compute)
+        return 0.0;
+    /* unpack, remove the zero point / offset, apply the scale (docs/physics.md#quantization) */
+    switch (w) {
+    case DT_Q4_K_M:
+        return 4.0; /* two-level (super-block) scales */
+    case DT_INT4:
+    case DT_FP4:
+    case DT_Q4_0:
+    case DT_Q4_1:
+        return 3.0;
+    case DT_Q8_0:
+    case DT_INT8:
+        return 2.0; /* convert, scale */
+    case DT_FP8:
+        return 1.0; /* convert */
+    default:
+        return 0.0;
+    }
+}
+
 /* A weight GEMM: T tokens x (k -> n), weights n x k stored in `wdt`. */
 static void
 add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, double weight_elems)
@@ -181,8 +235,10 @@ add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, doubl
     const struct roof_config *cfg = c->cfg;
     double a = dtype_bytes(cfg->act);
     enum dtype compute = dtype_gemm_compute(cfg->weights, cfg->act);
-    add(c, op, true, compute, 2.0 * T * n * k, weight_elems * dtype_bytes(cfg->weights), T * k * a,
-        T * n * a, 0, 0);
+    /* each weight is dequantized once per pass, whatever the rows: the tile is reused */
+    double deq = weight_elems * roof_dequant_ops_per_weight(cfg->weights, compute);
+    add_full(c, op, true, compute, 2.0 * T * n * k, weight_elems * dtype_bytes(cfg->weights),
+             T * k * a, T * n * a, 0, 0, deq);
 }
 
 /* Elementwise / reduction kernels run on the vector units at fp32. */
@@ -312,10 +368,14 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         double wexp = (distinct + S) * h * I;
         double wb = dtype_bytes(cfg->weights);
         enum dtype gc = dtype_gemm_compute(cfg->weights, cfg->act);
-        add(c, ROOF_OP_MLP_GATE, true, gc, 2.0 * rows * h * I, wexp * wb, rows * h * a, rows * I * a, 0, 0);
-        add(c, ROOF_OP_MLP_UP, true, gc, 2.0 * rows * h * I, wexp * wb, rows * h * a, rows * I * a, 0, 0);
+        double deq = wexp * roof_dequant_ops_per_weight(cfg->weights, gc);
+        add_full(c, ROOF_OP_MLP_GATE, true, gc, 2.0 * rows * h * I, wexp * wb, rows * h * a,
+                 rows * I * a, 0, 0, deq);
+        add_full(c, ROOF_OP_MLP_UP, true, gc, 2.0 * rows * h * I, wexp * wb, rows * h * a,
+                 rows * I * a, 0, 0, deq);
         add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);
-        add(c, ROOF_OP_MLP_DOWN, true, gc, 2.0 * rows * I * h, wexp * wb, rows * I * a, rows * h * a, 0, 0);
+        add_full(c, ROOF_OP_MLP_DOWN, true, gc, 2.0 * rows * I * h, wexp * wb, rows * I * a,
+                 rows * h * a, 0, 0, deq);
     } else {
         double I = (double)m->intermediate_size;
         add_gemm(c, ROOF_OP_MLP_GATE, T, I, h, h * I);
@@ -327,9 +387,17 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
     add_vector(c, ROOF_OP_MLP_RESIDUAL, T * h, 0, 2.0 * T * h * a, T * h * a);
 }
 
+static void shard_view(const struct roof_config *cfg, struct mdl_profile *shard,
+                       struct roof_config *out);
+
 void
-roof_memory(const struct roof_config *cfg, struct roof_memory *out)
+roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
 {
+    /* per device: one tensor shard of one pipeline stage */
+    struct mdl_profile shard;
+    struct roof_config view;
+    shard_view(cfg_in, &shard, &view);
+    const struct roof_config *cfg = &view;
     const struct mdl_profile *m = cfg->model;
     struct mdl_params p;
     mdl_param_count(m, &p);
@@ -363,6 +431,25 @@ roof_memory(const struct roof_config *cfg, struct roof_memory *out)
     out->capacity_bytes = cfg->hw->memory_capacity_bytes;
     out->kv_bytes_per_token = mdl_kv_bytes_per_token(m, kvb);
     out->fits = out->total_bytes <= out->capacity_bytes;
+}
+
+/* The phase is bound by whatever holds most of its time. */
+static enum roof_bound
+summary_bound(const struct roof_result *r)
+{
+    enum roof_bound b = ROOF_BOUND_COMPUTE;
+    double best = r->time_in_compute_bound_s;
+    if (r->time_in_memory_bound_s > best) {
+        b = ROOF_BOUND_MEMORY;
+        best = r->time_in_memory_bound_s;
+    }
+    if (r->time_in_overhead_s > best) {
+        b = ROOF_BOUND_OVERHEAD;
+        best = r->time_in_overhead_s;
+    }
+    if (r->time_in_link_bound_s > best)
+        b = ROOF_BOUND_LINK;
+    return b;
 }
 
 static void
@@ -447,9 +534,12 @@ roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs
         out->time_s += r->time_s;
         out->compute_time_s += r->compute_time_s;
         out->memory_time_s += r->memory_time_s;
+        out->link_time_s += r->link_time_s;
         double roof_t = r->compute_time_s > r->memory_time_s ? r->compute_time_s : r->memory_time_s;
-        double ovh = r->time_s - roof_t;
-        if (ovh > roof_t)
+        double ovh = r->time_s - roof_t - r->link_time_s;
+        if (r->link_time_s > 0 && r->link_time_s >= roof_t)
+            out->time_in_link_bound_s += r->time_s;
+        else if (ovh > roof_t)
             out->time_in_overhead_s += r->time_s;
         else if (r->compute_time_s >= r->memory_time_s)
             out->time_in_compute_bound_s += r->time_s;
@@ -457,29 +547,90 @@ roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs
             out->time_in_memory_bound_s += r->time_s;
     }
     out->bytes = out->bytes_weights + out->bytes_kv + out->bytes_act;
-    if (out->time_in_overhead_s > out->time_in_compute_bound_s &&
-        out->time_in_overhead_s > out->time_in_memory_bound_s)
-        out->bound = ROOF_BOUND_OVERHEAD;
-    else
-        out->bound = out->time_in_compute_bound_s >= out->time_in_memory_bound_s
-                         ? ROOF_BOUND_COMPUTE
-                         : ROOF_BOUND_MEMORY;
+    out->bound = summary_bound(out);
     out->compute_utilisation =
         out->gemm_peak_flops_per_s > 0 ? out->flops / (out->gemm_peak_flops_per_s * out->time_s)
                                        : 0.0;
+    out->devices = 1;
+    out->replicas = 1;
+    out->microbatches = 1;
     return 0;
+}
+
+double
+roof_allreduce_time_s(double bytes, int n, double bw, double latency_s)
+{
+    if (n <= 1)
+        return 0.0;
+    /* ring: reduce-scatter then all-gather, each n-1 steps of bytes/n (Patarasuk & Yuan 2009) */
+    return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * latency_s;
+}
+
+double
+roof_link_latency_default_s(const struct hw_profile *hw)
+{
+    /* docs/physics.md#parallelism: a per-step latency typical of NCCL/RCCL small messages */
+    if (hw->link_kind && strncmp(hw->link_kind, "pcie", 4) == 0)
+        return 5e-6;
+    return 2e-6;
+}
+
+const char *
+roof_config_problem(const struct roof_config *cfg)
+{
+    const struct mdl_profile *m = cfg->model;
+    int tp = cfg->tp > 0 ? cfg->tp : 1, pp = cfg->pp > 0 ? cfg->pp : 1;
+    if (tp > 1 && m->num_heads % tp != 0)
+        return "the tensor-parallel degree must divide the number of attention heads";
+    if (pp > m->num_layers)
+        return "more pipeline stages than layers";
+    if ((tp > 1 || pp > 1) && hw_link_bytes_per_s_per_direction(cfg->hw) <= 0)
+        return "the device profile has no interconnect, so it cannot be split across devices";
+    if (cfg->gpus > 0 && cfg->gpus < tp * pp)
+        return "fewer devices than tensor x pipeline parallelism needs";
+    return NULL;
+}
+
+/* One device's share of the model: heads, KV heads (replicated when fewer than tp), MLP
+ * columns, vocabulary split tp ways (Megatron-LM, Shoeybi et al. 2019); layers split pp ways. */
+static void
+shard_view(const struct roof_config *cfg, struct mdl_profile *shard, struct roof_config *out)
+{
+    const struct mdl_profile *m = cfg->model;
+    long tp = cfg->tp > 1 ? cfg->tp : 1, pp = cfg->pp > 1 ? cfg->pp : 1;
+    *shard = *m;
+    *out = *cfg;
+    if (tp > 1) {
+        shard->num_heads = m->num_heads / tp;
+        shard->num_kv_heads = m->num_kv_heads >= tp ? m->num_kv_heads / tp : 1;
+        shard->intermediate_size = (m->intermediate_size + tp - 1) / tp;
+        if (m->moe_intermediate_size > 0)
+            shard->moe_intermediate_size = (m->moe_intermediate_size + tp - 1) / tp;
+        shard->vocab_size = (m->vocab_size + tp - 1) / tp;
+    }
+    if (pp > 1)
+        shard->num_layers = (m->num_layers + pp - 1) / pp;
+    out->model = shard;
 }
 
 int
 roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
 {
-    if (!(cfg->batch >= 1.0) || !(cfg->context >= 0.0) ||
-        (cfg->phase == ROOF_PREFILL && !(cfg->prompt >= 1.0))) {
+    if (!cfg->hw || !cfg->model || !(cfg->batch >= 1.0) || !(cfg->context >= 0.0) ||
+        (cfg->phase == ROOF_PREFILL && !(cfg->prompt >= 1.0)) || roof_config_problem(cfg)) {
         memset(out, 0, sizeof *out);
         return -1;
     }
+    int tp = cfg->tp > 1 ? cfg->tp : 1, pp = cfg->pp > 1 ? cfg->pp : 1;
+    struct mdl_profile shard;
+    struct roof_config sc;
+    shard_view(cfg, &shard, &sc);
+    /* pipeline: decode splits the batch into m = min(B, pp) microbatches in flight; a prefill
+     * batch goes through as one */
+    double B = cfg->batch;
+    double m = cfg->phase == ROOF_DECODE ? (B < pp ? B : pp) : 1.0;
     struct roof_seq q;
-    q.count = cfg->batch;
+    q.count = B / m;
     q.logits = true;
     if (cfg->phase == ROOF_PREFILL) {
         q.new_tokens = cfg->prompt;
@@ -488,9 +639,49 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
         q.new_tokens = 1;
         q.past_tokens = cfg->context;
     }
-    if (roof_step(cfg, &q, 1, out) != 0)
+    if (roof_step(&sc, &q, 1, out) != 0)
         return -1;
-    double B = cfg->batch, T = out->tokens;
+    out->cfg = *cfg;
+    double a = dtype_bytes(cfg->act), h = (double)cfg->model->hidden_size;
+    double rows = q.count * q.new_tokens;
+    double bw_link = hw_link_bytes_per_s_per_direction(cfg->hw);
+    double lat = cfg->link_latency_s >= 0 ? cfg->link_latency_s : roof_link_latency_default_s(cfg->hw);
+    double stage_time = out->time_s;
+    if (tp > 1) {
+        /* two all-reduces per layer (after attention and after the MLP) of rows x h */
+        struct acc_ctx c = {&sc, out, cfg->hw->memory_bandwidth_bytes_per_s,
+                            2.0 * (double)shard.num_layers};
+        double bytes = rows * h * a;
+        double t = roof_allreduce_time_s(bytes, tp, bw_link, lat);
+        add_link(&c, ROOF_OP_ALLREDUCE, bytes, t);
+        out->link_time_s += c.times * t;
+        out->time_in_link_bound_s += c.times * t;
+        stage_time += c.times * t;
+    }
+    double send_t = 0;
+    if (pp > 1) {
+        struct acc_ctx c = {&sc, out, cfg->hw->memory_bandwidth_bytes_per_s, (double)(pp - 1)};
+        double bytes = rows * h * a;
+        send_t = bytes / bw_link + lat;
+        add_link(&c, ROOF_OP_PP_SEND, bytes, send_t);
+        out->link_time_s += c.times * send_t;
+        out->time_in_link_bound_s += c.times * send_t;
+    }
+    /* a token of a microbatch passes every stage in turn */
+    out->time_s = pp * stage_time + (pp - 1) * send_t;
+    out->bound = summary_bound(out);
+    out->devices = tp * pp;
+    out->replicas = cfg->gpus > 0 ? cfg->gpus / (tp * pp) : 1;
+    if (out->replicas < 1)
+        out->replicas = 1;
+    out->microbatches = m;
+    out->pp_bubble_fraction = 1.0 - m / pp;
+    out->compute_utilisation =
+        out->gemm_peak_flops_per_s > 0
+            ? out->flops * m * pp / (out->gemm_peak_flops_per_s * out->time_s * pp)
+            : 0.0;
+    double T = B * q.new_tokens;
+    out->tokens = T;
     if (cfg->phase == ROOF_PREFILL) {
         out->ttft_s = out->time_s;
         out->tokens_per_s_total = T / out->time_s;
@@ -500,6 +691,7 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
         out->tokens_per_s_total = B / out->time_s;
         out->tokens_per_s_per_seq = 1.0 / out->time_s;
     }
+    out->tokens_per_s_all_replicas = out->tokens_per_s_total * out->replicas;
     roof_memory(cfg, &out->mem);
     return 0;
 }

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 enum roof_phase { ROOF_PREFILL, ROOF_DECODE };
-enum roof_bound { ROOF_BOUND_COMPUTE, ROOF_BOUND_MEMORY, ROOF_BOUND_OVERHEAD };
+enum roof_bound { ROOF_BOUND_COMPUTE, ROOF_BOUND_MEMORY, ROOF_BOUND_OVERHEAD, ROOF_BOUND_LINK };
 
 /* Departures from the datasheet roofline. The defaults (1, 1, 0) give the pure roofline; later
  * models of kernels and engines set these. */
@@ -34,6 +34,8 @@ struct roof_config {
     double reserve_bytes; /* engine reserve (runtime context, workspace) */
     int tp;               /* tensor-parallel degree (1 = one device) */
     int pp;               /* pipeline-parallel stages (1 = none) */
+    int gpus;             /* devices in all; replicas = gpus / (tp x pp); 0 = tp x pp */
+    double link_latency_s; /* per ring step / per send; < 0 = default for the link kind */
     struct roof_tuning tuning;
 };
 
@@ -55,6 +57,8 @@ enum roof_op {
     ROOF_OP_MLP_RESIDUAL,
     ROOF_OP_FINAL_NORM,
     ROOF_OP_LM_HEAD,
+    ROOF_OP_ALLREDUCE, /* tensor parallel: two ring all-reduces per layer */
+    ROOF_OP_PP_SEND,   /* pipeline parallel: activations to the next stage */
     ROOF_OP_COUNT
 };
 
@@ -64,7 +68,9 @@ struct roof_op_result {
     double instances; /* kernel instances summed (layers) */
     double flops;
     double bytes_weights, bytes_act_in, bytes_act_out, bytes_kv_read, bytes_kv_write;
-    double compute_time_s, memory_time_s, time_s;
+    double dequant_flops;  /* weight-only formats: dequantization work on the vector units */
+    double link_bytes;     /* bytes over the interconnect (all-reduce, pipeline sends) */
+    double compute_time_s, memory_time_s, link_time_s, time_s;
     enum dtype roof_dtype;  /* the compute roof that applied */
     double peak_flops_per_s;
 };
@@ -83,6 +89,11 @@ struct roof_result {
     double time_s;
     double compute_time_s, memory_time_s; /* sums over operators of each term */
     double time_in_compute_bound_s, time_in_memory_bound_s, time_in_overhead_s;
+    double link_time_s, time_in_link_bound_s;
+    /* parallelism: devices per replica, replicas, pipeline microbatches and idle fraction */
+    int devices, replicas;
+    double microbatches, pp_bubble_fraction;
+    double tokens_per_s_all_replicas;
     enum roof_bound bound;
     enum dtype gemm_dtype; /* roof used by the weight GEMMs */
     double gemm_peak_flops_per_s;
@@ -92,6 +103,10 @@ struct roof_result {
     double tokens_per_s_per_seq, tokens_per_s_total;
     struct roof_memory mem;
 };
+
+/* Default engine reserve as a fraction of device memory: vLLM leaves 1 - gpu_memory_utilization
+ * (default 0.9) for the CUDA context, NCCL buffers and fragmentation. */
+#define ROOF_DEFAULT_RESERVE_FRACTION 0.10
 
 void roof_config_init(struct roof_config *cfg, const struct hw_profile *hw,
                       const struct mdl_profile *m, enum roof_phase phase);
@@ -123,6 +138,14 @@ int roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_
 /* Memory footprint only (cheap). */
 void roof_memory(const struct roof_config *cfg, struct roof_memory *out);
 const char *roof_op_name(enum roof_op op);
+/* Dequantization work per weight for a weight format computed in `compute` (0 when none). */
+double roof_dequant_ops_per_weight(enum dtype weights, enum dtype compute);
+/* Ring all-reduce of `bytes` over `n` devices: 2 (n-1)/n x bytes / bandwidth + 2 (n-1) latency. */
+double roof_allreduce_time_s(double bytes, int n, double bw_per_direction, double latency_s);
+/* Default per-step latency of a link kind (docs/physics.md#parallelism). */
+double roof_link_latency_default_s(const struct hw_profile *hw);
+/* Why a configuration cannot be evaluated (static text), or NULL. */
+const char *roof_config_problem(const struct roof_config *cfg);
 const char *roof_bound_name(enum roof_bound b);
 const char *roof_phase_name(enum roof_phase p);
 double roof_op_bytes(const struct roof_op_result *r);

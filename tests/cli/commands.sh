@@ -72,7 +72,7 @@ expect_out analyze-ttft "TTFT"
 expect_no analyze-nan "nan"
 run analyze-csv 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --phase decode -o csv
 head -n 1 "$T/out" >"$T/hdr"
-if grep -qx 'phase,op,instances,flops,bytes_weights,bytes_act_in,bytes_act_out,bytes_act,bytes_kv_read,bytes_kv_write,bytes,intensity_flop_per_byte,roof,peak_flops_per_s,compute_time_s,memory_time_s,time_s,time_share,bound,bound_ratio' "$T/hdr"; then
+if grep -qx 'phase,op,instances,flops,bytes_weights,bytes_act_in,bytes_act_out,bytes_act,bytes_kv_read,bytes_kv_write,bytes,intensity_flop_per_byte,roof,peak_flops_per_s,compute_time_s,memory_time_s,time_s,time_share,bound,bound_ratio,dequant_flops,link_bytes,link_time_s' "$T/hdr"; then
     echo "ok analyze-csv-header"; else echo "not ok analyze-csv-header: $(cat "$T/hdr")"; fi
 [ "$(wc -l <"$T/out")" = 18 ] && echo "ok analyze-csv-rows" || echo "not ok analyze-csv-rows: $(wc -l <"$T/out")"
 run analyze-json 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model mixtral-8x7b --batch 8 -o json
