@@ -36,7 +36,7 @@ ifneq ($(SANITIZE),)
   BIN := $(BUILD)/roofline
 endif
 
-.PHONY: all test check unit perf install clean help check-layers format-check deps run
+.PHONY: all test check unit perf install clean help check-layers format-check deps run validate
 
 all: $(BIN)
 
@@ -70,6 +70,12 @@ perf: $(BUILD)/bench_engine
 run: $(BIN)
 	./$(BIN)
 
+# Leave-one-device-out cross-validation of the calibrated model on the published measurements
+# (calibration/measurements.yaml, a copy of ../shared/calibration/measurements.yaml).
+MEASUREMENTS ?= calibration/measurements.yaml
+validate: $(BIN)
+	./$(BIN) calibrate --measurements $(MEASUREMENTS) --cross-validate
+
 # core/ never includes YAML or Cairo; only cli/ and main.c print.
 check-layers:
 	@! grep -n -E '#include <(yaml|cairo|pango)' src/core/*.c src/core/*.h src/util/* || \
@@ -88,6 +94,9 @@ install: $(BIN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/roofline
 	install -m 644 hardware_profiles/*.yaml $(DESTDIR)$(DATADIR)/hardware_profiles/
 	install -m 644 model_profiles/*.yaml $(DESTDIR)$(DATADIR)/model_profiles/
+	install -d $(DESTDIR)$(DATADIR)/engine_profiles $(DESTDIR)$(DATADIR)/calibration
+	install -m 644 engine_profiles/*.yaml $(DESTDIR)$(DATADIR)/engine_profiles/
+	install -m 644 calibration/*.yaml $(DESTDIR)$(DATADIR)/calibration/
 
 clean:
 	rm -rf build roofline
@@ -96,6 +105,7 @@ help:
 	@echo "make            build ./roofline"
 	@echo "make test       run the whole suite (SANITIZE=address,undefined for sanitizers)"
 	@echo "make perf       engine benchmark (prints evaluations per second)"
+	@echo "make validate   leave-one-device-out cross-validation on calibration/measurements.yaml"
 	@echo "make install    PREFIX=/usr/local"
 	@echo "make deps       install Debian packages (apt-get; sudo when not root)"
 

@@ -1,6 +1,8 @@
 /* Command table, option parsing, shared loaders and exit handling. Only cli/ prints. */
 #include "cli/cli.h"
 
+#include "cli/caldata.h"
+
 #include "io/profiles.h"
 #include "util/strs.h"
 #include "util/units.h"
@@ -19,7 +21,7 @@ static const struct cli_cmd cmd_version = {"version", "print the version", "roof
                                            cmd_version_run};
 
 static const struct cli_cmd *const COMMANDS[] = {
-    &cmd_demo, &cmd_list, &cmd_show, &cmd_analyze, &cmd_explain, &cmd_sweep, &cmd_help, &cmd_version,
+    &cmd_demo, &cmd_list, &cmd_show, &cmd_analyze, &cmd_explain, &cmd_sweep, &cmd_calibrate, &cmd_validate, &cmd_help, &cmd_version,
 };
 #define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
 
@@ -342,6 +344,11 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
                             "such as '10%%', got '%s'\n", rs);
             return -1;
         }
+    }
+    const char *eng = cli_get(a, "engine");
+    if (eng) {
+        if (caldata_tuning(cfg->hw, eng, NULL, &cfg->tuning, NULL) != 0)
+            return -1;
     }
     const char *problem = cfg->model ? roof_config_problem(cfg) : NULL;
     if (problem) {

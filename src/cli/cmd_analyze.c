@@ -1,4 +1,5 @@
 /* roofline analyze: the per-operator table and the phase summary for prefill and/or decode. */
+#include "cli/caldata.h"
 #include "cli/cli.h"
 #include "cli/out.h"
 #include "io/profiles.h"
@@ -84,6 +85,9 @@ static const struct out_field SUM_FIELDS[] = {
     {"pp_bubble_fraction", "pipeline idle", OUT_SHOW_PCT, 0, false},
     {"tokens_per_s_all_replicas", "tokens/s all replicas", OUT_SHOW_NUM, 1, false},
     {"reserve_bytes", "engine reserve", OUT_SHOW_BYTES, 0, false},
+    {"engine", NULL, OUT_SHOW_TEXT, 0, false},
+    {"time_band_low_s", "80% band low", OUT_SHOW_TIME, 0, false},
+    {"time_band_high_s", "80% band high", OUT_SHOW_TIME, 0, false},
 };
 #define N_SUM_FIELDS ((int)(sizeof SUM_FIELDS / sizeof SUM_FIELDS[0]))
 
@@ -125,7 +129,7 @@ op_row(struct out_table *t, const char *phase, const char *name, const struct ro
 
 static void
 fill_summary(const struct roof_result *r, struct out_value *v, double crit, double cross,
-             long max_batch)
+             long max_batch, const char *engine, const double band[2])
 {
     const struct roof_config *c = &r->cfg;
     double bw = c->hw->memory_bandwidth_bytes_per_s;
@@ -179,12 +183,16 @@ fill_summary(const struct roof_result *r, struct out_value *v, double crit, doub
         {NULL, r->pp_bubble_fraction},
         {NULL, r->tokens_per_s_all_replicas},
         {NULL, r->mem.reserve_bytes},
+        {engine ? engine : "none (datasheet roofline)", 0},
+        {NULL, band ? r->time_s * exp(band[0]) : NAN},
+        {NULL, band ? r->time_s * exp(band[1]) : NAN},
     };
     memcpy(v, vals, sizeof vals);
 }
 
 static const struct cli_opt SPEC[] = {
-    {"gpu", true}, {"model", true}, {"phase", true}, {"output", true}, CLI_ENGINE_OPTS,
+    {"gpu", true}, {"model", true}, {"phase", true}, {"output", true}, {"bands", false},
+    CLI_ENGINE_OPTS,
 };
 
 static int
@@ -220,6 +228,23 @@ run(int argc, char **argv)
         hw_free(hw);
         mdl_free(m);
         return CLI_USAGE;
+    }
+    double bands[4][2] = {{0}};
+    bool want_bands = cli_has(&a, "bands");
+    if (want_bands) {
+        if (!cli_has(&a, "engine")) {
+            fprintf(stderr, "error: --bands needs --engine (the bands come from calibrating an "
+                            "engine's predictions)\n");
+            hw_free(hw);
+            mdl_free(m);
+            return CLI_USAGE;
+        }
+        struct roof_tuning tu;
+        if (caldata_tuning(hw, cli_get(&a, "engine"), NULL, &tu, bands) != 0) {
+            hw_free(hw);
+            mdl_free(m);
+            return CLI_FAIL;
+        }
     }
     enum roof_phase phases[2] = {ROOF_PREFILL, ROOF_DECODE};
     int n_phases = 2, first = 0;
@@ -276,7 +301,14 @@ run(int argc, char **argv)
         tot.peak_flops_per_s = r.gemm_peak_flops_per_s;
         op_row(t, ph, "total", &tot, r.time_s);
         struct out_value sv[N_SUM_FIELDS];
-        fill_summary(&r, sv, crit, cross, max_batch);
+        /* bands: index 0 decode, 1 prefill (pred_phase order) */
+        const double *band = NULL;
+        int bi = cfg.phase == ROOF_DECODE ? 0 : 1;
+        if (want_bands && (bands[bi][0] != 0 || bands[bi][1] != 0))
+            band = bands[bi];
+        else if (want_bands)
+            fprintf(stderr, "warning: no calibrated band for %s on this device class\n", ph);
+        fill_summary(&r, sv, crit, cross, max_batch, cli_get(&a, "engine"), band);
         if (fmt == OUT_TABLE) {
             char title[512];
             snprintf(title, sizeof title,
@@ -311,5 +343,6 @@ const struct cli_cmd cmd_analyze = {
     "analyze", "per-operator FLOPs, bytes, intensity, bound and time; TTFT, ITL, memory",
     "roofline analyze --gpu ID|PATH --model ID|PATH [--phase prefill|decode] [--batch B]\n"
     "         [--prompt P] [--context C] [--weights T] [--act T] [--kv T] [--flash on|off]\n"
-    "         [--tp N] [--pp N] [--gpus N] [--reserve SIZE|PCT] [-o table|csv|json]",
+    "         [--tp N] [--pp N] [--gpus N] [--reserve SIZE|PCT] [--engine E [--bands]]\n"
+    "         [-o table|csv|json]",
     run};

@@ -27,6 +27,7 @@ struct hw_profile {
     double memory_capacity_bytes;
     double memory_bandwidth_bytes_per_s;
     double peak_flops_per_s[DT_COUNT]; /* dense; 0 = not supported */
+    double fp16_acc16_flops_per_s;     /* fp16 with fp16 accumulate when faster (GeForce); 0 */
     double compute_units;              /* 0 = unknown */
     double boost_clock_hz;             /* 0 = unknown */
     double cache_bytes[4];             /* l1, l2, l3, llc; 0 = unknown */

@@ -15,7 +15,7 @@ static const char *const OP_NAMES[ROOF_OP_COUNT] = {
     [ROOF_OP_MLP_ACT] = "mlp_act",           [ROOF_OP_MLP_DOWN] = "mlp_down",
     [ROOF_OP_MLP_RESIDUAL] = "mlp_residual", [ROOF_OP_FINAL_NORM] = "final_norm",
     [ROOF_OP_LM_HEAD] = "lm_head",          [ROOF_OP_ALLREDUCE] = "allreduce",
-    [ROOF_OP_PP_SEND] = "pp_send",
+    [ROOF_OP_PP_SEND] = "pp_send",          [ROOF_OP_STEP] = "step_overhead",
 };
 
 const char *
@@ -151,23 +151,40 @@ struct batch_agg {
 };
 
 /* Add `c->times` kernel instances of `op`. Bytes: weights, activations in/out, KV read/write;
- * `vec_flops` run on the vector units (dequantization) and add to the compute term. */
+ * `vec_flops` run on the vector units (dequantization) and add to the compute term; a GEMM
+ * passes its M x N (rows x output columns) for wave quantization, others 0. */
 static void
 add_full(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, double flops,
-         double w, double ain, double aout, double kvr, double kvw, double vec_flops)
+         double w, double ain, double aout, double kvr, double kvw, double vec_flops,
+         double gemm_m, double gemm_n)
 {
     struct roof_op_result *r = &c->res->ops[op];
+    const struct roof_tuning *tu = &c->cfg->tuning;
     double times = c->times;
     enum dtype used;
-    double peak = hw_peak(c->cfg->hw, compute, &used) * c->cfg->tuning.compute_efficiency;
-    double vec_peak = hw_peak(c->cfg->hw, DT_FP32, NULL) * c->cfg->tuning.compute_efficiency;
-    double bw = c->bw_bytes_per_s * c->cfg->tuning.memory_efficiency;
+    double peak = roof_tuned_peak(c->cfg->hw, tu, compute, &used);
+    double vec_peak = hw_peak(c->cfg->hw, DT_FP32, NULL) *
+                      (tu->vector_efficiency > 0 ? tu->vector_efficiency : tu->compute_efficiency);
+    if (compute == DT_FP32 && !matmul)
+        peak = vec_peak;
+    double bw = roof_tuned_bandwidth(c->cfg->hw, tu, c->bw_bytes_per_s);
     double bytes = w + ain + aout + kvr + kvw;
-    double tc = peak > 0 ? flops / peak : (flops > 0 ? INFINITY : 0.0);
+    double tc;
+    if (peak <= 0)
+        tc = flops > 0 ? INFINITY : 0.0;
+    else if (gemm_m > 0 && gemm_n > 0 && tu->compute_units > 0)
+        tc = roof_gemm_compute_s(gemm_m, gemm_n, flops / (2.0 * gemm_m * gemm_n), peak,
+                                 tu->compute_units, vec_peak);
+    else
+        tc = flops / peak;
     if (vec_flops > 0)
-        tc += vec_peak > 0 ? vec_flops / vec_peak : INFINITY;
+        tc += vec_peak > 0 ? vec_flops * (tu->dequant_scale > 0 ? tu->dequant_scale : 1.0) /
+                                 vec_peak
+                           : INFINITY;
     double tm = bw > 0 ? bytes / bw : INFINITY;
-    double t = (tc > tm ? tc : tm) + c->cfg->tuning.kernel_overhead_s;
+    if (bytes > 0)
+        tm += tu->memory_latency_s;
+    double t = (tc > tm ? tc : tm) + tu->kernel_overhead_s;
     r->present = true;
     r->is_matmul = matmul;
     r->instances += times;
@@ -181,15 +198,108 @@ add_full(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, do
     r->compute_time_s += times * tc;
     r->memory_time_s += times * tm;
     r->time_s += times * t;
+    r->last_compute_s = tc;
+    r->last_memory_s = tm;
     r->roof_dtype = used;
     r->peak_flops_per_s = peak;
+}
+
+/* one tiling: tm x tn output tiles, split-K when the tiles cannot fill the units */
+static double
+gemm_tiled_s(double M, double N, double K, double peak, double units, double tm, double tn)
+{
+    double tiles = ceil(M / tm) * ceil(N / tn);
+    double splits = 1;
+    if (tiles < units) {
+        splits = floor(units / tiles);
+        double max_splits = floor(K / 512.0);
+        if (splits > max_splits)
+            splits = max_splits > 1 ? max_splits : 1;
+    }
+    double waves = ceil(tiles * splits / units);
+    /* each wave runs `units` tiles at peak / units each */
+    return waves * 2.0 * tm * tn * (K / splits) / (peak / units);
+}
+
+double
+roof_gemm_compute_s(double M, double N, double K, double peak, double units, double vec_peak)
+{
+    /* a single row is a GEMV: engines run it on the vector units, no tile padding */
+    if (M < 1.5 && vec_peak > 0)
+        return 2.0 * M * N * K / vec_peak;
+    if (!(units > 0))
+        return 2.0 * M * N * K / peak;
+    /* rows rounded up to a power of two from 16 (tensor-core MMA height) to 128; the library
+     * picks the tile shape that quantizes least (cuBLAS/CUTLASS heuristics) among 128 and 64
+     * columns and full or half height */
+    double tm = 16;
+    while (tm < M && tm < 128)
+        tm *= 2;
+    double best = gemm_tiled_s(M, N, K, peak, units, tm, 128);
+    double alt[3][2] = {{tm, 64}, {tm > 16 ? tm / 2 : tm, 128}, {tm > 16 ? tm / 2 : tm, 64}};
+    for (int i = 0; i < 3; i++) {
+        double t = gemm_tiled_s(M, N, K, peak, units, alt[i][0], alt[i][1]);
+        if (t < best)
+            best = t;
+    }
+    return best;
+}
+
+double
+roof_attn_decode_s(const struct hw_profile *hw, const struct roof_tuning *tu, double seqs,
+                   double kv_heads, double tokens, double bytes_per_token_head)
+{
+    double units = tu->compute_units;
+    if (!(units > 0) || !(tu->memory_latency_s > 0))
+        return -1.0;
+    double parts = ceil(tokens / ROOF_ATTN_PARTITION);
+    if (parts < 1)
+        parts = 1;
+    double ctas = seqs * kv_heads * parts;
+    double slice = tokens / parts * bytes_per_token_head;
+    double bw_unit = roof_tuned_bandwidth(hw, tu, hw->memory_bandwidth_bytes_per_s) / units;
+    double per_cta = slice / bw_unit;
+    double floor_s = ROOF_ATTN_ROUND_TRIPS * tu->memory_latency_s;
+    if (per_cta < floor_s)
+        per_cta = floor_s;
+    double waves = ctas / units;
+    if (waves < 1)
+        waves = 1;
+    return waves * per_cta;
+}
+
+double
+roof_tuned_peak(const struct hw_profile *hw, const struct roof_tuning *tu, enum dtype dt,
+                enum dtype *used)
+{
+    double p = hw_peak(hw, dt, used);
+    if (tu->fp16_accumulate && hw->fp16_acc16_flops_per_s > p &&
+        (dt == DT_FP16 || (used && *used == DT_FP16)))
+        p = hw->fp16_acc16_flops_per_s;
+    return p * tu->compute_efficiency;
+}
+
+double
+roof_tuned_bandwidth(const struct hw_profile *hw, const struct roof_tuning *tu, double bw)
+{
+    double b = bw * tu->memory_efficiency;
+    /* Little's law: what the kernels keep in flight, over the memory latency */
+    if (tu->inflight_bytes_per_unit > 0 && tu->memory_latency_s > 0) {
+        double units = tu->compute_units > 0 ? tu->compute_units : hw->compute_units;
+        if (units > 0) {
+            double cap = units * tu->inflight_bytes_per_unit / tu->memory_latency_s;
+            if (cap < b)
+                b = cap;
+        }
+    }
+    return b;
 }
 
 static void
 add(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, double flops, double w,
     double ain, double aout, double kvr, double kvw)
 {
-    add_full(c, op, matmul, compute, flops, w, ain, aout, kvr, kvw, 0.0);
+    add_full(c, op, matmul, compute, flops, w, ain, aout, kvr, kvw, 0.0, 0.0, 0.0);
 }
 
 /* Interconnect traffic: `times` transfers of `bytes`, each taking `time_s`. */
@@ -238,7 +348,7 @@ add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, doubl
     /* each weight is dequantized once per pass, whatever the rows: the tile is reused */
     double deq = weight_elems * roof_dequant_ops_per_weight(cfg->weights, compute);
     add_full(c, op, true, compute, 2.0 * T * n * k, weight_elems * dtype_bytes(cfg->weights),
-             T * k * a, T * n * a, 0, 0, deq);
+             T * k * a, T * n * a, 0, 0, deq, T, n);
 }
 
 /* Elementwise / reduction kernels run on the vector units at fp32. */
@@ -275,6 +385,36 @@ distinct_experts(double E, double k, double T)
     if (E <= 0)
         return 0;
     return E * (1.0 - pow(1.0 - k / E, T));
+}
+
+/* With the kernel model on, decode attention is one fused kernel whose memory side follows the
+ * CTA-wave model; its time replaces the streaming estimate of the score and PV operators. */
+static void
+fused_decode_attention(struct acc_ctx *c, const struct batch_agg *b, double tokens_per_seq,
+                       double kv_heads, double bytes_per_token_head)
+{
+    const struct roof_tuning *tu = &c->cfg->tuning;
+    double t = roof_attn_decode_s(c->cfg->hw, tu, b->seqs, kv_heads, tokens_per_seq,
+                                  bytes_per_token_head);
+    if (t < 0)
+        return;
+    struct roof_op_result *sc = &c->res->ops[ROOF_OP_ATTN_SCORE];
+    struct roof_op_result *av = &c->res->ops[ROOF_OP_ATTN_AV];
+    /* the last add() of each op was this layer class: replace its memory term and time; one
+     * launch for the fused kernel */
+    double times = c->times;
+    double old_m = sc->memory_time_s / sc->instances * times; /* this class's share */
+    (void)old_m;
+    double per_op = t / 2.0;
+    double launch = tu->kernel_overhead_s / 2.0;
+    for (int i = 0; i < 2; i++) {
+        struct roof_op_result *o = i == 0 ? sc : av;
+        double last_m = o->last_memory_s, last_c = o->last_compute_s;
+        o->memory_time_s += times * (per_op - last_m);
+        double before = (last_c > last_m ? last_c : last_m) + tu->kernel_overhead_s;
+        double after = (last_c > per_op ? last_c : per_op) + launch;
+        o->time_s += times * (after - before);
+    }
 }
 
 static void
@@ -350,6 +490,9 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
             0);
         add(c, ROOF_OP_ATTN_AV, true, att_compute, 2.0 * pairs * H * dv, 0, score_matrix,
             T * H * dv * a, k_read, 0);
+        if (!prefill && cfg->flash_attention && b->seqs > 0)
+            fused_decode_attention(c, b, visible / b->seqs, (double)m->num_kv_heads,
+                                   (double)m->head_dim * 2.0 * kvb);
     }
     add_gemm(c, ROOF_OP_O_PROJ, T, h, H * dv, H * dv * h);
     /* residual add: read two, write one */
@@ -370,12 +513,12 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         enum dtype gc = dtype_gemm_compute(cfg->weights, cfg->act);
         double deq = wexp * roof_dequant_ops_per_weight(cfg->weights, gc);
         add_full(c, ROOF_OP_MLP_GATE, true, gc, 2.0 * rows * h * I, wexp * wb, rows * h * a,
-                 rows * I * a, 0, 0, deq);
+                 rows * I * a, 0, 0, deq, 0, 0);
         add_full(c, ROOF_OP_MLP_UP, true, gc, 2.0 * rows * h * I, wexp * wb, rows * h * a,
-                 rows * I * a, 0, 0, deq);
+                 rows * I * a, 0, 0, deq, 0, 0);
         add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);
         add_full(c, ROOF_OP_MLP_DOWN, true, gc, 2.0 * rows * I * h, wexp * wb, rows * I * a,
-                 rows * h * a, 0, 0, deq);
+                 rows * h * a, 0, 0, deq, 0, 0);
     } else {
         double I = (double)m->intermediate_size;
         add_gemm(c, ROOF_OP_MLP_GATE, T, I, h, h * I);
@@ -518,6 +661,12 @@ roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs
         add_gemm(&c, ROOF_OP_LM_HEAD, R, V, h, V * h);
     }
 
+    if (cfg->tuning.step_overhead_s > 0) {
+        struct roof_op_result *o = &out->ops[ROOF_OP_STEP];
+        o->present = true;
+        o->instances = 1;
+        o->time_s = cfg->tuning.step_overhead_s;
+    }
     enum dtype used;
     out->gemm_peak_flops_per_s =
         hw_peak(cfg->hw, dtype_gemm_compute(cfg->weights, cfg->act), &used);

@@ -18,8 +18,17 @@ enum roof_bound { ROOF_BOUND_COMPUTE, ROOF_BOUND_MEMORY, ROOF_BOUND_OVERHEAD, RO
  * models of kernels and engines set these. */
 struct roof_tuning {
     double compute_efficiency;      /* achieved fraction of peak FLOP/s, (0, 1] */
+    double vector_efficiency;       /* the same for vector-unit work (GEMV, dequant, norms);
+                                     * 0 = compute_efficiency */
     double memory_efficiency;       /* achieved fraction of peak bandwidth, (0, 1] */
     double kernel_overhead_s;       /* fixed cost per operator instance (launch) */
+    /* the cycle-approximate kernel model (docs/physics.md#kernel-model); 0 turns each off */
+    double memory_latency_s;        /* time to fill the memory pipe, paid once per kernel */
+    double compute_units;           /* SMs / CUs for GEMM wave quantization */
+    double step_overhead_s;         /* per forward pass: scheduling, sampling, host work */
+    double inflight_bytes_per_unit; /* Little's law: bandwidth <= units x this / latency */
+    double dequant_scale;           /* multiplies the dequantization ops per weight (1 = table) */
+    bool fp16_accumulate;           /* fp16 GEMMs accumulate in fp16 (full rate on GeForce) */
 };
 
 struct roof_config {
@@ -59,6 +68,7 @@ enum roof_op {
     ROOF_OP_LM_HEAD,
     ROOF_OP_ALLREDUCE, /* tensor parallel: two ring all-reduces per layer */
     ROOF_OP_PP_SEND,   /* pipeline parallel: activations to the next stage */
+    ROOF_OP_STEP,      /* the engine's fixed cost per forward pass */
     ROOF_OP_COUNT
 };
 
@@ -71,6 +81,7 @@ struct roof_op_result {
     double dequant_flops;  /* weight-only formats: dequantization work on the vector units */
     double link_bytes;     /* bytes over the interconnect (all-reduce, pipeline sends) */
     double compute_time_s, memory_time_s, link_time_s, time_s;
+    double last_compute_s, last_memory_s; /* of the last instance added (internal) */
     enum dtype roof_dtype;  /* the compute roof that applied */
     double peak_flops_per_s;
 };
@@ -138,6 +149,25 @@ int roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_
 /* Memory footprint only (cheap). */
 void roof_memory(const struct roof_config *cfg, struct roof_memory *out);
 const char *roof_op_name(enum roof_op op);
+/* Wave-quantized compute time of an M x N x K GEMM at `peak` on `units` compute units with
+ * output tiles of tile_m(M) x 128 (docs/physics.md#kernel-model); the ideal 2MNK/peak when
+ * units is 0; a one-row GEMM (GEMV) runs on the vector units at `vec_peak`. */
+double roof_gemm_compute_s(double M, double N, double K, double peak, double units,
+                           double vec_peak);
+/* Fused decode attention (PagedAttention / FlashDecoding) under the kernel model: one CTA per
+ * sequence, KV head and 512-token partition; each takes the larger of its slice's bytes over
+ * its compute unit's share of the bandwidth and ROOF_ATTN_ROUND_TRIPS dependent memory
+ * latencies; the CTAs run in waves over the units (docs/physics.md#kernel-model). Returns the
+ * memory-side time in seconds (without the launch), or -1 when the kernel model is off. */
+#define ROOF_ATTN_ROUND_TRIPS 8.0
+#define ROOF_ATTN_PARTITION 512.0
+double roof_attn_decode_s(const struct hw_profile *hw, const struct roof_tuning *tu, double seqs,
+                          double kv_heads, double tokens_per_seq, double bytes_per_token_head);
+/* The peak and the bandwidth a tuned kernel achieves: efficiencies, the fp16-accumulate rate
+ * where the engine uses it, and the bytes-in-flight (Little's law) cap. */
+double roof_tuned_peak(const struct hw_profile *hw, const struct roof_tuning *tu, enum dtype dt,
+                       enum dtype *used);
+double roof_tuned_bandwidth(const struct hw_profile *hw, const struct roof_tuning *tu, double bw);
 /* Dequantization work per weight for a weight format computed in `compute` (0 when none). */
 double roof_dequant_ops_per_weight(enum dtype weights, enum dtype compute);
 /* Ring all-reduce of `bytes` over `n` devices: 2 (n-1)/n x bytes / bandwidth + 2 (n-1) latency. */

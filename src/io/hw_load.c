@@ -46,10 +46,13 @@ check_enum(struct ycheck *y, const struct ynode *map, const char *key, const cha
 static void
 load_compute(struct ycheck *y, const struct ynode *map, struct hw_profile *hw)
 {
-    const char *names[DT_COUNT];
+    const char *names[DT_COUNT + 1];
     size_t n = 0;
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++)
         names[n++] = dtype_name((enum dtype)d);
+    names[n++] = "fp16_acc16";
+    ycheck_qty(y, map, "compute", "fp16_acc16", UNIT_FLOPS_PER_S, false,
+               &hw->fp16_acc16_flops_per_s);
     ycheck_keys(y, map, "compute", names, n);
     int found = 0;
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++) {

@@ -1,0 +1,541 @@
+/* roofline validate --measurements (cli_validate_measurements) and roofline calibrate: predict
+ * published measurements, fit the kernel-model and engine parameters, cross-validate by
+ * leaving each device out, and derive error bands. docs/calibration.md. */
+#include "cli/caldata.h"
+#include "cli/cli.h"
+#include "cli/out.h"
+#include "io/profiles.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const struct out_field ROW_FIELDS[] = {
+    {"id", NULL, OUT_SHOW_TEXT, 0, false},
+    {"phase", NULL, OUT_SHOW_TEXT, 0, false},
+    {"hardware", NULL, OUT_SHOW_TEXT, 0, false},
+    {"engine", NULL, OUT_SHOW_TEXT, 0, false},
+    {"metric", NULL, OUT_SHOW_TEXT, 0, false},
+    {"predicted", NULL, OUT_SHOW_SIG, 0, false},
+    {"measured", NULL, OUT_SHOW_SIG, 0, false},
+    {"error_pct", "error %", OUT_SHOW_NUM, 1, false},
+    {"band_low", "band lo", OUT_SHOW_SIG, 0, true},
+    {"band_high", "band hi", OUT_SHOW_SIG, 0, true},
+    {"reason", NULL, OUT_SHOW_TEXT, 0, false},
+};
+#define N_ROW ((int)(sizeof ROW_FIELDS / sizeof ROW_FIELDS[0]))
+
+static const struct out_field SUM_FIELDS[] = {
+    {"group", NULL, OUT_SHOW_TEXT, 0, false},
+    {"count", NULL, OUT_SHOW_NUM, 0, false},
+    {"median_abs_error_pct", "median |err| %", OUT_SHOW_NUM, 1, false},
+    {"p90_abs_error_pct", "P90 |err| %", OUT_SHOW_NUM, 1, false},
+    {"mean_error_pct", "mean err %", OUT_SHOW_NUM, 1, false},
+    {"band_coverage", "in 80% band", OUT_SHOW_PCT, 0, false},
+};
+#define N_SUM ((int)(sizeof SUM_FIELDS / sizeof SUM_FIELDS[0]))
+
+static const char *const METRIC_NAMES[] = {"tokens_per_s", "time_ms", "latency_s"};
+
+/* Bands are stored as log(measured time / predicted time); a throughput metric inverts them. */
+static double
+time_log_ratio(const struct fit_case *c, double pred)
+{
+    double r = log(c->measured / pred);
+    return c->pc->metric == PRED_TOKENS_PER_S ? -r : r;
+}
+
+static void
+band_of(const struct caldata *d, const struct fit_case *c, double pred, double *lo, double *hi)
+{
+    *lo = *hi = NAN;
+    if (!d->have_bands)
+        return;
+    int ph = (int)c->pc->phase;
+    enum dev_class k = dev_class_of(c->hw);
+    double q10 = d->bands[ph][k][0], q90 = d->bands[ph][k][1];
+    if (q10 == 0 && q90 == 0)
+        return;
+    if (c->pc->metric == PRED_TOKENS_PER_S) {
+        *lo = pred * exp(-q90);
+        *hi = pred * exp(-q10);
+    } else {
+        *lo = pred * exp(q10);
+        *hi = pred * exp(q90);
+    }
+}
+
+struct result_set {
+    double *pred, *err;
+    bool *ok;
+    const char **why;
+};
+
+static int
+predict_all(const struct caldata *d, const struct calib_params *p, struct result_set *r)
+{
+    int n = d->set->n;
+    for (int i = 0; i < n; i++) {
+        r->ok[i] = false;
+        r->why[i] = d->reason[i];
+        if (d->reason[i])
+            continue;
+        const char *why = NULL;
+        if (fit_predict(p, &d->cases[i], &r->pred[i], &why) != 0 || !(r->pred[i] > 0) ||
+            !isfinite(r->pred[i])) {
+            r->why[i] = why ? why : "no finite prediction";
+            continue;
+        }
+        r->ok[i] = true;
+        r->err[i] = (r->pred[i] - d->cases[i].measured) / d->cases[i].measured * 100.0;
+    }
+    return 0;
+}
+
+static int
+alloc_results(int n, struct result_set *r)
+{
+    size_t m = (size_t)(n ? n : 1);
+    r->pred = calloc(m, sizeof *r->pred);
+    r->err = calloc(m, sizeof *r->err);
+    r->ok = calloc(m, sizeof *r->ok);
+    r->why = calloc(m, sizeof *r->why);
+    return r->pred && r->err && r->ok && r->why ? 0 : -1;
+}
+
+static void
+free_results(struct result_set *r)
+{
+    free(r->pred);
+    free(r->err);
+    free(r->ok);
+    free(r->why);
+}
+
+/* one summary row over the rows where `pick(i)` holds */
+static void
+summary_row(struct out_table *t, const char *group, const struct caldata *d,
+            const struct result_set *r, bool (*pick)(const struct caldata *, int, const void *),
+            const void *arg)
+{
+    int n = d->set->n, k = 0, inband = 0, banded = 0;
+    double *e = malloc((size_t)(n ? n : 1) * sizeof *e);
+    if (!e)
+        return;
+    for (int i = 0; i < n; i++) {
+        if (!r->ok[i] || !pick(d, i, arg))
+            continue;
+        e[k++] = r->err[i];
+        double lo, hi;
+        band_of(d, &d->cases[i], r->pred[i], &lo, &hi);
+        if (isfinite(lo)) {
+            banded++;
+            double m = d->cases[i].measured;
+            if (m >= lo && m <= hi)
+                inband++;
+        }
+    }
+    if (k > 0) {
+        struct fit_stats s;
+        fit_stats_of(e, k, &s);
+        struct out_value v[N_SUM] = {{group, 0},
+                                     {NULL, (double)k},
+                                     {NULL, s.median_abs_pct},
+                                     {NULL, s.p90_abs_pct},
+                                     {NULL, s.mean_pct},
+                                     {NULL, banded ? (double)inband / banded : NAN}};
+        out_table_row(t, v);
+    }
+    free(e);
+}
+
+static bool
+pick_all(const struct caldata *d, int i, const void *arg)
+{
+    (void)d, (void)i, (void)arg;
+    return true;
+}
+
+static bool
+pick_phase(const struct caldata *d, int i, const void *arg)
+{
+    return (int)d->cases[i].pc->phase == *(const int *)arg;
+}
+
+static bool
+pick_engine(const struct caldata *d, int i, const void *arg)
+{
+    return strcmp(d->set->rows[i].engine, (const char *)arg) == 0;
+}
+
+static bool
+pick_hw(const struct caldata *d, int i, const void *arg)
+{
+    return strcmp(d->set->rows[i].hardware, (const char *)arg) == 0;
+}
+
+static void
+print_summary(enum out_fmt fmt, const struct caldata *d, const struct result_set *r,
+              const char *title)
+{
+    struct out_table *t = out_table_new(fmt, title, SUM_FIELDS, N_SUM);
+    summary_row(t, "all", d, r, pick_all, NULL);
+    for (int ph = 0; ph < 4; ph++) {
+        char g[48];
+        snprintf(g, sizeof g, "phase %s", pred_phase_name((enum pred_phase)ph));
+        summary_row(t, g, d, r, pick_phase, &ph);
+    }
+    const char *seen[64];
+    int ns = 0;
+    for (int i = 0; i < d->set->n; i++) {
+        const char *e = d->set->rows[i].engine;
+        bool dup = false;
+        for (int j = 0; j < ns; j++)
+            dup |= strcmp(seen[j], e) == 0;
+        if (!dup && ns < 64) {
+            seen[ns++] = e;
+            char g[64];
+            snprintf(g, sizeof g, "engine %s", e);
+            summary_row(t, g, d, r, pick_engine, e);
+        }
+    }
+    ns = 0;
+    for (int i = 0; i < d->set->n; i++) {
+        const char *h = d->set->rows[i].hardware;
+        bool dup = false;
+        for (int j = 0; j < ns; j++)
+            dup |= strcmp(seen[j], h) == 0;
+        if (!dup && ns < 64) {
+            seen[ns++] = h;
+            char g[64];
+            snprintf(g, sizeof g, "device %s", h);
+            summary_row(t, g, d, r, pick_hw, h);
+        }
+    }
+    out_table_end(t, stdout, 2);
+}
+
+static void
+print_rows(enum out_fmt fmt, const struct caldata *d, const struct result_set *r)
+{
+    struct out_table *t = out_table_new(fmt, NULL, ROW_FIELDS, N_ROW);
+    for (int i = 0; i < d->set->n; i++) {
+        const struct meas_row *m = &d->set->rows[i];
+        double lo = NAN, hi = NAN;
+        if (r->ok[i])
+            band_of(d, &d->cases[i], r->pred[i], &lo, &hi);
+        struct out_value v[N_ROW] = {
+            {m->id, 0},
+            {pred_phase_name(m->pc.phase), 0},
+            {m->hardware, 0},
+            {m->engine, 0},
+            {METRIC_NAMES[m->pc.metric], 0},
+            {NULL, r->ok[i] ? r->pred[i] : NAN},
+            {NULL, m->value},
+            {NULL, r->ok[i] ? r->err[i] : NAN},
+            {NULL, lo},
+            {NULL, hi},
+            {r->ok[i] ? "" : r->why[i], 0},
+        };
+        out_table_row(t, v);
+    }
+    out_table_end(t, stdout, 2);
+}
+
+static const struct cli_opt VSPEC[] = {{"measurements", true}, {"output", true}, {"params", true}};
+
+
+int
+cli_validate_measurements(int argc, char **argv)
+{
+    struct cli_args a;
+    const char *usage = "roofline validate --measurements FILE [--params DIR] [-o table|csv|json]";
+    int pr = cli_parse(&a, VSPEC, (int)(sizeof VSPEC / sizeof VSPEC[0]), argc, argv, usage);
+    if (pr != 0)
+        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
+    enum out_fmt fmt = OUT_TABLE;
+    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &fmt) != 0) {
+        fprintf(stderr, "error: -o: expected table, csv or json\n");
+        return CLI_USAGE;
+    }
+    if (!cli_has(&a, "measurements")) {
+        fprintf(stderr, "error: --measurements FILE is required\nusage: %s\n", usage);
+        return CLI_USAGE;
+    }
+    struct caldata d;
+    if (caldata_load(cli_get(&a, "measurements"), cli_get(&a, "params"), &d) != 0) {
+        caldata_release(&d);
+        return CLI_FAIL;
+    }
+    struct result_set r;
+    if (alloc_results(d.set->n, &r) != 0) {
+        caldata_release(&d);
+        return CLI_FAIL;
+    }
+    predict_all(&d, &d.params, &r);
+    if (fmt == OUT_JSON) {
+        printf("{\n  \"tool\": \"roofline\",\n  \"measurements\": ");
+        out_json_string(stdout, cli_get(&a, "measurements"));
+        printf(",\n  \"rows\": ");
+        print_rows(fmt, &d, &r);
+        printf(",\n  \"summary\": ");
+        print_summary(fmt, &d, &r, NULL);
+        printf("\n}\n");
+    } else if (fmt == OUT_CSV) {
+        print_rows(fmt, &d, &r);
+    } else {
+        print_rows(fmt, &d, &r);
+        printf("\n");
+        print_summary(fmt, &d, &r, "summary (error = (predicted - measured) / measured):");
+        int unmodelled = 0;
+        for (int i = 0; i < d.set->n; i++)
+            unmodelled += !r.ok[i];
+        printf("\n%d rows, %d predicted, %d not modelled (reason column)%s\n", d.set->n,
+               d.set->n - unmodelled, unmodelled,
+               d.have_bands ? "; bands: 10th-90th percentile of held-out log errors" : "");
+    }
+    free_results(&r);
+    caldata_release(&d);
+    return cli_finish(CLI_OK);
+}
+
+/* leave-one-device-out: fit on every device but one, predict that one */
+static int
+cross_validate(struct caldata *d, struct result_set *r, bool quiet)
+{
+    int n = d->set->n;
+    struct fit_case *train = malloc((size_t)(n ? n : 1) * sizeof *train);
+    if (!train)
+        return -1;
+    for (int i = 0; i < n; i++)
+        r->ok[i] = false;
+    const char *done[64];
+    int nd = 0;
+    for (int i = 0; i < n; i++) {
+        if (d->reason[i])
+            continue;
+        const char *dev = d->set->rows[i].hardware;
+        bool seen = false;
+        for (int j = 0; j < nd; j++)
+            seen |= strcmp(done[j], dev) == 0;
+        if (seen || nd >= 64)
+            continue;
+        done[nd++] = dev;
+        int nt = 0;
+        for (int j = 0; j < n; j++)
+            if (!d->reason[j] && strcmp(d->set->rows[j].hardware, dev) != 0)
+                train[nt++] = d->cases[j];
+        struct calib_params p = d->params;
+        struct fit_report rep;
+        if (fit_calibrate(&p, train, nt, &rep) != 0 && !quiet)
+            fprintf(stderr, "warning: fit without %s failed; defaults used\n", dev);
+        for (int j = 0; j < n; j++) {
+            if (d->reason[j] || strcmp(d->set->rows[j].hardware, dev) != 0)
+                continue;
+            const char *why = NULL;
+            if (fit_predict(&p, &d->cases[j], &r->pred[j], &why) == 0 && r->pred[j] > 0) {
+                r->ok[j] = true;
+                r->err[j] = (r->pred[j] - d->cases[j].measured) / d->cases[j].measured * 100.0;
+            } else {
+                r->why[j] = why ? why : "no finite prediction";
+            }
+        }
+        if (!quiet)
+            fprintf(stderr, "cross-validation: held out %s (trained on %d rows)\n", dev, nt);
+    }
+    for (int i = 0; i < n; i++)
+        if (d->reason[i])
+            r->why[i] = d->reason[i];
+    free(train);
+    return 0;
+}
+
+/* Split-conformal band edge (Vovk et al.; Lei et al. 2018): for n held-out log ratios the
+ * ceil((n + 1) 0.9)-th smallest is the upper edge of a band that covers at least 80% of new
+ * rows in two-sided use with 10% in each tail (the lower edge symmetrically); clamped to the
+ * sample. */
+static double
+conformal(const double *x, int n, bool lower)
+{
+    double *s = malloc((size_t)n * sizeof *s);
+    if (!s)
+        return 0;
+    memcpy(s, x, (size_t)n * sizeof *s);
+    for (int i = 1; i < n; i++) { /* insertion sort: n is small */
+        double v = s[i];
+        int j = i;
+        while (j > 0 && s[j - 1] > v) {
+            s[j] = s[j - 1];
+            j--;
+        }
+        s[j] = v;
+    }
+    int k = lower ? (int)floor((n + 1) * 0.1) : (int)ceil((n + 1) * 0.9);
+    if (k < 1)
+        k = 1;
+    if (k > n)
+        k = n;
+    double v = s[k - 1];
+    free(s);
+    return v;
+}
+
+/* bands from held-out log errors: per phase and device class, split-conformal 10th and 90th
+ * percentiles of log(measured / predicted); classes with fewer than 5 rows use the phase's
+ * pooled band */
+static void
+derive_bands(struct caldata *d, const struct result_set *r)
+{
+    int n = d->set->n;
+    double *x = malloc((size_t)(n ? n : 1) * sizeof *x);
+    if (!x)
+        return;
+    memset(d->bands, 0, sizeof d->bands);
+    for (int ph = 0; ph < 4; ph++) {
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            if (r->ok[i] && (int)d->cases[i].pc->phase == ph)
+                x[k++] = time_log_ratio(&d->cases[i], r->pred[i]);
+        if (k == 0)
+            continue;
+        double pooled_lo = conformal(x, k, true), pooled_hi = conformal(x, k, false);
+        for (int c = 0; c < DEV_CLASS_COUNT; c++) {
+            int m = 0;
+            for (int i = 0; i < n; i++)
+                if (r->ok[i] && (int)d->cases[i].pc->phase == ph &&
+                    (int)dev_class_of(d->cases[i].hw) == c)
+                    x[m++] = time_log_ratio(&d->cases[i], r->pred[i]);
+            if (m == 0)
+                continue;
+            d->bands[ph][c][0] = m >= 5 ? conformal(x, m, true) : pooled_lo;
+            d->bands[ph][c][1] = m >= 5 ? conformal(x, m, false) : pooled_hi;
+        }
+    }
+    d->have_bands = true;
+    free(x);
+}
+
+static const struct cli_opt CSPEC[] = {{"measurements", true}, {"gpu", true},
+                                       {"engine", true},       {"output-dir", true},
+                                       {"params", true},       {"cross-validate", false},
+                                       {"output", true}};
+
+static int
+run(int argc, char **argv)
+{
+    struct cli_args a;
+    int pr = cli_parse(&a, CSPEC, (int)(sizeof CSPEC / sizeof CSPEC[0]), argc, argv,
+                       cmd_calibrate.usage);
+    if (pr != 0)
+        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
+    if (!cli_has(&a, "measurements")) {
+        fprintf(stderr, "error: --measurements FILE is required\nusage: %s\n",
+                cmd_calibrate.usage);
+        return CLI_USAGE;
+    }
+    enum out_fmt fmt = OUT_TABLE;
+    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &fmt) != 0) {
+        fprintf(stderr, "error: -o: expected table, csv or json\n");
+        return CLI_USAGE;
+    }
+    struct caldata d;
+    if (caldata_load(cli_get(&a, "measurements"), cli_get(&a, "params"), &d) != 0) {
+        caldata_release(&d);
+        return CLI_FAIL;
+    }
+    int n = d.set->n;
+    struct result_set r;
+    if (alloc_results(n, &r) != 0) {
+        caldata_release(&d);
+        return CLI_FAIL;
+    }
+    int rc = CLI_OK;
+    if (cli_has(&a, "cross-validate")) {
+        cross_validate(&d, &r, false);
+        derive_bands(&d, &r);
+        /* coverage of the bands on the same held-out predictions (each band is estimated with
+         * the row itself in it: the reported coverage is in-sample for the band) */
+        print_summary(fmt, &d, &r,
+                      "leave-one-device-out: each device predicted by a fit on all the others");
+        goto out;
+    }
+    /* select the rows to fit */
+    const char *gpu = cli_get(&a, "gpu"), *eng = cli_get(&a, "engine");
+    struct fit_case *sel = malloc((size_t)(n ? n : 1) * sizeof *sel);
+    int ns = 0, nskip = 0;
+    for (int i = 0; i < n && sel; i++) {
+        if (d.reason[i]) {
+            nskip++;
+            continue;
+        }
+        if (gpu && strcmp(d.set->rows[i].hardware, gpu) != 0)
+            continue;
+        if (eng && strcmp(d.set->rows[i].engine, eng) != 0)
+            continue;
+        sel[ns++] = d.cases[i];
+    }
+    struct fit_report rep;
+    if (!sel || ns == 0 || fit_calibrate(&d.params, sel, ns, &rep) != 0) {
+        fprintf(stderr, "error: the fit failed (%d rows selected)\n", ns);
+        free(sel);
+        rc = CLI_FAIL;
+        goto out;
+    }
+    free(sel);
+    printf("fitted %d parameters to %d rows (%d rows could not be modelled); %d iterations\n",
+           rep.n_params, rep.n_cases, nskip, rep.iterations);
+    printf("rms log error: %.3f before, %.3f after\n\n", rep.rms_log_error_before,
+           rep.rms_log_error_after);
+    printf("%-36s %14s %14s\n", "parameter", "value", "1-sigma");
+    for (int i = 0; i < rep.n_params; i++) {
+        bool t = strstr(rep.names[i], "latency") || strstr(rep.names[i], "overhead");
+        if (t)
+            printf("%-36s %11.3f us %11.3f us\n", rep.names[i], rep.value[i] * 1e6,
+                   rep.sigma[i] * 1e6);
+        else
+            printf("%-36s %14.4f %14.4f\n", rep.names[i], rep.value[i], rep.sigma[i]);
+    }
+    predict_all(&d, &d.params, &r);
+    printf("\nresiduals (in sample):\n");
+    print_summary(OUT_TABLE, &d, &r, NULL);
+    if (cli_has(&a, "output-dir")) {
+        /* bands from held-out errors of the same fit procedure */
+        struct result_set cv;
+        if (alloc_results(n, &cv) == 0) {
+            cross_validate(&d, &cv, true);
+            derive_bands(&d, &cv);
+            free_results(&cv);
+        }
+        char prov[512];
+        time_t now = time(NULL);
+        struct tm tmv;
+        gmtime_r(&now, &tmv);
+        char date[32];
+        strftime(date, sizeof date, "%Y-%m-%d", &tmv);
+        snprintf(prov, sizeof prov,
+                 "roofline calibrate on %s (%d rows%s%s%s%s), %s; bands from leave-one-device-out",
+                 cli_get(&a, "measurements"), rep.n_cases, gpu ? ", gpu " : "", gpu ? gpu : "",
+                 eng ? ", engine " : "", eng ? eng : "", date);
+        if (caldata_write_params(&d, cli_get(&a, "output-dir"), prov) != 0)
+            rc = CLI_FAIL;
+        else
+            printf("\nwrote %s/calibration/device-classes.yaml and %s/engine_profiles/\n",
+                   cli_get(&a, "output-dir"), cli_get(&a, "output-dir"));
+    }
+out:
+    free_results(&r);
+    caldata_release(&d);
+    return cli_finish(rc);
+}
+
+const struct cli_cmd cmd_calibrate = {
+    "calibrate", "fit kernel-model and engine parameters to measurements; cross-validate",
+    "roofline calibrate --measurements FILE [--gpu ID] [--engine E] [--output-dir DIR]\n"
+    "         [--params DIR] [--cross-validate]",
+    run};
+
+const struct cli_cmd cmd_validate = {
+    "validate", "predict published measurements and report the errors (docs/calibration.md)",
+    "roofline validate --measurements FILE [--params DIR] [-o table|csv|json]",
+    cli_validate_measurements};

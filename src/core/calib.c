@@ -1,0 +1,319 @@
+/* Device classes, engine tuning and the prediction of one measurement (docs/physics.md). */
+#include "core/calib.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *
+dev_class_name(enum dev_class c)
+{
+    static const char *const N[DEV_CLASS_COUNT] = {"datacenter-gpu", "consumer-gpu", "soc",
+                                                   "accelerator", "cpu"};
+    return c < DEV_CLASS_COUNT ? N[c] : "?";
+}
+
+enum dev_class
+dev_class_of(const struct hw_profile *hw)
+{
+    if (hw->kind && strcmp(hw->kind, "cpu") == 0)
+        return DEV_CPU;
+    if (hw->kind && (strcmp(hw->kind, "tpu") == 0 || strcmp(hw->kind, "npu") == 0))
+        return DEV_ACCEL;
+    if (hw->kind && strcmp(hw->kind, "soc") == 0)
+        return DEV_SOC;
+    if (hw->memory_type && (strstr(hw->memory_type, "GDDR") || strstr(hw->memory_type, "gddr")))
+        return DEV_CONSUMER_GPU;
+    return DEV_DC_GPU;
+}
+
+/* Defaults: streaming kernels reach ~85-92% of HBM datasheet bandwidth (STREAM-like copies on
+ * A100/H100), large fp16 GEMMs ~70-80% of dense tensor peak (cuBLAS at clocks below boost);
+ * HBM latency ~600-800 ns, GDDR slightly higher; Apple unified memory reaches ~80% of its
+ * figure. Calibration replaces these; docs/physics.md#kernel-model gives the reasons. */
+void
+dev_params_default(enum dev_class c, struct dev_params *out)
+{
+    static const struct dev_params D[DEV_CLASS_COUNT] = {
+        [DEV_DC_GPU] = {0.88, 0.75, 0.7e-6, 108},
+        [DEV_CONSUMER_GPU] = {0.85, 0.70, 0.8e-6, 82},
+        [DEV_SOC] = {0.80, 0.60, 1.0e-6, 32},
+        [DEV_ACCEL] = {0.85, 0.75, 0.7e-6, 0},
+        [DEV_CPU] = {0.90, 0.85, 0.1e-6, 0},
+    };
+    *out = D[c < DEV_CLASS_COUNT ? c : DEV_DC_GPU];
+}
+
+void
+engine_profile_kernel(struct engine_profile *out)
+{
+    memset(out, 0, sizeof *out);
+    out->name = "kernel";
+    /* a kernel timed in isolation pays its launch: a few microseconds (CUDA Best Practices
+     * Guide), fitted by calibrate */
+    out->kernel_overhead_s = 4e-6;
+    out->memory_efficiency = 1.0;
+    out->compute_efficiency = 1.0;
+    out->dequant_scale = 1.0;
+}
+
+void
+calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
+             const struct engine_profile *eng, struct roof_tuning *out)
+{
+    memset(out, 0, sizeof *out);
+    double me = dev->memory_efficiency * (eng ? eng->memory_efficiency : 1.0);
+    double ce = dev->compute_efficiency * (eng ? eng->compute_efficiency : 1.0);
+    out->memory_efficiency = me > 1.0 ? 1.0 : me;
+    out->compute_efficiency = ce > 1.0 ? 1.0 : ce;
+    out->memory_latency_s = dev->memory_latency_s;
+    out->vector_efficiency = dev->compute_efficiency; /* the engine factor is for its GEMMs */
+    out->compute_units = hw->compute_units > 0 ? hw->compute_units : dev->compute_units;
+    out->kernel_overhead_s = eng ? eng->kernel_overhead_s : 0.0;
+    out->step_overhead_s = eng ? eng->step_overhead_s : 0.0;
+    out->inflight_bytes_per_unit = eng ? eng->inflight_bytes_per_unit : 0.0;
+    out->dequant_scale = eng && eng->dequant_scale > 0 ? eng->dequant_scale : 1.0;
+    out->fp16_accumulate = eng ? eng->fp16_accumulate : false;
+}
+
+void
+engine_profile_free(struct engine_profile *e)
+{
+    if (!e)
+        return;
+    free(e->name);
+    free(e->path);
+    for (int i = 0; i < e->n_sources; i++) {
+        free(e->source_keys[i]);
+        free(e->source_texts[i]);
+    }
+    free(e->source_keys);
+    free(e->source_texts);
+    free(e);
+}
+
+/* One kernel in isolation, through the same per-kernel rule as the engine. */
+static double
+kernel_time(const struct hw_profile *hw, const struct roof_tuning *tu, enum dtype compute,
+            double flops, double bytes, double gemm_m, double gemm_n)
+{
+    double peak = roof_tuned_peak(hw, tu, compute, NULL);
+    double vec_peak = hw_peak(hw, DT_FP32, NULL) *
+                      (tu->vector_efficiency > 0 ? tu->vector_efficiency : tu->compute_efficiency);
+    double bw = roof_tuned_bandwidth(hw, tu, hw->memory_bandwidth_bytes_per_s);
+    double tc = gemm_m > 0 && tu->compute_units > 0
+                    ? roof_gemm_compute_s(gemm_m, gemm_n, flops / (2 * gemm_m * gemm_n), peak,
+                                          tu->compute_units, vec_peak)
+                    : flops / peak;
+    double tm = bytes / bw + (bytes > 0 ? tu->memory_latency_s : 0.0);
+    return (tc > tm ? tc : tm) + tu->kernel_overhead_s;
+}
+
+static int
+kernel_case(const struct pred_case *pc, const struct hw_profile *hw, const struct mdl_profile *m,
+            const struct roof_tuning *tu, double *out, const char **reason)
+{
+    double a = dtype_bytes(pc->weights), w = dtype_bytes(pc->weights);
+    enum dtype comp = dtype_gemm_compute(pc->weights, pc->weights);
+    int tp = pc->tp > 0 ? pc->tp : 1;
+    const char *op = pc->op ? pc->op : "";
+    if (strcmp(op, "matmul") == 0) {
+        double M = pc->m, N = pc->n, K = pc->k;
+        if (!(M > 0 && N > 0 && K > 0)) {
+            *reason = "matmul needs m, n and k";
+            return -1;
+        }
+        *out = kernel_time(hw, tu, comp, 2 * M * N * K, (M * K + K * N + M * N) * a, M, N);
+        return 0;
+    }
+    static const char *const KNOWN[] = {"mlp_up", "mlp_down", "qkv", "attn_decode",
+                                        "attn_prefill"};
+    bool known = false;
+    for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++)
+        known |= strcmp(op, KNOWN[i]) == 0;
+    if (!known) {
+        *reason = "unsupported kernel op";
+        return -1;
+    }
+    if (!m) {
+        *reason = "no model profile";
+        return -1;
+    }
+    double h = (double)m->hidden_size, I = (double)m->intermediate_size / tp;
+    double H = (double)m->num_heads / tp;
+    double Hkv = m->num_kv_heads >= tp ? (double)m->num_kv_heads / tp : 1.0;
+    double d = (double)m->head_dim;
+    if (strcmp(op, "mlp_up") == 0 || strcmp(op, "mlp_down") == 0 || strcmp(op, "qkv") == 0) {
+        double T = pc->tokens;
+        if (!(T >= 1)) {
+            *reason = "needs tokens";
+            return -1;
+        }
+        double n, k;
+        if (strcmp(op, "mlp_up") == 0) { /* fused gate + up */
+            n = 2 * I;
+            k = h;
+        } else if (strcmp(op, "mlp_down") == 0) {
+            n = h;
+            k = I;
+        } else {
+            n = (H + 2 * Hkv) * d;
+            k = h;
+        }
+        *out = kernel_time(hw, tu, comp, 2 * T * n * k, n * k * w + T * (n + k) * a, T, n);
+        return 0;
+    }
+    if (strcmp(op, "attn_decode") == 0 || strcmp(op, "attn_prefill") == 0) {
+        bool dec = strcmp(op, "attn_decode") == 0;
+        double B = pc->batch >= 1 ? pc->batch : 1;
+        double past = pc->kv_len >= 0 ? pc->kv_len : 0;
+        double fresh = dec ? 1.0 : pc->chunk;
+        if (!(fresh >= 1)) {
+            *reason = "attn_prefill needs chunk";
+            return -1;
+        }
+        /* one layer's fused attention (FlashAttention / paged attention): Q in, K and V read
+         * once, O out; scores and softmax on chip */
+        double pairs = B * (fresh * past + fresh * (fresh + 1) / 2);
+        double keys = B * (past + fresh);
+        double flops = 4 * pairs * H * d + 5 * pairs * H;
+        double bytes = 2 * B * fresh * H * d * a + 2 * keys * Hkv * d * a;
+        *out = kernel_time(hw, tu, comp, flops, bytes, 0, 0);
+        if (dec) {
+            double tm = roof_attn_decode_s(hw, tu, B, Hkv, past + 1, 2 * d * a);
+            if (tm >= 0) {
+                double tc = flops / roof_tuned_peak(hw, tu, comp, NULL);
+                *out = (tc > tm ? tc : tm) + tu->kernel_overhead_s;
+            }
+        }
+        return 0;
+    }
+    *reason = "unsupported kernel op";
+    return -1;
+}
+
+int
+pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
+               const struct mdl_profile *model, const struct roof_tuning *tuning,
+               double *predicted, const char **reason)
+{
+    static const char *dummy;
+    if (!reason)
+        reason = &dummy;
+    *reason = NULL;
+    if (pc->phase == PRED_KERNEL) {
+        double t;
+        if (kernel_case(pc, hw, model, tuning, &t, reason) != 0)
+            return -1;
+        if (pc->metric != PRED_TIME_MS) {
+            *reason = "kernel rows are measured in time_ms";
+            return -1;
+        }
+        *predicted = t * 1e3;
+        return 0;
+    }
+    if (!model) {
+        *reason = "no model profile";
+        return -1;
+    }
+    struct roof_config c;
+    roof_config_init(&c, hw, model, ROOF_DECODE);
+    c.weights = pc->weights;
+    c.act = roof_default_act(pc->weights);
+    c.kv = pc->kv;
+    c.batch = pc->batch >= 1 ? pc->batch : 1;
+    c.tuning = *tuning;
+    int count = pc->count > 0 ? pc->count : 1;
+    if (count > 1) {
+        if (pc->layer_split)
+            c.pp = count; /* layers on successive devices: a token crosses each in turn */
+        else
+            c.tp = count;
+        if (roof_config_problem(&c)) {
+            *reason = roof_config_problem(&c);
+            return -1;
+        }
+    }
+    struct roof_result r;
+    if (pc->phase == PRED_DECODE) {
+        c.context = pc->context >= 0 ? pc->context : 0;
+        if (roof_evaluate(&c, &r) != 0) {
+            *reason = "the engine cannot evaluate this configuration";
+            return -1;
+        }
+        if (pc->metric == PRED_TOKENS_PER_S)
+            *predicted = r.tokens_per_s_total;
+        else if (pc->metric == PRED_TIME_MS)
+            *predicted = r.time_s * 1e3;
+        else {
+            *reason = "decode rows are measured in tokens_per_s or time_ms";
+            return -1;
+        }
+        return 0;
+    }
+    if (pc->phase == PRED_PREFILL) {
+        c.phase = ROOF_PREFILL;
+        c.prompt = pc->prompt;
+        if (!(c.prompt >= 1) || roof_evaluate(&c, &r) != 0) {
+            *reason = "prefill needs a prompt length";
+            return -1;
+        }
+        if (pc->metric == PRED_TOKENS_PER_S)
+            *predicted = r.tokens_per_s_total;
+        else if (pc->metric == PRED_TIME_MS)
+            *predicted = r.time_s * 1e3;
+        else {
+            *reason = "prefill rows are measured in tokens_per_s or time_ms";
+            return -1;
+        }
+        return 0;
+    }
+    /* end to end: prefill of the batch, then output - 1 decode steps at the mean context; a
+     * batch whose KV cache does not fit runs in waves of the largest batch that does (the
+     * engine admits what fits and queues the rest) */
+    if (!(pc->input >= 1) || !(pc->output >= 1)) {
+        *reason = "e2e needs input and output";
+        return -1;
+    }
+    double waves = 1.0;
+    {
+        struct roof_config m = c;
+        m.phase = ROOF_DECODE;
+        m.context = pc->input + pc->output - 1;
+        long bmax = roof_max_batch(&m);
+        if (bmax < 1) {
+            *reason = "the model does not fit in memory";
+            return -1;
+        }
+        if ((double)bmax < c.batch) {
+            waves = c.batch / (double)bmax;
+            c.batch = (double)bmax;
+        }
+    }
+    c.phase = ROOF_PREFILL;
+    c.prompt = pc->input;
+    if (roof_evaluate(&c, &r) != 0) {
+        *reason = "the engine cannot evaluate this configuration";
+        return -1;
+    }
+    double total = r.time_s;
+    c.phase = ROOF_DECODE;
+    c.context = pc->input + pc->output / 2.0;
+    if (roof_evaluate(&c, &r) != 0) {
+        *reason = "the engine cannot evaluate this configuration";
+        return -1;
+    }
+    total += (pc->output - 1) * r.time_s;
+    total *= waves;
+    if (pc->metric == PRED_LATENCY_S)
+        *predicted = total;
+    else if (pc->metric == PRED_TIME_MS)
+        *predicted = total * 1e3;
+    else if (pc->metric == PRED_TOKENS_PER_S)
+        *predicted = c.batch * waves * pc->output / total;
+    else {
+        *reason = "unsupported metric";
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,73 @@
+/* Calibration: device classes with their achievable fractions of the datasheet, engine
+ * profiles with their fixed costs, and the prediction of one published measurement (a decode,
+ * prefill or end-to-end run, or one kernel) with them. docs/physics.md#kernel-model. */
+#ifndef ROOFLINE_CORE_CALIB_H
+#define ROOFLINE_CORE_CALIB_H
+
+#include "core/roof.h"
+
+enum dev_class { DEV_DC_GPU, DEV_CONSUMER_GPU, DEV_SOC, DEV_ACCEL, DEV_CPU, DEV_CLASS_COUNT };
+
+/* Physical parameters of a device class (the defaults are docs/physics.md's table). */
+struct dev_params {
+    double memory_efficiency;  /* achievable fraction of datasheet bandwidth (streaming) */
+    double compute_efficiency; /* achievable fraction of dense peak (large GEMMs) */
+    double memory_latency_s;   /* memory-pipe fill per kernel */
+    double compute_units;      /* default when the profile has none */
+};
+
+/* Engine profile: what a serving engine adds to the kernels (engine_profiles/<name>.yaml). */
+struct engine_profile {
+    char *name, *path;
+    double kernel_overhead_s;  /* per kernel: launch and synchronisation */
+    double step_overhead_s;    /* per forward pass: scheduling, sampling, host work */
+    double memory_efficiency;  /* multiplies the device's: the engine's kernels vs the best */
+    double compute_efficiency; /* multiplies the device's */
+    double inflight_bytes_per_unit; /* bytes its kernels keep in flight per compute unit; 0 */
+    double dequant_scale;      /* dequantization work vs the minimal count (1 = minimal) */
+    bool fp16_accumulate;      /* its fp16 GEMMs accumulate in fp16 */
+    char **source_keys, **source_texts;
+    int n_sources;
+};
+
+/* The full parameter set that calibration fits: per class, per engine. */
+#define CALIB_MAX_ENGINES 8
+struct calib_params {
+    struct dev_params dev[DEV_CLASS_COUNT];
+    int n_engines;
+    struct engine_profile engine[CALIB_MAX_ENGINES]; /* names borrowed */
+};
+
+const char *dev_class_name(enum dev_class c);
+/* Class of a device: kind, vendor and memory type (HBM -> data centre, GDDR -> consumer,
+ * unified LPDDR -> SoC; TPU/NPU -> accelerator; CPU). */
+enum dev_class dev_class_of(const struct hw_profile *hw);
+void dev_params_default(enum dev_class c, struct dev_params *out);
+/* The `kernel` engine: no overhead, efficiencies 1 (kernels timed in isolation). */
+void engine_profile_kernel(struct engine_profile *out);
+/* Fill a config's tuning from the device class parameters and an engine. */
+void calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
+                  const struct engine_profile *eng, struct roof_tuning *out);
+void engine_profile_free(struct engine_profile *e);
+
+/* One measurement to predict (the fields of the calibration format, docs/measurements.md). */
+enum pred_phase { PRED_DECODE, PRED_PREFILL, PRED_E2E, PRED_KERNEL };
+enum pred_metric { PRED_TOKENS_PER_S, PRED_TIME_MS, PRED_LATENCY_S };
+struct pred_case {
+    enum pred_phase phase;
+    enum pred_metric metric;
+    enum dtype weights, kv;
+    int count, tp;
+    bool layer_split; /* parallel: layer (llama.cpp splits layers across devices) */
+    double batch, context, prompt, input, output;
+    const char *op; /* kernel: matmul, mlp_up, mlp_down, qkv, attn_decode, attn_prefill */
+    double m, n, k, tokens, kv_len, chunk, bytes;
+};
+
+/* Predict a case on `hw` (and `model` unless a matmul). Returns 0 and the prediction in the
+ * case's metric, or -1 with *reason set (static text) when the case cannot be modelled. */
+int pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
+                   const struct mdl_profile *model, const struct roof_tuning *tuning,
+                   double *predicted, const char **reason);
+
+#endif

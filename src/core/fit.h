@@ -1,0 +1,44 @@
+/* Fitting the calibration parameters (device-class efficiencies and latency, engine overheads)
+ * to measurements by nonlinear least squares on log errors (GSL multifit_nlinear), and the
+ * statistics of prediction errors. docs/physics.md#calibration. */
+#ifndef ROOFLINE_CORE_FIT_H
+#define ROOFLINE_CORE_FIT_H
+
+#include "core/calib.h"
+
+struct fit_case {
+    const struct pred_case *pc;
+    const struct hw_profile *hw;
+    const struct mdl_profile *model; /* NULL for matmul */
+    int engine;                      /* index into calib_params.engine */
+    double measured;
+};
+
+/* Predict one case with parameters `p`. */
+int fit_predict(const struct calib_params *p, const struct fit_case *c, double *predicted,
+                const char **reason);
+
+/* The fitted parameters and their one-sigma uncertainty (in natural units). */
+#define FIT_MAX_PARAMS 64
+struct fit_report {
+    int n_params, n_cases, iterations, status;
+    char names[FIT_MAX_PARAMS][48];
+    double value[FIT_MAX_PARAMS], sigma[FIT_MAX_PARAMS];
+    double rms_log_error_before, rms_log_error_after;
+};
+
+/* Fit the parameters of the device classes and engines that appear in `cases` (others stay as
+ * they are). Returns 0, or -1 when GSL fails (p unchanged). */
+int fit_calibrate(struct calib_params *p, const struct fit_case *cases, int n,
+                  struct fit_report *rep);
+
+/* Summary statistics of signed percentage errors: count, median and P90 of |error|. */
+struct fit_stats {
+    int n;
+    double median_abs_pct, p90_abs_pct, mean_pct;
+};
+void fit_stats_of(const double *err_pct, int n, struct fit_stats *out);
+/* Quantile q in [0, 1] of an array (sorted copy; GSL's quantile_from_sorted_data). */
+double fit_quantile(const double *x, int n, double q);
+
+#endif

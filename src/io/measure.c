@@ -1,0 +1,345 @@
+/* Measurement file loader and engine profile loader (strict, positioned, collect-all). */
+#include "io/measure.h"
+
+#include "io/profiles.h"
+#include "io/ycheck.h"
+#include "util/strs.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const ROW_KEYS[] = {
+    "id",     "source", "hardware", "count", "parallel", "model",  "weights", "kv",
+    "engine", "phase",  "batch",    "context", "prompt", "input",  "output",  "op",
+    "m",      "n",      "k",        "tokens", "tp",      "kv_len", "chunk",   "bytes",
+    "metric", "value",  "note"};
+static const char *const PHASES[] = {"decode", "prefill", "e2e", "kernel"};
+static const char *const METRICS[] = {"tokens_per_s", "time_ms", "latency_s"};
+static const char *const ENGINES[] = {"llama.cpp", "vllm", "tensorrt-llm", "deepspeed", "kernel"};
+static const char *const OPS[] = {"matmul", "mlp_up", "mlp_down", "qkv", "attn_decode",
+                                  "attn_prefill", "allreduce"};
+
+const char *
+pred_phase_name(enum pred_phase p)
+{
+    return p < 4 ? PHASES[p] : "?";
+}
+
+static int
+pick(struct ycheck *y, const struct ynode *map, const char *key, const char *v,
+     const char *const *allowed, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v, allowed[i]) == 0)
+            return (int)i;
+    const char *hint = str_closest(v, allowed, n);
+    if (hint)
+        ycheck_error(y, ynode_get(map, key), "'%s' is '%s' (did you mean '%s'?)", key, v, hint);
+    else
+        ycheck_error(y, ynode_get(map, key), "'%s' is '%s', which is not one of the known values",
+                     key, v);
+    return -1;
+}
+
+static bool
+num(struct ycheck *y, const struct ynode *e, const char *key, double min, double *out)
+{
+    double v;
+    if (!ycheck_num(y, e, "", key, false, &v))
+        return false;
+    if (v < min) {
+        ycheck_error(y, ynode_get(e, key), "'%s' must be at least %g, got %g", key, min, v);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+static void
+row_free(struct meas_row *r)
+{
+    free(r->id);
+    free(r->source);
+    free(r->hardware);
+    free(r->model);
+    free(r->engine);
+    free(r->note);
+    free(r->op_name);
+}
+
+void
+meas_set_free(struct meas_set *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->n; i++)
+        row_free(&s->rows[i]);
+    free(s->rows);
+    free(s->path);
+    free(s);
+}
+
+static char *
+dup_or_null(const char *s)
+{
+    return s ? str_dup(s) : NULL;
+}
+
+struct meas_set *
+meas_load(const char *path, struct err_list *errs)
+{
+    struct ynode *root = ynode_load(path, errs);
+    if (!root)
+        return NULL;
+    struct ycheck y;
+    ycheck_init(&y, path, errs);
+    size_t before = err_count(errs, ERR_ERROR);
+    struct meas_set *set = calloc(1, sizeof *set);
+    if (!set) {
+        ynode_free(root);
+        return NULL;
+    }
+    set->path = str_dup(path);
+    if (root->kind != YNODE_SEQ) {
+        ycheck_error(&y, root, "a measurement file is a list of rows, not %s",
+                     ynode_kind_name(root));
+    } else {
+        set->rows = calloc(root->n ? root->n : 1, sizeof *set->rows);
+        for (size_t i = 0; set->rows && i < root->n; i++) {
+            const struct ynode *e = root->items[i];
+            if (e->kind != YNODE_MAP) {
+                ycheck_error(&y, e, "row %zu must be a mapping of keys", i + 1);
+                continue;
+            }
+            ycheck_keys(&y, e, "", ROW_KEYS, N(ROW_KEYS));
+            size_t errs_before_row = err_count(errs, ERR_ERROR);
+            struct meas_row r;
+            memset(&r, 0, sizeof r);
+            r.line = e->line;
+            const char *s = NULL;
+            const char *id = NULL, *src = NULL, *hw = NULL, *model = NULL, *eng = NULL;
+            ycheck_str(&y, e, "", "id", true, &id);
+            ycheck_str(&y, e, "", "source", true, &src);
+            ycheck_str(&y, e, "", "hardware", true, &hw);
+            ycheck_str(&y, e, "", "model", false, &model);
+            if (ycheck_str(&y, e, "", "engine", true, &eng))
+                pick(&y, e, "engine", eng, ENGINES, N(ENGINES));
+            int ph = -1, met = -1;
+            if (ycheck_str(&y, e, "", "phase", true, &s))
+                ph = pick(&y, e, "phase", s, PHASES, N(PHASES));
+            if (ycheck_str(&y, e, "", "metric", true, &s))
+                met = pick(&y, e, "metric", s, METRICS, N(METRICS));
+            if (ycheck_num(&y, e, "", "value", true, &r.value) && !(r.value > 0))
+                ycheck_error(&y, ynode_get(e, "value"), "'value' must be positive, got %g",
+                             r.value);
+            r.pc.weights = DT_FP16;
+            r.pc.kv = DT_FP16;
+            if (ycheck_str(&y, e, "", "weights", true, &s) && dtype_parse(s, &r.pc.weights) != 0)
+                ycheck_error(&y, ynode_get(e, "weights"), "'weights' is '%s', an unknown format",
+                             s);
+            if (ycheck_str(&y, e, "", "kv", false, &s) && dtype_parse(s, &r.pc.kv) != 0)
+                ycheck_error(&y, ynode_get(e, "kv"), "'kv' is '%s', an unknown format", s);
+            double v;
+            r.pc.count = 1;
+            if (num(&y, e, "count", 1, &v))
+                r.pc.count = (int)v;
+            if (ycheck_str(&y, e, "", "parallel", false, &s)) {
+                static const char *const PAR[] = {"tp", "layer"};
+                int p = pick(&y, e, "parallel", s, PAR, 2);
+                r.pc.layer_split = p == 1;
+            }
+            r.pc.batch = 1;
+            r.pc.context = r.pc.prompt = r.pc.input = r.pc.output = -1;
+            r.pc.kv_len = -1;
+            num(&y, e, "batch", 1, &r.pc.batch);
+            num(&y, e, "context", 0, &r.pc.context);
+            num(&y, e, "prompt", 1, &r.pc.prompt);
+            num(&y, e, "input", 1, &r.pc.input);
+            num(&y, e, "output", 1, &r.pc.output);
+            num(&y, e, "m", 1, &r.pc.m);
+            num(&y, e, "n", 1, &r.pc.n);
+            num(&y, e, "k", 1, &r.pc.k);
+            num(&y, e, "tokens", 1, &r.pc.tokens);
+            if (num(&y, e, "tp", 1, &v))
+                r.pc.tp = (int)v;
+            num(&y, e, "kv_len", 0, &r.pc.kv_len);
+            num(&y, e, "chunk", 1, &r.pc.chunk);
+            num(&y, e, "bytes", 1, &r.pc.bytes);
+            if (ycheck_str(&y, e, "", "op", false, &s) && pick(&y, e, "op", s, OPS, N(OPS)) >= 0)
+                r.op_name = str_dup(s);
+            if (ycheck_str(&y, e, "", "note", false, &s))
+                r.note = str_dup(s);
+            /* what each phase needs */
+            if (ph == 0 && r.pc.context < 0)
+                ycheck_error(&y, e, "a decode row needs 'context'");
+            if (ph == 1 && r.pc.prompt < 0)
+                ycheck_error(&y, e, "a prefill row needs 'prompt'");
+            if (ph == 2 && (r.pc.input < 0 || r.pc.output < 0))
+                ycheck_error(&y, e, "an e2e row needs 'input' and 'output'");
+            if (ph == 3 && !r.op_name)
+                ycheck_error(&y, e, "a kernel row needs 'op'");
+            if (ph != 3 && !model)
+                ycheck_error(&y, e, "a %s row needs 'model'", ph >= 0 ? PHASES[ph] : "");
+            for (int j = 0; j < set->n; j++)
+                if (id && strcmp(set->rows[j].id, id) == 0) {
+                    ycheck_error(&y, ynode_get(e, "id"), "duplicate id '%s' (first at line %d)", id,
+                                 set->rows[j].line);
+                    break;
+                }
+            if (err_count(errs, ERR_ERROR) > errs_before_row) {
+                free(r.op_name);
+                free(r.note);
+                continue;
+            }
+            r.pc.phase = (enum pred_phase)ph;
+            r.pc.metric = (enum pred_metric)met;
+            r.id = dup_or_null(id);
+            r.source = dup_or_null(src);
+            r.hardware = dup_or_null(hw);
+            r.model = dup_or_null(model);
+            r.engine = dup_or_null(eng);
+            r.pc.op = r.op_name;
+            set->rows[set->n++] = r;
+        }
+    }
+    ycheck_release(&y);
+    ynode_free(root);
+    if (err_count(errs, ERR_ERROR) > before) {
+        meas_set_free(set);
+        return NULL;
+    }
+    return set;
+}
+
+static const char *const ENGINE_KEYS[] = {
+    "name",     "kernel_overhead", "step_overhead",   "memory_efficiency",
+    "compute_efficiency", "bytes_in_flight_per_unit", "dequant_scale", "fp16_accumulate",
+    "notes",    "sources",         "provenance"};
+/* provenance is free text: accepted, not interpreted */
+
+struct engine_profile *
+engine_load(const char *path, struct err_list *errs)
+{
+    struct ynode *root = ynode_load(path, errs);
+    if (!root)
+        return NULL;
+    struct ycheck y;
+    ycheck_init(&y, path, errs);
+    size_t before = err_count(errs, ERR_ERROR);
+    struct engine_profile *e = calloc(1, sizeof *e);
+    if (!e) {
+        ynode_free(root);
+        return NULL;
+    }
+    e->path = str_dup(path);
+    e->memory_efficiency = e->compute_efficiency = 1.0;
+    e->dequant_scale = 1.0;
+    if (root->kind != YNODE_MAP) {
+        ycheck_error(&y, root, "an engine profile must be a mapping of keys, not %s",
+                     ynode_kind_name(root));
+    } else {
+        ycheck_keys(&y, root, "", ENGINE_KEYS, N(ENGINE_KEYS));
+        const char *s;
+        if (ycheck_str(&y, root, "", "name", true, &s))
+            e->name = str_dup(s);
+        ycheck_qty(&y, root, "", "kernel_overhead", UNIT_SECONDS, false, &e->kernel_overhead_s);
+        ycheck_qty(&y, root, "", "step_overhead", UNIT_SECONDS, false, &e->step_overhead_s);
+        const char *keys[2] = {"memory_efficiency", "compute_efficiency"};
+        double *dst[2] = {&e->memory_efficiency, &e->compute_efficiency};
+        for (int i = 0; i < 2; i++) {
+            double v;
+            if (ycheck_num(&y, root, "", keys[i], false, &v)) {
+                if (!(v > 0 && v <= 1.5))
+                    ycheck_error(&y, ynode_get(root, keys[i]),
+                                 "'%s' must be a fraction in (0, 1.5], got %g", keys[i], v);
+                else
+                    *dst[i] = v;
+            }
+        }
+        ycheck_qty(&y, root, "", "bytes_in_flight_per_unit", UNIT_BYTES, false,
+                   &e->inflight_bytes_per_unit);
+        double ds;
+        if (ycheck_num(&y, root, "", "dequant_scale", false, &ds)) {
+            if (!(ds > 0 && ds < 100))
+                ycheck_error(&y, ynode_get(root, "dequant_scale"),
+                             "'dequant_scale' must be in (0, 100), got %g", ds);
+            else
+                e->dequant_scale = ds;
+        }
+        ycheck_bool(&y, root, "", "fp16_accumulate", &e->fp16_accumulate);
+        const struct ynode *src = ynode_get(root, "sources");
+        if (!src)
+            ycheck_error(&y, root, "missing required key 'sources' (every number needs its origin)");
+        else if (ycheck_map(&y, src, "sources")) {
+            e->source_keys = calloc(src->n / 2 + 1, sizeof(char *));
+            e->source_texts = calloc(src->n / 2 + 1, sizeof(char *));
+            for (size_t i = 0; i + 1 < src->n && e->source_keys && e->source_texts; i += 2) {
+                if (src->items[i + 1]->kind != YNODE_SCALAR)
+                    continue;
+                e->source_keys[e->n_sources] = str_dup(src->items[i]->value);
+                e->source_texts[e->n_sources] = str_dup(src->items[i + 1]->value);
+                e->n_sources++;
+            }
+            for (int i = 0; i < y.n_numbers; i++) {
+                bool covered = false;
+                for (size_t j = 0; j + 1 < src->n && !covered; j += 2)
+                    covered = strcmp(src->items[j]->value, y.numbers[i]) == 0;
+                if (!covered)
+                    err_add(errs, path, y.number_line[i], y.number_col[i], ERR_ERROR,
+                            "'%s' has no source (add 'sources.%s')", y.numbers[i], y.numbers[i]);
+            }
+        }
+    }
+    ycheck_release(&y);
+    ynode_free(root);
+    if (err_count(errs, ERR_ERROR) > before) {
+        engine_profile_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+struct engine_profile *
+engine_find(const char *name, struct err_list *errs)
+{
+    return engine_find_in(NULL, name, errs);
+}
+
+struct engine_profile *
+engine_find_in(const char *dir, const char *name, struct err_list *errs)
+{
+    char p[PATH_MAX + 64];
+    struct stat st;
+    if (strcmp(name, "kernel") == 0) {
+        /* the calibrated file when there is one, else the built-in defaults */
+        snprintf(p, sizeof p, "%s/engine_profiles/kernel.yaml", dir ? dir : prof_data_dir());
+        if (stat(p, &st) == 0)
+            return engine_load(p, errs);
+        struct engine_profile *e = calloc(1, sizeof *e);
+        if (!e)
+            return NULL;
+        engine_profile_kernel(e);
+        e->name = str_dup("kernel");
+        return e;
+    }
+    if (strchr(name, '/')) {
+        snprintf(p, sizeof p, "%s", name);
+    } else {
+        if (strlen(name) > 100) {
+            err_add(errs, NULL, 0, 0, ERR_ERROR, "engine name too long");
+            return NULL;
+        }
+        snprintf(p, sizeof p, "%s/engine_profiles/%s.yaml", dir ? dir : prof_data_dir(), name);
+    }
+    if (stat(p, &st) != 0) {
+        err_add(errs, NULL, 0, 0, ERR_ERROR,
+                "unknown engine '%s' (llama.cpp, vllm, tensorrt-llm, kernel)", name);
+        return NULL;
+    }
+    return engine_load(p, errs);
+}

@@ -1,0 +1,35 @@
+/* The measurement format (docs/measurements.md; ../shared/calibration/README.md): a YAML list
+ * of rows, one published measurement each. Strict: positioned errors, all in one pass. */
+#ifndef ROOFLINE_IO_MEASURE_H
+#define ROOFLINE_IO_MEASURE_H
+
+#include "core/calib.h"
+#include "util/err.h"
+
+struct meas_row {
+    char *id, *source, *hardware, *model, *engine, *note;
+    char *op_name; /* kernel op (owned) */
+    int line;
+    double value;
+    struct pred_case pc; /* pc.op points at op_name */
+};
+
+struct meas_set {
+    char *path;
+    struct meas_row *rows;
+    int n;
+};
+
+/* Load `path`; NULL with every problem in `errs`. Caller frees with meas_set_free. */
+struct meas_set *meas_load(const char *path, struct err_list *errs);
+void meas_set_free(struct meas_set *s);
+const char *pred_phase_name(enum pred_phase p);
+
+/* Engine profiles: engine_profiles/<name>.yaml (docs/physics.md#engine-overheads). */
+struct engine_profile *engine_load(const char *path, struct err_list *errs);
+/* By name in the data directory ("llama.cpp", "vllm", ...), or the built-in "kernel". */
+struct engine_profile *engine_find(const char *name, struct err_list *errs);
+/* The same in `dir`/engine_profiles (NULL: the data directory). */
+struct engine_profile *engine_find_in(const char *dir, const char *name, struct err_list *errs);
+
+#endif

@@ -1,0 +1,58 @@
+#!/bin/sh
+# validate --measurements, calibrate, cross-validation and bands through the CLI.
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+M=calibration/measurements.yaml
+
+run validate-table 0 -- "$ROOFLINE" validate --measurements $M
+expect_out validate-summary "median |err| %"
+expect_out validate-rows "202 rows, 202 predicted, 0 not modelled"
+run validate-csv 0 -- "$ROOFLINE" validate --measurements $M -o csv
+head -n 1 "$T/out" | grep -q '^id,phase,hardware,engine,metric,predicted,measured,error_pct,band_low,band_high,reason$' && echo "ok validate-csv-header" || echo "not ok validate-csv-header: $(head -n 1 "$T/out")"
+[ "$(wc -l <"$T/out")" = 203 ] && echo "ok validate-csv-rows" || echo "not ok validate-csv-rows"
+# error_pct is (predicted - measured) / measured x 100, signed
+awk -F, 'NR > 1 && $8 != "" { d = ($6 - $7) / $7 * 100 - $8; if (d > 1e-3 || d < -1e-3) bad++ } END { exit bad > 0 }' "$T/out" && echo "ok validate-error-sign" || echo "not ok validate-error-sign"
+run validate-json 0 -- "$ROOFLINE" validate --measurements $M -o json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["rows"])==202 and d["summary"][0]["group"]=="all"' "$T/out" && echo "ok validate-json" || echo "not ok validate-json"
+
+# a row we cannot model is listed with its reason, never dropped
+cat >"$T/mixed.yaml" <<'YAML'
+- {id: ok1, source: "test", hardware: h100-sxm, model: llama-3-8b, weights: fp16, engine: llama.cpp, phase: decode, batch: 1, context: 512, metric: tokens_per_s, value: 100}
+- {id: nohw, source: "test", hardware: h999, model: llama-3-8b, weights: fp16, engine: llama.cpp, phase: decode, batch: 1, context: 512, metric: tokens_per_s, value: 100}
+- {id: ar, source: "test", hardware: h100-sxm, engine: kernel, phase: kernel, op: allreduce, bytes: 1000000, count: 8, metric: time_ms, value: 0.1, weights: fp16}
+YAML
+run validate-reasons 0 -- "$ROOFLINE" validate --measurements "$T/mixed.yaml" -o csv
+expect_out validate-reason-hw "nohw,decode,h999,llama.cpp,tokens_per_s,,100,,,,no hardware profile with this id"
+expect_out validate-reason-op "unsupported kernel op"
+
+for f in tests/data/bad-measurements/*.yaml; do
+    "$ROOFLINE" validate --measurements "$f" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" = 1 ] && diff -u "${f%.yaml}.err" "$T/err" >/dev/null; then echo "ok bad-measurement $(basename "$f")"; else
+        echo "not ok bad-measurement $(basename "$f") (exit $rc)"; diff -u "${f%.yaml}.err" "$T/err"; fi
+done
+
+# calibrate writes new profiles elsewhere and leaves the originals alone
+before=$(cat engine_profiles/llama.cpp.yaml calibration/device-classes.yaml | cksum)
+run calibrate-fit 0 -- "$ROOFLINE" calibrate --measurements $M --engine llama.cpp --output-dir "$T/cal"
+expect_out calibrate-params "llama.cpp.step_overhead"
+expect_out calibrate-sigma "1-sigma"
+[ -f "$T/cal/engine_profiles/llama.cpp.yaml" ] && echo "ok calibrate-wrote" || echo "not ok calibrate-wrote"
+grep -q "provenance:" "$T/cal/engine_profiles/llama.cpp.yaml" && echo "ok calibrate-provenance" || echo "not ok calibrate-provenance"
+after=$(cat engine_profiles/llama.cpp.yaml calibration/device-classes.yaml | cksum)
+[ "$before" = "$after" ] && echo "ok calibrate-originals-untouched" || echo "not ok calibrate-originals-untouched"
+# the written profiles load and give predictions
+run calibrate-reload 0 -- "$ROOFLINE" validate --measurements $M --params "$T/cal"
+expect_out calibrate-reload-rows "202 predicted"
+
+run crossval 0 -- "$ROOFLINE" calibrate --measurements $M --cross-validate
+expect_out crossval-title "leave-one-device-out"
+expect_out crossval-decode "phase decode"
+
+run bands 0 -- "$ROOFLINE" analyze --gpu rtx-4090 --model llama-3-8b --weights q4_k_m --engine llama.cpp --bands --phase decode
+expect_out bands-low "80% band low"
+run bands-noengine 2 -- "$ROOFLINE" analyze --gpu rtx-4090 --model llama-3-8b --bands
+expect_err bands-noengine-msg "error: --bands needs --engine"
+run engine-unknown 2 -- "$ROOFLINE" analyze --gpu rtx-4090 --model llama-3-8b --engine vllmm
+expect_err engine-unknown-msg "unknown engine 'vllmm'"

@@ -1,0 +1,185 @@
+/* Calibration: the kernel model, predictions of measurement rows, error statistics, and the
+ * fit recovering known parameters from synthetic rows. */
+#include "test.h"
+
+#include "core/calib.h"
+#include "core/fit.h"
+
+#include <string.h>
+
+TEST(calib_stats_hand_checked)
+{
+    /* |errors| sorted: 0 5 10 20 40; median 10; P90 (linear, GSL): position 0.9 x 4 = 3.6,
+     * 20 + 0.6 x (40 - 20) = 32; mean of the signed errors -25 / 5 = -5 */
+    double e[5] = {-10, 5, 20, -40, 0};
+    struct fit_stats s;
+    fit_stats_of(e, 5, &s);
+    CHECK_NEAR(s.median_abs_pct, 10, 1e-12);
+    CHECK_NEAR(s.p90_abs_pct, 32, 1e-12);
+    CHECK_NEAR(s.mean_pct, -5, 1e-12);
+}
+
+TEST(calib_wave_quantization_and_split_k)
+{
+    /* 108 units, peak 108e12: one 128 x 128 x K tile per unit per wave. A 128 x 13824 output
+     * (108 tiles) is one wave: 2 x 128 x 128 x 1024 / 1e12 = 33.55 us */
+    double one = roof_gemm_compute_s(128, 13824, 1024, 108e12, 108, 0);
+    CHECK_NEAR(one, 2.0 * 128 * 128 * 1024 / 1e12, 1e-12);
+    /* 129 rows need a second row of tiles: the libraries' best tiling (64-row tiles) runs
+     * 3 x 108 tiles of 64 rows: 3 waves x 2 x 64 x 128 x 1024 / 1e12 = 50.3 us, not 2x */
+    double two = roof_gemm_compute_s(129, 13824, 1024, 108e12, 108, 0);
+    CHECK_NEAR(two, 3.0 * 2 * 64 * 128 * 1024 / 1e12, 1e-12);
+    CHECK(two > one);
+    /* 32 tiles on 108 units: split K three ways -> one wave of a third of K */
+    double sk = roof_gemm_compute_s(128, 4096, 11008, 108e12, 108, 0);
+    CHECK_NEAR(sk, 2.0 * 128 * 128 * (11008.0 / 3) / 1e12, 1e-12);
+    /* a single row runs on the vector units: 2 N K / vector peak */
+    CHECK_NEAR(roof_gemm_compute_s(1, 4096, 4096, 108e12, 108, 20e12), 2.0 * 4096 * 4096 / 20e12,
+               1e-12);
+}
+
+TEST(calib_kernel_prediction_by_hand)
+{
+    struct hw_profile *hw = test_hw("a100-sxm-80gb");
+    struct roof_tuning tu;
+    memset(&tu, 0, sizeof tu);
+    tu.compute_efficiency = tu.memory_efficiency = 1.0;
+    tu.memory_latency_s = 1e-6;
+    tu.kernel_overhead_s = 1e-6;
+    tu.compute_units = 108;
+    struct pred_case pc;
+    memset(&pc, 0, sizeof pc);
+    pc.phase = PRED_KERNEL;
+    pc.metric = PRED_TIME_MS;
+    pc.weights = pc.kv = DT_FP16;
+    pc.op = "matmul";
+    pc.m = 13824;
+    pc.n = 128;
+    pc.k = 4096;
+    double pred;
+    const char *why;
+    CHECK(pred_case_eval(&pc, hw, NULL, &tu, &pred, &why) == 0);
+    /* bytes (56,623,104 + 524,288 + 1,769,472) x 2 = 117,833,728 B / 2039 GB/s = 57.79 us,
+     * + 1 us latency; compute 2 x 13824 x 128 x 4096 / 312 TFLOPS = 46.5 us in one wave;
+     * memory-bound: 58.79 us + 1 us launch = 0.05979 ms */
+    CHECK_NEAR(pred, (117833728.0 / 2039e9 + 1e-6 + 1e-6) * 1e3, 1e-9);
+    hw_free(hw);
+}
+
+TEST(calib_decode_row_equals_engine)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct roof_tuning tu;
+    struct dev_params dp;
+    dev_params_default(DEV_DC_GPU, &dp);
+    calib_tuning(hw, &dp, NULL, &tu);
+    struct pred_case pc;
+    memset(&pc, 0, sizeof pc);
+    pc.phase = PRED_DECODE;
+    pc.metric = PRED_TOKENS_PER_S;
+    pc.weights = pc.kv = DT_FP16;
+    pc.batch = 4;
+    pc.context = 700;
+    double pred;
+    const char *why;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &pred, &why) == 0);
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = c.act = c.kv = DT_FP16;
+    c.batch = 4;
+    c.context = 700;
+    c.tuning = tu;
+    struct roof_result r;
+    roof_evaluate(&c, &r);
+    CHECK_NEAR(pred, 4 / r.time_s, 1e-12);
+    /* the tuned step is slower than the datasheet roofline */
+    struct roof_config pure = c;
+    roof_config_init(&pure, hw, m, ROOF_DECODE);
+    pure.weights = pure.act = pure.kv = DT_FP16;
+    pure.batch = 4;
+    pure.context = 700;
+    struct roof_result rp;
+    roof_evaluate(&pure, &rp);
+    CHECK(r.time_s > rp.time_s);
+    /* an e2e batch whose KV does not fit runs in waves: 512 sequences of 1024 + 1024 tokens
+     * of Llama-3-8B cannot all sit in 80 GB */
+    pc.phase = PRED_E2E;
+    pc.metric = PRED_LATENCY_S;
+    pc.input = pc.output = 1024;
+    pc.batch = 512;
+    double lat512, lat256;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &lat512, &why) == 0);
+    pc.batch = 256;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &lat256, &why) == 0);
+    CHECK(lat512 > 1.5 * lat256);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+TEST(calib_fit_recovers_synthetic_parameters)
+{
+    /* rows generated from known parameters on two devices; the fit starts from the defaults
+     * and must find the generating values */
+    struct hw_profile *h100 = test_hw("h100-sxm"), *a100 = test_hw("a100-sxm-80gb");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct calib_params truth;
+    memset(&truth, 0, sizeof truth);
+    for (int k = 0; k < DEV_CLASS_COUNT; k++)
+        dev_params_default((enum dev_class)k, &truth.dev[k]);
+    truth.dev[DEV_DC_GPU].memory_efficiency = 0.80;
+    truth.dev[DEV_DC_GPU].compute_efficiency = 0.60;
+    truth.dev[DEV_DC_GPU].memory_latency_s = 1.0e-6;
+    truth.n_engines = 1;
+    engine_profile_kernel(&truth.engine[0]);
+    truth.engine[0].kernel_overhead_s = 5e-6;
+    enum { N = 24 };
+    struct pred_case pcs[N];
+    struct fit_case cases[N];
+    int n = 0;
+    const char *ops[3] = {"matmul", "mlp_up", "attn_decode"};
+    for (int dev = 0; dev < 2; dev++)
+        for (int o = 0; o < 3; o++)
+            for (int s = 0; s < 4; s++) {
+                struct pred_case *pc = &pcs[n];
+                memset(pc, 0, sizeof *pc);
+                pc->phase = PRED_KERNEL;
+                pc->metric = PRED_TIME_MS;
+                pc->weights = pc->kv = DT_FP16;
+                pc->op = ops[o];
+                double sz = (double)(1 << (2 * s)); /* 1, 4, 16, 64 */
+                pc->m = 64 * sz;
+                pc->n = pc->k = 4096;
+                pc->tokens = 16 * sz;
+                pc->batch = sz;
+                pc->kv_len = 256 * sz;
+                struct fit_case *c = &cases[n];
+                c->pc = pc;
+                c->hw = dev ? a100 : h100;
+                c->model = m;
+                c->engine = 0;
+                double v;
+                const char *why;
+                CHECK(fit_predict(&truth, c, &v, &why) == 0);
+                c->measured = v;
+                n++;
+            }
+    struct calib_params p = truth;
+    dev_params_default(DEV_DC_GPU, &p.dev[DEV_DC_GPU]);
+    engine_profile_kernel(&p.engine[0]);
+    struct fit_report rep;
+    CHECK(fit_calibrate(&p, cases, n, &rep) == 0);
+    /* the memory latency is weakly identified by these rows and its prior holds it near the
+     * default, so the fit is close, not exact */
+    if (rep.rms_log_error_after >= 0.05)
+        FAIL_AT("rms log error after the fit: %g", rep.rms_log_error_after);
+    for (int i = 0; i < rep.n_params; i++)
+        if (test_current_failed)
+            fprintf(stderr, "  %s = %g\n", rep.names[i], rep.value[i]);
+    CHECK_NEAR(p.dev[DEV_DC_GPU].memory_efficiency, 0.80, 0.05);
+    CHECK_NEAR(p.dev[DEV_DC_GPU].compute_efficiency * p.engine[0].compute_efficiency, 0.60, 0.05);
+    CHECK_NEAR(p.engine[0].kernel_overhead_s, 5e-6, 0.15);
+    hw_free(h100);
+    hw_free(a100);
+    mdl_free(m);
+}
