@@ -46,18 +46,19 @@ struct chart_rect {
     double x, y, w, h;
 };
 
-/* How a line, point or legend swatch is drawn. Sizes in pixels at the layout size. */
+/* How a line, point or legend swatch is drawn. Sizes are pixels on the reference 1600 x 1000
+ * canvas; the layout scales them with the canvas (chart->scale). */
 struct chart_style {
-    uint32_t rgb;       /* stroke colour */
-    double line_px;     /* stroke width; 0 = no stroke (points: no outline) */
+    uint32_t rgb;   /* stroke colour */
+    double line_px; /* stroke width; 0 = no stroke (points: no outline) */
     enum chart_dash dash;
-    double alpha;       /* stroke opacity (1 = opaque); 0 is read as 1 */
+    double alpha; /* stroke opacity (1 = opaque); 0 is read as 1 */
     enum chart_marker marker;
-    double marker_px;   /* marker diameter */
-    bool filled;        /* marker filled with fill_rgb at fill_alpha */
+    double marker_px; /* marker diameter */
+    bool filled;      /* marker filled with fill_rgb at fill_alpha */
     uint32_t fill_rgb;
-    double fill_alpha;  /* 0 is read as 1 */
-    bool arrow;         /* lines: arrow head at the last vertex */
+    double fill_alpha; /* 0 is read as 1 */
+    bool arrow;        /* lines: arrow head at the last vertex */
 };
 
 struct chart_tick {
@@ -69,11 +70,11 @@ struct chart_tick {
 
 struct chart_axis {
     enum chart_scale scale;
-    double min, max;     /* shown range in data units; CATEGORY: -0.5 .. n - 0.5 */
+    double min, max; /* shown range in data units; CATEGORY: -0.5 .. n - 0.5 */
     char title[128];
-    char unit[16];       /* appended to tick labels: "s" gives "10 ms", "" gives "1 T" */
-    bool sub_unit;       /* label values below 1 with m, u, n prefixes (times) */
-    char **categories;   /* CATEGORY: n_categories owned strings, may hold '\n' */
+    char unit[16];     /* appended to tick labels: "s" gives "10 ms", "" gives "1 T" */
+    bool sub_unit;     /* label values below 1 with m, u, n prefixes (times) */
+    char **categories; /* CATEGORY: n_categories owned strings, may hold '\n' */
     int n_categories;
     /* layout */
     struct chart_tick ticks[CHART_MAX_TICKS];
@@ -94,25 +95,29 @@ struct chart_point {
 struct chart_bar {
     double category; /* index on a CATEGORY x axis */
     double y0, y1;
-    double width;    /* fraction of the category slot */
+    double width; /* fraction of the category slot */
     uint32_t rgb;
 };
 
 struct chart_label {
-    char *text; /* owned; may hold '\n' */
+    char *text;                                          /* owned; may hold '\n' */
     double ax[CHART_MAX_ANCHORS], ay[CHART_MAX_ANCHORS]; /* data anchors, tried in order */
     int n_anchors;
-    double gap_px;                   /* distance kept from the anchor (marker radius + air) */
-    enum chart_dir dirs[8];          /* candidate sides, tried in order for every anchor */
+    double gap_px;          /* distance kept from the anchor, reference pixels */
+    enum chart_dir dirs[8]; /* candidate sides, tried in order for every anchor */
     int n_dirs;
-    int rings;                       /* 1: at gap_px; 2: also one label height farther */
+    int rings; /* candidate rings: k-th at gap_px + 0.9 k label heights */
     uint32_t rgb;
     bool bold;
-    double scale;                    /* font relative to the label font; 0 is read as 1 */
-    int priority;                    /* higher is placed first */
+    double scale; /* font relative to the label font; 0 is read as 1 */
+    int priority; /* higher is placed first */
+    bool margin;  /* direct label in the panel's right margin at the first anchor's height */
+    bool leader;  /* may move up to `rings` rings out, joined to its anchor by a leader line */
     /* layout */
     bool shown;
     struct chart_rect box;
+    bool has_leader;
+    double lx0, ly0, lx1, ly1; /* leader line, pixels */
 };
 
 struct chart_legend_item {
@@ -136,6 +141,7 @@ struct chart_panel {
     size_t n_labels, cap_labels;
     struct chart_legend_item *legend;
     size_t n_legend, cap_legend;
+    bool legend_left; /* try the top-left corner first (default: top-right) */
     /* layout */
     struct chart_rect cell, plot, legend_box;
     bool legend_shown;
@@ -152,6 +158,7 @@ struct chart {
     bool failed; /* sticky: an allocation failed while building; the chart is incomplete */
     /* layout */
     double width, height, font_px;
+    double scale; /* style sizes are multiplied by this (1 on the reference canvas) */
     double title_px, subtitle_px, footnote_px;
     struct chart_rect title_box, subtitle_box, footnote_box;
 };
@@ -169,7 +176,7 @@ struct chart *chart_new(void);
 void chart_free(struct chart *c);
 /* Appends a panel (zeroed, linear axes 0..1); NULL when CHART_MAX_PANELS are in use. */
 struct chart_panel *chart_add_panel(struct chart *c);
-/* Sets an axis: scale, range in data units, title and tick-label unit. */
+/* Sets an axis: scale, range in data units, title and tick-label unit (sub_unit off). */
 void chart_axis_set(struct chart_axis *ax, enum chart_scale scale, double min, double max,
                     const char *title, const char *unit);
 /* Makes `ax` a category axis of n labels (copied). */
@@ -198,11 +205,12 @@ int chart_add_legend(struct chart *c, struct chart_panel *p, const char *text,
 
 /* Value with an engineering (SI, powers of 1000) prefix and `sig` significant digits, trailing
  * zeros dropped: 1e12 -> "1 T", 3.35e12 with "B/s" -> "3.35 TB/s". Below 1000 without
- * `sub_unit` the number is written plainly ("0.1", "295"); with it, m/u/n prefixes are used
- * ("100 ms"). Zero is "0". */
+ * `sub_unit` the number is written plainly ("0.1", "295"); with it (times), m/u/n prefixes are
+ * used below 1 ("100 ms") and none from 1000 up ("5530 s"). Zero is "0". */
 void chart_format_si(double v, int sig, const char *unit, bool sub_unit, char *buf, size_t size);
-/* Outward snap of [lo, hi] to 1-2-5 steps of decades for a log axis, after widening by `pad`
- * (>= 1) on each side: (0.3, 700, 1) -> (0.2, 1000). Returns -1 unless 0 < lo <= hi finite. */
+/* Outward snap of [lo, hi] to 1, 2, 3 or 5 times a power of ten for a log axis, after widening
+ * by `pad` (>= 1) on each side: (0.25, 700, 1) -> (0.2, 1000). Returns -1 unless
+ * 0 < lo <= hi finite. */
 int chart_log_bounds(double lo, double hi, double pad, double *min, double *max);
 /* Nice linear range and step covering [lo, hi] with about `target` intervals (steps of 1, 2, 5
  * times a power of ten): (0, 87, 5) -> 0, 100, step 20. Returns -1 on bad input. */
@@ -227,6 +235,7 @@ struct chart_obstacles {
     struct chart_rect bounds; /* labels must lie inside */
     struct chart_rect *rects;
     size_t n_rects, cap_rects;
+    size_t n_fixed; /* rects before this index are not labels (leaders may cross them) */
     struct chart_segment *segs;
     size_t n_segs, cap_segs;
 };
@@ -241,17 +250,25 @@ bool chart_rect_free(const struct chart_obstacles *o, struct chart_rect r);
 /* Box of size w x h on side `d` of the anchor (x, y) at distance `gap`. */
 struct chart_rect chart_label_box(double x, double y, double w, double h, double gap,
                                   enum chart_dir d);
-/* Tries each anchor (pixels) x each side x each ring; keeps the first free box, records it as an
- * obstacle and returns true; false (label dropped) when none is free. */
+/* Tries each ring (ring k at gap + 0.9 k h) x each anchor (pixels) x each side; keeps the first
+ * free box, records it as an obstacle and returns true with the anchor and ring used (either may
+ * be NULL); false (label dropped) when none is free. From ring 1 on the label may get a leader
+ * line from the anchor to the box's nearest point, which must cross no label placed before (rects
+ * from index n_fixed on). */
 bool chart_place(struct chart_obstacles *o, const double *ax, const double *ay, int n_anchors,
                  double w, double h, double gap, const enum chart_dir *dirs, int n_dirs, int rings,
-                 struct chart_rect *out);
+                 struct chart_rect *out, int *anchor_used, int *ring_used);
+/* One-dimensional placement of n boxes of heights h[] along [lo, hi] as close as possible to
+ * their wanted centres c[] (any order) without overlapping, `gap` apart. When they cannot all
+ * fit, the lowest priority[] are dropped. Fills top[] (NaN for dropped). Returns the number kept.
+ */
+int chart_dodge(const double *c, const double *h, const int *priority, int n, double lo, double hi,
+                double gap, double *top);
 
 /* Lays the chart out on a width x height pixel canvas: fonts, title, panels, ticks, legend and
  * label placement. Results go into the chart's layout fields. Returns 0, or -1 when the canvas is
  * too small or an axis range is unusable. */
-int chart_layout(struct chart *c, double width, double height, chart_measure_fn measure,
-                 void *ctx);
+int chart_layout(struct chart *c, double width, double height, chart_measure_fn measure, void *ctx);
 /* Pixel position of a data point in a laid-out panel (NaN when it cannot be shown). */
 double chart_px_x(const struct chart_panel *p, double x);
 double chart_px_y(const struct chart_panel *p, double y);

@@ -1,0 +1,207 @@
+/* roofline chart: one chart kind (roofline, regime, batch, prefill, decode, memory) written to a
+ * PNG, SVG or PDF file chosen by the output's extension. docs/charts.md */
+#include "cli/cli.h"
+#include "render/charts.h"
+#include "render/surface.h"
+#include "util/strs.h"
+#include "util/units.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_W 1600
+#define DEFAULT_H 1000
+
+static const struct cli_opt SPEC[] = {
+    {"gpu", true},     {"model", true},   {"batch", true}, {"prompt", true},
+    {"context", true}, {"weights", true}, {"act", true},   {"kv", true},
+    {"flash", true},   {"output", true},  {"size", true},  {"measured", true},
+};
+#define N_SPEC ((int)(sizeof SPEC / sizeof SPEC[0]))
+
+/* "1600x1000" -> 1600, 1000. */
+static int
+parse_size(const char *s, int *w, int *h)
+{
+    long a, b;
+    char buf[64];
+    const char *x = strchr(s, 'x');
+    if (!x || (size_t)(x - s) >= sizeof buf)
+        return -1;
+    memcpy(buf, s, (size_t)(x - s));
+    buf[x - s] = '\0';
+    if (str_to_long(buf, &a) != 0 || str_to_long(x + 1, &b) != 0)
+        return -1;
+    if (a < 200 || b < 150 || a > 20000 || b > 20000)
+        return -1;
+    *w = (int)a;
+    *h = (int)b;
+    return 0;
+}
+
+/* "1,8,32" (K suffixes allowed) -> whole numbers >= 1. */
+static int
+parse_batches(const char *s, double *out, int max, int *n)
+{
+    *n = 0;
+    char buf[256];
+    if (strlen(s) >= sizeof buf)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", s);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        double v;
+        const char *why;
+        if (*n >= max || unit_parse(tok, UNIT_COUNT_SUFFIX, &v, &why) != 0 || v < 1 ||
+            v != floor(v) || v > 1e9)
+            return -1;
+        out[(*n)++] = v;
+    }
+    return *n > 0 ? 0 : -1;
+}
+
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Prints "error: ..." and the usage; returns the usage exit code. */
+static int
+usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "error: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: %s\n", cmd_chart.usage);
+    return CLI_USAGE;
+}
+
+static int
+run(int argc, char **argv)
+{
+    struct cli_args a;
+    int pr = cli_parse(&a, SPEC, N_SPEC, argc, argv, cmd_chart.usage);
+    if (pr != 0)
+        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
+    if (a.n_pos == 0)
+        return usage_error("missing chart kind (roofline, regime, batch, prefill, decode or "
+                           "memory)");
+    if (a.n_pos > 1)
+        return usage_error("unexpected argument '%s'", a.pos[1]);
+    struct chart_request req;
+    memset(&req, 0, sizeof req);
+    if (chart_kind_parse(a.pos[0], &req.kind) != 0) {
+        const char *names[CHART_KIND_COUNT];
+        for (int i = 0; i < CHART_KIND_COUNT; i++)
+            names[i] = chart_kind_name((enum chart_kind)i);
+        const char *hint = str_closest(a.pos[0], names, CHART_KIND_COUNT);
+        if (hint)
+            fprintf(stderr, "error: unknown chart kind '%s' (did you mean '%s'?)\n", a.pos[0],
+                    hint);
+        else
+            fprintf(stderr,
+                    "error: unknown chart kind '%s' (roofline, regime, batch, prefill, "
+                    "decode, memory)\n",
+                    a.pos[0]);
+        return CLI_USAGE;
+    }
+    const char *out = cli_get(&a, "output");
+    enum chart_format fmt;
+    if (!out)
+        return usage_error("-o FILE is required (.png, .svg or .pdf)");
+    if (chart_format_from_path(out, &fmt) != 0)
+        return usage_error("-o: '%s' does not end in .png, .svg or .pdf", out);
+    if (!cli_has(&a, "gpu") || !cli_has(&a, "model"))
+        return usage_error("--gpu and --model are required");
+    int width = DEFAULT_W, height = DEFAULT_H;
+    if (cli_has(&a, "size") && parse_size(cli_get(&a, "size"), &width, &height) != 0)
+        return usage_error("--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
+                           "'%s'",
+                           cli_get(&a, "size"));
+    if (cli_has(&a, "batch")) {
+        if (parse_batches(cli_get(&a, "batch"), req.batches, CHART_MAX_BATCHES, &req.n_batches))
+            return usage_error("--batch: expected whole numbers >= 1 separated by commas (at "
+                               "most 8), got '%s'",
+                               cli_get(&a, "batch"));
+        if (req.n_batches > 1 && (req.kind == CHART_KIND_ROOFLINE || req.kind == CHART_KIND_REGIME))
+            return usage_error("--batch: the %s chart takes one batch size", a.pos[0]);
+    }
+    if (cli_has(&a, "measured") && req.kind != CHART_KIND_ROOFLINE)
+        return usage_error("--measured applies to the roofline chart, not '%s'", a.pos[0]);
+
+    /* engine options without --batch, which is a list here */
+    struct cli_args engine = a;
+    for (int i = 0; i < N_SPEC; i++)
+        if (strcmp(SPEC[i].name, "batch") == 0)
+            engine.value[i] = NULL;
+
+    char gpus[512];
+    if (strlen(cli_get(&a, "gpu")) >= sizeof gpus)
+        return usage_error("--gpu: list too long");
+    snprintf(gpus, sizeof gpus, "%s", cli_get(&a, "gpu"));
+    struct hw_profile *hws[CHART_MAX_GPUS] = {0};
+    struct mdl_profile *model = NULL;
+    struct chart_measured *measured = NULL;
+    size_t n_measured = 0;
+    struct chart *chart = NULL;
+    struct err_list errs = {0};
+    int rc = CLI_FAIL;
+    char *save = NULL;
+    for (char *tok = strtok_r(gpus, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (req.n_hws == CHART_MAX_GPUS) {
+            rc = usage_error("--gpu: at most 5 devices, got more at '%s'", tok);
+            goto done;
+        }
+        if (!(hws[req.n_hws] = cli_load_hw(tok)))
+            goto done;
+        req.hws[req.n_hws] = hws[req.n_hws];
+        req.n_hws++;
+    }
+    if (req.n_hws == 0) {
+        rc = usage_error("--gpu: no device given");
+        goto done;
+    }
+    if (!(model = cli_load_model(cli_get(&a, "model"))))
+        goto done;
+    roof_config_init(&req.base, hws[0], model, ROOF_DECODE);
+    if (cli_engine_opts(&engine, &req.base) != 0) {
+        rc = CLI_USAGE;
+        goto done;
+    }
+    if (req.n_batches > 0)
+        req.base.batch = req.batches[0];
+    if (cli_has(&a, "measured")) {
+        int mr = chart_measured_load(cli_get(&a, "measured"), &measured, &n_measured, &errs);
+        cli_print_errs(&errs);
+        err_list_release(&errs);
+        if (mr != 0)
+            goto done;
+        req.measured = measured;
+        req.n_measured = n_measured;
+    }
+    chart = chart_build(&req, &errs);
+    if (chart && chart_save(chart, out, width, height, &errs) == 0)
+        rc = CLI_OK;
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+done:
+    chart_free(chart);
+    chart_measured_free(measured, n_measured);
+    mdl_free(model);
+    for (int i = 0; i < CHART_MAX_GPUS; i++)
+        hw_free(hws[i]);
+    return cli_finish(rc);
+}
+
+const struct cli_cmd cmd_chart = {
+    "chart", "draw a chart (roofline, regime, batch, prefill, decode, memory) to PNG, SVG or PDF",
+    "roofline chart KIND --gpu ID[,ID...] --model ID|PATH -o FILE.png|svg|pdf\n"
+    "         [--batch B[,B...]] [--prompt P] [--context C] [--weights T] [--act T] [--kv T]\n"
+    "         [--flash on|off] [--size WxH] [--measured FILE.json]\n"
+    "  KIND: roofline, regime, batch, prefill, decode, memory (docs/charts.md)",
+    run};
