@@ -60,7 +60,8 @@ $(BUILD)/bench_engine: $(BUILD)/tests/perf/bench_engine.o $(BUILD)/libroofline.a
 
 # The whole suite: unit tests plus CLI tests; the last line is "N passed, N failed".
 test: $(BIN) $(BUILD)/unit_tests check-layers
-	@ROOFLINE=$(abspath $(BIN)) UNIT=$(abspath $(BUILD)/unit_tests) sh tests/run.sh
+	@LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
+	  ROOFLINE=$(abspath $(BIN)) UNIT=$(abspath $(BUILD)/unit_tests) sh tests/run.sh
 
 check: test
 
