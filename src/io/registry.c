@@ -15,7 +15,7 @@
 #define ROOFLINE_DATADIR "/usr/local/share/roofline"
 #endif
 
-static char data_dir[PATH_MAX];
+static char data_dir[PATH_MAX + 64];
 
 void
 prof_set_data_dir(const char *dir)
@@ -26,7 +26,7 @@ prof_set_data_dir(const char *dir)
 static bool
 has_profiles(const char *dir)
 {
-    char p[PATH_MAX + 32];
+    char p[PATH_MAX + 128];
     struct stat st;
     snprintf(p, sizeof p, "%s/hardware_profiles", dir);
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
@@ -53,6 +53,15 @@ prof_data_dir(void)
             *slash = '\0';
             if (has_profiles(exe)) {
                 prof_set_data_dir(exe);
+                return data_dir;
+            }
+            /* an installed tree: PREFIX/bin/roofline and PREFIX/share/roofline */
+            char share[PATH_MAX];
+            if (strlen(exe) + 16 >= sizeof share)
+                continue;
+            snprintf(share, sizeof share, "%s/share/roofline", exe);
+            if (has_profiles(share)) {
+                prof_set_data_dir(share);
                 return data_dir;
             }
         }
