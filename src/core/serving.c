@@ -2,7 +2,7 @@
 #include "core/serving.h"
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_roots.h>
+#include <gsl/gsl_math.h>
 #include <math.h>
 #include <string.h>
 
@@ -124,25 +124,8 @@ roof_speculative(const struct roof_config *target, const struct roof_config *dra
         out->break_even_acceptance = 1.0;
     } else {
         struct spec_ctx s = {k, ratio};
-        gsl_function F = {spec_balance, &s};
-        gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-        if (!solver)
-            return -1;
-        double hi = 1.0 - 1e-12;
-        if (gsl_root_fsolver_set(solver, &F, 0.0, hi) != GSL_SUCCESS) {
-            gsl_root_fsolver_free(solver);
-            return -1;
-        }
-        int status = GSL_CONTINUE;
-        for (int i = 0; i < 200 && status == GSL_CONTINUE; i++) {
-            if (gsl_root_fsolver_iterate(solver) != GSL_SUCCESS)
-                break;
-            status = gsl_root_test_interval(gsl_root_fsolver_x_lower(solver),
-                                            gsl_root_fsolver_x_upper(solver), 1e-12, 1e-10);
-        }
-        out->break_even_acceptance = gsl_root_fsolver_root(solver);
-        gsl_root_fsolver_free(solver);
-        if (status != GSL_SUCCESS)
+        if (roof_solve_brent(spec_balance, &s, 0.0, 1.0 - 1e-12, 1e-10,
+                             &out->break_even_acceptance) != 0)
             return -1;
     }
     return 0;
@@ -255,43 +238,11 @@ cross_f(double x, void *p)
     return log(ttft / (s->output * r.time_s));
 }
 
-static int
-solve(struct cross_ctx *s, double lo, double hi, double *out)
-{
-    double flo = cross_f(lo, s), fhi = cross_f(hi, s);
-    if (!isfinite(flo) || !isfinite(fhi))
-        return -1;
-    if (flo >= 0) {
-        *out = lo;
-        return 1;
-    }
-    if (fhi < 0) {
-        *out = hi;
-        return 1;
-    }
-    gsl_function F = {cross_f, s};
-    gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    if (!solver || gsl_root_fsolver_set(solver, &F, lo, hi) != GSL_SUCCESS) {
-        gsl_root_fsolver_free(solver);
-        return -1;
-    }
-    int status = GSL_CONTINUE;
-    for (int i = 0; i < 200 && status == GSL_CONTINUE; i++) {
-        if (gsl_root_fsolver_iterate(solver) != GSL_SUCCESS)
-            break;
-        status = gsl_root_test_interval(gsl_root_fsolver_x_lower(solver),
-                                        gsl_root_fsolver_x_upper(solver), 0.0, 1e-9);
-    }
-    *out = gsl_root_fsolver_root(solver);
-    gsl_root_fsolver_free(solver);
-    return status == GSL_SUCCESS ? 0 : -1;
-}
-
 int
 roof_kv_weight_crossover(const struct roof_config *cfg, double *context)
 {
     struct cross_ctx s = {*cfg, 0, 0};
-    return solve(&s, 1.0, 1e9, context);
+    return roof_solve_brent(cross_f, &s, 1.0, 1e9, 1e-9, context);
 }
 
 int
@@ -300,5 +251,5 @@ roof_prefill_decode_crossover(const struct roof_config *cfg, double output, doub
     if (!(output >= 1))
         return -1;
     struct cross_ctx s = {*cfg, output, 1};
-    return solve(&s, 1.0, 1e7, prompt);
+    return roof_solve_brent(cross_f, &s, 1.0, 1e7, 1e-9, prompt);
 }

@@ -40,10 +40,11 @@ balance(double x, void *p)
     return log(tc / tm);
 }
 
-static int
-find_root(struct solve_ctx *s, double lo, double hi, double *out)
+int
+roof_solve_brent(double (*f)(double, void *), void *params, double lo, double hi, double tol_rel,
+                 double *out)
 {
-    double flo = balance(lo, s), fhi = balance(hi, s);
+    double flo = f(lo, params), fhi = f(hi, params);
     if (!isfinite(flo) || !isfinite(fhi))
         return -1;
     if (flo >= 0) {
@@ -54,7 +55,7 @@ find_root(struct solve_ctx *s, double lo, double hi, double *out)
         *out = hi;
         return 1;
     }
-    gsl_function F = {balance, s};
+    gsl_function F = {f, params};
     gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     if (!solver)
         return -1;
@@ -67,7 +68,7 @@ find_root(struct solve_ctx *s, double lo, double hi, double *out)
         if (gsl_root_fsolver_iterate(solver) != GSL_SUCCESS)
             break;
         double a = gsl_root_fsolver_x_lower(solver), b = gsl_root_fsolver_x_upper(solver);
-        status = gsl_root_test_interval(a, b, 0.0, 1e-9);
+        status = gsl_root_test_interval(a, b, 0.0, tol_rel);
     }
     double root = gsl_root_fsolver_root(solver);
     gsl_root_fsolver_free(solver);
@@ -82,7 +83,7 @@ roof_critical_batch(const struct roof_config *cfg, double *out)
 {
     struct solve_ctx s = {*cfg, true, false};
     s.cfg.phase = ROOF_DECODE;
-    return find_root(&s, 1.0, 1e7, out);
+    return roof_solve_brent(balance, &s, 1.0, 1e7, 1e-9, out);
 }
 
 int
@@ -90,5 +91,5 @@ roof_prefill_crossover(const struct roof_config *cfg, double *out)
 {
     struct solve_ctx s = {*cfg, false, true};
     s.cfg.phase = ROOF_PREFILL;
-    return find_root(&s, 1.0, 1e7, out);
+    return roof_solve_brent(balance, &s, 1.0, 1e7, 1e-9, out);
 }

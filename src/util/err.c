@@ -1,22 +1,13 @@
 /* Diagnostic list: append, count, format. No printing here. */
 #include "util/err.h"
 
+#include "util/strs.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char *
-dup_str(const char *s)
-{
-    if (!s)
-        return NULL;
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
 
 void
 err_add(struct err_list *errs, const char *path, int line, int col, enum err_severity sev,
@@ -38,11 +29,11 @@ err_add(struct err_list *errs, const char *path, int line, int col, enum err_sev
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     struct err_item *it = &errs->items[errs->n];
-    it->path = dup_str(path);
+    it->path = str_dup(path);
     it->line = line;
     it->col = col;
     it->severity = sev;
-    it->msg = dup_str(buf);
+    it->msg = str_dup(buf);
     if (!it->msg) {
         free(it->path);
         return;
