@@ -85,7 +85,7 @@ check-layers:
 	  (echo "layer violation: library code prints" >&2; exit 1)
 
 format-check:
-	clang-format --dry-run --Werror src/*.c src/*/*.c src/*/*.h tests/unit/*.c
+	clang-format --dry-run --Werror src/*.c src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h
 
 deps:
 	sh scripts/install-deps.sh

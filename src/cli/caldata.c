@@ -81,8 +81,7 @@ engine_index(struct caldata *d, const char *dir, const char *name, const char **
 }
 
 /* calibration/device-classes.yaml: classes (fitted parameters) and bands */
-static int
-load_classes(struct caldata *d, const char *path);
+static int load_classes(struct caldata *d, const char *path);
 
 int
 caldata_tuning(const struct hw_profile *hw, const char *engine, const char *params_dir,
@@ -135,7 +134,8 @@ load_classes(struct caldata *d, const char *path)
                     if (strcmp(cl->items[i]->value, dev_class_name((enum dev_class)c)) == 0)
                         k = c;
                 if (k < 0) {
-                    ycheck_error(&y, cl->items[i], "unknown device class '%s'", cl->items[i]->value);
+                    ycheck_error(&y, cl->items[i], "unknown device class '%s'",
+                                 cl->items[i]->value);
                     continue;
                 }
                 const struct ynode *v = cl->items[i + 1];
@@ -162,7 +162,8 @@ load_classes(struct caldata *d, const char *path)
                         ph = p;
                 const struct ynode *v = bd->items[i + 1];
                 if (ph < 0 || v->kind != YNODE_MAP) {
-                    ycheck_error(&y, bd->items[i], "bands: unknown phase '%s'", bd->items[i]->value);
+                    ycheck_error(&y, bd->items[i], "bands: unknown phase '%s'",
+                                 bd->items[i]->value);
                     continue;
                 }
                 for (size_t j = 0; j + 1 < v->n; j += 2) {
@@ -172,8 +173,8 @@ load_classes(struct caldata *d, const char *path)
                             k = c;
                     const struct ynode *q = v->items[j + 1];
                     double lo, hi;
-                    if (k < 0 || q->kind != YNODE_SEQ || q->n != 2 || ynode_double(q->items[0], &lo) ||
-                        ynode_double(q->items[1], &hi)) {
+                    if (k < 0 || q->kind != YNODE_SEQ || q->n != 2 ||
+                        ynode_double(q->items[0], &lo) || ynode_double(q->items[1], &hi)) {
                         ycheck_error(&y, v->items[j], "bands: expected 'CLASS: [q10, q90]'");
                         continue;
                     }

@@ -118,8 +118,13 @@ op_row(struct out_table *t, const char *phase, const char *name, const struct ro
         {NULL, o->memory_time_s},
         {NULL, o->time_s},
         {NULL, o->time_s / phase_time},
-        {o->link_time_s > 0 ? "link" : compute ? "compute" : "memory", 0},
-        {NULL, o->link_time_s > 0 ? NAN : lo > 0 ? hi / lo : INFINITY},
+        {o->link_time_s > 0 ? "link"
+         : compute          ? "compute"
+                            : "memory",
+         0},
+        {NULL, o->link_time_s > 0 ? NAN
+               : lo > 0           ? hi / lo
+                                  : INFINITY},
         {NULL, o->dequant_flops},
         {NULL, o->link_bytes},
         {NULL, o->link_time_s},
@@ -191,19 +196,21 @@ fill_summary(const struct roof_result *r, struct out_value *v, double crit, doub
 }
 
 static const struct cli_opt SPEC[] = {
-    {"gpu", true}, {"model", true}, {"phase", true}, {"output", true}, {"bands", false},
-    CLI_ENGINE_OPTS,
+    {"gpu", true},    {"model", true},  {"phase", true},
+    {"output", true}, {"bands", false}, CLI_ENGINE_OPTS,
 };
 
 static int
 run(int argc, char **argv)
 {
     struct cli_args a;
-    int pr = cli_parse(&a, SPEC, (int)(sizeof SPEC / sizeof SPEC[0]), argc, argv, cmd_analyze.usage);
+    int pr =
+        cli_parse(&a, SPEC, (int)(sizeof SPEC / sizeof SPEC[0]), argc, argv, cmd_analyze.usage);
     if (pr != 0)
         return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
     if (a.n_pos) {
-        fprintf(stderr, "error: unexpected argument '%s'\nusage: %s\n", a.pos[0], cmd_analyze.usage);
+        fprintf(stderr, "error: unexpected argument '%s'\nusage: %s\n", a.pos[0],
+                cmd_analyze.usage);
         return CLI_USAGE;
     }
     enum out_fmt fmt = OUT_TABLE;
@@ -253,9 +260,11 @@ run(int argc, char **argv)
         n_phases = 1;
     }
     if (fmt == OUT_JSON)
-        printf("{\n  \"tool\": \"roofline\",\n  \"gpu\": \"%s\",\n  \"model\": \"%s\",\n  \"phases\": [",
+        printf("{\n  \"tool\": \"roofline\",\n  \"gpu\": \"%s\",\n  \"model\": \"%s\",\n  "
+               "\"phases\": [",
                hw->id, m->id);
-    struct out_table *ops_csv = fmt == OUT_CSV ? out_table_new(fmt, NULL, OP_FIELDS, N_OP_FIELDS) : NULL;
+    struct out_table *ops_csv =
+        fmt == OUT_CSV ? out_table_new(fmt, NULL, OP_FIELDS, N_OP_FIELDS) : NULL;
     int rc = CLI_OK;
     for (int p = first; p < first + n_phases; p++) {
         struct roof_config cfg = base;
@@ -312,8 +321,8 @@ run(int argc, char **argv)
         if (fmt == OUT_TABLE) {
             char title[512];
             snprintf(title, sizeof title,
-                     "%s of %s on %s: batch %.0f, %s %.0f, weights %s, activations %s, KV %s",
-                     ph, m->id, hw->id, cfg.batch, cfg.phase == ROOF_PREFILL ? "prompt" : "context",
+                     "%s of %s on %s: batch %.0f, %s %.0f, weights %s, activations %s, KV %s", ph,
+                     m->id, hw->id, cfg.batch, cfg.phase == ROOF_PREFILL ? "prompt" : "context",
                      cfg.phase == ROOF_PREFILL ? cfg.prompt : cfg.context, dtype_name(cfg.weights),
                      dtype_name(cfg.act), dtype_name(cfg.kv));
             if (p != first)

@@ -245,7 +245,6 @@ print_rows(enum out_fmt fmt, const struct caldata *d, const struct result_set *r
 
 static const struct cli_opt VSPEC[] = {{"measurements", true}, {"output", true}, {"params", true}};
 
-
 int
 cli_validate_measurements(int argc, char **argv)
 {
@@ -430,8 +429,7 @@ run(int argc, char **argv)
     if (pr != 0)
         return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
     if (!cli_has(&a, "measurements")) {
-        fprintf(stderr, "error: --measurements FILE is required\nusage: %s\n",
-                cmd_calibrate.usage);
+        fprintf(stderr, "error: --measurements FILE is required\nusage: %s\n", cmd_calibrate.usage);
         return CLI_USAGE;
     }
     enum out_fmt fmt = OUT_TABLE;

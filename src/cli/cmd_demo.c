@@ -13,8 +13,8 @@ run(int argc, char **argv)
     int rc = cmd_explain.run(6, explain);
     if (rc != CLI_OK)
         return rc;
-    char *analyze[] = {"analyze", "--gpu", "h100-sxm", "--model", "llama-3-8b", "--batch", "1",
-                       "--prompt", "1024", "--context", "1024", NULL};
+    char *analyze[] = {"analyze", "--gpu",    "h100-sxm", "--model",   "llama-3-8b", "--batch",
+                       "1",       "--prompt", "1024",     "--context", "1024",       NULL};
     printf("\n== roofline analyze --gpu h100-sxm --model llama-3-8b --prompt 1024 --context "
            "1024\n\n");
     fflush(stdout);

@@ -11,7 +11,9 @@
 static const char *
 peak_label(enum dtype d)
 {
-    return d == DT_FP32 ? "fp32 vector" : d == DT_INT8 || d == DT_INT4 ? "integer tensor" : "tensor";
+    return d == DT_FP32                   ? "fp32 vector"
+           : d == DT_INT8 || d == DT_INT4 ? "integer tensor"
+                                          : "tensor";
 }
 
 /* Memory verdict shared by both paths; returns true when it fits. */
@@ -35,8 +37,8 @@ explain_fit(const struct hw_profile *hw, double params, enum dtype w, double wei
     printf("WARNING: this does not fit: %s of weights%s%s%s need more than the %s of memory on "
            "the %s.\n",
            Q(weight_bytes, "B", 4), other_bytes > 0 ? " + " : "",
-           other_bytes > 0 ? Q(other_bytes, "B", 3) : "", other_bytes > 0 ? " of KV cache and activations" : "",
-           Q(cap, "B", 3), hw->name);
+           other_bytes > 0 ? Q(other_bytes, "B", 3) : "",
+           other_bytes > 0 ? " of KV cache and activations" : "", Q(cap, "B", 3), hw->name);
     fprintf(stderr, "warning: %s does not fit in %s on %s\n", Q(total, "B", 4), Q(cap, "B", 3),
             hw->id);
     printf("What would fit:\n");
@@ -46,8 +48,8 @@ explain_fit(const struct hw_profile *hw, double params, enum dtype w, double wei
                "cache);\n",
                ex_count(max_params), dtype_name(w));
         double bits = cap * 8.0 / params;
-        static const enum dtype SMALLER[] = {DT_FP16, DT_FP8, DT_Q8_0, DT_Q4_1, DT_Q4_K_M, DT_Q4_0,
-                                             DT_INT4};
+        static const enum dtype SMALLER[] = {DT_FP16,   DT_FP8,  DT_Q8_0, DT_Q4_1,
+                                             DT_Q4_K_M, DT_Q4_0, DT_INT4};
         const char *fmt_fit = NULL;
         for (size_t i = 0; i < sizeof SMALLER / sizeof SMALLER[0]; i++)
             if (dtype_bits(SMALLER[i]) <= bits * 0.9 && dtype_bits(SMALLER[i]) < dtype_bits(w)) {
@@ -97,7 +99,8 @@ explain_nominal(const struct hw_profile *hw, double params, const struct roof_co
     printf("        = %s\n", Q(n.weight_bytes, "B", 3));
     printf("Step 2. Memory time\n");
     printf("  t_memory = bytes / memory bandwidth\n");
-    printf("           = %s / %s\n", Q(n.weight_bytes, "B", 3), Q(n.bandwidth_bytes_per_s, "B/s", 4));
+    printf("           = %s / %s\n", Q(n.weight_bytes, "B", 3),
+           Q(n.bandwidth_bytes_per_s, "B/s", 4));
     printf("           = %s\n", T(n.memory_time_s));
     printf("Step 3. FLOPs\n");
     printf("  FLOPs = 2 x parameters x tokens\n");
@@ -126,8 +129,9 @@ explain_nominal(const struct hw_profile *hw, double params, const struct roof_co
     printf("\n");
     printf("Arithmetic intensity = FLOPs / bytes = %s / %s = %.2f FLOP/B\n", Q(n.flops, "FLOP", 3),
            Q(n.weight_bytes, "B", 3), n.intensity);
-    printf("Ridge point (%s) = peak / bandwidth = %s / %s = %.0f FLOP/B\n", dtype_name(n.roof_dtype),
-           Q(n.peak_flops_per_s, "FLOP/s", 4), Q(n.bandwidth_bytes_per_s, "B/s", 4), n.ridge);
+    printf("Ridge point (%s) = peak / bandwidth = %s / %s = %.0f FLOP/B\n",
+           dtype_name(n.roof_dtype), Q(n.peak_flops_per_s, "FLOP/s", 4),
+           Q(n.bandwidth_bytes_per_s, "B/s", 4), n.ridge);
     double ratio = n.bound == ROOF_BOUND_MEMORY ? n.memory_time_s / n.compute_time_s
                                                 : n.compute_time_s / n.memory_time_s;
     if (n.bound == ROOF_BOUND_MEMORY)
@@ -158,8 +162,9 @@ explain_nominal(const struct hw_profile *hw, double params, const struct roof_co
                "device cannot run it as configured.)\n");
     if (n.bound == ROOF_BOUND_MEMORY)
         printf("Only fewer bytes per weight (quantization) or more bandwidth make it faster%s.\n",
-               pre ? "; a longer prompt costs almost nothing until the crossover" : "; batching "
-                                                                                     "serves more sequences with the same bytes");
+               pre ? "; a longer prompt costs almost nothing until the crossover"
+                   : "; batching "
+                     "serves more sequences with the same bytes");
     return fits ? 0 : 1;
 }
 
@@ -192,8 +197,8 @@ explain_model(const struct roof_config *cfg)
            pre ? "Prefill pass" : "Decode step", m->id, hw->name, hw->id, dtype_name(cfg->weights),
            dtype_name(cfg->act), dtype_name(cfg->kv), cfg->batch, pre ? "prompt" : "context",
            pre ? cfg->prompt : cfg->context);
-    const char *att = mdl_is_mla(m)                  ? "MLA"
-                      : m->num_kv_heads == 1         ? "MQA"
+    const char *att = mdl_is_mla(m)                    ? "MLA"
+                      : m->num_kv_heads == 1           ? "MQA"
                       : m->num_kv_heads < m->num_heads ? "GQA"
                                                        : "MHA";
     printf("Model: %ld layers, hidden %ld, MLP %ld, %ld query heads and %ld KV heads (%s) of "
@@ -233,8 +238,7 @@ explain_model(const struct roof_config *cfg)
     if (pre)
         printf("  written = batch x prompt x KV per token = %.0f x %.0f x %s = %s; read back by "
                "attention: %s\n",
-               cfg->batch, cfg->prompt, Q(kv_tok, "B", 3), Q(kv_write, "B", 3),
-               Q(kv_read, "B", 3));
+               cfg->batch, cfg->prompt, Q(kv_tok, "B", 3), Q(kv_write, "B", 3), Q(kv_read, "B", 3));
     else
         printf("  read = batch x tokens attended x KV per token = %.0f x %.0f x %s = %s%s; "
                "written: %s\n",
@@ -245,7 +249,8 @@ explain_model(const struct roof_config *cfg)
     printf("Step 4. Memory time\n");
     printf("  t_memory = bytes / bandwidth = (%s + %s + %s) / %s = %s\n",
            Q(r.bytes_weights, "B", 4), Q(r.bytes_kv, "B", 3), Q(r.bytes_act, "B", 3),
-           Q(hw->memory_bandwidth_bytes_per_s, "B/s", 4), T(r.bytes / hw->memory_bandwidth_bytes_per_s));
+           Q(hw->memory_bandwidth_bytes_per_s, "B/s", 4),
+           T(r.bytes / hw->memory_bandwidth_bytes_per_s));
     double gemm = weight_gemm_flops(&r);
     double attn = r.ops[ROOF_OP_ATTN_SCORE].flops + r.ops[ROOF_OP_ATTN_AV].flops;
     printf("Step 5. FLOPs\n");
@@ -298,7 +303,8 @@ explain_model(const struct roof_config *cfg)
         if (top[k] >= 0)
             printf(" %s %.0f%% (%s-bound)%s", roof_op_name((enum roof_op)top[k]),
                    100.0 * r.ops[top[k]].time_s / r.time_s,
-                   r.ops[top[k]].compute_time_s >= r.ops[top[k]].memory_time_s ? "compute" : "memory",
+                   r.ops[top[k]].compute_time_s >= r.ops[top[k]].memory_time_s ? "compute"
+                                                                               : "memory",
                    k < 2 ? "," : ".\n");
     double crit, cross;
     int rc_crit = roof_critical_batch(cfg, &crit);
@@ -323,14 +329,15 @@ explain_model(const struct roof_config *cfg)
            r.bound == ROOF_BOUND_MEMORY
                ? (pre ? ": the prompt is too short to reuse each weight enough"
                       : ": the time is the bytes read divided by the bandwidth")
-               : (pre ? ": the time is the FLOPs divided by the peak" : ": batching has used up the bandwidth headroom"));
+               : (pre ? ": the time is the FLOPs divided by the peak"
+                      : ": batching has used up the bandwidth headroom"));
     return fits ? 0 : 1;
 }
 
 static const struct cli_opt SPEC[] = {
-    {"gpu", true},        {"model", true},  {"params", true},     {"block-size", true},
-    {"draft", true},      {"draft-k", true}, {"accept", true},    {"draft-cost", true},
-    {"hit", true},        {"output", true}, {"rate", true},       {"prefill-batch", true},
+    {"gpu", true},   {"model", true},   {"params", true}, {"block-size", true},
+    {"draft", true}, {"draft-k", true}, {"accept", true}, {"draft-cost", true},
+    {"hit", true},   {"output", true},  {"rate", true},   {"prefill-batch", true},
     CLI_ENGINE_OPTS,
 };
 
@@ -385,7 +392,8 @@ static int
 run(int argc, char **argv)
 {
     struct cli_args a;
-    int pr = cli_parse(&a, SPEC, (int)(sizeof SPEC / sizeof SPEC[0]), argc, argv, cmd_explain.usage);
+    int pr =
+        cli_parse(&a, SPEC, (int)(sizeof SPEC / sizeof SPEC[0]), argc, argv, cmd_explain.usage);
     if (pr != 0)
         return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
     int topic = -1;
@@ -395,9 +403,10 @@ run(int argc, char **argv)
                 topic = (int)i;
     if (a.n_pos != 1 ||
         (topic < 0 && strcmp(a.pos[0], "prefill") != 0 && strcmp(a.pos[0], "decode") != 0)) {
-        fprintf(stderr, "error: say which topic: prefill, decode, kv-cache, batching, "
-                        "quantization, moe, tp, speculative, prefix-cache, disaggregation\n"
-                        "usage: %s\n",
+        fprintf(stderr,
+                "error: say which topic: prefill, decode, kv-cache, batching, "
+                "quantization, moe, tp, speculative, prefix-cache, disaggregation\n"
+                "usage: %s\n",
                 cmd_explain.usage);
         return CLI_USAGE;
     }

@@ -66,8 +66,8 @@ run(int argc, char **argv)
         fprintf(stderr, "error: cannot read profiles in '%s'\n", prof_data_dir());
         return CLI_FAIL;
     }
-    struct out_table *t = gpus ? out_table_new(fmt, NULL, GPU_FIELDS, 7)
-                               : out_table_new(fmt, NULL, MODEL_FIELDS, 9);
+    struct out_table *t =
+        gpus ? out_table_new(fmt, NULL, GPU_FIELDS, 7) : out_table_new(fmt, NULL, MODEL_FIELDS, 9);
     int failed = 0;
     for (int i = 0; i < n; i++) {
         if (gpus) {

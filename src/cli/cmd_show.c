@@ -19,8 +19,8 @@ show_gpu(const struct hw_profile *hw)
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++) {
         if (hw->peak_flops_per_s[d] <= 0)
             continue;
-        unit_format_short(hw->peak_flops_per_s[d], d == DT_INT8 || d == DT_INT4 ? "OP/s" : "FLOP/s", 4,
-                    a, sizeof a);
+        unit_format_short(hw->peak_flops_per_s[d], d == DT_INT8 || d == DT_INT4 ? "OP/s" : "FLOP/s",
+                          4, a, sizeof a);
         printf("    %-5s %16s   ridge %7.1f FLOP/B\n", dtype_name((enum dtype)d), a,
                hw->peak_flops_per_s[d] / hw->memory_bandwidth_bytes_per_s);
     }
@@ -46,7 +46,8 @@ show_gpu(const struct hw_profile *hw)
         printf("  TDP           %.0f W\n", hw->tdp_w);
     for (int i = 0; i < hw->n_purchase; i++)
         printf("  price         $%.0f (%s%s%s)\n", hw->purchase[i].usd, hw->purchase[i].date,
-               hw->purchase[i].basis ? ", " : "", hw->purchase[i].basis ? hw->purchase[i].basis : "");
+               hw->purchase[i].basis ? ", " : "",
+               hw->purchase[i].basis ? hw->purchase[i].basis : "");
     for (int i = 0; i < hw->n_cloud; i++)
         printf("  cloud         $%.3f per GPU-hour at %s (%s)\n", hw->cloud[i].usd_per_hour,
                hw->cloud[i].provider, hw->cloud[i].date);
@@ -77,7 +78,7 @@ show_model(const struct mdl_profile *m)
     else
         printf("  attention     %ld query heads, %ld KV heads (%s), head dim %ld\n", m->num_heads,
                m->num_kv_heads,
-               m->num_kv_heads == 1                ? "MQA"
+               m->num_kv_heads == 1             ? "MQA"
                : m->num_kv_heads < m->num_heads ? "GQA"
                                                 : "MHA",
                m->head_dim);

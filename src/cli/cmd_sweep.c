@@ -64,7 +64,10 @@ struct point {
 };
 
 static const struct cli_opt SPEC[] = {
-    {"gpu", true}, {"model", true}, {"output", true}, CLI_ENGINE_OPTS,
+    {"gpu", true},
+    {"model", true},
+    {"output", true},
+    CLI_ENGINE_OPTS,
 };
 
 static int
@@ -178,10 +181,10 @@ run(int argc, char **argv)
                         pts[i].pareto = false;
                 }
                 struct out_value v[N_FIELDS] = {
-                    {NULL, pts[i].batch},   {NULL, pts[i].context},   {NULL, pts[i].prompt},
-                    {NULL, pts[i].itl},     {NULL, pts[i].tps_seq},   {NULL, pts[i].tps_total},
-                    {NULL, pts[i].ttft},    {NULL, pts[i].mem},       {pts[i].fits ? "yes" : "no", 0},
-                    {pts[i].bound, 0},      {NULL, pts[i].util},      {pts[i].pareto ? "yes" : "no", 0},
+                    {NULL, pts[i].batch}, {NULL, pts[i].context}, {NULL, pts[i].prompt},
+                    {NULL, pts[i].itl},   {NULL, pts[i].tps_seq}, {NULL, pts[i].tps_total},
+                    {NULL, pts[i].ttft},  {NULL, pts[i].mem},     {pts[i].fits ? "yes" : "no", 0},
+                    {pts[i].bound, 0},    {NULL, pts[i].util},    {pts[i].pareto ? "yes" : "no", 0},
                 };
                 out_table_row(t, v);
             }

@@ -57,6 +57,3 @@ ex_time(char *buf, size_t size, double s)
         unit_format_time(s, 3, buf, size);
     return buf;
 }
-
-
-

@@ -41,8 +41,8 @@ kv_read(const struct roof_result *r)
 static void
 header(const char *topic, const struct roof_config *c)
 {
-    printf("%s: %s on the %s (%s), weights %s, KV cache %s.\n\n", topic, c->model->id,
-           c->hw->name, c->hw->id, dtype_name(c->weights), dtype_name(c->kv));
+    printf("%s: %s on the %s (%s), weights %s, KV cache %s.\n\n", topic, c->model->id, c->hw->name,
+           c->hw->id, dtype_name(c->weights), dtype_name(c->kv));
 }
 
 int
@@ -137,8 +137,9 @@ ex_batching(const struct roof_config *cfg, const struct cli_args *a)
            Q(kv1, "B", 3), T(r1.time_s), r1.tokens_per_s_total);
     printf("Step 2. At batch B the weights are read once for all B sequences, the KV cache once "
            "per sequence\n");
-    printf("  t(B) ~ (weights + B x KV per sequence) / bandwidth while memory-bound; tokens/s = B / "
-           "t(B)\n");
+    printf(
+        "  t(B) ~ (weights + B x KV per sequence) / bandwidth while memory-bound; tokens/s = B / "
+        "t(B)\n");
     long maxb = roof_max_batch(&c);
     double crit = NAN;
     roof_critical_batch(&c, &crit);
@@ -159,7 +160,9 @@ ex_batching(const struct roof_config *cfg, const struct cli_args *a)
     printf("\nConclusion: batching multiplies total throughput almost for free while the weights "
            "dominate the bytes; each user's speed falls as the KV reads grow, and memory caps the "
            "batch at %ld here%s.\n",
-           maxb, isfinite(crit) && crit < maxb ? ", after the compute roof" : ", before the compute roof");
+           maxb,
+           isfinite(crit) && crit < maxb ? ", after the compute roof"
+                                         : ", before the compute roof");
     return 0;
 }
 
@@ -183,7 +186,7 @@ ex_quantization(const struct roof_config *cfg, const struct cli_args *a)
            "tok/s", "TTFT", "fits");
     static const struct {
         enum dtype w, act;
-    } F[] = {{DT_BF16, DT_BF16}, {DT_FP8, DT_FP8},  {DT_INT8, DT_INT8},  {DT_INT8, DT_FP16},
+    } F[] = {{DT_BF16, DT_BF16}, {DT_FP8, DT_FP8},   {DT_INT8, DT_INT8},   {DT_INT8, DT_FP16},
              {DT_Q8_0, DT_FP16}, {DT_INT4, DT_FP16}, {DT_Q4_K_M, DT_FP16}, {DT_Q4_0, DT_FP16}};
     for (size_t i = 0; i < sizeof F / sizeof F[0]; i++) {
         struct roof_config c = *cfg;
@@ -214,8 +217,9 @@ ex_moe(const struct roof_config *cfg, const struct cli_args *a)
     (void)a;
     const struct mdl_profile *m = cfg->model;
     if (m->n_experts <= 0) {
-        fprintf(stderr, "error: explain moe needs a mixture-of-experts model (mixtral-8x7b, "
-                        "deepseek-v3), not '%s'\n",
+        fprintf(stderr,
+                "error: explain moe needs a mixture-of-experts model (mixtral-8x7b, "
+                "deepseek-v3), not '%s'\n",
                 m->id);
         return -1;
     }
@@ -224,12 +228,12 @@ ex_moe(const struct roof_config *cfg, const struct cli_args *a)
     mdl_param_count(m, &p);
     double E = (double)m->n_experts, k = (double)m->experts_per_token;
     printf("Step 1. Parameters\n");
-    printf("  total %s; each token uses %ld of %ld routed experts%s: %s active\n", ex_count(p.total),
-           m->experts_per_token, m->n_experts,
+    printf("  total %s; each token uses %ld of %ld routed experts%s: %s active\n",
+           ex_count(p.total), m->experts_per_token, m->n_experts,
            m->n_shared_experts > 0 ? " plus the shared expert" : "", ex_count(p.active));
     printf("Step 2. Experts a batch touches\n");
-    printf("  with B tokens each choosing %g of %g experts: E[distinct] = E x (1 - (1 - k/E)^B)\n", k,
-           E);
+    printf("  with B tokens each choosing %g of %g experts: E[distinct] = E x (1 - (1 - k/E)^B)\n",
+           k, E);
     printf("  %6s %10s %14s %10s %12s\n", "batch", "experts", "weights read", "ITL", "tok/s total");
     struct roof_config c = *cfg;
     c.phase = ROOF_DECODE;
@@ -411,10 +415,12 @@ ex_disaggregation(const struct roof_config *cfg, const struct cli_args *a)
         return -1;
     printf("Step 1. KV cache to move per request\n");
     printf("  prompt x KV per token = %.0f x %s = %s\n", cfg->prompt,
-           Q(mdl_kv_bytes_per_token(cfg->model, dtype_bytes(cfg->kv)), "B", 3), Q(r.kv_bytes, "B", 3));
+           Q(mdl_kv_bytes_per_token(cfg->model, dtype_bytes(cfg->kv)), "B", 3),
+           Q(r.kv_bytes, "B", 3));
     printf("Step 2. Transfer\n");
-    printf("  bytes / link bandwidth per direction + latency = %s / %s = %s\n", Q(r.kv_bytes, "B", 3),
-           Q(hw_link_bytes_per_s_per_direction(cfg->hw), "B/s", 3), T(r.transfer_s));
+    printf("  bytes / link bandwidth per direction + latency = %s / %s = %s\n",
+           Q(r.kv_bytes, "B", 3), Q(hw_link_bytes_per_s_per_direction(cfg->hw), "B/s", 3),
+           T(r.transfer_s));
     printf("Step 3. Pools\n");
     printf("  prefill device: %.0f prompt%s per pass: TTFT = pass + transfer = %s; %.2f "
            "requests/s\n",

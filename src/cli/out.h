@@ -1,5 +1,6 @@
 /* Result printers: a result kind declares its fields once (name, type, display); the printers
- * render rows as a human table, CSV or JSON. Field names are a stable interface (docs/output.md). */
+ * render rows as a human table, CSV or JSON. Field names are a stable interface (docs/output.md).
+ */
 #ifndef ROOFLINE_CLI_OUT_H
 #define ROOFLINE_CLI_OUT_H
 
@@ -10,15 +11,15 @@ enum out_fmt { OUT_TABLE, OUT_CSV, OUT_JSON };
 
 /* How a number is shown in the human table; CSV and JSON always carry the raw SI value. */
 enum out_show {
-    OUT_SHOW_TEXT,   /* string */
-    OUT_SHOW_NUM,    /* plain number with `precision` decimals */
-    OUT_SHOW_SIG,    /* 3 significant digits */
-    OUT_SHOW_TIME,   /* seconds -> s/ms/us/ns */
-    OUT_SHOW_BYTES,  /* bytes -> kB/MB/GB */
-    OUT_SHOW_FLOPS,  /* FLOP -> GFLOP ... */
-    OUT_SHOW_RATE,   /* FLOP/s */
-    OUT_SHOW_BW,     /* B/s */
-    OUT_SHOW_PCT,    /* fraction -> percent */
+    OUT_SHOW_TEXT,  /* string */
+    OUT_SHOW_NUM,   /* plain number with `precision` decimals */
+    OUT_SHOW_SIG,   /* 3 significant digits */
+    OUT_SHOW_TIME,  /* seconds -> s/ms/us/ns */
+    OUT_SHOW_BYTES, /* bytes -> kB/MB/GB */
+    OUT_SHOW_FLOPS, /* FLOP -> GFLOP ... */
+    OUT_SHOW_RATE,  /* FLOP/s */
+    OUT_SHOW_BW,    /* B/s */
+    OUT_SHOW_PCT,   /* fraction -> percent */
 };
 
 struct out_field {
@@ -49,8 +50,6 @@ void out_json_string(FILE *f, const char *s);
 void out_json_number(FILE *f, double x);
 /* Render one value in the table style. */
 void out_show_value(const struct out_field *fld, const struct out_value *v, char *buf, size_t size);
-
-
 
 /* A single record: JSON object / "key: value" lines in the table format / one CSV row. */
 void out_record(enum out_fmt fmt, FILE *f, const struct out_field *fields, int n,

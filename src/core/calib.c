@@ -35,10 +35,8 @@ void
 dev_params_default(enum dev_class c, struct dev_params *out)
 {
     static const struct dev_params D[DEV_CLASS_COUNT] = {
-        [DEV_DC_GPU] = {0.88, 0.75, 0.7e-6, 108},
-        [DEV_CONSUMER_GPU] = {0.85, 0.70, 0.8e-6, 82},
-        [DEV_SOC] = {0.80, 0.60, 1.0e-6, 32},
-        [DEV_ACCEL] = {0.85, 0.75, 0.7e-6, 0},
+        [DEV_DC_GPU] = {0.88, 0.75, 0.7e-6, 108}, [DEV_CONSUMER_GPU] = {0.85, 0.70, 0.8e-6, 82},
+        [DEV_SOC] = {0.80, 0.60, 1.0e-6, 32},     [DEV_ACCEL] = {0.85, 0.75, 0.7e-6, 0},
         [DEV_CPU] = {0.90, 0.85, 0.1e-6, 0},
     };
     *out = D[c < DEV_CLASS_COUNT ? c : DEV_DC_GPU];
@@ -126,8 +124,7 @@ kernel_case(const struct pred_case *pc, const struct hw_profile *hw, const struc
         *out = kernel_time(hw, tu, comp, 2 * M * N * K, (M * K + K * N + M * N) * a, M, N);
         return 0;
     }
-    static const char *const KNOWN[] = {"mlp_up", "mlp_down", "qkv", "attn_decode",
-                                        "attn_prefill"};
+    static const char *const KNOWN[] = {"mlp_up", "mlp_down", "qkv", "attn_decode", "attn_prefill"};
     bool known = false;
     for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++)
         known |= strcmp(op, KNOWN[i]) == 0;
@@ -194,8 +191,8 @@ kernel_case(const struct pred_case *pc, const struct hw_profile *hw, const struc
 
 int
 pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
-               const struct mdl_profile *model, const struct roof_tuning *tuning,
-               double *predicted, const char **reason)
+               const struct mdl_profile *model, const struct roof_tuning *tuning, double *predicted,
+               const char **reason)
 {
     static const char *dummy;
     if (!reason)

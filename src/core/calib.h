@@ -19,13 +19,13 @@ struct dev_params {
 /* Engine profile: what a serving engine adds to the kernels (engine_profiles/<name>.yaml). */
 struct engine_profile {
     char *name, *path;
-    double kernel_overhead_s;  /* per kernel: launch and synchronisation */
-    double step_overhead_s;    /* per forward pass: scheduling, sampling, host work */
-    double memory_efficiency;  /* multiplies the device's: the engine's kernels vs the best */
-    double compute_efficiency; /* multiplies the device's */
+    double kernel_overhead_s;       /* per kernel: launch and synchronisation */
+    double step_overhead_s;         /* per forward pass: scheduling, sampling, host work */
+    double memory_efficiency;       /* multiplies the device's: the engine's kernels vs the best */
+    double compute_efficiency;      /* multiplies the device's */
     double inflight_bytes_per_unit; /* bytes its kernels keep in flight per compute unit; 0 */
-    double dequant_scale;      /* dequantization work vs the minimal count (1 = minimal) */
-    bool fp16_accumulate;      /* its fp16 GEMMs accumulate in fp16 */
+    double dequant_scale;           /* dequantization work vs the minimal count (1 = minimal) */
+    bool fp16_accumulate;           /* its fp16 GEMMs accumulate in fp16 */
     char **source_keys, **source_texts;
     int n_sources;
 };

@@ -7,10 +7,10 @@ static const struct {
     const char *name;
     double bits;
 } DT[DT_COUNT] = {
-    [DT_FP64] = {"fp64", 64},   [DT_FP32] = {"fp32", 32},      [DT_TF32] = {"tf32", 32},
-    [DT_FP16] = {"fp16", 16},   [DT_BF16] = {"bf16", 16},      [DT_FP8] = {"fp8", 8},
-    [DT_INT8] = {"int8", 8},    [DT_FP4] = {"fp4", 4},         [DT_INT4] = {"int4", 4},
-    [DT_Q8_0] = {"q8_0", 8.5},  [DT_Q4_0] = {"q4_0", 4.5},     [DT_Q4_1] = {"q4_1", 5.0},
+    [DT_FP64] = {"fp64", 64},       [DT_FP32] = {"fp32", 32},  [DT_TF32] = {"tf32", 32},
+    [DT_FP16] = {"fp16", 16},       [DT_BF16] = {"bf16", 16},  [DT_FP8] = {"fp8", 8},
+    [DT_INT8] = {"int8", 8},        [DT_FP4] = {"fp4", 4},     [DT_INT4] = {"int4", 4},
+    [DT_Q8_0] = {"q8_0", 8.5},      [DT_Q4_0] = {"q4_0", 4.5}, [DT_Q4_1] = {"q4_1", 5.0},
     [DT_Q4_K_M] = {"q4_k_m", 4.85},
 };
 
@@ -18,9 +18,9 @@ static const struct {
     const char *alias;
     enum dtype dt;
 } ALIASES[] = {
-    {"float64", DT_FP64}, {"float32", DT_FP32}, {"f32", DT_FP32},      {"float16", DT_FP16},
-    {"f16", DT_FP16},     {"half", DT_FP16},    {"bfloat16", DT_BF16}, {"float8", DT_FP8},
-    {"fp8_e4m3", DT_FP8}, {"e4m3", DT_FP8},     {"q4_k", DT_Q4_K_M},   {"q4km", DT_Q4_K_M},
+    {"float64", DT_FP64}, {"float32", DT_FP32},  {"f32", DT_FP32},      {"float16", DT_FP16},
+    {"f16", DT_FP16},     {"half", DT_FP16},     {"bfloat16", DT_BF16}, {"float8", DT_FP8},
+    {"fp8_e4m3", DT_FP8}, {"e4m3", DT_FP8},      {"q4_k", DT_Q4_K_M},   {"q4km", DT_Q4_K_M},
     {"nf4", DT_INT4},     {"int4_awq", DT_INT4},
 };
 

@@ -194,10 +194,10 @@ static void
 slot_name(const struct fit_ctx *c, int i, char *buf, size_t size)
 {
     const struct slot *s = &c->slots[i];
-    static const char *const K[] = {"memory_efficiency", "compute_efficiency", "memory_latency",
-                                    "kernel_overhead",   "step_overhead",      "memory_efficiency",
-                                    "compute_efficiency", "bytes_in_flight_per_unit",
-                                    "dequant_scale"};
+    static const char *const K[] = {
+        "memory_efficiency", "compute_efficiency", "memory_latency",     "kernel_overhead",
+        "step_overhead",     "memory_efficiency",  "compute_efficiency", "bytes_in_flight_per_unit",
+        "dequant_scale"};
     if (s->kind <= S_DEV_LAT)
         snprintf(buf, size, "%s.%s", dev_class_name((enum dev_class)s->index), K[s->kind]);
     else
@@ -205,8 +205,7 @@ slot_name(const struct fit_ctx *c, int i, char *buf, size_t size)
 }
 
 int
-fit_calibrate(struct calib_params *p, const struct fit_case *cases, int n,
-              struct fit_report *rep)
+fit_calibrate(struct calib_params *p, const struct fit_case *cases, int n, struct fit_report *rep)
 {
     memset(rep, 0, sizeof *rep);
     struct fit_ctx c;
@@ -325,8 +324,8 @@ fit_calibrate(struct calib_params *p, const struct fit_case *cases, int n,
         double xv = gsl_vector_get(best, (size_t)i);
         double deriv = is_time ? *ref : hi * exp(-xv) / ((1 + exp(-xv)) * (1 + exp(-xv)));
         (void)hi;
-        rep->sigma[i] = have_cov ? sqrt(s2 * gsl_matrix_get(cov, (size_t)i, (size_t)i)) * deriv
-                                 : NAN;
+        rep->sigma[i] =
+            have_cov ? sqrt(s2 * gsl_matrix_get(cov, (size_t)i, (size_t)i)) * deriv : NAN;
     }
     gsl_matrix_free(cov);
     gsl_multifit_nlinear_free(w);

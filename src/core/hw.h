@@ -26,13 +26,13 @@ struct hw_profile {
     char *name, *vendor, *kind, *memory_type, *notes;
     double memory_capacity_bytes;
     double memory_bandwidth_bytes_per_s;
-    double peak_flops_per_s[DT_COUNT]; /* dense; 0 = not supported */
-    double fp16_acc16_flops_per_s;     /* fp16 with fp16 accumulate when faster (GeForce); 0 */
-    double compute_units;              /* 0 = unknown */
-    double boost_clock_hz;             /* 0 = unknown */
-    double cache_bytes[4];             /* l1, l2, l3, llc; 0 = unknown */
+    double peak_flops_per_s[DT_COUNT];     /* dense; 0 = not supported */
+    double fp16_acc16_flops_per_s;         /* fp16 with fp16 accumulate when faster (GeForce); 0 */
+    double compute_units;                  /* 0 = unknown */
+    double boost_clock_hz;                 /* 0 = unknown */
+    double cache_bytes[4];                 /* l1, l2, l3, llc; 0 = unknown */
     double cache_bandwidth_bytes_per_s[4]; /* measured per level (host profiles); 0 = unknown */
-    char *link_kind;                   /* NULL = none */
+    char *link_kind;                       /* NULL = none */
     double link_bandwidth_bytes_per_s;
     enum hw_link_direction link_direction;
     double tdp_w; /* 0 = unknown */

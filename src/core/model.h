@@ -18,7 +18,7 @@ struct mdl_profile {
     long first_k_dense, moe_layer_freq;
     /* multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank > 0 enables it */
     long q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
-    bool extra_norms; /* Gemma-2: pre/post norms around attention and MLP (4 per layer) */
+    bool extra_norms;        /* Gemma-2: pre/post norms around attention and MLP (4 per layer) */
     double published_params; /* 0 = unknown */
     char **source_keys, **source_texts;
     int n_sources;

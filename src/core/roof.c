@@ -6,16 +6,26 @@
 #include <string.h>
 
 static const char *const OP_NAMES[ROOF_OP_COUNT] = {
-    [ROOF_OP_EMBEDDING] = "embedding",       [ROOF_OP_ATTN_NORM] = "attn_norm",
-    [ROOF_OP_QKV] = "qkv_proj",              [ROOF_OP_ATTN_SCORE] = "attn_score",
-    [ROOF_OP_SOFTMAX] = "softmax",           [ROOF_OP_ATTN_AV] = "attn_av",
-    [ROOF_OP_O_PROJ] = "o_proj",             [ROOF_OP_ATTN_RESIDUAL] = "attn_residual",
-    [ROOF_OP_MLP_NORM] = "mlp_norm",         [ROOF_OP_ROUTER] = "moe_router",
-    [ROOF_OP_MLP_GATE] = "mlp_gate",         [ROOF_OP_MLP_UP] = "mlp_up",
-    [ROOF_OP_MLP_ACT] = "mlp_act",           [ROOF_OP_MLP_DOWN] = "mlp_down",
-    [ROOF_OP_MLP_RESIDUAL] = "mlp_residual", [ROOF_OP_FINAL_NORM] = "final_norm",
-    [ROOF_OP_LM_HEAD] = "lm_head",          [ROOF_OP_ALLREDUCE] = "allreduce",
-    [ROOF_OP_PP_SEND] = "pp_send",          [ROOF_OP_STEP] = "step_overhead",
+    [ROOF_OP_EMBEDDING] = "embedding",
+    [ROOF_OP_ATTN_NORM] = "attn_norm",
+    [ROOF_OP_QKV] = "qkv_proj",
+    [ROOF_OP_ATTN_SCORE] = "attn_score",
+    [ROOF_OP_SOFTMAX] = "softmax",
+    [ROOF_OP_ATTN_AV] = "attn_av",
+    [ROOF_OP_O_PROJ] = "o_proj",
+    [ROOF_OP_ATTN_RESIDUAL] = "attn_residual",
+    [ROOF_OP_MLP_NORM] = "mlp_norm",
+    [ROOF_OP_ROUTER] = "moe_router",
+    [ROOF_OP_MLP_GATE] = "mlp_gate",
+    [ROOF_OP_MLP_UP] = "mlp_up",
+    [ROOF_OP_MLP_ACT] = "mlp_act",
+    [ROOF_OP_MLP_DOWN] = "mlp_down",
+    [ROOF_OP_MLP_RESIDUAL] = "mlp_residual",
+    [ROOF_OP_FINAL_NORM] = "final_norm",
+    [ROOF_OP_LM_HEAD] = "lm_head",
+    [ROOF_OP_ALLREDUCE] = "allreduce",
+    [ROOF_OP_PP_SEND] = "pp_send",
+    [ROOF_OP_STEP] = "step_overhead",
 };
 
 const char *
@@ -155,8 +165,8 @@ struct batch_agg {
  * passes its M x N (rows x output columns) for wave quantization, others 0. */
 static void
 add_full(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, double flops,
-         double w, double ain, double aout, double kvr, double kvw, double vec_flops,
-         double gemm_m, double gemm_n)
+         double w, double ain, double aout, double kvr, double kvw, double vec_flops, double gemm_m,
+         double gemm_n)
 {
     struct roof_op_result *r = &c->res->ops[op];
     const struct roof_tuning *tu = &c->cfg->tuning;
@@ -178,9 +188,9 @@ add_full(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, do
     else
         tc = flops / peak;
     if (vec_flops > 0)
-        tc += vec_peak > 0 ? vec_flops * (tu->dequant_scale > 0 ? tu->dequant_scale : 1.0) /
-                                 vec_peak
-                           : INFINITY;
+        tc += vec_peak > 0
+                  ? vec_flops * (tu->dequant_scale > 0 ? tu->dequant_scale : 1.0) / vec_peak
+                  : INFINITY;
     double tm = bw > 0 ? bytes / bw : INFINITY;
     if (bytes > 0)
         tm += tu->memory_latency_s;
@@ -394,8 +404,8 @@ fused_decode_attention(struct acc_ctx *c, const struct batch_agg *b, double toke
                        double kv_heads, double bytes_per_token_head)
 {
     const struct roof_tuning *tu = &c->cfg->tuning;
-    double t = roof_attn_decode_s(c->cfg->hw, tu, b->seqs, kv_heads, tokens_per_seq,
-                                  bytes_per_token_head);
+    double t =
+        roof_attn_decode_s(c->cfg->hw, tu, b->seqs, kv_heads, tokens_per_seq, bytes_per_token_head);
     if (t < 0)
         return;
     struct roof_op_result *sc = &c->res->ops[ROOF_OP_ATTN_SCORE];
@@ -437,7 +447,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
     add_vector(c, ROOF_OP_ATTN_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
 
     double kv_elems = mdl_kv_elems_per_token_layer(m);
-    double pairs = ag->pairs;   /* query-key pairs per head, all sequences */
+    double pairs = ag->pairs;     /* query-key pairs per head, all sequences */
     double visible = ag->visible; /* keys read, all sequences */
 
     if (mdl_is_mla(m)) {
@@ -453,7 +463,8 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         enum dtype gc = dtype_gemm_compute(cfg->weights, cfg->act);
         if (prefill) {
             /* naive form: decompress K and V for the new tokens (kv_b on T rows) */
-            add(c, ROOF_OP_QKV, true, gc, flops_q + 2.0 * T * h * (kvr + rope) + 2.0 * T * kvr * H * (nope + dv),
+            add(c, ROOF_OP_QKV, true, gc,
+                flops_q + 2.0 * T * h * (kvr + rope) + 2.0 * T * kvr * H * (nope + dv),
                 (wq + wkv_a + wkv_b) * wb, T * h * a, T * (qd + H * (nope + dv)) * a, 0,
                 T * kv_elems * kvb);
             add(c, ROOF_OP_ATTN_SCORE, true, att_compute, 2.0 * pairs * H * dqk, 0,
@@ -480,7 +491,8 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         /* Q goes on as an activation; K and V are written to the KV cache */
         double wb = dtype_bytes(cfg->weights);
         add(c, ROOF_OP_QKV, true, dtype_gemm_compute(cfg->weights, cfg->act),
-            2.0 * T * h * (qd + 2.0 * kvd), wqkv * wb, T * h * a, T * qd * a, 0, T * 2.0 * kvd * kvb);
+            2.0 * T * h * (qd + 2.0 * kvd), wqkv * wb, T * h * a, T * qd * a, 0,
+            T * 2.0 * kvd * kvb);
         double k_read = visible * kvd * kvb; /* compulsory: each key once */
         double score_matrix = cfg->flash_attention ? 0.0 : H * ag->score * a;
         /* scores: Q K^T over the visible keys; softmax; probabilities x V */
@@ -502,7 +514,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
     if (moe) {
         double E = (double)m->n_experts, k = (double)m->experts_per_token;
         double I = (double)(m->moe_intermediate_size > 0 ? m->moe_intermediate_size
-                                                          : m->intermediate_size);
+                                                         : m->intermediate_size);
         double S = (double)m->n_shared_experts;
         add_gemm(c, ROOF_OP_ROUTER, T, E, h, E * h);
         /* routed rows: T*k through experts; weights read once per distinct expert touched */
@@ -556,13 +568,15 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     double rows = cfg->phase == ROOF_PREFILL ? B * cfg->prompt : B;
     double h = (double)m->hidden_size, I = (double)m->intermediate_size;
     if (m->moe_intermediate_size > 0 && m->n_experts > 0) {
-        double moeI = (double)m->moe_intermediate_size * (double)(m->experts_per_token + m->n_shared_experts);
+        double moeI =
+            (double)m->moe_intermediate_size * (double)(m->experts_per_token + m->n_shared_experts);
         if (moeI > I)
             I = moeI;
     }
     /* live activations of one layer: residual stream, normed input, q/k/v, gate and up,
      * plus fp32 logits of the last position of each sequence (docs/physics.md#memory) */
-    double per_row = (2.0 * h + (double)mdl_q_dim(m) + mdl_kv_elems_per_token_layer(m) + 2.0 * I) * a;
+    double per_row =
+        (2.0 * h + (double)mdl_q_dim(m) + mdl_kv_elems_per_token_layer(m) + 2.0 * I) * a;
     double act = rows * per_row + B * (double)m->vocab_size * 4.0;
     if (!cfg->flash_attention && cfg->phase == ROOF_PREFILL)
         act += B * (double)m->num_heads * cfg->prompt * cfg->prompt * a;
@@ -697,9 +711,9 @@ roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs
     }
     out->bytes = out->bytes_weights + out->bytes_kv + out->bytes_act;
     out->bound = summary_bound(out);
-    out->compute_utilisation =
-        out->gemm_peak_flops_per_s > 0 ? out->flops / (out->gemm_peak_flops_per_s * out->time_s)
-                                       : 0.0;
+    out->compute_utilisation = out->gemm_peak_flops_per_s > 0
+                                   ? out->flops / (out->gemm_peak_flops_per_s * out->time_s)
+                                   : 0.0;
     out->devices = 1;
     out->replicas = 1;
     out->microbatches = 1;
@@ -794,7 +808,8 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
     double a = dtype_bytes(cfg->act), h = (double)cfg->model->hidden_size;
     double rows = q.count * q.new_tokens;
     double bw_link = hw_link_bytes_per_s_per_direction(cfg->hw);
-    double lat = cfg->link_latency_s >= 0 ? cfg->link_latency_s : roof_link_latency_default_s(cfg->hw);
+    double lat =
+        cfg->link_latency_s >= 0 ? cfg->link_latency_s : roof_link_latency_default_s(cfg->hw);
     double stage_time = out->time_s;
     if (tp > 1) {
         /* two all-reduces per layer (after attention and after the MLP) of rows x h */
@@ -875,7 +890,8 @@ roof_nominal(const struct hw_profile *hw, double params, enum dtype weights, enu
     out->peak_flops_per_s = hw_peak(hw, dtype_gemm_compute(weights, act), &out->roof_dtype);
     out->memory_time_s = out->weight_bytes / out->bandwidth_bytes_per_s;
     out->compute_time_s = out->peak_flops_per_s > 0 ? out->flops / out->peak_flops_per_s : INFINITY;
-    out->time_s = out->memory_time_s > out->compute_time_s ? out->memory_time_s : out->compute_time_s;
+    out->time_s =
+        out->memory_time_s > out->compute_time_s ? out->memory_time_s : out->compute_time_s;
     out->bound = out->compute_time_s >= out->memory_time_s ? ROOF_BOUND_COMPUTE : ROOF_BOUND_MEMORY;
     out->intensity = out->flops / out->weight_bytes;
     out->ridge = out->peak_flops_per_s / out->bandwidth_bytes_per_s;

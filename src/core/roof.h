@@ -17,11 +17,11 @@ enum roof_bound { ROOF_BOUND_COMPUTE, ROOF_BOUND_MEMORY, ROOF_BOUND_OVERHEAD, RO
 /* Departures from the datasheet roofline. The defaults (1, 1, 0) give the pure roofline; later
  * models of kernels and engines set these. */
 struct roof_tuning {
-    double compute_efficiency;      /* achieved fraction of peak FLOP/s, (0, 1] */
-    double vector_efficiency;       /* the same for vector-unit work (GEMV, dequant, norms);
-                                     * 0 = compute_efficiency */
-    double memory_efficiency;       /* achieved fraction of peak bandwidth, (0, 1] */
-    double kernel_overhead_s;       /* fixed cost per operator instance (launch) */
+    double compute_efficiency; /* achieved fraction of peak FLOP/s, (0, 1] */
+    double vector_efficiency;  /* the same for vector-unit work (GEMV, dequant, norms);
+                                * 0 = compute_efficiency */
+    double memory_efficiency;  /* achieved fraction of peak bandwidth, (0, 1] */
+    double kernel_overhead_s;  /* fixed cost per operator instance (launch) */
     /* the cycle-approximate kernel model (docs/physics.md#kernel-model); 0 turns each off */
     double memory_latency_s;        /* time to fill the memory pipe, paid once per kernel */
     double compute_units;           /* SMs / CUs for GEMM wave quantization */
@@ -39,11 +39,11 @@ struct roof_config {
     double prompt;  /* prefill: prompt tokens per sequence */
     double context; /* decode: tokens already in the KV cache per sequence */
     enum dtype weights, act, kv;
-    bool flash_attention; /* true: the score matrix stays on chip */
-    double reserve_bytes; /* engine reserve (runtime context, workspace) */
-    int tp;               /* tensor-parallel degree (1 = one device) */
-    int pp;               /* pipeline-parallel stages (1 = none) */
-    int gpus;             /* devices in all; replicas = gpus / (tp x pp); 0 = tp x pp */
+    bool flash_attention;  /* true: the score matrix stays on chip */
+    double reserve_bytes;  /* engine reserve (runtime context, workspace) */
+    int tp;                /* tensor-parallel degree (1 = one device) */
+    int pp;                /* pipeline-parallel stages (1 = none) */
+    int gpus;              /* devices in all; replicas = gpus / (tp x pp); 0 = tp x pp */
     double link_latency_s; /* per ring step / per send; < 0 = default for the link kind */
     struct roof_tuning tuning;
 };
@@ -74,15 +74,15 @@ enum roof_op {
 
 struct roof_op_result {
     bool present;
-    bool is_matmul;  /* runs on the matrix units */
+    bool is_matmul;   /* runs on the matrix units */
     double instances; /* kernel instances summed (layers) */
     double flops;
     double bytes_weights, bytes_act_in, bytes_act_out, bytes_kv_read, bytes_kv_write;
-    double dequant_flops;  /* weight-only formats: dequantization work on the vector units */
-    double link_bytes;     /* bytes over the interconnect (all-reduce, pipeline sends) */
+    double dequant_flops; /* weight-only formats: dequantization work on the vector units */
+    double link_bytes;    /* bytes over the interconnect (all-reduce, pipeline sends) */
     double compute_time_s, memory_time_s, link_time_s, time_s;
     double last_compute_s, last_memory_s; /* of the last instance added (internal) */
-    enum dtype roof_dtype;  /* the compute roof that applied */
+    enum dtype roof_dtype;                /* the compute roof that applied */
     double peak_flops_per_s;
 };
 

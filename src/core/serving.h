@@ -8,14 +8,14 @@
 
 /* docs/physics.md#kv-cache */
 struct roof_kv_plan {
-    double bytes_per_token;     /* all layers, KV format */
-    double bytes_per_seq;       /* at the context, window-capped, rounded up to blocks */
-    double block_tokens;        /* tokens per block */
-    double bytes_per_block;     /* one block across all layers */
+    double bytes_per_token; /* all layers, KV format */
+    double bytes_per_seq;   /* at the context, window-capped, rounded up to blocks */
+    double block_tokens;    /* tokens per block */
+    double bytes_per_block; /* one block across all layers */
     double capacity_bytes, weights_bytes, act_bytes_per_seq, reserve_bytes;
-    double pool_bytes;          /* capacity - weights - reserve (per device) */
+    double pool_bytes; /* capacity - weights - reserve (per device) */
     double pool_blocks;
-    double max_seqs;            /* concurrent sequences at the context */
+    double max_seqs; /* concurrent sequences at the context */
 };
 /* `context` tokens per sequence, `block_tokens` >= 1 (vLLM's default is 16). */
 int roof_kv_plan(const struct roof_config *cfg, double context, double block_tokens,
@@ -26,13 +26,13 @@ double roof_default_reserve_bytes(const struct hw_profile *hw);
 /* docs/physics.md#speculative-decoding */
 struct roof_spec {
     double k, acceptance;
-    double expected_tokens;    /* (1 - a^(k+1)) / (1 - a) per verification */
-    double draft_step_s;       /* one draft decode step */
-    double verify_s;           /* one target pass over k + 1 tokens */
-    double target_step_s;      /* a plain target decode step */
-    double cycle_s;            /* k drafts + one verification */
-    double time_per_token_s;   /* cycle / expected tokens */
-    double speedup;            /* target step / time per token */
+    double expected_tokens;       /* (1 - a^(k+1)) / (1 - a) per verification */
+    double draft_step_s;          /* one draft decode step */
+    double verify_s;              /* one target pass over k + 1 tokens */
+    double target_step_s;         /* a plain target decode step */
+    double cycle_s;               /* k drafts + one verification */
+    double time_per_token_s;      /* cycle / expected tokens */
+    double speedup;               /* target step / time per token */
     double break_even_acceptance; /* below it speculation slows decode; 1 = never pays */
 };
 /* Draft model `draft` (NULL: self-drafting whose step costs `self_cost` x a target step, e.g.
@@ -53,13 +53,13 @@ int roof_prefix_cache(const struct roof_config *cfg, double hit, struct roof_pre
 /* docs/physics.md#disaggregation */
 struct roof_disagg {
     double prompt, output;
-    double kv_bytes;            /* per request: prompt x KV bytes per token */
-    double transfer_s;          /* over one link direction, plus latency */
-    double ttft_s;              /* prefill pass (prefill batch) + transfer */
-    double itl_s;               /* decode step at the decode batch, mean context */
-    double prefill_req_per_s;   /* per prefill device */
-    double decode_req_per_s;    /* per decode device */
-    double decode_per_prefill;  /* decode devices per prefill device that balance the two */
+    double kv_bytes;           /* per request: prompt x KV bytes per token */
+    double transfer_s;         /* over one link direction, plus latency */
+    double ttft_s;             /* prefill pass (prefill batch) + transfer */
+    double itl_s;              /* decode step at the decode batch, mean context */
+    double prefill_req_per_s;  /* per prefill device */
+    double decode_req_per_s;   /* per decode device */
+    double decode_per_prefill; /* decode devices per prefill device that balance the two */
     double prefill_devices, decode_devices; /* for `rate` requests/s */
 };
 int roof_disaggregate(const struct roof_config *prefill, const struct roof_config *decode,

@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const TOP_KEYS[] = {"name",   "vendor", "kind",  "memory", "compute",
-                                       "compute_units", "boost_clock", "cache", "interconnect",
-                                       "power",  "price",  "notes", "sources", "cache_bandwidth", "provenance"};
+static const char *const TOP_KEYS[] = {"name",         "vendor",          "kind",        "memory",
+                                       "compute",      "compute_units",   "boost_clock", "cache",
+                                       "interconnect", "power",           "price",       "notes",
+                                       "sources",      "cache_bandwidth", "provenance"};
 static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
 static const char *const CACHE_KEYS[] = {"l1", "l2", "l3", "llc"};
 static const char *const LINK_KEYS[] = {"kind", "bandwidth", "direction"};
@@ -278,8 +279,7 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
     if (prov && !ynode_is_null(prov) && ycheck_map(&y, prov, "provenance")) {
         hw->provenance_keys = calloc(prov->n / 2 + 1, sizeof(char *));
         hw->provenance_texts = calloc(prov->n / 2 + 1, sizeof(char *));
-        for (size_t i = 0; i + 1 < prov->n && hw->provenance_keys && hw->provenance_texts;
-             i += 2) {
+        for (size_t i = 0; i + 1 < prov->n && hw->provenance_keys && hw->provenance_texts; i += 2) {
             const struct ynode *v = prov->items[i + 1];
             if (v->kind != YNODE_SCALAR) {
                 ycheck_error(&y, v, "'provenance.%s' must be text", prov->items[i]->value);
@@ -300,8 +300,8 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
         if (ycheck_str(&y, link, "interconnect", "direction", true, &s)) {
             static const char *const DIRS[] = {"bidirectional", "per-direction"};
             check_enum(&y, link, "direction", s, DIRS, 2);
-            hw->link_direction = strcmp(s, "per-direction") == 0 ? HW_LINK_PER_DIRECTION
-                                                                 : HW_LINK_BIDIRECTIONAL;
+            hw->link_direction =
+                strcmp(s, "per-direction") == 0 ? HW_LINK_PER_DIRECTION : HW_LINK_BIDIRECTIONAL;
         }
     }
     const struct ynode *power = ynode_get(root, "power");

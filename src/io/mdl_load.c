@@ -11,32 +11,103 @@
 
 /* Keys the engine reads. */
 static const char *const USED_KEYS[] = {
-    "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-    "num_key_value_heads", "head_dim", "vocab_size", "tie_word_embeddings",
-    "max_position_embeddings", "torch_dtype", "dtype", "model_type", "attention_bias", "mlp_bias",
-    "sliding_window", "use_sliding_window", "num_local_experts", "num_experts",
-    "num_experts_per_tok", "n_routed_experts", "n_shared_experts", "moe_intermediate_size",
-    "first_k_dense_replace", "moe_layer_freq", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
-    "qk_rope_head_dim", "v_head_dim", "layer_types", "published_parameters", "sources",
+    "hidden_size",
+    "intermediate_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "vocab_size",
+    "tie_word_embeddings",
+    "max_position_embeddings",
+    "torch_dtype",
+    "dtype",
+    "model_type",
+    "attention_bias",
+    "mlp_bias",
+    "sliding_window",
+    "use_sliding_window",
+    "num_local_experts",
+    "num_experts",
+    "num_experts_per_tok",
+    "n_routed_experts",
+    "n_shared_experts",
+    "moe_intermediate_size",
+    "first_k_dense_replace",
+    "moe_layer_freq",
+    "q_lora_rank",
+    "kv_lora_rank",
+    "qk_nope_head_dim",
+    "qk_rope_head_dim",
+    "v_head_dim",
+    "layer_types",
+    "published_parameters",
+    "sources",
 };
 
 /* Hugging Face keys that do not change the cost model (tokenizer ids, numerics, training-only
  * settings, RoPE parameters). Recognised so that real configs load without noise. */
 static const char *const IGNORED_KEYS[] = {
-    "_name_or_path", "architectures", "attention_dropout", "auto_map", "bos_token_id",
-    "eos_token_id", "pad_token_id", "hidden_act", "hidden_activation", "initializer_range",
-    "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "rope_theta", "rope_scaling",
-    "pretraining_tp", "transformers_version", "use_cache", "attn_logit_softcapping",
-    "final_logit_softcapping", "query_pre_attn_scalar", "cache_implementation",
-    "max_window_layers", "output_router_logits", "router_aux_loss_coef", "router_jitter_noise",
-    "embd_pdrop", "resid_pdrop", "original_max_position_embeddings", "quantization_config",
-    "n_group", "topk_group", "topk_method", "norm_topk_prob", "scoring_func",
-    "routed_scaling_factor", "aux_loss_alpha", "seq_aux", "num_nextn_predict_layers", "ep_size",
-    "partial_rotary_factor", "rope_interleave", "sliding_window_pattern", "use_qk_norm",
-    "attention_probs_dropout_prob", "hidden_dropout_prob", "tokenizer_class", "use_bfloat16",
-    "is_decoder", "tie_encoder_decoder", "torchscript", "id2label", "label2id",
-    "decoder_sparse_step", "mlp_only_layers", "shared_expert_intermediate_size",
-    "qkv_bias", "rope_type", "use_mrope", "sliding_window_size",
+    "_name_or_path",
+    "architectures",
+    "attention_dropout",
+    "auto_map",
+    "bos_token_id",
+    "eos_token_id",
+    "pad_token_id",
+    "hidden_act",
+    "hidden_activation",
+    "initializer_range",
+    "rms_norm_eps",
+    "layer_norm_eps",
+    "layer_norm_epsilon",
+    "rope_theta",
+    "rope_scaling",
+    "pretraining_tp",
+    "transformers_version",
+    "use_cache",
+    "attn_logit_softcapping",
+    "final_logit_softcapping",
+    "query_pre_attn_scalar",
+    "cache_implementation",
+    "max_window_layers",
+    "output_router_logits",
+    "router_aux_loss_coef",
+    "router_jitter_noise",
+    "embd_pdrop",
+    "resid_pdrop",
+    "original_max_position_embeddings",
+    "quantization_config",
+    "n_group",
+    "topk_group",
+    "topk_method",
+    "norm_topk_prob",
+    "scoring_func",
+    "routed_scaling_factor",
+    "aux_loss_alpha",
+    "seq_aux",
+    "num_nextn_predict_layers",
+    "ep_size",
+    "partial_rotary_factor",
+    "rope_interleave",
+    "sliding_window_pattern",
+    "use_qk_norm",
+    "attention_probs_dropout_prob",
+    "hidden_dropout_prob",
+    "tokenizer_class",
+    "use_bfloat16",
+    "is_decoder",
+    "tie_encoder_decoder",
+    "torchscript",
+    "id2label",
+    "label2id",
+    "decoder_sparse_step",
+    "mlp_only_layers",
+    "shared_expert_intermediate_size",
+    "qkv_bias",
+    "rope_type",
+    "use_mrope",
+    "sliding_window_size",
 };
 
 static bool
@@ -181,10 +252,11 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
     get_opt_long(&y, root, "qk_nope_head_dim", 1, &m->qk_nope_head_dim);
     get_opt_long(&y, root, "qk_rope_head_dim", 1, &m->qk_rope_head_dim);
     get_opt_long(&y, root, "v_head_dim", 1, &m->v_head_dim);
-    if (m->kv_lora_rank > 0 && (m->qk_nope_head_dim == 0 || m->qk_rope_head_dim == 0 ||
-                                m->v_head_dim == 0))
-        ycheck_error(&y, root, "multi-head latent attention ('kv_lora_rank') needs "
-                               "'qk_nope_head_dim', 'qk_rope_head_dim' and 'v_head_dim'");
+    if (m->kv_lora_rank > 0 &&
+        (m->qk_nope_head_dim == 0 || m->qk_rope_head_dim == 0 || m->v_head_dim == 0))
+        ycheck_error(&y, root,
+                     "multi-head latent attention ('kv_lora_rank') needs "
+                     "'qk_nope_head_dim', 'qk_rope_head_dim' and 'v_head_dim'");
     if (m->num_kv_heads > 0 && m->num_heads > 0 && m->num_heads % m->num_kv_heads != 0)
         ycheck_error(&y, ynode_get(root, "num_key_value_heads"),
                      "'num_attention_heads' (%ld) is not a multiple of 'num_key_value_heads' "
@@ -194,8 +266,7 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
     if (pp && !ynode_is_null(pp)) {
         const char *why = "not a count";
         double v = 0;
-        if (pp->kind != YNODE_SCALAR ||
-            unit_parse(pp->value, UNIT_COUNT_SUFFIX, &v, &why) != 0)
+        if (pp->kind != YNODE_SCALAR || unit_parse(pp->value, UNIT_COUNT_SUFFIX, &v, &why) != 0)
             ycheck_error(&y, pp, "'published_parameters': cannot read '%s' as %s (%s)",
                          pp->kind == YNODE_SCALAR ? pp->value : "?",
                          unit_example(UNIT_COUNT_SUFFIX), why);
@@ -222,8 +293,9 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
         ycheck_error(&y, root, "missing required key 'sources' (where the config comes from)");
     }
     if (m->published_params > 0 && !(src && ynode_get(src, "published_parameters")))
-        ycheck_error(&y, pp, "'published_parameters' has no source (add "
-                             "'sources.published_parameters')");
+        ycheck_error(&y, pp,
+                     "'published_parameters' has no source (add "
+                     "'sources.published_parameters')");
     ycheck_release(&y);
     if (err_count(errs, ERR_ERROR) > before) {
         mdl_free(m);
@@ -273,7 +345,8 @@ mdl_load(const char *path, struct err_list *errs)
     if (!root)
         return NULL;
     char *id = model_id(path);
-    struct mdl_profile *m = mdl_from_tree(root, path, id ? id : "?", ends_with(path, ".json"), errs);
+    struct mdl_profile *m =
+        mdl_from_tree(root, path, id ? id : "?", ends_with(path, ".json"), errs);
     free(id);
     ynode_free(root);
     return m;

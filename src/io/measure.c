@@ -14,15 +14,14 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const ROW_KEYS[] = {
-    "id",     "source", "hardware", "count", "parallel", "model",  "weights", "kv",
-    "engine", "phase",  "batch",    "context", "prompt", "input",  "output",  "op",
-    "m",      "n",      "k",        "tokens", "tp",      "kv_len", "chunk",   "bytes",
-    "metric", "value",  "note"};
+    "id",    "source", "hardware", "count",  "parallel", "model",  "weights", "kv",    "engine",
+    "phase", "batch",  "context",  "prompt", "input",    "output", "op",      "m",     "n",
+    "k",     "tokens", "tp",       "kv_len", "chunk",    "bytes",  "metric",  "value", "note"};
 static const char *const PHASES[] = {"decode", "prefill", "e2e", "kernel"};
 static const char *const METRICS[] = {"tokens_per_s", "time_ms", "latency_s"};
 static const char *const ENGINES[] = {"llama.cpp", "vllm", "tensorrt-llm", "deepspeed", "kernel"};
-static const char *const OPS[] = {"matmul", "mlp_up", "mlp_down", "qkv", "attn_decode",
-                                  "attn_prefill", "allreduce"};
+static const char *const OPS[] = {"matmul",      "mlp_up",       "mlp_down", "qkv",
+                                  "attn_decode", "attn_prefill", "allreduce"};
 
 const char *
 pred_phase_name(enum pred_phase p)
@@ -216,10 +215,17 @@ meas_load(const char *path, struct err_list *errs)
     return set;
 }
 
-static const char *const ENGINE_KEYS[] = {
-    "name",     "kernel_overhead", "step_overhead",   "memory_efficiency",
-    "compute_efficiency", "bytes_in_flight_per_unit", "dequant_scale", "fp16_accumulate",
-    "notes",    "sources",         "provenance"};
+static const char *const ENGINE_KEYS[] = {"name",
+                                          "kernel_overhead",
+                                          "step_overhead",
+                                          "memory_efficiency",
+                                          "compute_efficiency",
+                                          "bytes_in_flight_per_unit",
+                                          "dequant_scale",
+                                          "fp16_accumulate",
+                                          "notes",
+                                          "sources",
+                                          "provenance"};
 /* provenance is free text: accepted, not interpreted */
 
 struct engine_profile *
@@ -274,7 +280,8 @@ engine_load(const char *path, struct err_list *errs)
         ycheck_bool(&y, root, "", "fp16_accumulate", &e->fp16_accumulate);
         const struct ynode *src = ynode_get(root, "sources");
         if (!src)
-            ycheck_error(&y, root, "missing required key 'sources' (every number needs its origin)");
+            ycheck_error(&y, root,
+                         "missing required key 'sources' (every number needs its origin)");
         else if (ycheck_map(&y, src, "sources")) {
             e->source_keys = calloc(src->n / 2 + 1, sizeof(char *));
             e->source_texts = calloc(src->n / 2 + 1, sizeof(char *));

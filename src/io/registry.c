@@ -179,8 +179,8 @@ prof_resolve(enum prof_kind kind, const char *arg, struct err_list *errs)
         err_add(errs, NULL, 0, 0, ERR_ERROR, "unknown %s '%s' (did you mean '%s'?)", what, arg,
                 hint);
     else
-        err_add(errs, NULL, 0, 0, ERR_ERROR, "unknown %s '%s' (see 'roofline list %ss')", what,
-                arg, what);
+        err_add(errs, NULL, 0, 0, ERR_ERROR, "unknown %s '%s' (see 'roofline list %ss')", what, arg,
+                what);
     if (n > 0)
         prof_list_free(ids, n);
     return NULL;

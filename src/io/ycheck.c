@@ -150,8 +150,7 @@ ycheck_qty(struct ycheck *y, const struct ynode *map, const char *prefix, const 
     char name[256];
     dotted(name, sizeof name, prefix, key);
     if (v->kind != YNODE_SCALAR) {
-        ycheck_error(y, v, "'%s' must be %s, not %s", name, unit_example(kind),
-                     ynode_kind_name(v));
+        ycheck_error(y, v, "'%s' must be %s, not %s", name, unit_example(kind), ynode_kind_name(v));
         return false;
     }
     const char *why;

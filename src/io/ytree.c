@@ -67,8 +67,8 @@ parse_node(yaml_parser_t *p, yaml_event_t *ev, const char *name, struct err_list
            struct ynode **out)
 {
     if (depth > YTREE_MAX_DEPTH) {
-        err_add(errs, name, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,
-                ERR_ERROR, "nesting deeper than %d levels", YTREE_MAX_DEPTH);
+        err_add(errs, name, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1, ERR_ERROR,
+                "nesting deeper than %d levels", YTREE_MAX_DEPTH);
         return -1;
     }
     switch (ev->type) {
@@ -112,12 +112,12 @@ parse_node(yaml_parser_t *p, yaml_event_t *ev, const char *name, struct err_list
         return 0;
     }
     case YAML_ALIAS_EVENT:
-        err_add(errs, name, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,
-                ERR_ERROR, "YAML aliases are not supported");
+        err_add(errs, name, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1, ERR_ERROR,
+                "YAML aliases are not supported");
         return -1;
     default:
-        err_add(errs, name, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,
-                ERR_ERROR, "unexpected YAML event");
+        err_add(errs, name, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1, ERR_ERROR,
+                "unexpected YAML event");
         return -1;
     }
 }

@@ -12,8 +12,8 @@ enum ynode_kind { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP };
 
 struct ynode {
     enum ynode_kind kind;
-    char *value;  /* scalars */
-    bool plain;   /* unquoted scalar: may be a number, bool or null */
+    char *value; /* scalars */
+    bool plain;  /* unquoted scalar: may be a number, bool or null */
     int line, col;
     struct ynode **items; /* seq: items; map: key0, value0, key1, value1, ... */
     size_t n;             /* number of items (map: 2 x pairs) */

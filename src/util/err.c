@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 void
 err_add(struct err_list *errs, const char *path, int line, int col, enum err_severity sev,
         const char *fmt, ...)
@@ -89,7 +88,8 @@ err_sort(struct err_list *errs)
         while (j > 0) {
             const struct err_item *p = &errs->items[j - 1];
             int c = strcmp(p->path ? p->path : "", it.path ? it.path : "");
-            if (c < 0 || (c == 0 && (p->line < it.line || (p->line == it.line && p->col <= it.col))))
+            if (c < 0 ||
+                (c == 0 && (p->line < it.line || (p->line == it.line && p->col <= it.col))))
                 break;
             errs->items[j] = errs->items[j - 1];
             j--;

@@ -1,5 +1,6 @@
 /* Diagnostics collected by library code: a list of `path:line:col: severity: message` entries.
- * Library code never prints; the CLI prints the list. Lines and columns are 1-based (0 = unknown). */
+ * Library code never prints; the CLI prints the list. Lines and columns are 1-based (0 = unknown).
+ */
 #ifndef ROOFLINE_UTIL_ERR_H
 #define ROOFLINE_UTIL_ERR_H
 

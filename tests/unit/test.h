@@ -39,7 +39,7 @@ extern int test_current_failed;
     do {                                                                                           \
         double a_ = (double)(actual), e_ = (double)(expected);                                     \
         double d_ = fabs(a_ - e_), s_ = fabs(e_) > 0 ? fabs(e_) : 1.0;                             \
-        if (!(d_ <= (rel) * s_))                                                                   \
+        if (!(d_ <= (rel)*s_))                                                                     \
             FAIL_AT("%s: expected %.9g, got %.9g (tolerance %g)", #actual, e_, a_, (double)(rel)); \
     } while (0)
 

@@ -12,9 +12,9 @@ TEST(dtype_sizes)
     CHECK_NEAR(dtype_bytes(DT_BF16), 2, 0);
     CHECK_NEAR(dtype_bytes(DT_FP8), 1, 0);
     CHECK_NEAR(dtype_bytes(DT_INT4), 0.5, 0);
-    CHECK_NEAR(dtype_bits(DT_Q8_0), 8.5, 0);   /* 32 x 8 bit + 16-bit scale per 32 */
-    CHECK_NEAR(dtype_bits(DT_Q4_0), 4.5, 0);   /* 32 x 4 bit + 16-bit scale */
-    CHECK_NEAR(dtype_bits(DT_Q4_1), 5.0, 0);   /* + 16-bit min */
+    CHECK_NEAR(dtype_bits(DT_Q8_0), 8.5, 0); /* 32 x 8 bit + 16-bit scale per 32 */
+    CHECK_NEAR(dtype_bits(DT_Q4_0), 4.5, 0); /* 32 x 4 bit + 16-bit scale */
+    CHECK_NEAR(dtype_bits(DT_Q4_1), 5.0, 0); /* + 16-bit min */
     CHECK_NEAR(dtype_bits(DT_Q4_K_M), 4.85, 0);
     enum dtype d;
     CHECK(dtype_parse("bfloat16", &d) == 0 && d == DT_BF16);
@@ -77,13 +77,48 @@ TEST(hw_peak_and_fallback)
 
 TEST(hw_shipped_profiles_exist)
 {
-    static const char *const REQUIRED[] = {
-        "h100-sxm", "h100-pcie", "h100-nvl", "h200", "gh200", "b200", "gb200", "a100-sxm-80gb",
-        "a100-sxm-40gb", "a100-pcie-80gb", "a100-pcie-40gb", "a40", "a10", "a10g", "l40s", "l4",
-        "t4", "v100-sxm2", "tesla-p40", "rtx-3090", "rtx-4080", "rtx-4090", "rtx-5090",
-        "rtx-a6000", "rtx-6000-ada", "mi250", "mi250x", "mi300x", "mi325x", "gaudi2", "tpu-v5e",
-        "tpu-v6e", "m1-7c", "m1-8c", "m1-max-24c", "m1-max-32c", "m2-10c", "m2-ultra-76c",
-        "m3-10c", "m3-max-40c", "m4-10c", "m4-max-40c"};
+    static const char *const REQUIRED[] = {"h100-sxm",
+                                           "h100-pcie",
+                                           "h100-nvl",
+                                           "h200",
+                                           "gh200",
+                                           "b200",
+                                           "gb200",
+                                           "a100-sxm-80gb",
+                                           "a100-sxm-40gb",
+                                           "a100-pcie-80gb",
+                                           "a100-pcie-40gb",
+                                           "a40",
+                                           "a10",
+                                           "a10g",
+                                           "l40s",
+                                           "l4",
+                                           "t4",
+                                           "v100-sxm2",
+                                           "tesla-p40",
+                                           "rtx-3090",
+                                           "rtx-4080",
+                                           "rtx-4090",
+                                           "rtx-5090",
+                                           "rtx-a6000",
+                                           "rtx-6000-ada",
+                                           "mi250",
+                                           "mi250x",
+                                           "mi300x",
+                                           "mi325x",
+                                           "gaudi2",
+                                           "tpu-v5e",
+                                           "tpu-v6e",
+                                           "m1-7c",
+                                           "m1-8c",
+                                           "m1-max-24c",
+                                           "m1-max-32c",
+                                           "m2-10c",
+                                           "m2-ultra-76c",
+                                           "m3-10c",
+                                           "m3-max-40c",
+                                           "m4-10c",
+                                           "m4-max-40c"};
     for (size_t i = 0; i < sizeof REQUIRED / sizeof REQUIRED[0]; i++) {
         struct hw_profile *hw = test_hw(REQUIRED[i]);
         CHECK(hw->memory_bandwidth_bytes_per_s > 0);

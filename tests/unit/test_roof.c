@@ -172,7 +172,8 @@ TEST(roof_llama3_8b_bf16_weights)
     CHECK_NEAR(r.mem.weights_bytes, 16.060522496e9, 1e-12);
     /* decode reads all weights but the embedding table (128256 x 4096 x 2 B = 1.05 GB),
      * of which it gathers one row */
-    CHECK_NEAR(r.bytes_weights, 16.060522496e9 - 128256.0 * 4096 * 2 + 4096 * 2 - 2 * 4096 * 33, 1e-3);
+    CHECK_NEAR(r.bytes_weights, 16.060522496e9 - 128256.0 * 4096 * 2 + 4096 * 2 - 2 * 4096 * 33,
+               1e-3);
     CHECK(r.bound == ROOF_BOUND_MEMORY);
     hw_free(hw);
     mdl_free(m);
@@ -302,8 +303,8 @@ TEST(roof_step_mixed_batches)
     struct roof_result ev, st;
     roof_evaluate(&c, &ev);
     /* the same batch as 4 separate sequences gives the same costs */
-    struct roof_seq four[4] = {{1, 1, 700, true}, {1, 1, 700, true}, {1, 1, 700, true},
-                               {1, 1, 700, true}};
+    struct roof_seq four[4] = {
+        {1, 1, 700, true}, {1, 1, 700, true}, {1, 1, 700, true}, {1, 1, 700, true}};
     CHECK(roof_step(&c, four, 4, &st) == 0);
     CHECK_NEAR(st.time_s, ev.time_s, 1e-12);
     CHECK_NEAR(st.flops, ev.flops, 1e-12);

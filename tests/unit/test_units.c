@@ -44,15 +44,15 @@ TEST(units_families)
 TEST(units_rejects)
 {
     CHECK(parse("3.35 TBs", UNIT_BYTES_PER_S) < 0);
-    CHECK(parse("80", UNIT_BYTES) < 0);        /* no unit */
-    CHECK(parse("GB", UNIT_BYTES) < 0);        /* no number */
-    CHECK(parse("nan GB", UNIT_BYTES) < 0);    /* not a number */
+    CHECK(parse("80", UNIT_BYTES) < 0);     /* no unit */
+    CHECK(parse("GB", UNIT_BYTES) < 0);     /* no number */
+    CHECK(parse("nan GB", UNIT_BYTES) < 0); /* not a number */
     CHECK(parse("inf GB", UNIT_BYTES) < 0);
-    CHECK(parse("1e999 GB", UNIT_BYTES) < 0);  /* out of range */
-    CHECK(parse("0x10 GB", UNIT_BYTES) < 0);   /* hex is not a quantity */
+    CHECK(parse("1e999 GB", UNIT_BYTES) < 0);        /* out of range */
+    CHECK(parse("0x10 GB", UNIT_BYTES) < 0);         /* hex is not a quantity */
     CHECK(parse("1 TiFLOPS", UNIT_FLOPS_PER_S) < 0); /* IEC only for bytes */
-    CHECK(parse("1 mW", UNIT_WATTS) < 0);      /* sub-units only for time */
-    CHECK(parse("80 GB/s", UNIT_BYTES) < 0);   /* wrong family */
+    CHECK(parse("1 mW", UNIT_WATTS) < 0);            /* sub-units only for time */
+    CHECK(parse("80 GB/s", UNIT_BYTES) < 0);         /* wrong family */
     CHECK(parse("8Q", UNIT_COUNT_SUFFIX) < 0);
     const char *why = NULL;
     double v;
