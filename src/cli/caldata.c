@@ -348,6 +348,10 @@ caldata_write_params(const struct caldata *d, const char *dir, const char *prove
             fprintf(f, "dequant_scale: %.4f\n", ep->dequant_scale);
         if (ep->fp16_accumulate)
             fprintf(f, "fp16_accumulate: true\n");
+        if (ep->dequant_buffer)
+            fprintf(f, "dequant_buffer: true\n");
+        if (ep->ubatch_tokens > 0)
+            fprintf(f, "ubatch: %.0f\n", ep->ubatch_tokens);
         fprintf(f, "provenance:\n  fitted: \"%s\"\nsources:\n", provenance);
         if (ep->kernel_overhead_s > 0)
             fprintf(f, "  kernel_overhead: \"%s\"\n", provenance);
@@ -361,8 +365,10 @@ caldata_write_params(const struct caldata *d, const char *dir, const char *prove
             fprintf(f, "  dequant_scale: \"%s\"\n", provenance);
         /* facts that are not fitted keep their original source */
         for (int k = 0; k < ep->n_sources; k++)
-            if (strcmp(ep->source_keys[k], "fp16_accumulate") == 0)
-                fprintf(f, "  fp16_accumulate: \"%s\"\n", ep->source_texts[k]);
+            if (strcmp(ep->source_keys[k], "fp16_accumulate") == 0 ||
+                strcmp(ep->source_keys[k], "dequant_buffer") == 0 ||
+                strcmp(ep->source_keys[k], "ubatch") == 0)
+                fprintf(f, "  %s: \"%s\"\n", ep->source_keys[k], ep->source_texts[k]);
         if (close_rename(f, tmp, path) != 0)
             return -1;
     }

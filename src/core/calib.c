@@ -72,6 +72,8 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->inflight_bytes_per_unit = eng ? eng->inflight_bytes_per_unit : 0.0;
     out->dequant_scale = eng && eng->dequant_scale > 0 ? eng->dequant_scale : 1.0;
     out->fp16_accumulate = eng ? eng->fp16_accumulate : false;
+    out->dequant_buffer = eng ? eng->dequant_buffer : false;
+    out->ubatch_tokens = eng ? eng->ubatch_tokens : 0.0;
 }
 
 void

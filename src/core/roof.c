@@ -355,6 +355,22 @@ add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, doubl
     const struct roof_config *cfg = c->cfg;
     double a = dtype_bytes(cfg->act);
     enum dtype compute = dtype_gemm_compute(cfg->weights, cfg->act);
+    const struct roof_tuning *tu = &cfg->tuning;
+    if (tu->dequant_buffer && dtype_is_weight_only(cfg->weights) && T > 1.5) {
+        /* convert the weights to the activation format in a buffer (read packed, write wide),
+         * then a dense GEMM reading the wide copy (ggml-cuda's cuBLAS path) */
+        double wide = weight_elems * a, packed = weight_elems * dtype_bytes(cfg->weights);
+        add_full(c, op, true, compute, 2.0 * T * n * k, wide, T * k * a, T * n * a, 0, 0, 0, T,
+                 n);
+        struct roof_op_result *r = &c->res->ops[op];
+        double bw = roof_tuned_bandwidth(cfg->hw, tu, c->bw_bytes_per_s);
+        double conv = (packed + wide) / bw + tu->memory_latency_s + tu->kernel_overhead_s;
+        r->bytes_weights += c->times * packed;
+        r->bytes_act_out += c->times * wide;
+        r->memory_time_s += c->times * (packed + wide) / bw;
+        r->time_s += c->times * conv;
+        return;
+    }
     /* each weight is dequantized once per pass, whatever the rows: the tile is reused */
     double deq = weight_elems * roof_dequant_ops_per_weight(cfg->weights, compute);
     add_full(c, op, true, compute, 2.0 * T * n * k, weight_elems * dtype_bytes(cfg->weights),
@@ -776,6 +792,49 @@ shard_view(const struct roof_config *cfg, struct mdl_profile *shard, struct roof
     out->model = shard;
 }
 
+/* Accumulate the operators and totals of `b` into `a` (micro-batched passes). */
+static void
+roof_result_add(struct roof_result *a, const struct roof_result *b)
+{
+    for (int i = 0; i < ROOF_OP_COUNT; i++) {
+        struct roof_op_result *x = &a->ops[i];
+        const struct roof_op_result *y = &b->ops[i];
+        if (!y->present)
+            continue;
+        if (!x->present) {
+            *x = *y;
+            continue;
+        }
+        x->instances += y->instances;
+        x->flops += y->flops;
+        x->dequant_flops += y->dequant_flops;
+        x->bytes_weights += y->bytes_weights;
+        x->bytes_act_in += y->bytes_act_in;
+        x->bytes_act_out += y->bytes_act_out;
+        x->bytes_kv_read += y->bytes_kv_read;
+        x->bytes_kv_write += y->bytes_kv_write;
+        x->link_bytes += y->link_bytes;
+        x->compute_time_s += y->compute_time_s;
+        x->memory_time_s += y->memory_time_s;
+        x->link_time_s += y->link_time_s;
+        x->time_s += y->time_s;
+    }
+    a->flops += b->flops;
+    a->bytes += b->bytes;
+    a->bytes_weights += b->bytes_weights;
+    a->bytes_kv += b->bytes_kv;
+    a->bytes_act += b->bytes_act;
+    a->time_s += b->time_s;
+    a->compute_time_s += b->compute_time_s;
+    a->memory_time_s += b->memory_time_s;
+    a->link_time_s += b->link_time_s;
+    a->time_in_compute_bound_s += b->time_in_compute_bound_s;
+    a->time_in_memory_bound_s += b->time_in_memory_bound_s;
+    a->time_in_overhead_s += b->time_in_overhead_s;
+    a->time_in_link_bound_s += b->time_in_link_bound_s;
+    a->bound = summary_bound(a);
+}
+
 int
 roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
 {
@@ -802,8 +861,26 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
         q.new_tokens = 1;
         q.past_tokens = cfg->context;
     }
-    if (roof_step(&sc, &q, 1, out) != 0)
+    double ub = cfg->tuning.ubatch_tokens;
+    if (cfg->phase == ROOF_PREFILL && ub >= 1 && cfg->prompt > ub) {
+        /* micro-batches of ub tokens (whole sequences' worth of tokens at a time): each one a
+         * pass over the weights, attending to the chunks before it */
+        double done = 0;
+        bool first = true;
+        while (done < cfg->prompt) {
+            double chunk = cfg->prompt - done < ub ? cfg->prompt - done : ub;
+            struct roof_seq qc = {q.count, chunk, done, done + chunk >= cfg->prompt};
+            struct roof_result part;
+            if (roof_step(&sc, &qc, 1, first ? out : &part) != 0)
+                return -1;
+            if (!first)
+                roof_result_add(out, &part);
+            first = false;
+            done += chunk;
+        }
+    } else if (roof_step(&sc, &q, 1, out) != 0) {
         return -1;
+    }
     out->cfg = *cfg;
     double a = dtype_bytes(cfg->act), h = (double)cfg->model->hidden_size;
     double rows = q.count * q.new_tokens;

@@ -222,6 +222,8 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "compute_efficiency",
                                           "bytes_in_flight_per_unit",
                                           "dequant_scale",
+                                          "dequant_buffer",
+                                          "ubatch",
                                           "fp16_accumulate",
                                           "notes",
                                           "sources",
@@ -278,6 +280,10 @@ engine_load(const char *path, struct err_list *errs)
                 e->dequant_scale = ds;
         }
         ycheck_bool(&y, root, "", "fp16_accumulate", &e->fp16_accumulate);
+        ycheck_bool(&y, root, "", "dequant_buffer", &e->dequant_buffer);
+        long ub;
+        if (ycheck_long(&y, root, "", "ubatch", false, 1, &ub))
+            e->ubatch_tokens = (double)ub;
         const struct ynode *src = ynode_get(root, "sources");
         if (!src)
             ycheck_error(&y, root,

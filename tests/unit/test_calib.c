@@ -183,3 +183,38 @@ TEST(calib_fit_recovers_synthetic_parameters)
     hw_free(a100);
     mdl_free(m);
 }
+
+TEST(calib_ubatch_and_dequant_buffer)
+{
+    struct hw_profile *hw = test_hw("a100-sxm-80gb");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_PREFILL);
+    c.weights = DT_Q4_K_M;
+    c.act = c.kv = DT_FP16;
+    c.prompt = 1024;
+    c.tuning.ubatch_tokens = 512;
+    struct roof_result whole, a, b;
+    CHECK(roof_evaluate(&c, &whole) == 0);
+    /* two micro-batches: tokens 0-511, then 512-1023 attending to the first 512 */
+    struct roof_seq q1 = {1, 512, 0, false}, q2 = {1, 512, 512, true};
+    roof_step(&c, &q1, 1, &a);
+    roof_step(&c, &q2, 1, &b);
+    CHECK_NEAR(whole.time_s, a.time_s + b.time_s, 1e-12);
+    /* the weights are read once per micro-batch */
+    CHECK_NEAR(whole.ops[ROOF_OP_MLP_UP].bytes_weights, 2 * 32.0 * 4096 * 14336 * 4.85 / 8,
+               1e-12);
+    /* dequantizing into an fp16 buffer: per pass, read 4.85 bits and write 2 B per weight
+     * (conversion), then the GEMM reads the 2 B copy */
+    c.tuning.ubatch_tokens = 0;
+    c.tuning.dequant_buffer = true;
+    roof_evaluate(&c, &whole);
+    double elems = 32.0 * 4096 * 14336;
+    CHECK_NEAR(whole.ops[ROOF_OP_MLP_UP].bytes_weights, elems * (2 + 4.85 / 8), 1e-12);
+    /* a single row (decode) reads the packed weights directly */
+    c.phase = ROOF_DECODE;
+    roof_evaluate(&c, &whole);
+    CHECK_NEAR(whole.ops[ROOF_OP_MLP_UP].bytes_weights, elems * 4.85 / 8, 1e-12);
+    hw_free(hw);
+    mdl_free(m);
+}
