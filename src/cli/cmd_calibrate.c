@@ -454,8 +454,12 @@ run(int argc, char **argv)
         derive_bands(&d, &r);
         /* coverage of the bands on the same held-out predictions (each band is estimated with
          * the row itself in it: the reported coverage is in-sample for the band) */
-        print_summary(fmt, &d, &r,
-                      "leave-one-device-out: each device predicted by a fit on all the others");
+        if (fmt == OUT_CSV)
+            print_rows(fmt, &d, &r); /* per row, held out */
+        else
+            print_summary(fmt, &d, &r,
+                          "leave-one-device-out: each device predicted by a fit on all the "
+                          "others");
         goto out;
     }
     /* select the rows to fit */
@@ -530,7 +534,7 @@ out:
 const struct cli_cmd cmd_calibrate = {
     "calibrate", "fit kernel-model and engine parameters to measurements; cross-validate",
     "roofline calibrate --measurements FILE [--gpu ID] [--engine E] [--output-dir DIR]\n"
-    "         [--params DIR] [--cross-validate]",
+    "         [--params DIR] [--cross-validate [-o csv]]",
     run};
 
 const struct cli_cmd cmd_validate = {
