@@ -17,11 +17,11 @@ else
   SANFLAGS :=
   BUILD := build/rel
 endif
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 CFLAGS_ALL := -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) $(OPT) $(SANFLAGS) -Isrc $(PKG_CFLAGS) \
               -DROOFLINE_DATADIR='"$(DATADIR)"' -DROOFLINE_VERSION='"$(VERSION)"' $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 LIBS := $(PKG_LIBS) -lm -lpthread
-VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 
 # EXCLUDE: sources left out of this build (patterns), e.g. work in progress
 EXCLUDE ?=

@@ -56,7 +56,7 @@ prof_data_dir(void)
                 return data_dir;
             }
             /* an installed tree: PREFIX/bin/roofline and PREFIX/share/roofline */
-            char share[PATH_MAX];
+            char share[PATH_MAX + 32];
             if (strlen(exe) + 16 >= sizeof share)
                 continue;
             snprintf(share, sizeof share, "%s/share/roofline", exe);
