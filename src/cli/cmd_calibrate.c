@@ -536,8 +536,3 @@ const struct cli_cmd cmd_calibrate = {
     "roofline calibrate --measurements FILE [--gpu ID] [--engine E] [--output-dir DIR]\n"
     "         [--params DIR] [--cross-validate [-o csv]]",
     run};
-
-const struct cli_cmd cmd_validate = {
-    "validate", "predict published measurements and report the errors (docs/calibration.md)",
-    "roofline validate --measurements FILE [--params DIR] [-o table|csv|json]",
-    cli_validate_measurements};

@@ -1,0 +1,181 @@
+/* The host benchmark (roofline bench): timer calibration, the cache/DRAM working-set sweep,
+ * STREAM, peak FLOP/s per data type, the arithmetic-intensity sweep with its roofline fit, LLM
+ * kernels at transformer shapes and a real small transformer's prefill and decode. Everything
+ * measured lands in one struct bench_report; printing and files are the CLI's. */
+#ifndef ROOFLINE_BENCH_BENCH_H
+#define ROOFLINE_BENCH_BENCH_H
+
+#include "bench/fit.h"
+#include "bench/harness.h"
+#include "bench/host.h"
+#include "core/dtype.h"
+#include "core/model.h"
+#include "util/err.h"
+
+#include <stdbool.h>
+
+#define BENCH_MAX_SWEEP 48
+#define BENCH_MAX_STREAM 12
+#define BENCH_MAX_PEAKS 8
+#define BENCH_MAX_AI 16
+#define BENCH_MAX_CASES 48
+#define BENCH_DEFAULT_SEED 20240601UL
+
+/* Parts of the run (options.parts). */
+enum {
+    BENCH_PART_SWEEP = 1 << 0,   /* working-set sweep: cache and DRAM plateaus */
+    BENCH_PART_STREAM = 1 << 1,  /* STREAM copy/scale/add/triad (+read), 1 and all threads */
+    BENCH_PART_PEAK = 1 << 2,    /* FMA peaks fp64, fp32, bf16 */
+    BENCH_PART_AI = 1 << 3,      /* arithmetic-intensity sweep and fit */
+    BENCH_PART_KERNELS = 1 << 4, /* GEMV, GEMM, decode attention */
+    BENCH_PART_MODEL = 1 << 5,   /* the small transformer */
+    BENCH_PART_ALL = (1 << 6) - 1,
+};
+
+struct bench_options {
+    bool quick;
+    int threads; /* 0 = every CPU of the affinity mask */
+    bool pin;
+    unsigned parts;
+    const struct mdl_profile *model; /* for BENCH_PART_MODEL; borrowed */
+    unsigned long seed;
+    /* progress: `stage` ("memory", "compute", ...), `what` one line, done of total steps */
+    void (*progress)(void *user, const char *stage, const char *what, int done, int total);
+    void *progress_user;
+};
+
+enum bench_case_kind {
+    BENCH_CASE_STREAM,
+    BENCH_CASE_GEMV,
+    BENCH_CASE_GEMM,
+    BENCH_CASE_ATTN,
+    BENCH_CASE_MODEL
+};
+enum bench_phase { BENCH_PHASE_KERNEL, BENCH_PHASE_PREFILL, BENCH_PHASE_DECODE };
+
+/* One timed case that validate predicts: FLOPs and bytes per repetition are data. */
+struct bench_case {
+    char id[96];
+    enum bench_case_kind kind;
+    enum bench_phase phase;
+    int threads;
+    /* GEMV/GEMM: [rows x inner] x [inner x cols], `copies` distinct weight matrices per
+     * repetition (their sum exceeds the last-level cache, as a model's layers do); attention:
+     * `copies` KV caches of `context` tokens, heads/kv_heads/head_dim; model: prompt or
+     * context */
+    long rows, cols, inner, copies;
+    long heads, kv_heads, head_dim;
+    long prompt, context;
+    double flops, bytes;
+    struct bench_measure meas;
+};
+
+struct bench_sweep_point {
+    double bytes_per_thread;
+    int threads;
+    double bytes; /* per repetition, all threads */
+    struct bench_measure meas;
+};
+
+/* A plateau of the working-set sweep: the median bandwidth of the points inside [lo, hi]. */
+struct bench_level {
+    char name[8];              /* l1, l2, l3, dram */
+    double size_bytes;         /* cache size per instance from the OS (0 for dram) */
+    double lo_bytes, hi_bytes; /* per-thread working sets used */
+    double bandwidth_bytes_per_s;
+    int n_points;
+};
+
+struct bench_stream {
+    char kernel[8]; /* copy, scale, add, triad, read */
+    int threads;
+    double array_bytes;
+    double bytes, flops; /* per repetition */
+    struct bench_measure meas;
+};
+
+struct bench_peak {
+    enum dtype dt;
+    int threads;
+    double flops; /* per repetition */
+    struct bench_measure meas;
+};
+
+struct bench_ai_point {
+    int fmas;
+    double intensity_flop_per_byte;
+    double flops, bytes; /* per repetition */
+    struct bench_measure meas;
+};
+
+/* The roofs the measurements establish: what a host hardware profile holds. Rates are the best
+ * sample (STREAM and ERT report the best rate as the attainable ceiling). */
+struct bench_roofs {
+    double dram_bandwidth_bytes_per_s;     /* best STREAM-style kernel, all threads, >= 4x LLC */
+    char dram_kernel[8];                   /* which one: copy, scale, add, triad, read */
+    double triad_bandwidth_bytes_per_s;    /* STREAM triad, all threads (STREAM's headline) */
+    double peak_flops_per_s[DT_COUNT];     /* all threads; 0 = not measured */
+    double cache_bandwidth_bytes_per_s[4]; /* l1, l2, l3, llc plateaus (all threads) */
+    double cache_bytes[4];                 /* per instance, from the OS */
+};
+
+struct bench_report {
+    struct bench_options opt;
+    char date[32]; /* UTC, ISO 8601 */
+    char version[32];
+    struct bench_host host;
+    struct bench_timer timer;
+    char isa[16], isa_target[64];
+    char gemm_impl[128];
+    int threads, pinned;
+    double array_bytes;  /* STREAM array size */
+    bool array_rule_met; /* array_bytes >= 4 x LLC */
+    struct bench_sweep_point sweep[BENCH_MAX_SWEEP];
+    int n_sweep;
+    struct bench_level levels[4];
+    int n_levels;
+    struct bench_stream stream[BENCH_MAX_STREAM];
+    int n_stream;
+    struct bench_peak peaks[BENCH_MAX_PEAKS];
+    int n_peaks;
+    struct bench_ai_point ai[BENCH_MAX_AI];
+    int n_ai;
+    double ai_array_bytes;
+    struct bench_roof_fit fit;
+    bool have_fit;
+    struct bench_case cases[BENCH_MAX_CASES];
+    int n_cases;
+    char model_id[48];
+    double model_params;
+    struct bench_roofs roofs;
+    double checksum; /* every kernel's output folded in: results are consumed */
+    int validation_failures;
+    char validation[256]; /* "ok" or the first failed check */
+    double elapsed_s;
+};
+
+void bench_options_init(struct bench_options *o);
+/* Run the parts asked for. Returns 0 with the report filled, or -1 with a message in errs
+ * (allocation, threads, the model cannot be built). A failed result check is not a failure of
+ * the run: it is counted in validation_failures. */
+int bench_run(const struct bench_options *o, struct bench_report *r, struct err_list *errs);
+/* Fill r->roofs from the measurements (bench_run does this at the end). */
+void bench_derive_roofs(struct bench_report *r);
+
+/* Rates from a measurement: work per repetition over the best (min) or median time. */
+double bench_rate_best(double work, const struct bench_measure *m);
+double bench_rate_median(double work, const struct bench_measure *m);
+
+const char *bench_case_kind_name(enum bench_case_kind k);
+const char *bench_phase_name(enum bench_phase p);
+int bench_case_kind_parse(const char *s, enum bench_case_kind *out);
+int bench_phase_parse(const char *s, enum bench_phase *out);
+
+/* Plateaus of a working-set sweep (sizes per thread, ascending), given the cache sizes per
+ * instance (0 = unknown): a cache level's plateau is the median of the points between twice
+ * the previous level and half its own size; DRAM's is the median of the points whose bandwidth
+ * is within 10% of the largest working set's. Returns the number of levels written (<= 4). */
+int bench_levels_from_sweep(const struct bench_sweep_point *pts, int n, const double cache[3],
+                            struct bench_level out[4]);
+
+#endif

@@ -1,0 +1,648 @@
+/* Text renderings of a benchmark report: JSON (field names are a stable interface, documented in
+ * docs/bench.md), the chart's measured points, and the host hardware profile in the YAML that
+ * io/hw_load.c reads. Only memory buffers here; the CLI does the writing. */
+#include "bench/render.h"
+
+#include "util/strs.h"
+#include "util/units.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+bench_text_printf(struct bench_text *t, const char *fmt, ...)
+{
+    if (t->failed)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char small[256];
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        t->failed = true;
+        return;
+    }
+    size_t need = t->len + (size_t)n + 1;
+    if (need > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap < need)
+            cap *= 2;
+        char *s = realloc(t->s, cap);
+        if (!s) {
+            t->failed = true;
+            return;
+        }
+        t->s = s;
+        t->cap = cap;
+    }
+    if ((size_t)n < sizeof small) {
+        memcpy(t->s + t->len, small, (size_t)n + 1);
+    } else {
+        va_start(ap, fmt);
+        vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    t->len += (size_t)n;
+}
+
+void
+bench_text_release(struct bench_text *t)
+{
+    free(t->s);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- JSON ---- */
+
+static void
+jstr(struct bench_text *t, const char *s)
+{
+    bench_text_printf(t, "\"");
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            bench_text_printf(t, "\\%c", *p);
+        else if (*p < 0x20)
+            bench_text_printf(t, "\\u%04x", *p);
+        else
+            bench_text_printf(t, "%c", *p);
+    }
+    bench_text_printf(t, "\"");
+}
+
+static void
+jnum(struct bench_text *t, double x)
+{
+    if (isfinite(x))
+        bench_text_printf(t, "%.9g", x);
+    else
+        bench_text_printf(t, "null");
+}
+
+/* "key": value pairs; `first` tracks the comma */
+static void
+jkey(struct bench_text *t, bool *first, const char *key)
+{
+    bench_text_printf(t, "%s", *first ? "" : ", ");
+    *first = false;
+    jstr(t, key);
+    bench_text_printf(t, ": ");
+}
+
+static void
+jkv_num(struct bench_text *t, bool *first, const char *key, double x)
+{
+    jkey(t, first, key);
+    jnum(t, x);
+}
+
+static void
+jkv_str(struct bench_text *t, bool *first, const char *key, const char *s)
+{
+    jkey(t, first, key);
+    jstr(t, s);
+}
+
+static void
+jmeasure(struct bench_text *t, const struct bench_measure *m)
+{
+    bool f = true;
+    bench_text_printf(t, "{");
+    jkv_num(t, &f, "reps", (double)m->reps);
+    jkv_num(t, &f, "warmup_runs", (double)m->n_warmup);
+    jkv_num(t, &f, "min", m->s.min);
+    jkv_num(t, &f, "median", m->s.median);
+    jkv_num(t, &f, "max", m->s.max);
+    jkv_num(t, &f, "mean", m->s.mean);
+    jkey(t, &f, "samples");
+    bench_text_printf(t, "[");
+    for (int i = 0; i < m->n_samples; i++) {
+        bench_text_printf(t, "%s", i ? ", " : "");
+        jnum(t, m->samples_s[i]);
+    }
+    bench_text_printf(t, "]}");
+}
+
+static void
+render_host(struct bench_text *t, const struct bench_report *r)
+{
+    const struct bench_host *h = &r->host;
+    bool f = true;
+    bench_text_printf(t, "  \"host\": {");
+    jkv_str(t, &f, "cpu", h->cpu_model);
+    jkv_str(t, &f, "vendor_id", h->vendor_id);
+    jkv_str(t, &f, "vendor", h->vendor);
+    jkv_num(t, &f, "online_cpus", h->online_cpus);
+    jkv_num(t, &f, "allowed_cpus", h->allowed_cpus);
+    jkv_num(t, &f, "memory_bytes", h->memory_bytes);
+    jkv_str(t, &f, "cache_source", h->cache_source);
+    jkv_num(t, &f, "llc_bytes", h->llc_bytes);
+    jkey(t, &f, "caches");
+    bench_text_printf(t, "[");
+    for (int i = 0; i < h->n_caches; i++) {
+        bool g = true;
+        bench_text_printf(t, "%s{", i ? ", " : "");
+        jkv_num(t, &g, "level", h->caches[i].level);
+        jkv_str(t, &g, "type", h->caches[i].type);
+        jkv_num(t, &g, "size_bytes", h->caches[i].size_bytes);
+        jkv_num(t, &g, "shared_cpus", h->caches[i].shared_cpus);
+        bench_text_printf(t, "}");
+    }
+    bench_text_printf(t, "]},\n");
+    f = true;
+    bench_text_printf(t, "  \"build\": {");
+    jkv_str(t, &f, "compiler", h->compiler);
+    jkv_str(t, &f, "cflags", h->cflags);
+    jkv_str(t, &f, "isa", r->isa);
+    jkv_str(t, &f, "isa_target", r->isa_target);
+    jkv_str(t, &f, "gemm", r->gemm_impl);
+    bench_text_printf(t, "},\n");
+}
+
+static void
+render_cases(struct bench_text *t, const struct bench_report *r)
+{
+    bench_text_printf(t, "  \"cases\": [");
+    for (int i = 0; i < r->n_cases; i++) {
+        const struct bench_case *c = &r->cases[i];
+        bool f = true;
+        bench_text_printf(t, "%s\n    {", i ? "," : "");
+        jkv_str(t, &f, "id", c->id);
+        jkv_str(t, &f, "kind", bench_case_kind_name(c->kind));
+        jkv_str(t, &f, "phase", bench_phase_name(c->phase));
+        jkv_num(t, &f, "threads", c->threads);
+        jkv_num(t, &f, "rows", (double)c->rows);
+        jkv_num(t, &f, "cols", (double)c->cols);
+        jkv_num(t, &f, "inner", (double)c->inner);
+        jkv_num(t, &f, "copies", (double)c->copies);
+        jkv_num(t, &f, "heads", (double)c->heads);
+        jkv_num(t, &f, "kv_heads", (double)c->kv_heads);
+        jkv_num(t, &f, "head_dim", (double)c->head_dim);
+        jkv_num(t, &f, "prompt", (double)c->prompt);
+        jkv_num(t, &f, "context", (double)c->context);
+        jkv_num(t, &f, "flops", c->flops);
+        jkv_num(t, &f, "bytes", c->bytes);
+        jkv_num(t, &f, "flops_per_s", bench_rate_median(c->flops, &c->meas));
+        jkv_num(t, &f, "bytes_per_s", bench_rate_median(c->bytes, &c->meas));
+        jkey(t, &f, "time_s");
+        jmeasure(t, &c->meas);
+        bench_text_printf(t, "}");
+    }
+    bench_text_printf(t, "\n  ],\n");
+}
+
+int
+bench_render_json(const struct bench_report *r, struct bench_text *t)
+{
+    bool f = true;
+    bench_text_printf(t, "{\n  ");
+    jkv_str(t, &f, "tool", "roofline");
+    jkv_str(t, &f, "version", r->version);
+    jkv_str(t, &f, "command", "bench");
+    jkv_str(t, &f, "date", r->date);
+    jkv_str(t, &f, "mode", r->opt.quick ? "quick" : "full");
+    jkv_num(t, &f, "threads", r->threads);
+    jkv_num(t, &f, "pinned_threads", r->pinned);
+    jkv_num(t, &f, "seed", (double)r->opt.seed);
+    jkv_num(t, &f, "elapsed_s", r->elapsed_s);
+    bench_text_printf(t, ",\n");
+    render_host(t, r);
+    f = true;
+    bench_text_printf(t, "  \"timer\": {");
+    jkv_str(t, &f, "clock", "CLOCK_MONOTONIC");
+    jkv_num(t, &f, "resolution_s", r->timer.resolution_s);
+    jkv_num(t, &f, "tick_s", r->timer.tick_s);
+    jkv_num(t, &f, "call_s", r->timer.call_s);
+    jkv_num(t, &f, "min_sample_s", r->timer.min_sample_s);
+    jkv_num(t, &f, "min_ticks_per_sample", BENCH_MIN_TICKS);
+    bench_text_printf(t, "},\n");
+    f = true;
+    bench_text_printf(t, "  \"memory\": {");
+    jkv_num(t, &f, "array_bytes", r->array_bytes);
+    jkv_num(t, &f, "llc_bytes", r->host.llc_bytes);
+    jkey(t, &f, "array_at_least_4x_llc");
+    bench_text_printf(t, "%s", r->array_rule_met ? "true" : "false");
+    jkv_str(t, &f, "sweep_kernel", "read (sum of doubles, 8 B and 1 FLOP per element)");
+    jkey(t, &f, "sweep");
+    bench_text_printf(t, "[");
+    for (int i = 0; i < r->n_sweep; i++) {
+        const struct bench_sweep_point *p = &r->sweep[i];
+        bool g = true;
+        bench_text_printf(t, "%s\n    {", i ? "," : "");
+        jkv_num(t, &g, "bytes_per_thread", p->bytes_per_thread);
+        jkv_num(t, &g, "threads", p->threads);
+        jkv_num(t, &g, "bytes", p->bytes);
+        jkv_num(t, &g, "bandwidth_bytes_per_s", bench_rate_median(p->bytes, &p->meas));
+        jkey(t, &g, "time_s");
+        jmeasure(t, &p->meas);
+        bench_text_printf(t, "}");
+    }
+    bench_text_printf(t, "],\n    \"levels\": [");
+    for (int i = 0; i < r->n_levels; i++) {
+        const struct bench_level *L = &r->levels[i];
+        bool g = true;
+        bench_text_printf(t, "%s{", i ? ", " : "");
+        jkv_str(t, &g, "level", L->name);
+        jkv_num(t, &g, "size_bytes_per_thread", L->size_bytes);
+        jkv_num(t, &g, "from_bytes", L->lo_bytes);
+        jkv_num(t, &g, "to_bytes", L->hi_bytes);
+        jkv_num(t, &g, "points", L->n_points);
+        jkv_num(t, &g, "bandwidth_bytes_per_s", L->bandwidth_bytes_per_s);
+        bench_text_printf(t, "}");
+    }
+    bench_text_printf(t, "],\n    \"stream\": [");
+    for (int i = 0; i < r->n_stream; i++) {
+        const struct bench_stream *s = &r->stream[i];
+        bool g = true;
+        bench_text_printf(t, "%s\n    {", i ? "," : "");
+        jkv_str(t, &g, "kernel", s->kernel);
+        jkv_num(t, &g, "threads", s->threads);
+        jkv_num(t, &g, "array_bytes", s->array_bytes);
+        jkv_num(t, &g, "bytes", s->bytes);
+        jkv_num(t, &g, "flops", s->flops);
+        jkv_num(t, &g, "bandwidth_bytes_per_s", bench_rate_best(s->bytes, &s->meas));
+        jkv_num(t, &g, "bandwidth_median_bytes_per_s", bench_rate_median(s->bytes, &s->meas));
+        jkey(t, &g, "time_s");
+        jmeasure(t, &s->meas);
+        bench_text_printf(t, "}");
+    }
+    bench_text_printf(t, "]},\n  \"compute\": {\"peaks\": [");
+    for (int i = 0; i < r->n_peaks; i++) {
+        const struct bench_peak *p = &r->peaks[i];
+        bool g = true;
+        bench_text_printf(t, "%s\n    {", i ? "," : "");
+        jkv_str(t, &g, "dtype", dtype_name(p->dt));
+        jkv_num(t, &g, "threads", p->threads);
+        jkv_num(t, &g, "flops", p->flops);
+        jkv_num(t, &g, "flops_per_s", bench_rate_best(p->flops, &p->meas));
+        jkv_num(t, &g, "flops_per_s_median", bench_rate_median(p->flops, &p->meas));
+        jkey(t, &g, "time_s");
+        jmeasure(t, &p->meas);
+        bench_text_printf(t, "}");
+    }
+    bench_text_printf(t, "]},\n");
+    f = true;
+    bench_text_printf(t, "  \"intensity_sweep\": {");
+    jkv_str(t, &f, "kernel", "ert (in place: load, FMAs, store; fp64; 16 B per element)");
+    jkv_num(t, &f, "array_bytes", r->ai_array_bytes);
+    jkey(t, &f, "points");
+    bench_text_printf(t, "[");
+    for (int i = 0; i < r->n_ai; i++) {
+        const struct bench_ai_point *p = &r->ai[i];
+        bool g = true;
+        bench_text_printf(t, "%s\n    {", i ? "," : "");
+        jkv_num(t, &g, "fmas_per_element", p->fmas);
+        jkv_num(t, &g, "intensity_flop_per_byte", p->intensity_flop_per_byte);
+        jkv_num(t, &g, "flops", p->flops);
+        jkv_num(t, &g, "bytes", p->bytes);
+        jkv_num(t, &g, "flops_per_s", bench_rate_best(p->flops, &p->meas));
+        jkv_num(t, &g, "flops_per_s_median", bench_rate_median(p->flops, &p->meas));
+        jkey(t, &g, "time_s");
+        jmeasure(t, &p->meas);
+        bench_text_printf(t, "}");
+    }
+    bench_text_printf(t, "]");
+    if (r->have_fit) {
+        const struct bench_roof_fit *F = &r->fit;
+        bool g = true;
+        bench_text_printf(t, ",\n    \"fit\": {");
+        jkv_str(t, &g, "model", "min(peak, bandwidth x intensity), least squares on log rates");
+        jkv_num(t, &g, "peak_flops_per_s", F->peak_flops_per_s);
+        jkv_num(t, &g, "bandwidth_bytes_per_s", F->bandwidth_bytes_per_s);
+        jkv_num(t, &g, "ridge_flop_per_byte", F->ridge_flop_per_byte);
+        jkv_num(t, &g, "peak_rel_sigma", F->peak_rel_sigma);
+        jkv_num(t, &g, "bandwidth_rel_sigma", F->bandwidth_rel_sigma);
+        jkv_num(t, &g, "rms_log_residual", F->rms_log_residual);
+        jkv_num(t, &g, "iterations", F->iterations);
+        jkv_str(t, &g, "status", F->gsl_status == 0 ? "converged" : "iteration cap reached");
+        jkey(t, &g, "residuals_log");
+        bench_text_printf(t, "[");
+        for (int i = 0; i < F->n; i++) {
+            bench_text_printf(t, "%s", i ? ", " : "");
+            jnum(t, F->residual_log[i]);
+        }
+        bench_text_printf(t, "]}");
+    }
+    bench_text_printf(t, "},\n");
+    f = true;
+    bench_text_printf(t, "  \"model\": {");
+    jkv_str(t, &f, "id", r->model_id);
+    jkv_num(t, &f, "parameters", r->model_params);
+    jkv_str(t, &f, "weights", "fp32, random (GSL taus2)");
+    bench_text_printf(t, "},\n");
+    render_cases(t, r);
+    const struct bench_roofs *R = &r->roofs;
+    f = true;
+    bench_text_printf(t, "  \"roofs\": {");
+    jkv_num(t, &f, "dram_bandwidth_bytes_per_s", R->dram_bandwidth_bytes_per_s);
+    jkv_str(t, &f, "dram_kernel", R->dram_kernel);
+    jkv_num(t, &f, "triad_bandwidth_bytes_per_s", R->triad_bandwidth_bytes_per_s);
+    for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++)
+        if (R->peak_flops_per_s[d] > 0) {
+            char key[48];
+            snprintf(key, sizeof key, "%s_flops_per_s", dtype_name((enum dtype)d));
+            jkv_num(t, &f, key, R->peak_flops_per_s[d]);
+        }
+    static const char *const LV[3] = {"l1", "l2", "l3"};
+    for (int l = 0; l < 3; l++) {
+        char key[64];
+        snprintf(key, sizeof key, "%s_bandwidth_bytes_per_s", LV[l]);
+        jkv_num(t, &f, key, R->cache_bandwidth_bytes_per_s[l]);
+        snprintf(key, sizeof key, "%s_bytes", LV[l]);
+        jkv_num(t, &f, key, R->cache_bytes[l]);
+    }
+    bench_text_printf(t, "},\n");
+    f = true;
+    bench_text_printf(t, "  ");
+    jkv_num(t, &f, "checksum", r->checksum);
+    jkv_num(t, &f, "validation_failures", r->validation_failures);
+    jkv_str(t, &f, "validation", r->validation);
+    bench_text_printf(t, "\n}\n");
+    return t->failed ? -1 : 0;
+}
+
+/* ---- measured points ---- */
+
+static void
+point(struct bench_text *t, bool *first, const char *label, double flops, double bytes,
+      const struct bench_measure *m)
+{
+    double rate = bench_rate_median(flops, m);
+    if (!(flops > 0) || !(bytes > 0) || !(rate > 0))
+        return;
+    bool f = true;
+    bench_text_printf(t, "%s\n    {", *first ? "" : ",");
+    *first = false;
+    jkv_str(t, &f, "label", label);
+    jkv_num(t, &f, "intensity_flop_per_byte", flops / bytes);
+    jkv_num(t, &f, "flops_per_s", rate);
+    bench_text_printf(t, "}");
+}
+
+int
+bench_render_points(const struct bench_report *r, struct bench_text *t)
+{
+    bool first = true;
+    bench_text_printf(t, "{\"points\": [");
+    for (int i = 0; i < r->n_ai; i++) {
+        char label[64];
+        snprintf(label, sizeof label, "ERT %g FLOP/B", r->ai[i].intensity_flop_per_byte);
+        point(t, &first, label, r->ai[i].flops, r->ai[i].bytes, &r->ai[i].meas);
+    }
+    for (int i = 0; i < r->n_cases; i++)
+        point(t, &first, r->cases[i].id, r->cases[i].flops, r->cases[i].bytes, &r->cases[i].meas);
+    bench_text_printf(t, "\n]}\n");
+    return t->failed ? -1 : 0;
+}
+
+/* ---- host profile ---- */
+
+static int add_pair(char ***keys, char ***texts, int *n, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static int
+add_pair(char ***keys, char ***texts, int *n, const char *key, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char **k = realloc(*keys, (size_t)(*n + 1) * sizeof *k);
+    if (!k)
+        return -1;
+    *keys = k;
+    char **v = realloc(*texts, (size_t)(*n + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    *texts = v;
+    k[*n] = str_dup(key);
+    v[*n] = str_dup(buf);
+    if (!k[*n] || !v[*n]) {
+        free(k[*n]);
+        free(v[*n]);
+        return -1;
+    }
+    (*n)++;
+    return 0;
+}
+
+static const struct bench_stream *
+find_stream(const struct bench_report *r, const char *kernel, int threads)
+{
+    for (int i = 0; i < r->n_stream; i++)
+        if (strcmp(r->stream[i].kernel, kernel) == 0 && r->stream[i].threads == threads)
+            return &r->stream[i];
+    return NULL;
+}
+
+struct hw_profile *
+bench_profile_new(const struct bench_report *r)
+{
+    const struct bench_roofs *R = &r->roofs;
+    if (!(R->dram_bandwidth_bytes_per_s > 0) || !(R->peak_flops_per_s[DT_FP32] > 0))
+        return NULL;
+    struct hw_profile *hw = calloc(1, sizeof *hw);
+    if (!hw)
+        return NULL;
+    char day[16];
+    snprintf(day, sizeof day, "%.10s", r->date);
+    char name[256];
+    snprintf(name, sizeof name, "Host CPU: %s (%d thread%s)", r->host.cpu_model, r->threads,
+             r->threads > 1 ? "s" : "");
+    hw->id = str_dup("host");
+    hw->name = str_dup(name);
+    hw->vendor = str_dup(r->host.vendor[0] ? r->host.vendor : "other");
+    hw->kind = str_dup("cpu");
+    const char *kern = R->dram_kernel[0] ? R->dram_kernel : "triad";
+    const struct bench_stream *dk = find_stream(r, kern, r->threads);
+    int samples = dk ? dk->meas.n_samples : 0;
+    char mt[128];
+    snprintf(mt, sizeof mt, "DRAM (STREAM-style %s, %d threads)", kern, r->threads);
+    hw->memory_type = str_dup(mt);
+    hw->memory_capacity_bytes = r->host.memory_bytes;
+    hw->memory_bandwidth_bytes_per_s = R->dram_bandwidth_bytes_per_s;
+    for (int d = 0; d < DT_COUNT; d++)
+        hw->peak_flops_per_s[d] = R->peak_flops_per_s[d];
+    hw->compute_units = r->threads;
+    for (int l = 0; l < 3; l++) {
+        hw->cache_bytes[l] = R->cache_bytes[l];
+        hw->cache_bandwidth_bytes_per_s[l] = R->cache_bandwidth_bytes_per_s[l];
+    }
+    char notes[512];
+    snprintf(notes, sizeof notes,
+             "Measured on this host with roofline bench (docs/bench.md): rates are the best of "
+             "%d samples on %d thread%s; peaks are register-blocked FMA kernels (%s), not "
+             "datasheet figures; cache sizes are per instance as the OS reports them.",
+             samples, r->threads, r->threads > 1 ? "s" : "", r->isa);
+    hw->notes = str_dup(notes);
+    if (!hw->id || !hw->name || !hw->vendor || !hw->kind || !hw->memory_type || !hw->notes)
+        goto fail;
+    char ***pk = &hw->provenance_keys, ***pt = &hw->provenance_texts;
+    int *pn = &hw->n_provenance;
+    if (add_pair(pk, pt, pn, "cpu", "%s", r->host.cpu_model) ||
+        add_pair(pk, pt, pn, "vendor_id", "%s", r->host.vendor_id) ||
+        add_pair(pk, pt, pn, "cores", "%d online, %d allowed", r->host.online_cpus,
+                 r->host.allowed_cpus) ||
+        add_pair(pk, pt, pn, "threads", "%d (%d pinned)", r->threads, r->pinned) ||
+        add_pair(pk, pt, pn, "isa", "%s (target %s)", r->isa, r->isa_target) ||
+        add_pair(pk, pt, pn, "compiler", "%s", r->host.compiler) ||
+        add_pair(pk, pt, pn, "flags", "%s", r->host.cflags) ||
+        add_pair(pk, pt, pn, "date", "%s", r->date) ||
+        add_pair(pk, pt, pn, "tool", "roofline %s bench%s", r->version,
+                 r->opt.quick ? " --quick" : "") ||
+        add_pair(
+            pk, pt, pn, "memory_kernel",
+            "best of STREAM copy/scale/add/triad/read: %s; triad %.4g GB/s; arrays of %.0f MiB "
+            "(4x LLC: %s)",
+            kern, R->triad_bandwidth_bytes_per_s / 1e9, r->array_bytes / (1024.0 * 1024.0),
+            r->array_rule_met ? "yes" : "no") ||
+        add_pair(pk, pt, pn, "caches_from", "%s", r->host.cache_source))
+        goto fail;
+    char ***sk = &hw->source_keys, ***st = &hw->source_texts;
+    int *sn = &hw->n_sources;
+    if (add_pair(sk, st, sn, "memory.capacity", "sysconf(_SC_PHYS_PAGES) x page size on %s", day) ||
+        add_pair(sk, st, sn, "memory.bandwidth",
+                 "measured by roofline bench on %s: STREAM-style %s kernel, %d threads, best of %d",
+                 day, kern, r->threads, samples) ||
+        add_pair(sk, st, sn, "compute",
+                 "measured by roofline bench on %s: register-blocked %s FMA kernels, %d threads",
+                 day, r->isa, r->threads) ||
+        add_pair(sk, st, sn, "compute_units", "threads used by roofline bench on %s", day))
+        goto fail;
+    bool any_cache = false, any_cbw = false;
+    for (int l = 0; l < 3; l++) {
+        any_cache |= hw->cache_bytes[l] > 0;
+        any_cbw |= hw->cache_bandwidth_bytes_per_s[l] > 0;
+    }
+    if (any_cache &&
+        add_pair(sk, st, sn, "cache", "%s on %s (size of one instance)", r->host.cache_source, day))
+        goto fail;
+    if (any_cbw &&
+        add_pair(sk, st, sn, "cache_bandwidth",
+                 "measured by roofline bench on %s: read-kernel working-set sweep, plateau "
+                 "medians, %d threads",
+                 day, r->threads))
+        goto fail;
+    return hw;
+fail:
+    hw_free(hw);
+    return NULL;
+}
+
+static void
+yaml_str(struct bench_text *t, const char *s)
+{
+    jstr(t, s); /* a JSON string is a valid YAML double-quoted scalar */
+}
+
+static void
+yaml_bytes(struct bench_text *t, double b)
+{
+    static const struct {
+        double f;
+        const char *u;
+    } IEC[] = {
+        {1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}};
+    for (size_t i = 0; i < sizeof IEC / sizeof IEC[0]; i++)
+        if (b >= IEC[i].f) {
+            double x = b / IEC[i].f;
+            if (x == floor(x))
+                bench_text_printf(t, "%.0f %s", x, IEC[i].u);
+            else
+                bench_text_printf(t, "%.6g %s", x, IEC[i].u);
+            return;
+        }
+    bench_text_printf(t, "%.0f B", b);
+}
+
+static void
+yaml_qty(struct bench_text *t, double v, const char *unit)
+{
+    char buf[64];
+    unit_format_short(v, unit, 5, buf, sizeof buf);
+    bench_text_printf(t, "%s", buf);
+}
+
+int
+bench_render_profile(const struct hw_profile *hw, struct bench_text *t)
+{
+    static const char *const CL[4] = {"l1", "l2", "l3", "llc"};
+    bench_text_printf(t, "# hardware profile written by roofline bench (docs/bench.md)\nname: ");
+    yaml_str(t, hw->name);
+    bench_text_printf(t, "\nvendor: %s\nkind: %s\nmemory:\n  capacity: ", hw->vendor, hw->kind);
+    yaml_bytes(t, hw->memory_capacity_bytes);
+    bench_text_printf(t, "\n  bandwidth: ");
+    yaml_qty(t, hw->memory_bandwidth_bytes_per_s, "B/s");
+    if (hw->memory_type) {
+        bench_text_printf(t, "\n  type: ");
+        yaml_str(t, hw->memory_type);
+    }
+    bench_text_printf(t, "\ncompute:\n");
+    for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++)
+        if (hw->peak_flops_per_s[d] > 0) {
+            bench_text_printf(t, "  %s: ", dtype_name((enum dtype)d));
+            yaml_qty(t, hw->peak_flops_per_s[d], d == DT_INT8 || d == DT_INT4 ? "OPS" : "FLOPS");
+            bench_text_printf(t, "\n");
+        }
+    if (hw->compute_units > 0)
+        bench_text_printf(t, "compute_units: %.0f\n", hw->compute_units);
+    if (hw->boost_clock_hz > 0) {
+        bench_text_printf(t, "boost_clock: ");
+        yaml_qty(t, hw->boost_clock_hz, "Hz");
+        bench_text_printf(t, "\n");
+    }
+    bool any = false;
+    for (int l = 0; l < 4; l++)
+        if (hw->cache_bytes[l] > 0) {
+            bench_text_printf(t, "%s  %s: ", any ? "" : "cache:\n", CL[l]);
+            yaml_bytes(t, hw->cache_bytes[l]);
+            bench_text_printf(t, "\n");
+            any = true;
+        }
+    any = false;
+    for (int l = 0; l < 4; l++)
+        if (hw->cache_bandwidth_bytes_per_s[l] > 0) {
+            bench_text_printf(t, "%s  %s: ", any ? "" : "cache_bandwidth:\n", CL[l]);
+            yaml_qty(t, hw->cache_bandwidth_bytes_per_s[l], "B/s");
+            bench_text_printf(t, "\n");
+            any = true;
+        }
+    if (hw->link_kind) {
+        bench_text_printf(t, "interconnect:\n  kind: ");
+        yaml_str(t, hw->link_kind);
+        bench_text_printf(t, "\n  bandwidth: ");
+        yaml_qty(t, hw->link_bandwidth_bytes_per_s, "B/s");
+        bench_text_printf(t, "\n  direction: %s\n",
+                          hw->link_direction == HW_LINK_PER_DIRECTION ? "per-direction"
+                                                                      : "bidirectional");
+    }
+    if (hw->tdp_w > 0) {
+        bench_text_printf(t, "power:\n  tdp: ");
+        yaml_qty(t, hw->tdp_w, "W");
+        bench_text_printf(t, "\n");
+    }
+    if (hw->n_provenance > 0) {
+        bench_text_printf(t, "provenance:\n");
+        for (int i = 0; i < hw->n_provenance; i++) {
+            bench_text_printf(t, "  %s: ", hw->provenance_keys[i]);
+            yaml_str(t, hw->provenance_texts[i]);
+            bench_text_printf(t, "\n");
+        }
+    }
+    if (hw->notes) {
+        bench_text_printf(t, "notes: ");
+        yaml_str(t, hw->notes);
+        bench_text_printf(t, "\n");
+    }
+    bench_text_printf(t, "sources:\n");
+    for (int i = 0; i < hw->n_sources; i++) {
+        bench_text_printf(t, "  %s: ", hw->source_keys[i]);
+        yaml_str(t, hw->source_texts[i]);
+        bench_text_printf(t, "\n");
+    }
+    return t->failed ? -1 : 0;
+}

@@ -1,0 +1,1203 @@
+/* The benchmark run: allocates each part's data, times it with the harness, checks the results
+ * after timing (so the timed code is known to have computed the right thing and nothing is
+ * optimised away) and frees it before the next part, so at most one part's arrays are live. */
+#include "bench/bench.h"
+
+#include "bench/kern.h"
+#include "bench/linalg.h"
+#include "bench/tfm.h"
+#include "core/roof.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef ROOFLINE_VERSION
+#define ROOFLINE_VERSION "0.1"
+#endif
+
+#define MiB (1024.0 * 1024.0)
+#define GiB (1024.0 * MiB)
+#define SINK_STRIDE 8 /* doubles between per-thread sinks: one cache line each */
+#define MAX_THREADS 256
+
+void
+bench_options_init(struct bench_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->pin = true;
+    o->parts = BENCH_PART_ALL;
+    o->seed = BENCH_DEFAULT_SEED;
+}
+
+double
+bench_rate_best(double work, const struct bench_measure *m)
+{
+    return m->n_samples > 0 && m->s.min > 0 ? work / m->s.min : 0;
+}
+
+double
+bench_rate_median(double work, const struct bench_measure *m)
+{
+    return m->n_samples > 0 && m->s.median > 0 ? work / m->s.median : 0;
+}
+
+static const char *const KIND_NAMES[] = {"stream", "gemv", "gemm", "attention", "model"};
+static const char *const PHASE_NAMES[] = {"kernel", "prefill", "decode"};
+
+const char *
+bench_case_kind_name(enum bench_case_kind k)
+{
+    return (unsigned)k < 5 ? KIND_NAMES[k] : "?";
+}
+
+const char *
+bench_phase_name(enum bench_phase p)
+{
+    return (unsigned)p < 3 ? PHASE_NAMES[p] : "?";
+}
+
+int
+bench_case_kind_parse(const char *s, enum bench_case_kind *out)
+{
+    for (int i = 0; i < 5; i++)
+        if (strcmp(s, KIND_NAMES[i]) == 0) {
+            *out = (enum bench_case_kind)i;
+            return 0;
+        }
+    return -1;
+}
+
+int
+bench_phase_parse(const char *s, enum bench_phase *out)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, PHASE_NAMES[i]) == 0) {
+            *out = (enum bench_phase)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* ---- run state ---- */
+
+struct run {
+    const struct bench_options *o;
+    struct bench_report *r;
+    struct err_list *errs;
+    const struct bench_kernels *kn;
+    struct bench_pool *pool;
+    int T;
+    struct bench_plan plan, plan_long, plan_sweep;
+    double sink[MAX_THREADS * SINK_STRIDE];
+    int step, total;
+    const char *stage;
+};
+
+static void progress(struct run *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+progress(struct run *s, const char *fmt, ...)
+{
+    s->step++;
+    if (!s->o->progress)
+        return;
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    s->o->progress(s->o->progress_user, s->stage, what, s->step, s->total);
+}
+
+static void check(struct run *s, bool ok, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+check(struct run *s, bool ok, const char *fmt, ...)
+{
+    if (ok)
+        return;
+    if (s->r->validation_failures++ == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(s->r->validation, sizeof s->r->validation, fmt, ap);
+        va_end(ap);
+    }
+}
+
+static double
+sink_total(struct run *s)
+{
+    double t = 0;
+    for (int i = 0; i < s->T; i++) {
+        t += s->sink[i * SINK_STRIDE];
+        s->sink[i * SINK_STRIDE] = 0;
+    }
+    return t;
+}
+
+static void
+consume(struct run *s, double v)
+{
+    /* a checksum that is printed keeps every result live; non-finite values are a failure */
+    if (isfinite(v))
+        s->r->checksum += v;
+    else
+        check(s, false, "a kernel produced a non-finite result");
+}
+
+/* Cheap deterministic fill for kernel inputs (speed does not depend on values; the model uses
+ * the GSL generator): a multiplicative hash mapped to [-0.5, 0.5). */
+static float
+hash01(unsigned long i)
+{
+    unsigned long h = (i + 1) * 0x9E3779B97F4A7C15UL;
+    return (float)((h >> 40) & 0xffffff) / 16777216.0f - 0.5f;
+}
+
+static int
+add_case(struct run *s, struct bench_case **out)
+{
+    if (s->r->n_cases >= BENCH_MAX_CASES)
+        return -1;
+    *out = &s->r->cases[s->r->n_cases];
+    memset(*out, 0, sizeof **out);
+    (*out)->threads = s->T;
+    return 0;
+}
+
+/* ---- working-set sweep ---- */
+
+struct sweep_ctx {
+    struct run *s;
+    double *buf[MAX_THREADS];
+    long n; /* doubles per thread */
+    long reps;
+};
+
+static void
+sweep_init_task(void *ctx, int tid, int n)
+{
+    (void)n;
+    struct sweep_ctx *c = ctx;
+    for (long i = 0; i < c->n; i++)
+        c->buf[tid][i] = 1.0 / (double)(i % 64 + 1);
+}
+
+static void
+sweep_task(void *ctx, int tid, int n)
+{
+    (void)n;
+    struct sweep_ctx *c = ctx;
+    double acc = 0;
+    for (long r = 0; r < c->reps; r++)
+        acc += c->s->kn->read(c->buf[tid], c->n);
+    c->s->sink[tid * SINK_STRIDE] += acc;
+}
+
+static void
+sweep_fn(void *ctx, long reps)
+{
+    struct sweep_ctx *c = ctx;
+    c->reps = reps;
+    bench_pool_run(c->s->pool, c->s->T, sweep_task, c);
+}
+
+static double
+effective_cache(const struct bench_host *h, int level, int threads)
+{
+    for (int i = 0; i < h->n_caches; i++) {
+        const struct bench_cache *c = &h->caches[i];
+        if (c->level != level)
+            continue;
+        /* per thread: a shared cache is split among the threads that share it */
+        int share = c->shared_cpus > 0 ? c->shared_cpus : level >= 3 ? threads : 1;
+        if (share > threads)
+            share = threads;
+        return c->size_bytes / (share > 0 ? share : 1);
+    }
+    return 0;
+}
+
+static int
+run_sweep(struct run *s, double max_total_bytes)
+{
+    struct bench_report *r = s->r;
+    double per_thread_max = max_total_bytes / s->T;
+    double step = s->o->quick ? 2.0 : sqrt(2.0);
+    double sizes[BENCH_MAX_SWEEP];
+    int n = 0;
+    for (double b = 16384; b <= per_thread_max * 1.0001 && n < BENCH_MAX_SWEEP; b *= step)
+        sizes[n++] = floor(b / 512) * 512;
+    struct sweep_ctx c = {0};
+    c.s = s;
+    c.n = (long)(sizes[n - 1] / sizeof(double));
+    for (int t = 0; t < s->T; t++) {
+        c.buf[t] = bench_alloc((size_t)c.n * sizeof(double));
+        if (!c.buf[t]) {
+            for (int u = 0; u < t; u++)
+                free(c.buf[u]);
+            err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the working-set sweep");
+            return -1;
+        }
+    }
+    bench_pool_run(s->pool, s->T, sweep_init_task, &c);
+    for (int i = 0; i < n; i++) {
+        c.n = (long)(sizes[i] / sizeof(double));
+        struct bench_sweep_point *p = &r->sweep[r->n_sweep];
+        p->bytes_per_thread = sizes[i];
+        p->threads = s->T;
+        p->bytes = sizes[i] * s->T;
+        if (bench_measure_run(&s->plan_sweep, sweep_fn, &c, &p->meas) != 0)
+            break;
+        r->n_sweep++;
+        char sz[32];
+        snprintf(sz, sizeof sz, sizes[i] >= MiB ? "%.0f MiB" : "%.0f KiB",
+                 sizes[i] >= MiB ? sizes[i] / MiB : sizes[i] / 1024);
+        progress(s, "read sweep %s per thread, %d threads: %.1f GB/s", sz, s->T,
+                 bench_rate_median(p->bytes, &p->meas) / 1e9);
+    }
+    consume(s, sink_total(s));
+    for (int t = 0; t < s->T; t++)
+        free(c.buf[t]);
+    double cache[3];
+    for (int l = 0; l < 3; l++)
+        cache[l] = effective_cache(&r->host, l + 1, s->T);
+    r->n_levels = bench_levels_from_sweep(r->sweep, r->n_sweep, cache, r->levels);
+    return 0;
+}
+
+static double
+median_of(double *x, int n)
+{
+    return bench_quantile(x, n, 0.5);
+}
+
+int
+bench_levels_from_sweep(const struct bench_sweep_point *pts, int n, const double cache[3],
+                        struct bench_level out[4])
+{
+    if (n < 1)
+        return 0;
+    double bw[BENCH_MAX_SWEEP], sel[BENCH_MAX_SWEEP];
+    if (n > BENCH_MAX_SWEEP)
+        n = BENCH_MAX_SWEEP;
+    for (int i = 0; i < n; i++)
+        bw[i] = bench_rate_median(pts[i].bytes, &pts[i].meas);
+    /* DRAM: the run of largest working sets within 10% of the largest one's bandwidth */
+    int d0 = n - 1;
+    while (d0 > 0 && fabs(bw[d0 - 1] / bw[n - 1] - 1) <= 0.10)
+        d0--;
+    int k = 0, prev = -1;
+    static const char *const NAMES[3] = {"l1", "l2", "l3"};
+    for (int l = 0; l < 3; l++) {
+        if (!(cache[l] > 0))
+            continue;
+        double lo = prev >= 0 ? 2 * cache[prev] : 0, hi = cache[l] / 2;
+        if (hi > pts[d0].bytes_per_thread / 2)
+            hi = pts[d0].bytes_per_thread / 2;
+        double mx = 0;
+        for (int i = 0; i < d0; i++)
+            if (pts[i].bytes_per_thread >= lo && pts[i].bytes_per_thread <= hi && bw[i] > mx)
+                mx = bw[i];
+        int m = 0;
+        double first = 0, last = 0;
+        for (int i = 0; i < d0; i++)
+            if (pts[i].bytes_per_thread >= lo && pts[i].bytes_per_thread <= hi &&
+                bw[i] >= 0.85 * mx) {
+                if (m == 0)
+                    first = pts[i].bytes_per_thread;
+                last = pts[i].bytes_per_thread;
+                sel[m++] = bw[i];
+            }
+        prev = l;
+        if (m == 0)
+            continue;
+        struct bench_level *L = &out[k++];
+        memset(L, 0, sizeof *L);
+        snprintf(L->name, sizeof L->name, "%s", NAMES[l]);
+        L->size_bytes = cache[l];
+        L->lo_bytes = first;
+        L->hi_bytes = last;
+        L->bandwidth_bytes_per_s = median_of(sel, m);
+        L->n_points = m;
+    }
+    struct bench_level *D = &out[k++];
+    memset(D, 0, sizeof *D);
+    snprintf(D->name, sizeof D->name, "dram");
+    D->lo_bytes = pts[d0].bytes_per_thread;
+    D->hi_bytes = pts[n - 1].bytes_per_thread;
+    int m = 0;
+    for (int i = d0; i < n; i++)
+        sel[m++] = bw[i];
+    D->bandwidth_bytes_per_s = median_of(sel, m);
+    D->n_points = m;
+    return k;
+}
+
+/* ---- STREAM ---- */
+
+enum { ST_COPY, ST_SCALE, ST_ADD, ST_TRIAD, ST_READ, ST_COUNT };
+static const char *const ST_NAMES[ST_COUNT] = {"copy", "scale", "add", "triad", "read"};
+/* STREAM's byte and FLOP counts per element (no write-allocate traffic) */
+static const double ST_BYTES[ST_COUNT] = {16, 16, 24, 24, 8};
+static const double ST_FLOPS[ST_COUNT] = {0, 1, 1, 2, 1};
+#define STREAM_SCALAR 3.0
+
+struct stream_ctx {
+    struct run *s;
+    double *a, *b, *c;
+    long n;
+    int kernel, active;
+    long reps;
+};
+
+static void
+stream_init_task(void *ctx, int tid, int n)
+{
+    struct stream_ctx *c = ctx;
+    long lo, hi;
+    bench_split(c->n, tid, n, 64, &lo, &hi);
+    for (long i = lo; i < hi; i++) {
+        c->a[i] = 1.0;
+        c->b[i] = 2.0;
+        c->c[i] = 0.0;
+    }
+}
+
+static void
+stream_task(void *ctx, int tid, int n)
+{
+    struct stream_ctx *c = ctx;
+    const struct bench_kernels *kn = c->s->kn;
+    long lo, hi;
+    bench_split(c->n, tid, n, 64, &lo, &hi);
+    long len = hi - lo;
+    double acc = 0;
+    for (long r = 0; r < c->reps; r++) {
+        switch (c->kernel) {
+        case ST_COPY:
+            kn->copy(c->c + lo, c->a + lo, len);
+            break;
+        case ST_SCALE:
+            kn->scale(c->b + lo, c->c + lo, STREAM_SCALAR, len);
+            break;
+        case ST_ADD:
+            kn->add(c->c + lo, c->a + lo, c->b + lo, len);
+            break;
+        case ST_TRIAD:
+            kn->triad(c->a + lo, c->b + lo, c->c + lo, STREAM_SCALAR, len);
+            break;
+        default:
+            acc += kn->read(c->a + lo, len);
+            break;
+        }
+    }
+    c->s->sink[tid * SINK_STRIDE] += acc;
+}
+
+static void
+stream_fn(void *ctx, long reps)
+{
+    struct stream_ctx *c = ctx;
+    c->reps = reps;
+    bench_pool_run(c->s->pool, c->active, stream_task, c);
+}
+
+/* STREAM-style check: every kernel is idempotent given its inputs, so after copy, scale, add,
+ * triad in that order from a = 1, b = 2, c = 0 the arrays hold closed-form values. */
+static void
+stream_expect(double *a, double *b, double *c, int rounds)
+{
+    for (int i = 0; i < rounds; i++) {
+        *c = *a;
+        *b = STREAM_SCALAR * *c;
+        *c = *a + *b;
+        *a = *b + STREAM_SCALAR * *c;
+    }
+}
+
+static int
+run_stream(struct run *s)
+{
+    struct bench_report *r = s->r;
+    struct stream_ctx c = {0};
+    c.s = s;
+    c.n = (long)(r->array_bytes / sizeof(double)) / 512 * 512;
+    c.a = bench_alloc((size_t)c.n * sizeof(double));
+    c.b = bench_alloc((size_t)c.n * sizeof(double));
+    c.c = bench_alloc((size_t)c.n * sizeof(double));
+    if (!c.a || !c.b || !c.c) {
+        free(c.a);
+        free(c.b);
+        free(c.c);
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR,
+                "out of memory for the STREAM arrays (3 x %.0f MiB)", r->array_bytes / MiB);
+        return -1;
+    }
+    /* first touch by the threads that use the data */
+    bench_pool_run(s->pool, s->T, stream_init_task, &c);
+    int counts[2] = {1, s->T};
+    int n_counts = s->T > 1 ? 2 : 1;
+    int rounds = 0;
+    for (int ti = 0; ti < n_counts; ti++) {
+        c.active = counts[ti];
+        for (int k = 0; k < ST_COUNT; k++) {
+            c.kernel = k;
+            struct bench_stream *st = &r->stream[r->n_stream];
+            snprintf(st->kernel, sizeof st->kernel, "%s", ST_NAMES[k]);
+            st->threads = c.active;
+            st->array_bytes = (double)c.n * sizeof(double);
+            st->bytes = ST_BYTES[k] * (double)c.n;
+            st->flops = ST_FLOPS[k] * (double)c.n;
+            if (bench_measure_run(&s->plan_long, stream_fn, &c, &st->meas) != 0)
+                return -1;
+            r->n_stream++;
+            struct bench_case *bc;
+            if (c.active == s->T && add_case(s, &bc) == 0) {
+                /* all-thread kernels at DRAM size are cases validate predicts */
+                snprintf(bc->id, sizeof bc->id, "stream_%s", ST_NAMES[k]);
+                bc->kind = BENCH_CASE_STREAM;
+                bc->phase = BENCH_PHASE_KERNEL;
+                bc->rows = c.n;
+                bc->flops = st->flops;
+                bc->bytes = st->bytes;
+                bc->meas = st->meas;
+                r->n_cases++;
+            }
+            progress(s, "STREAM %s, %d thread%s, 3 x %.0f MiB arrays: %.1f GB/s (best)",
+                     ST_NAMES[k], c.active, c.active > 1 ? "s" : "", st->array_bytes / MiB,
+                     bench_rate_best(st->bytes, &st->meas) / 1e9);
+        }
+        rounds++;
+    }
+    double ea = 1, eb = 2, ec = 0;
+    stream_expect(&ea, &eb, &ec, rounds);
+    long bad = 0;
+    for (long i = 0; i < c.n; i++)
+        bad += c.a[i] != ea || c.b[i] != eb || c.c[i] != ec;
+    check(s, bad == 0, "STREAM arrays differ from the expected values at %ld elements", bad);
+    consume(s, sink_total(s) + c.a[c.n / 2] + c.b[c.n / 3] + c.c[c.n - 1]);
+    free(c.a);
+    free(c.b);
+    free(c.c);
+    return 0;
+}
+
+/* ---- peaks ---- */
+
+#define PEAK_ITERS 2048L /* FMA rounds per repetition */
+
+struct peak_ctx {
+    struct run *s;
+    enum dtype dt;
+    int active;
+    long reps;
+};
+
+static void
+peak_task(void *ctx, int tid, int n)
+{
+    (void)n;
+    struct peak_ctx *c = ctx;
+    const struct bench_kernels *kn = c->s->kn;
+    long iters = c->reps * PEAK_ITERS;
+    double v;
+    if (c->dt == DT_FP32)
+        v = kn->fma_f32(iters, 0.9999999f, 1e-7f);
+    else if (c->dt == DT_FP64)
+        v = kn->fma_f64(iters, 0.999999999999, 1e-12);
+    else
+        v = kn->dp_bf16(iters);
+    c->s->sink[tid * SINK_STRIDE] += v;
+}
+
+static void
+peak_fn(void *ctx, long reps)
+{
+    struct peak_ctx *c = ctx;
+    c->reps = reps;
+    bench_pool_run(c->s->pool, c->active, peak_task, c);
+}
+
+static int
+run_peaks(struct run *s)
+{
+    struct bench_report *r = s->r;
+    const struct bench_kernels *kn = s->kn;
+    enum dtype dts[3] = {DT_FP64, DT_FP32, DT_BF16};
+    int counts[2] = {1, s->T};
+    int n_counts = s->T > 1 ? 2 : 1;
+    for (int d = 0; d < 3; d++) {
+        if (dts[d] == DT_BF16 && (!kn->dp_bf16 || !bench_cpu_has_bf16()))
+            continue;
+        double lanes = kn->vector_bytes / (dts[d] == DT_FP64 ? 8.0 : 4.0);
+        double per_round = kn->fma_acc * lanes * (dts[d] == DT_BF16 ? 4.0 : 2.0);
+        for (int ti = 0; ti < n_counts; ti++) {
+            struct peak_ctx c = {s, dts[d], counts[ti], 0};
+            struct bench_peak *p = &r->peaks[r->n_peaks];
+            p->dt = dts[d];
+            p->threads = counts[ti];
+            p->flops = per_round * PEAK_ITERS * counts[ti];
+            if (bench_measure_run(&s->plan, peak_fn, &c, &p->meas) != 0)
+                return -1;
+            r->n_peaks++;
+            progress(s, "peak %s (%s FMA, %d accumulators), %d thread%s: %.1f GFLOP/s (best)",
+                     dtype_name(dts[d]), kn->name, kn->fma_acc, counts[ti],
+                     counts[ti] > 1 ? "s" : "", bench_rate_best(p->flops, &p->meas) / 1e9);
+        }
+    }
+    consume(s, sink_total(s));
+    return 0;
+}
+
+/* ---- arithmetic-intensity sweep (Empirical Roofline Toolkit) ---- */
+
+struct ert_ctx {
+    struct run *s;
+    double *a;
+    long n;
+    int fmas;
+    long reps;
+};
+
+static void
+ert_init_task(void *ctx, int tid, int n)
+{
+    struct ert_ctx *c = ctx;
+    long lo, hi;
+    bench_split(c->n, tid, n, 64, &lo, &hi);
+    for (long i = lo; i < hi; i++)
+        c->a[i] = 1.0 + (double)(i % 7);
+}
+
+static void
+ert_task(void *ctx, int tid, int n)
+{
+    struct ert_ctx *c = ctx;
+    long lo, hi;
+    bench_split(c->n, tid, n, 64, &lo, &hi);
+    for (long r = 0; r < c->reps; r++)
+        c->s->kn->ert(c->a + lo, hi - lo, c->fmas, 0.5, 0.5);
+}
+
+static void
+ert_fn(void *ctx, long reps)
+{
+    struct ert_ctx *c = ctx;
+    c->reps = reps;
+    bench_pool_run(c->s->pool, c->s->T, ert_task, c);
+}
+
+static int
+run_ai(struct run *s)
+{
+    struct bench_report *r = s->r;
+    struct ert_ctx c = {0};
+    c.s = s;
+    c.n = (long)(r->ai_array_bytes / sizeof(double)) / 512 * 512;
+    c.a = bench_alloc((size_t)c.n * sizeof(double));
+    if (!c.a) {
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the intensity sweep");
+        return -1;
+    }
+    bench_pool_run(s->pool, s->T, ert_init_task, &c);
+    /* 1/16 FLOP/B (one add per 16 B) to 64 FLOP/B (512 FMAs) */
+    int fmas_full[] = {0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+    int fmas_quick[] = {0, 2, 8, 32, 128, 512};
+    const int *fm = s->o->quick ? fmas_quick : fmas_full;
+    int nf = s->o->quick ? 6 : 11;
+    struct bench_roof_point pts[BENCH_MAX_AI];
+    for (int i = 0; i < nf; i++) {
+        c.fmas = fm[i];
+        struct bench_ai_point *p = &r->ai[r->n_ai];
+        p->fmas = fm[i];
+        p->bytes = 16.0 * (double)c.n;
+        p->flops = (fm[i] == 0 ? 1.0 : 2.0 * fm[i]) * (double)c.n;
+        p->intensity_flop_per_byte = p->flops / p->bytes;
+        if (bench_measure_run(&s->plan_long, ert_fn, &c, &p->meas) != 0)
+            break;
+        pts[r->n_ai].intensity_flop_per_byte = p->intensity_flop_per_byte;
+        pts[r->n_ai].flops_per_s = bench_rate_best(p->flops, &p->meas);
+        r->n_ai++;
+        progress(s, "intensity %g FLOP/B (%d FMA per element), %d threads: %.1f GFLOP/s (best)",
+                 p->intensity_flop_per_byte, fm[i], s->T, pts[r->n_ai - 1].flops_per_s / 1e9);
+    }
+    long bad = 0;
+    for (long i = 0; i < c.n; i += 997)
+        bad += !isfinite(c.a[i]);
+    check(s, bad == 0, "intensity sweep produced non-finite values");
+    consume(s, c.a[0] + c.a[c.n - 1]);
+    free(c.a);
+    /* fitted after measuring, never inside the timed loop */
+    if (r->n_ai >= 2)
+        r->have_fit = bench_fit_roofline(pts, r->n_ai, &r->fit) == 0;
+    return 0;
+}
+
+/* ---- LLM kernels ---- */
+
+struct lin_ctx {
+    struct run *s;
+    struct bench_linear *w;
+    long copies, m;
+    float *x, *y, *work;
+};
+
+static void
+lin_fn(void *ctx, long reps)
+{
+    struct lin_ctx *c = ctx;
+    for (long r = 0; r < reps; r++)
+        for (long i = 0; i < c->copies; i++)
+            bench_linear_forward(c->s->pool, c->s->kn, &c->w[i], c->x, c->w[i].k, c->m,
+                                 c->y + i * c->m * bench_round_nr(c->w[i].n),
+                                 bench_round_nr(c->w[i].n), false, c->work);
+}
+
+struct fill_ctx {
+    struct bench_linear *w;
+    long copies;
+};
+
+static void
+fill_task(void *ctx, int tid, int n)
+{
+    struct fill_ctx *c = ctx;
+    for (long i = tid; i < c->copies; i += n) {
+        size_t len = (size_t)c->w[i].panels * (size_t)c->w[i].k * BENCH_NR;
+        for (size_t j = 0; j < len; j++)
+            c->w[i].w[j] = hash01((unsigned long)i * 7919UL + j) * 0.05f;
+    }
+}
+
+/* y = x W for `copies` distinct k x n matrices (copies > 1 keeps the working set above the
+ * last-level cache, as a model's layers do) */
+static int
+run_linear(struct run *s, long m, long k, long n, long copies)
+{
+    struct bench_case *bc;
+    if (add_case(s, &bc) != 0)
+        return 0;
+    struct lin_ctx c = {
+        s, calloc((size_t)copies, sizeof(struct bench_linear)), copies, m, NULL, NULL, NULL};
+    long ldy = bench_round_nr(n);
+    c.x = bench_alloc((size_t)(m * k) * sizeof(float));
+    c.y = bench_alloc((size_t)(copies * m * ldy) * sizeof(float));
+    c.work = bench_alloc((size_t)(BENCH_GEMM_WORK_FLOATS * s->T) * sizeof(float));
+    int rc = -1;
+    if (!c.w || !c.x || !c.y || !c.work)
+        goto out;
+    for (long i = 0; i < copies; i++)
+        if (bench_linear_init(&c.w[i], k, n) != 0)
+            goto out;
+    struct fill_ctx fc = {c.w, copies};
+    bench_pool_run(s->pool, s->T, fill_task, &fc);
+    for (long i = 0; i < m * k; i++)
+        c.x[i] = hash01((unsigned long)i + 12345UL);
+    bc->kind = m == 1 ? BENCH_CASE_GEMV : BENCH_CASE_GEMM;
+    bc->phase = BENCH_PHASE_KERNEL;
+    bc->rows = m;
+    bc->cols = n;
+    bc->inner = k;
+    bc->copies = copies;
+    if (copies > 1)
+        snprintf(bc->id, sizeof bc->id, "%s_%ldx%ldx%ld_x%ld", m == 1 ? "gemv" : "gemm", m, k, n,
+                 copies);
+    else
+        snprintf(bc->id, sizeof bc->id, "%s_%ldx%ldx%ld", m == 1 ? "gemv" : "gemm", m, k, n);
+    bc->flops = 2.0 * (double)m * (double)k * (double)n * (double)copies;
+    bc->bytes = (double)copies * 4.0 * ((double)k * n + (double)m * k + (double)m * n);
+    const struct bench_plan *plan = bc->flops > 5e9 ? &s->plan_long : &s->plan;
+    if (bench_measure_run(plan, lin_fn, &c, &bc->meas) != 0)
+        goto out;
+    s->r->n_cases++;
+    progress(s, "%s: %.1f GFLOP/s, %.1f GB/s (median)", bc->id,
+             bench_rate_median(bc->flops, &bc->meas) / 1e9,
+             bench_rate_median(bc->bytes, &bc->meas) / 1e9);
+    /* check a few outputs of the first and the last matrix against double sums */
+    double worst = 0;
+    for (long ci = 0; ci<copies; ci += copies - 1> 0 ? copies - 1 : 1) {
+        long rows[2] = {0, m - 1}, cols[3] = {0, n / 2, n - 1};
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 3; b++) {
+                double ref = 0, mag = 0;
+                for (long j = 0; j < k; j++) {
+                    double t = (double)c.x[rows[a] * k + j] *
+                               (double)*bench_linear_at(&c.w[ci], j, cols[b]);
+                    ref += t;
+                    mag += fabs(t);
+                }
+                double got = c.y[(ci * m + rows[a]) * ldy + cols[b]];
+                double e = fabs(got - ref) / (mag > 0 ? mag : 1);
+                worst = e > worst ? e : worst;
+            }
+        if (copies == 1)
+            break;
+    }
+    check(s, worst < 1e-4, "%s: output differs from the reference (relative %.2g)", bc->id, worst);
+    consume(s, c.y[0] + c.y[(copies * m - 1) * ldy + n - 1]);
+    rc = 0;
+out:
+    if (c.w)
+        for (long i = 0; i < copies; i++)
+            bench_linear_release(&c.w[i]);
+    free(c.w);
+    free(c.x);
+    free(c.y);
+    free(c.work);
+    if (rc != 0)
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the %ldx%ldx%ld GEMM case", m, k,
+                n);
+    return rc;
+}
+
+struct attn_ctx {
+    struct run *s;
+    struct bench_kv kv;
+    long heads, context;
+    float *q, *out, *scratch;
+    long per_thread;
+};
+
+static void
+attn_fn(void *ctx, long reps)
+{
+    struct attn_ctx *c = ctx;
+    long hd = c->heads * c->kv.head_dim;
+    for (long r = 0; r < reps; r++)
+        for (long l = 0; l < c->kv.layers; l++)
+            bench_attention(c->s->pool, c->s->kn, &c->kv, l, c->heads, c->q, hd, 1, c->context,
+                            c->out + l * hd, hd, c->scratch, c->per_thread);
+}
+
+static void
+kv_fill_task(void *ctx, int tid, int n)
+{
+    struct attn_ctx *c = ctx;
+    size_t len = (size_t)c->kv.layers * (size_t)c->kv.kv_heads * (size_t)c->kv.head_dim *
+                 (size_t)c->kv.max_ctx;
+    long lo, hi;
+    bench_split((long)len, tid, n, 4096, &lo, &hi);
+    for (long j = lo; j < hi; j++) {
+        c->kv.k[j] = hash01((unsigned long)j);
+        c->kv.v[j] = hash01((unsigned long)j + 777UL);
+    }
+}
+
+/* One decode step of attention (one query token per sequence) over `copies` KV caches of
+ * `context` cached tokens plus the new one. */
+static int
+run_attention(struct run *s, long heads, long kv_heads, long d, long context, long copies)
+{
+    struct bench_case *bc;
+    if (add_case(s, &bc) != 0)
+        return 0;
+    struct attn_ctx c = {0};
+    c.s = s;
+    c.heads = heads;
+    c.context = context;
+    int rc = -1;
+    if (bench_kv_init(&c.kv, copies, kv_heads, d, context + 1) != 0)
+        goto out;
+    c.per_thread = bench_attn_scratch_floats(&c.kv, heads);
+    c.q = bench_alloc((size_t)(heads * d) * sizeof(float));
+    c.out = bench_alloc((size_t)(copies * heads * d) * sizeof(float));
+    c.scratch = bench_alloc((size_t)(c.per_thread * s->T) * sizeof(float));
+    if (!c.q || !c.out || !c.scratch)
+        goto out;
+    bench_pool_run(s->pool, s->T, kv_fill_task, &c);
+    for (long i = 0; i < heads * d; i++)
+        c.q[i] = hash01((unsigned long)i + 99UL);
+    bc->kind = BENCH_CASE_ATTN;
+    bc->phase = BENCH_PHASE_DECODE;
+    bc->heads = heads;
+    bc->kv_heads = kv_heads;
+    bc->head_dim = d;
+    bc->context = context;
+    bc->copies = copies;
+    snprintf(bc->id, sizeof bc->id, "attn_decode_ctx%ld_x%ld", context, copies);
+    double keys = (double)context + 1;
+    /* physics.md#operators: score and AV 2 pairs H d each, softmax 5 pairs H; bytes: K and V
+     * read, q in, out */
+    bc->flops = (double)copies * (4.0 * keys * heads * d + 5.0 * keys * heads);
+    bc->bytes = (double)copies * (2.0 * keys * kv_heads * d * 4 + 2.0 * heads * d * 4);
+    if (bench_measure_run(&s->plan, attn_fn, &c, &bc->meas) != 0)
+        goto out;
+    s->r->n_cases++;
+    progress(s, "%s: %.1f GB/s (median)", bc->id, bench_rate_median(bc->bytes, &bc->meas) / 1e9);
+    /* reference for head 0 of the last cache */
+    long l = copies - 1, rep = heads / kv_heads;
+    double *sc = malloc((size_t)(context + 1) * sizeof *sc);
+    if (sc) {
+        double mx = -INFINITY, sum = 0, worst = 0;
+        for (long j = 0; j <= context; j++) {
+            double dot = 0;
+            for (long i = 0; i < d; i++)
+                dot += (double)c.q[i] * (double)*bench_kv_key(&c.kv, l, 0, j, i);
+            sc[j] = dot / sqrt((double)d);
+            mx = sc[j] > mx ? sc[j] : mx;
+        }
+        for (long j = 0; j <= context; j++) {
+            sc[j] = exp(sc[j] - mx);
+            sum += sc[j];
+        }
+        for (long i = 0; i < d; i++) {
+            double acc = 0;
+            for (long j = 0; j <= context; j++)
+                acc += sc[j] * (double)*bench_kv_value(&c.kv, l, 0, j, i);
+            double got = c.out[l * heads * d + i];
+            worst = fmax(worst, fabs(got - acc / sum));
+        }
+        check(s, worst < 1e-4, "%s: output differs from the reference by %.2g", bc->id, worst);
+        free(sc);
+    }
+    (void)rep;
+    consume(s, c.out[0] + c.out[copies * heads * d - 1]);
+    rc = 0;
+out:
+    bench_kv_release(&c.kv);
+    free(c.q);
+    free(c.out);
+    free(c.scratch);
+    if (rc != 0)
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the attention case");
+    return rc;
+}
+
+static long
+copies_for(double ws_bytes, double one_bytes, long max)
+{
+    long c = (long)ceil(ws_bytes / one_bytes);
+    return c < 1 ? 1 : c > max ? max : c;
+}
+
+static int
+run_kernels(struct run *s, const struct bench_tfm_shape *sh)
+{
+    double ws = s->r->array_bytes;
+    /* transformer shapes: bench-small's (hidden 1536, MLP 4096) and a Llama-3-8B layer's
+     * (hidden 4096, MLP 14336) */
+    struct {
+        long m, k, n;
+        bool stack;
+    } lin[] = {
+        {1, sh->hidden, sh->intermediate, true},
+        {1, 4096, 4096, true},
+        {1, 4096, 14336, true},
+        {8, 4096, 4096, true},
+        {64, 4096, 4096, false},
+        {256, 4096, 14336, false},
+        {512, sh->hidden, sh->intermediate, false},
+    };
+    int n_lin = (int)(sizeof lin / sizeof lin[0]);
+    for (int i = 0; i < n_lin; i++) {
+        if (s->o->quick && (i == 1 || i == 6))
+            continue;
+        double one = 4.0 * (double)lin[i].k * (double)lin[i].n;
+        long copies = lin[i].stack ? copies_for(ws, one, 256) : 1;
+        if (run_linear(s, lin[i].m, lin[i].k, lin[i].n, copies) != 0)
+            return -1;
+    }
+    long ctxs_full[] = {512, 2048, 8192}, ctxs_quick[] = {2048};
+    const long *ctxs = s->o->quick ? ctxs_quick : ctxs_full;
+    int nc = s->o->quick ? 1 : 3;
+    for (int i = 0; i < nc; i++) {
+        double one = 2.0 * (double)(ctxs[i] + 1) * sh->kv_heads * sh->head_dim * 4;
+        if (run_attention(s, sh->heads, sh->kv_heads, sh->head_dim, ctxs[i],
+                          copies_for(ws, one, 4096)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- the model ---- */
+
+struct model_ctx {
+    struct run *s;
+    struct bench_tfm *m;
+    int *tokens;
+    long n, pos0;
+    int status;
+};
+
+static void
+model_fn(void *ctx, long reps)
+{
+    struct model_ctx *c = ctx;
+    for (long r = 0; r < reps; r++)
+        if (bench_tfm_forward(c->m, c->s->kn, c->s->pool, c->tokens, c->n, c->pos0) != 0)
+            c->status = -1;
+}
+
+/* FLOPs and bytes of a pass as the engine counts them (docs/physics.md#operators); the device
+ * figures do not change them, so any positive ones do. */
+static void
+engine_counts(const struct mdl_profile *mp, enum bench_phase ph, long prompt, long context,
+              double *flops, double *bytes)
+{
+    struct hw_profile hw;
+    memset(&hw, 0, sizeof hw);
+    hw.memory_capacity_bytes = 1e15;
+    hw.memory_bandwidth_bytes_per_s = 1e12;
+    hw.peak_flops_per_s[DT_FP32] = 1e12;
+    struct roof_config cfg;
+    roof_config_init(&cfg, &hw, mp, ph == BENCH_PHASE_PREFILL ? ROOF_PREFILL : ROOF_DECODE);
+    cfg.weights = cfg.act = cfg.kv = DT_FP32;
+    cfg.prompt = (double)prompt;
+    cfg.context = (double)context;
+    cfg.reserve_bytes = 0;
+    struct roof_result res;
+    *flops = *bytes = 0;
+    if (roof_evaluate(&cfg, &res) == 0) {
+        *flops = res.flops;
+        *bytes = res.bytes;
+    }
+}
+
+static int
+run_model(struct run *s, const struct bench_tfm_shape *sh)
+{
+    struct bench_report *r = s->r;
+    long prompts_full[] = {16, 64, 256, 1024}, prompts_quick[] = {16, 256};
+    long ctxs_full[] = {128, 512, 1024, 2048}, ctxs_quick[] = {512, 2048};
+    const long *prompts = s->o->quick ? prompts_quick : prompts_full;
+    const long *ctxs = s->o->quick ? ctxs_quick : ctxs_full;
+    int np = s->o->quick ? 2 : 4, nc = s->o->quick ? 2 : 4;
+    long max_prompt = prompts[np - 1], max_ctx = ctxs[nc - 1] + 1;
+    progress(s, "building %s: %.0fM parameters, fp32, random weights (GSL taus2, seed %lu)",
+             r->model_id, r->model_params / 1e6, s->o->seed);
+    struct bench_tfm *m = NULL;
+    if (bench_tfm_new(sh, max_ctx, max_prompt, s->T, s->o->seed, &m) != 0) {
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR,
+                "cannot build the benchmark model (out of memory for %.1f GB of weights?)",
+                r->model_params * 4 / 1e9);
+        return -1;
+    }
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
+    int *tokens = malloc((size_t)max_prompt * sizeof *tokens);
+    if (!rng || !tokens) {
+        gsl_rng_free(rng);
+        free(tokens);
+        bench_tfm_free(m);
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory");
+        return -1;
+    }
+    gsl_rng_set(rng, s->o->seed + 1);
+    for (long i = 0; i < max_prompt; i++)
+        tokens[i] = (int)gsl_rng_uniform_int(rng, (unsigned long)sh->vocab);
+    struct model_ctx c = {s, m, tokens, 0, 0, 0};
+    struct bench_plan prefill_plan = s->plan_long;
+    prefill_plan.samples = s->o->quick ? 2 : 3;
+    for (int i = 0; i < np + nc; i++) {
+        struct bench_case *bc;
+        if (add_case(s, &bc) != 0)
+            break;
+        bool pre = i < np;
+        bc->kind = BENCH_CASE_MODEL;
+        bc->phase = pre ? BENCH_PHASE_PREFILL : BENCH_PHASE_DECODE;
+        if (pre) {
+            bc->prompt = prompts[i];
+            c.n = prompts[i];
+            c.pos0 = 0;
+            snprintf(bc->id, sizeof bc->id, "%s_prefill_%ld", r->model_id, prompts[i]);
+        } else {
+            bc->context = ctxs[i - np];
+            c.n = 1;
+            c.pos0 = ctxs[i - np];
+            snprintf(bc->id, sizeof bc->id, "%s_decode_%ld", r->model_id, ctxs[i - np]);
+        }
+        engine_counts(s->o->model, bc->phase, bc->prompt, bc->context, &bc->flops, &bc->bytes);
+        if (bench_measure_run(pre ? &prefill_plan : &s->plan_long, model_fn, &c, &bc->meas) != 0)
+            break;
+        r->n_cases++;
+        double t = bc->meas.s.median;
+        if (pre)
+            progress(s, "%s: %.3f s, %.0f tokens/s, %.1f GFLOP/s (median)", bc->id, t,
+                     (double)bc->prompt / t, bc->flops / t / 1e9);
+        else
+            progress(s, "%s: %.2f ms per token, %.1f GB/s (median)", bc->id, t * 1e3,
+                     bc->bytes / t / 1e9);
+        double sum = 0;
+        long bad = 0;
+        for (long v = 0; v < sh->vocab; v++) {
+            bad += !isfinite(m->logits[v]);
+            sum += m->logits[v];
+        }
+        check(s, bad == 0 && c.status == 0, "%s: the forward pass failed or gave non-finite logits",
+              bc->id);
+        consume(s, sum);
+    }
+    gsl_rng_free(rng);
+    free(tokens);
+    bench_tfm_free(m);
+    return 0;
+}
+
+/* ---- roofs and the whole run ---- */
+
+void
+bench_derive_roofs(struct bench_report *r)
+{
+    struct bench_roofs *R = &r->roofs;
+    memset(R, 0, sizeof *R);
+    /* the DRAM roof: the best all-thread rate of the STREAM-style kernels at >= 4x LLC; on a
+     * write-allocate cache the read-only kernel usually wins, and weight streaming is reads */
+    for (int i = 0; i < r->n_stream; i++) {
+        const struct bench_stream *s = &r->stream[i];
+        double bw = bench_rate_best(s->bytes, &s->meas);
+        if (s->threads != r->threads)
+            continue;
+        if (strcmp(s->kernel, "triad") == 0)
+            R->triad_bandwidth_bytes_per_s = bw;
+        if (bw > R->dram_bandwidth_bytes_per_s) {
+            R->dram_bandwidth_bytes_per_s = bw;
+            snprintf(R->dram_kernel, sizeof R->dram_kernel, "%s", s->kernel);
+        }
+    }
+    for (int i = 0; i < r->n_peaks; i++)
+        if (r->peaks[i].threads == r->threads)
+            R->peak_flops_per_s[r->peaks[i].dt] =
+                bench_rate_best(r->peaks[i].flops, &r->peaks[i].meas);
+    for (int i = 0; i < r->n_levels; i++) {
+        int l = strcmp(r->levels[i].name, "l1") == 0   ? 0
+                : strcmp(r->levels[i].name, "l2") == 0 ? 1
+                : strcmp(r->levels[i].name, "l3") == 0 ? 2
+                                                       : -1;
+        if (l >= 0)
+            R->cache_bandwidth_bytes_per_s[l] = r->levels[i].bandwidth_bytes_per_s;
+    }
+    for (int l = 0; l < 3; l++)
+        R->cache_bytes[l] = bench_host_cache(&r->host, l + 1);
+}
+
+static int
+count_steps(const struct bench_options *o, int T, double sweep_bytes)
+{
+    int n = 0;
+    if (o->parts & BENCH_PART_SWEEP)
+        n += (int)ceil(log(sweep_bytes / T / 16384) / log(o->quick ? 2.0 : sqrt(2.0))) + 1;
+    if (o->parts & BENCH_PART_STREAM)
+        n += ST_COUNT * (T > 1 ? 2 : 1);
+    if (o->parts & BENCH_PART_PEAK)
+        n += 3 * (T > 1 ? 2 : 1);
+    if (o->parts & BENCH_PART_AI)
+        n += o->quick ? 6 : 11;
+    if (o->parts & BENCH_PART_KERNELS)
+        n += o->quick ? 6 : 10;
+    if ((o->parts & BENCH_PART_MODEL) && o->model)
+        n += o->quick ? 5 : 9;
+    return n;
+}
+
+int
+bench_run(const struct bench_options *o, struct bench_report *r, struct err_list *errs)
+{
+    double t_start = bench_now_s();
+    memset(r, 0, sizeof *r);
+    r->opt = *o;
+    snprintf(r->validation, sizeof r->validation, "ok");
+    snprintf(r->version, sizeof r->version, "%s", ROOFLINE_VERSION[0] ? ROOFLINE_VERSION : "0.1");
+    time_t now = time(NULL);
+    struct tm tmv;
+    if (gmtime_r(&now, &tmv))
+        strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+    bench_host_probe(&r->host);
+    struct run s;
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    s.r = r;
+    s.errs = errs;
+    s.kn = bench_kernels_for(bench_isa_best());
+    snprintf(r->isa, sizeof r->isa, "%s", s.kn->name);
+    snprintf(r->isa_target, sizeof r->isa_target, "%s", s.kn->target);
+    snprintf(r->gemm_impl, sizeof r->gemm_impl,
+             "roofline's packed GEMM (%s, %d x %d micro-kernel, KC %d, MC %d); no BLAS", s.kn->name,
+             s.kn->gemm_mr, BENCH_NR, BENCH_KC, BENCH_MC);
+    s.T = o->threads > 0 ? o->threads : r->host.allowed_cpus;
+    if (s.T < 1 || s.T > MAX_THREADS) {
+        err_add(errs, NULL, 0, 0, ERR_ERROR, "threads must be between 1 and %d, got %d",
+                MAX_THREADS, s.T);
+        return -1;
+    }
+    if (bench_timer_calibrate(&r->timer, o->quick ? 5e-3 : 10e-3) != 0) {
+        err_add(errs, NULL, 0, 0, ERR_ERROR, "CLOCK_MONOTONIC is unusable");
+        return -1;
+    }
+    s.pool = bench_pool_new(s.T, o->pin);
+    if (!s.pool) {
+        err_add(errs, NULL, 0, 0, ERR_ERROR, "cannot start %d threads", s.T);
+        return -1;
+    }
+    r->threads = s.T;
+    r->pinned = bench_pool_pinned(s.pool);
+    s.plan.samples = o->quick ? 3 : 7;
+    s.plan.min_sample_s = o->quick ? 10e-3 : 20e-3;
+    s.plan_long = s.plan;
+    s.plan_long.samples = o->quick ? 3 : 5;
+    s.plan_sweep = s.plan;
+    s.plan_sweep.samples = o->quick ? 3 : 5;
+    s.plan_sweep.min_sample_s = r->timer.min_sample_s;
+    for (struct bench_plan *p = &s.plan; p; p = p == &s.plan ? &s.plan_long : NULL)
+        if (p->min_sample_s < r->timer.min_sample_s)
+            p->min_sample_s = r->timer.min_sample_s;
+    /* STREAM rule: each array at least 4x the last-level cache; capped at 2 GiB and a tenth of
+     * memory each (256 MiB in --quick, where the rule may then not hold: array_rule_met says) */
+    double llc = r->host.llc_bytes > 0 ? r->host.llc_bytes : 32 * MiB;
+    double want = fmax(4 * llc, 64 * MiB);
+    double cap = o->quick ? 256 * MiB : 2 * GiB;
+    if (r->host.memory_bytes > 0 && cap > r->host.memory_bytes / 10)
+        cap = r->host.memory_bytes / 10;
+    r->array_bytes = floor(fmin(want, cap) / (4096.0 * 64)) * 4096.0 * 64;
+    r->array_rule_met = r->array_bytes >= 4 * llc;
+    r->ai_array_bytes =
+        o->quick ? fmin(r->array_bytes, 128 * MiB) : fmin(r->array_bytes, 512 * MiB);
+    struct bench_tfm_shape sh = {6, 1536, 12, 4, 128, 4096, 32000};
+    if (o->model) {
+        const char *why;
+        struct bench_tfm_shape ms;
+        if (bench_tfm_shape_of(o->model, &ms, &why) != 0) {
+            err_add(errs, o->model->path, 0, 0, ERR_ERROR, "%s", why);
+            bench_pool_free(s.pool);
+            return -1;
+        }
+        sh = ms;
+        snprintf(r->model_id, sizeof r->model_id, "%s", o->model->id);
+        r->model_params = bench_tfm_params(&sh);
+    }
+    s.total = count_steps(o, s.T, r->array_bytes);
+    int rc = 0;
+    if (rc == 0 && (o->parts & BENCH_PART_SWEEP)) {
+        s.stage = "caches";
+        rc = run_sweep(&s, r->array_bytes);
+    }
+    if (rc == 0 && (o->parts & BENCH_PART_STREAM)) {
+        s.stage = "memory";
+        rc = run_stream(&s);
+    }
+    if (rc == 0 && (o->parts & BENCH_PART_PEAK)) {
+        s.stage = "compute";
+        rc = run_peaks(&s);
+    }
+    if (rc == 0 && (o->parts & BENCH_PART_AI)) {
+        s.stage = "intensity";
+        rc = run_ai(&s);
+    }
+    if (rc == 0 && (o->parts & BENCH_PART_KERNELS)) {
+        s.stage = "kernels";
+        rc = run_kernels(&s, &sh);
+    }
+    if (rc == 0 && (o->parts & BENCH_PART_MODEL) && o->model) {
+        s.stage = "model";
+        rc = run_model(&s, &sh);
+    }
+    bench_pool_free(s.pool);
+    bench_derive_roofs(r);
+    r->elapsed_s = bench_now_s() - t_start;
+    return rc;
+}

@@ -1,0 +1,73 @@
+#!/bin/sh
+# roofline bench and validate --host: one quick run (about 20 s on 2 cores) writes the JSON, the
+# hardware profile and the chart points; everything else reads those files. No speed is checked.
+. "$(dirname "$0")/lib.sh"
+
+# usage errors first: they cost nothing
+run bench-bad-format 2 -- "$ROOFLINE" bench -o csv
+expect_err bench-bad-format-msg "error: -o: expected table or json"
+run bench-bad-threads 2 -- "$ROOFLINE" bench --threads 0
+expect_err bench-bad-threads-msg "error: --threads: must be at least 1, got '0'"
+run bench-bad-parts 2 -- "$ROOFLINE" bench --parts stream,gpu
+expect_err bench-bad-parts-msg "error: --parts: unknown part 'gpu'"
+run bench-extra-arg 2 -- "$ROOFLINE" bench now
+expect_err bench-extra-arg-msg "error: unexpected argument 'now'"
+run validate-host-and-measurements 2 -- "$ROOFLINE" validate --host --measurements x.yaml
+expect_err validate-modes-msg "error: --host and --measurements are separate modes"
+run validate-missing-bench 1 -- "$ROOFLINE" validate --host --bench "$T/none.json"
+expect_err validate-missing-bench-msg "none.json"
+printf '{"tool": "roofline", "command": "analyze"}\n' >"$T/other.json"
+run validate-not-bench 1 -- "$ROOFLINE" validate --host --bench "$T/other.json"
+expect_err validate-not-bench-msg "not a 'roofline bench -o json' report"
+
+# the one measuring run
+run bench-quick 0 -- "$ROOFLINE" bench --quick -o json --write-profile "$T/host.yaml" \
+    --points "$T/points.json"
+cp "$T/out" "$T/bench.json"
+cp "$T/err" "$T/bench.err"
+expect_out bench-json-tool '"tool": "roofline"'
+expect_out bench-json-command '"command": "bench"'
+expect_out bench-json-samples '"samples": ['
+expect_out bench-json-fit '"fit": {'
+expect_out bench-json-model '"id": "bench-small"'
+expect_out bench-json-checks '"validation": "ok"'
+expect_err bench-progress "] memory: STREAM triad"
+expect_err bench-progress-model "] model: bench-small_decode_2048"
+expect_err bench-wrote-profile "wrote $T/host.yaml"
+[ -f "$T/host.yaml" ] && [ ! -f "$T/host.yaml.tmp.$$" ] && echo "ok bench-profile-file" ||
+    echo "not ok bench-profile-file"
+grep -q '"points": \[' "$T/points.json" && echo "ok bench-points-file" ||
+    echo "not ok bench-points-file"
+
+run bench-profile-loads 0 -- "$ROOFLINE" show gpu "$T/host.yaml"
+expect_out bench-profile-kind "kind cpu"
+expect_out bench-profile-sources "measured by roofline bench on"
+grep -q '^cache_bandwidth:' "$T/host.yaml" && echo "ok bench-profile-cache-bw" ||
+    echo "not ok bench-profile-cache-bw"
+grep -q '^provenance:' "$T/host.yaml" && echo "ok bench-profile-provenance" ||
+    echo "not ok bench-profile-provenance"
+
+# validate --host from the saved run: CSV columns are a stable interface
+run validate-host-csv 0 -- "$ROOFLINE" validate --host --bench "$T/bench.json" -o csv
+head -n 1 "$T/out" >"$T/header"
+if [ "$(cat "$T/header")" = "id,phase,predicted,measured,error_pct,reason" ]; then
+    echo "ok validate-host-csv-header"
+else
+    echo "not ok validate-host-csv-header: $(cat "$T/header")"
+fi
+expect_out validate-host-csv-decode "bench-small_decode_2048,decode,"
+expect_out validate-host-csv-prefill "bench-small_prefill_256,prefill,"
+expect_out validate-host-csv-gemv ",kernel,"
+run validate-host-table 0 -- "$ROOFLINE" validate --host --bench "$T/bench.json" \
+    --profile "$T/host.yaml"
+expect_out validate-host-summary "median |error| %"
+expect_out validate-host-memory "memory-bound"
+run validate-host-json 0 -- "$ROOFLINE" validate --host --bench "$T/bench.json" -o json
+expect_out validate-host-json-rows '"rows": ['
+expect_out validate-host-json-p90 '"p90_abs_error_pct"'
+
+# the chart reads the points when the chart command is built
+if "$ROOFLINE" help chart >/dev/null 2>&1; then
+    run bench-chart-points 0 -- "$ROOFLINE" chart roofline --gpu "$T/host.yaml" --model bench-small \
+        --measured "$T/points.json" -o "$T/roof.png"
+fi

@@ -1,0 +1,855 @@
+/* The host benchmark's logic on tiny sizes: timer and statistics, the pool, every kernel of
+ * every instruction set this CPU runs against naive references, the transformer against its
+ * reference forward, the roofline fit on synthetic data, plateau detection, the JSON, points and
+ * profile renderings read back, and the host predictions. No speed is asserted anywhere. */
+#include "test.h"
+
+#include "bench/bench.h"
+#include "bench/fit.h"
+#include "bench/harness.h"
+#include "bench/kern.h"
+#include "bench/linalg.h"
+#include "bench/predict.h"
+#include "bench/render.h"
+#include "bench/tfm.h"
+#include "core/roof.h"
+#include "io/profiles.h"
+#include "io/ytree.h"
+#include "render/charts.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+/* ---- harness ---- */
+
+TEST(bench_timer_calibration)
+{
+    struct bench_timer t;
+    CHECK(bench_timer_calibrate(&t, 0) == 0);
+    CHECK(t.resolution_s > 0 && t.resolution_s < 1e-2);
+    CHECK(t.tick_s > 0 && t.tick_s < 1e-2);
+    CHECK(t.call_s >= 0);
+    double unit = t.resolution_s > t.tick_s ? t.resolution_s : t.tick_s;
+    CHECK_NEAR(t.min_sample_s, BENCH_MIN_TICKS * unit, 1e-12);
+    CHECK(bench_timer_calibrate(&t, 0.5) == 0);
+    CHECK_NEAR(t.min_sample_s, 0.5, 0);
+}
+
+TEST(bench_stats_and_quantiles)
+{
+    double x[] = {3, 1, 2, 5, 4};
+    struct bench_stats s;
+    bench_stats_compute(x, 5, &s);
+    CHECK(s.n == 5);
+    CHECK_NEAR(s.min, 1, 0);
+    CHECK_NEAR(s.median, 3, 0);
+    CHECK_NEAR(s.max, 5, 0);
+    CHECK_NEAR(s.mean, 3, 0);
+    CHECK_NEAR(x[0], 3, 0); /* input untouched */
+    bench_stats_compute(x, 4, &s);
+    CHECK_NEAR(s.median, 2.5, 0);
+    bench_stats_compute(x, 0, &s);
+    CHECK(isnan(s.median));
+    double y[10];
+    for (int i = 0; i < 10; i++)
+        y[i] = 10 - i;
+    /* type 7: h = (n - 1) q = 8.1 -> 9 + 0.1 x (10 - 9) */
+    CHECK_NEAR(bench_quantile(y, 10, 0.9), 9.1, 1e-12);
+    CHECK_NEAR(bench_quantile(y, 10, 0.5), 5.5, 1e-12);
+    CHECK_NEAR(bench_quantile(y, 10, 0), 1, 0);
+    CHECK_NEAR(bench_quantile(y, 10, 1), 10, 0);
+    CHECK(isnan(bench_quantile(y, 0, 0.5)));
+}
+
+struct spin_ctx {
+    long calls, total_reps;
+};
+
+static void
+spin_fn(void *ctx, long reps)
+{
+    struct spin_ctx *c = ctx;
+    c->calls++;
+    c->total_reps += reps;
+    volatile double x = 0;
+    for (long i = 0; i < reps * 2000; i++)
+        x += 1e-9;
+}
+
+TEST(bench_measure_protocol)
+{
+    struct spin_ctx c = {0, 0};
+    struct bench_plan plan = {5, 2e-3, 0};
+    struct bench_measure m;
+    CHECK(bench_measure_run(&plan, spin_fn, &c, &m) == 0);
+    CHECK(m.n_samples == 5);
+    CHECK(m.n_warmup >= 1);
+    CHECK(m.reps >= 1);
+    /* every call is a warm-up or a sample, and the samples run `reps` each */
+    CHECK(c.calls == m.n_warmup + 5);
+    for (int i = 0; i < 5; i++)
+        CHECK(m.samples_s[i] > 0);
+    CHECK(m.s.min <= m.s.median && m.s.median <= m.s.max);
+    struct bench_plan capped = {3, 10.0, 4};
+    c.calls = 0;
+    CHECK(bench_measure_run(&capped, spin_fn, &c, &m) == 0);
+    CHECK(m.reps <= 4);
+    struct bench_plan bad = {0, 1e-3, 0};
+    CHECK(bench_measure_run(&bad, spin_fn, &c, &m) != 0);
+}
+
+struct mark_ctx {
+    int seen[8];
+    int nthreads[8];
+};
+
+static void
+mark_task(void *ctx, int tid, int n)
+{
+    struct mark_ctx *c = ctx;
+    c->seen[tid]++;
+    c->nthreads[tid] = n;
+}
+
+TEST(bench_pool_runs_every_thread)
+{
+    struct bench_pool *p = bench_pool_new(3, false);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    CHECK(bench_pool_threads(p) == 3);
+    CHECK(bench_pool_pinned(p) == 0);
+    struct mark_ctx c;
+    memset(&c, 0, sizeof c);
+    for (int i = 0; i < 50; i++)
+        bench_pool_run(p, 3, mark_task, &c);
+    CHECK(c.seen[0] == 50 && c.seen[1] == 50 && c.seen[2] == 50);
+    CHECK(c.nthreads[2] == 3);
+    memset(&c, 0, sizeof c);
+    bench_pool_run(p, 2, mark_task, &c);
+    CHECK(c.seen[0] == 1 && c.seen[1] == 1 && c.seen[2] == 0);
+    CHECK(c.nthreads[1] == 2);
+    bench_pool_free(p);
+    bench_pool_free(NULL);
+    CHECK(bench_pool_new(0, false) == NULL);
+    p = bench_pool_new(2, true);
+    CHECK(p != NULL);
+    bench_pool_free(p);
+}
+
+TEST(bench_split_covers_range)
+{
+    for (int n = 1; n <= 5; n++) {
+        long next = 0;
+        for (int t = 0; t < n; t++) {
+            long lo, hi;
+            bench_split(1000, t, n, 64, &lo, &hi);
+            CHECK(lo == next);
+            CHECK(hi >= lo);
+            CHECK(lo % 64 == 0);
+            next = hi;
+        }
+        CHECK(next == 1000);
+    }
+}
+
+/* ---- kernels against naive references, every ISA this CPU runs ---- */
+
+static float
+frand(unsigned *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return (float)(*state >> 8) / 16777216.0f - 0.5f;
+}
+
+static bool
+fused(const struct bench_kernels *k)
+{
+    return k->isa != BENCH_ISA_GENERIC;
+}
+
+static void
+check_kernels(const struct bench_kernels *k)
+{
+    enum { N = 203 }; /* not a multiple of any vector width: tails run */
+    double a[N], b[N], c[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = 1 + i;
+        b[i] = 0.5 * i;
+        c[i] = -i;
+    }
+    k->copy(c, a, N);
+    k->scale(b, c, 3.0, N);
+    k->add(c, a, b, N);
+    k->triad(a, b, c, 3.0, N);
+    double sum = 0;
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        double ea = 1 + i, ec = ea, eb = 3 * ec;
+        ec = ea + eb;
+        ea = eb + 3 * ec;
+        bad += a[i] != ea || b[i] != eb || c[i] != ec;
+        sum += a[i];
+    }
+    if (bad)
+        FAIL_AT("%s: STREAM kernels wrong at %d elements", k->name, bad);
+    CHECK_NEAR(k->read(a, N), sum, 1e-14);
+
+    /* ERT kernel: fmas = 0 is one add; otherwise FMAs, fused on the FMA ISAs */
+    double e[N], ref[N];
+    for (int fm = 0; fm <= 5; fm += 5) {
+        for (int i = 0; i < N; i++)
+            e[i] = ref[i] = 0.1 * i;
+        k->ert(e, N, fm, 0.75, 0.25);
+        for (int i = 0; i < N; i++) {
+            if (fm == 0)
+                ref[i] += 0.25;
+            for (int f = 0; f < fm; f++)
+                ref[i] = fused(k) ? fma(ref[i], 0.75, 0.25) : ref[i] * 0.75 + 0.25;
+        }
+        bad = 0;
+        for (int i = 0; i < N; i++)
+            bad += e[i] != ref[i];
+        if (bad)
+            FAIL_AT("%s: ert(fmas %d) differs at %d elements", k->name, fm, bad);
+    }
+
+    /* peak kernels: each accumulator is an independent chain x = x m + c */
+    {
+        long iters = 37;
+        double want = 0;
+        int lanes = k->vector_bytes / 4;
+        for (int j = 0; j < k->fma_acc; j++) {
+            float x = 1e-3f * (float)(j + 1);
+            for (long i = 0; i < iters; i++)
+                x = fused(k) ? fmaf(x, 0.999f, 0.01f) : x * 0.999f + 0.01f;
+            want += (double)x * lanes;
+        }
+        CHECK_NEAR(k->fma_f32(iters, 0.999f, 0.01f), want, 1e-5);
+        double want64 = 0;
+        lanes = k->vector_bytes / 8;
+        for (int j = 0; j < k->fma_acc; j++) {
+            double x = 1e-3 * (double)(j + 1);
+            for (long i = 0; i < iters; i++)
+                x = fused(k) ? fma(x, 0.999, 0.01) : x * 0.999 + 0.01;
+            want64 += x * lanes;
+        }
+        CHECK_NEAR(k->fma_f64(iters, 0.999, 0.01), want64, 1e-12);
+        if (k->dp_bf16 && bench_cpu_has_bf16())
+            /* each round adds 2 x 1.0 x 2^-20 per fp32 lane to 24 accumulators */
+            CHECK_NEAR(k->dp_bf16(iters), 24.0 * 16 * 2 * iters * pow(2, -20), 1e-9);
+    }
+
+    /* micro-kernel on a packed A, and the panel GEMV */
+    unsigned st = 12345;
+    int MR = k->gemm_mr;
+    long kc = 45, lda = 50;
+    float A[16 * 50], Ap[16 * 50], B[45 * BENCH_NR], C[16 * 40], C0[16 * 40];
+    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++)
+        A[i] = frand(&st);
+    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++)
+        B[i] = frand(&st);
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++)
+        C[i] = C0[i] = frand(&st);
+    bench_pack_a(Ap, A, lda, MR, 0, kc, MR);
+    CHECK(Ap[3 * MR + 1] == A[1 * lda + 3]);
+    for (int acc = 0; acc <= 1; acc++) {
+        memcpy(C, C0, sizeof C);
+        k->gemm_ukr(kc, Ap, B, C, 40, acc);
+        double worst = 0;
+        for (int r = 0; r < MR; r++)
+            for (int j = 0; j < BENCH_NR; j++) {
+                double s = acc ? C0[r * 40 + j] : 0;
+                for (long q = 0; q < kc; q++)
+                    s += (double)A[r * lda + q] * B[q * BENCH_NR + j];
+                worst = fmax(worst, fabs(C[r * 40 + j] - s));
+            }
+        if (worst > 1e-5)
+            FAIL_AT("%s: gemm_ukr (accumulate %d) off by %g", k->name, acc, worst);
+        CHECK(C[MR * 40] == C0[MR * 40]); /* rows past MR untouched */
+        float y[BENCH_NR], y0[BENCH_NR];
+        for (int j = 0; j < BENCH_NR; j++)
+            y[j] = y0[j] = frand(&st);
+        k->gemv_panel(kc, A, B, y, acc);
+        worst = 0;
+        for (int j = 0; j < BENCH_NR; j++) {
+            double s = acc ? y0[j] : 0;
+            for (long q = 0; q < kc; q++)
+                s += (double)A[q] * B[q * BENCH_NR + j];
+            worst = fmax(worst, fabs(y[j] - s));
+        }
+        if (worst > 1e-5)
+            FAIL_AT("%s: gemv_panel (accumulate %d) off by %g", k->name, acc, worst);
+    }
+
+    /* softmax and SiLU against libm */
+    float s[77], g[77], u[77];
+    for (int i = 0; i < 77; i++) {
+        s[i] = 20 * frand(&st);
+        g[i] = 30 * frand(&st);
+        u[i] = frand(&st);
+    }
+    s[5] = -1e30f; /* far below: exp underflows to the clamp */
+    double mx = -INFINITY, z = 0, ref_s[77];
+    for (int i = 0; i < 77; i++)
+        mx = fmax(mx, s[i] * 0.5);
+    for (int i = 0; i < 77; i++)
+        z += ref_s[i] = exp(s[i] * 0.5 - mx);
+    k->softmax(s, 77, 0.5f);
+    double worst = 0, total = 0;
+    for (int i = 0; i < 77; i++) {
+        worst = fmax(worst, fabs(s[i] - ref_s[i] / z) / (ref_s[i] / z + 1e-30));
+        total += s[i];
+    }
+    if (worst > 1e-5 && fabs(s[5]) > 1e-30)
+        FAIL_AT("%s: softmax relative error %g", k->name, worst);
+    CHECK_NEAR(total, 1.0, 1e-5);
+    float g0[77];
+    memcpy(g0, g, sizeof g);
+    k->silu_mul(g, u, 77);
+    worst = 0;
+    for (int i = 0; i < 77; i++) {
+        double want = g0[i] / (1 + exp(-(double)g0[i])) * u[i];
+        worst = fmax(worst, fabs(g[i] - want) / (fabs(want) + 1e-6));
+    }
+    if (worst > 1e-5)
+        FAIL_AT("%s: silu_mul relative error %g", k->name, worst);
+}
+
+TEST(bench_kernels_match_references)
+{
+    int tested = 0;
+    for (int isa = 0; isa < BENCH_ISA_COUNT; isa++) {
+        const struct bench_kernels *k = bench_kernels_for((enum bench_isa)isa);
+        if (!k || !bench_isa_supported((enum bench_isa)isa))
+            continue;
+        CHECK(k->isa == (enum bench_isa)isa);
+        CHECK(k->gemm_mr >= 1 && k->gemm_mr <= 16);
+        check_kernels(k);
+        tested++;
+    }
+    CHECK(tested >= 1);
+    CHECK(bench_isa_supported(BENCH_ISA_GENERIC));
+    CHECK(bench_kernels_for(bench_isa_best()) != NULL);
+}
+
+/* ---- GEMM driver and attention ---- */
+
+static void
+check_linear(const struct bench_kernels *k, struct bench_pool *pool, long m, long kk, long n)
+{
+    struct bench_linear l;
+    CHECK(bench_linear_init(&l, kk, n) == 0);
+    unsigned st = (unsigned)(m * 131 + kk * 7 + n);
+    for (long r = 0; r < kk; r++)
+        for (long c = 0; c < n; c++)
+            *bench_linear_at(&l, r, c) = frand(&st);
+    long ldy = bench_round_nr(n) + 3;
+    float *x = calloc((size_t)(m * kk), sizeof *x), *y = calloc((size_t)(m * ldy), sizeof *y),
+          *y0 = calloc((size_t)(m * ldy), sizeof *y0);
+    for (long i = 0; i < m * kk; i++)
+        x[i] = frand(&st);
+    for (long i = 0; i < m * ldy; i++)
+        y[i] = y0[i] = frand(&st);
+    float *work = calloc((size_t)(2 * BENCH_GEMM_WORK_FLOATS), sizeof *work);
+    for (int acc = 0; acc <= 1; acc++) {
+        memcpy(y, y0, (size_t)(m * ldy) * sizeof *y);
+        bench_linear_forward(pool, k, &l, x, kk, m, y, ldy, acc, work);
+        double worst = 0;
+        for (long r = 0; r < m; r++)
+            for (long c = 0; c < n; c++) {
+                double s = acc ? y0[r * ldy + c] : 0;
+                for (long q = 0; q < kk; q++)
+                    s += (double)x[r * kk + q] * *bench_linear_at(&l, q, c);
+                worst = fmax(worst, fabs(y[r * ldy + c] - s));
+            }
+        if (worst > 1e-4)
+            FAIL_AT("%s: linear %ldx%ldx%ld (accumulate %d) off by %g", k->name, m, kk, n, acc,
+                    worst);
+        /* columns past the padded width are not written */
+        CHECK(y[ldy - 1] == y0[ldy - 1]);
+    }
+    free(x);
+    free(y);
+    free(y0);
+    free(work);
+    bench_linear_release(&l);
+}
+
+static void
+check_attention(const struct bench_kernels *k, struct bench_pool *pool, long n, long pos0)
+{
+    long H = 6, G = 2, d = 32, rep = H / G;
+    struct bench_kv kv;
+    CHECK(bench_kv_init(&kv, 2, G, d, 90) == 0);
+    unsigned st = 777u + (unsigned)pos0;
+    for (long g = 0; g < G; g++)
+        for (long p = 0; p < kv.max_ctx; p++)
+            for (long i = 0; i < d; i++) {
+                *bench_kv_key(&kv, 1, g, p, i) = frand(&st);
+                *bench_kv_value(&kv, 1, g, p, i) = frand(&st);
+            }
+    float *q = calloc((size_t)(n * H * d), sizeof *q), *o = calloc((size_t)(n * H * d), sizeof *o);
+    float *scr = calloc((size_t)(bench_attn_scratch_floats(&kv, H) * 2), sizeof *scr);
+    for (long i = 0; i < n * H * d; i++)
+        q[i] = 2 * frand(&st);
+    bench_attention(pool, k, &kv, 1, H, q, H * d, n, pos0, o, H * d, scr,
+                    bench_attn_scratch_floats(&kv, H));
+    double worst = 0;
+    for (long t = 0; t < n; t++)
+        for (long h = 0; h < H; h++) {
+            long vis = pos0 + t + 1;
+            double *sc = calloc((size_t)vis, sizeof *sc), mx = -INFINITY, z = 0;
+            for (long j = 0; j < vis; j++) {
+                double dot = 0;
+                for (long i = 0; i < d; i++)
+                    dot += (double)q[(t * H + h) * d + i] * *bench_kv_key(&kv, 1, h / rep, j, i);
+                sc[j] = dot / sqrt((double)d);
+                mx = fmax(mx, sc[j]);
+            }
+            for (long j = 0; j < vis; j++)
+                z += sc[j] = exp(sc[j] - mx);
+            for (long i = 0; i < d; i++) {
+                double acc = 0;
+                for (long j = 0; j < vis; j++)
+                    acc += sc[j] * *bench_kv_value(&kv, 1, h / rep, j, i);
+                worst = fmax(worst, fabs(o[(t * H + h) * d + i] - acc / z));
+            }
+            free(sc);
+        }
+    if (worst > 1e-4)
+        FAIL_AT("%s: attention n %ld at %ld off by %g", k->name, n, pos0, worst);
+    free(q);
+    free(o);
+    free(scr);
+    bench_kv_release(&kv);
+}
+
+TEST(bench_gemm_and_attention_match_references)
+{
+    struct bench_pool *pool = bench_pool_new(2, false);
+    CHECK(pool != NULL);
+    if (!pool)
+        return;
+    for (int isa = 0; isa < BENCH_ISA_COUNT; isa++) {
+        const struct bench_kernels *k = bench_kernels_for((enum bench_isa)isa);
+        if (!k || !bench_isa_supported((enum bench_isa)isa))
+            continue;
+        check_linear(k, pool, 1, 300, 70);
+        check_linear(k, pool, 5, 300, 70);
+        check_linear(k, pool, 37, 64, 96);
+        check_linear(k, pool, 300, 20, 33);  /* A packed whole */
+        check_linear(k, pool, 300, 700, 40); /* blocked: several M and K blocks */
+        check_linear(k, pool, 1030, 40, 70); /* split by rows across the threads */
+        check_attention(k, pool, 37, 0);     /* prefill: several query blocks, causal */
+        check_attention(k, pool, 1, 50);     /* decode after 50 cached positions */
+        check_attention(k, pool, 3, 80);
+    }
+    bench_pool_free(pool);
+}
+
+/* ---- the transformer ---- */
+
+TEST(bench_model_shape_and_parameters)
+{
+    struct mdl_profile *m = test_model("bench-small");
+    struct bench_tfm_shape sh;
+    const char *why;
+    CHECK(bench_tfm_shape_of(m, &sh, &why) == 0);
+    CHECK(sh.layers == 6 && sh.hidden == 1536 && sh.heads == 12 && sh.kv_heads == 4);
+    CHECK(sh.head_dim == 128 && sh.intermediate == 4096 && sh.vocab == 32000);
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    CHECK_NEAR(bench_tfm_params(&sh), 249318912.0, 0);
+    CHECK_NEAR(p.total, 249318912.0, 0);
+    CHECK_NEAR(m->published_params, 249318912.0, 0);
+    CHECK_STR(m->torch_dtype, "float32");
+    mdl_free(m);
+    struct mdl_profile *moe = test_model("mixtral-8x7b");
+    CHECK(bench_tfm_shape_of(moe, &sh, &why) != 0);
+    CHECK_CONTAINS(why, "mixture of experts");
+    mdl_free(moe);
+}
+
+static double
+max_rel_diff(const float *a, const float *b, long n)
+{
+    double scale = 0, worst = 0;
+    for (long i = 0; i < n; i++)
+        scale = fmax(scale, fabs(b[i]));
+    for (long i = 0; i < n; i++)
+        worst = fmax(worst, fabs(a[i] - b[i]));
+    return worst / (scale > 0 ? scale : 1);
+}
+
+TEST(bench_model_matches_reference)
+{
+    struct bench_tfm_shape sh = {2, 64, 4, 2, 32, 96, 100};
+    struct bench_tfm *m = NULL;
+    CHECK(bench_tfm_new(&sh, 64, 40, 2, 7, &m) == 0);
+    if (!m)
+        return;
+    struct bench_pool *pool = bench_pool_new(2, false);
+    int tokens[40];
+    for (int i = 0; i < 40; i++)
+        tokens[i] = (i * 37 + 11) % 100;
+    float ref[100], ref2[100];
+    for (int isa = 0; isa < BENCH_ISA_COUNT; isa++) {
+        const struct bench_kernels *k = bench_kernels_for((enum bench_isa)isa);
+        if (!k || !bench_isa_supported((enum bench_isa)isa))
+            continue;
+        /* prefill of 37 tokens */
+        CHECK(bench_tfm_forward(m, k, pool, tokens, 37, 0) == 0);
+        CHECK(bench_tfm_reference(m, tokens, 37, 0, ref) == 0);
+        double e = max_rel_diff(m->logits, ref, 100);
+        if (e > 1e-4)
+            FAIL_AT("%s: prefill logits differ by %g (relative)", k->name, e);
+        /* a decode step after it equals a 38-token prefill from scratch */
+        CHECK(bench_tfm_forward(m, k, pool, tokens + 37, 1, 37) == 0);
+        CHECK(bench_tfm_reference(m, tokens, 38, 0, ref2) == 0);
+        e = max_rel_diff(m->logits, ref2, 100);
+        if (e > 1e-4)
+            FAIL_AT("%s: decode logits differ from the full prefill by %g", k->name, e);
+        /* decode at a context whose cache holds the random fill */
+        CHECK(bench_tfm_reference(m, tokens + 38, 1, 55, ref) == 0);
+        CHECK(bench_tfm_forward(m, k, pool, tokens + 38, 1, 55) == 0);
+        e = max_rel_diff(m->logits, ref, 100);
+        if (e > 1e-4)
+            FAIL_AT("%s: decode at context 55 differs by %g", k->name, e);
+    }
+    /* bounds */
+    const struct bench_kernels *k = bench_kernels_for(BENCH_ISA_GENERIC);
+    CHECK(bench_tfm_forward(m, k, pool, tokens, 41, 0) != 0);
+    CHECK(bench_tfm_forward(m, k, pool, tokens, 1, 64) != 0);
+    int bad_token = 100;
+    CHECK(bench_tfm_forward(m, k, pool, &bad_token, 1, 0) != 0);
+    bench_pool_free(pool);
+    bench_tfm_free(m);
+    struct bench_tfm_shape odd = {1, 64, 3, 2, 32, 96, 100};
+    CHECK(bench_tfm_new(&odd, 64, 40, 1, 7, &m) != 0);
+    bench_tfm_free(NULL);
+}
+
+/* ---- fit and plateaus ---- */
+
+TEST(bench_fit_recovers_synthetic_roofline)
+{
+    struct bench_roof_point pts[11];
+    double I = 1.0 / 16;
+    for (int i = 0; i < 11; i++, I *= 2) {
+        pts[i].intensity_flop_per_byte = I;
+        pts[i].flops_per_s = fmin(100e9, 10e9 * I);
+    }
+    struct bench_roof_fit f;
+    CHECK(bench_fit_roofline(pts, 11, &f) == 0);
+    CHECK_NEAR(f.peak_flops_per_s, 100e9, 1e-6);
+    CHECK_NEAR(f.bandwidth_bytes_per_s, 10e9, 1e-6);
+    CHECK_NEAR(f.ridge_flop_per_byte, 10, 1e-6);
+    CHECK(f.n == 11);
+    CHECK(f.rms_log_residual < 1e-9);
+    CHECK(f.iterations <= BENCH_FIT_MAX_ITER);
+    /* +-3% alternating noise: the fit stays within it, residuals report it */
+    for (int i = 0; i < 11; i++)
+        pts[i].flops_per_s *= i % 2 ? 1.03 : 0.97;
+    CHECK(bench_fit_roofline(pts, 11, &f) == 0);
+    CHECK_NEAR(f.peak_flops_per_s, 100e9, 0.03);
+    CHECK_NEAR(f.bandwidth_bytes_per_s, 10e9, 0.03);
+    CHECK(f.rms_log_residual > 0.01 && f.rms_log_residual < 0.05);
+    CHECK(isfinite(f.peak_rel_sigma) && isfinite(f.bandwidth_rel_sigma));
+    double sum = 0;
+    for (int i = 0; i < 11; i++)
+        sum += fabs(f.residual_log[i]);
+    CHECK(sum > 0);
+    pts[3].flops_per_s = -1;
+    CHECK(bench_fit_roofline(pts, 11, &f) != 0);
+    CHECK(bench_fit_roofline(pts, 1, &f) != 0);
+}
+
+TEST(bench_levels_from_synthetic_sweep)
+{
+    struct bench_sweep_point pts[20];
+    memset(pts, 0, sizeof pts);
+    int n = 0;
+    for (double b = 16384; n < 20; b *= 2, n++) {
+        double bw = b <= 32768            ? 400e9
+                    : b <= 512 * 1024.0   ? 200e9
+                    : b <= 16.0 * 1048576 ? 100e9
+                                          : 30e9;
+        if (b == 1048576.0)
+            bw = 150e9; /* a transition point */
+        pts[n].bytes_per_thread = b;
+        pts[n].threads = 1;
+        pts[n].bytes = b;
+        pts[n].meas.n_samples = 1;
+        pts[n].meas.s.median = pts[n].meas.s.min = b / bw;
+    }
+    double cache[3] = {48 * 1024.0, 1048576.0, 32 * 1048576.0};
+    struct bench_level L[4];
+    int k = bench_levels_from_sweep(pts, n, cache, L);
+    CHECK(k == 4);
+    CHECK_STR(L[0].name, "l1");
+    CHECK_NEAR(L[0].bandwidth_bytes_per_s, 400e9, 1e-9);
+    CHECK_STR(L[1].name, "l2");
+    CHECK_NEAR(L[1].bandwidth_bytes_per_s, 200e9, 1e-9);
+    CHECK_STR(L[2].name, "l3");
+    CHECK_NEAR(L[2].bandwidth_bytes_per_s, 100e9, 1e-9);
+    CHECK_STR(L[3].name, "dram");
+    CHECK_NEAR(L[3].bandwidth_bytes_per_s, 30e9, 1e-9);
+    CHECK(L[3].lo_bytes == 32 * 1048576.0);
+    /* an L3 that the OS overstates (a VM reporting the whole socket) is cut at the DRAM
+     * plateau */
+    cache[2] = 512 * 1048576.0;
+    k = bench_levels_from_sweep(pts, n, cache, L);
+    CHECK(k == 4);
+    CHECK_NEAR(L[2].bandwidth_bytes_per_s, 100e9, 1e-9);
+}
+
+/* ---- renderings read back ---- */
+
+static void
+fake_report(struct bench_report *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->date, sizeof r->date, "2026-01-02T03:04:05Z");
+    snprintf(r->version, sizeof r->version, "test");
+    snprintf(r->host.cpu_model, sizeof r->host.cpu_model, "Test \"CPU\" 9000");
+    snprintf(r->host.vendor_id, sizeof r->host.vendor_id, "AuthenticAMD");
+    snprintf(r->host.vendor, sizeof r->host.vendor, "%s", bench_vendor_of("AuthenticAMD"));
+    snprintf(r->host.compiler, sizeof r->host.compiler, "gcc test");
+    snprintf(r->host.cflags, sizeof r->host.cflags, "-O2");
+    snprintf(r->host.cache_source, sizeof r->host.cache_source, "sysfs");
+    snprintf(r->isa, sizeof r->isa, "avx512");
+    r->host.online_cpus = r->host.allowed_cpus = 2;
+    r->host.memory_bytes = 16.0 * 1073741824.0;
+    r->threads = 2;
+    r->array_bytes = 1 << 28;
+    struct bench_stream *s = &r->stream[r->n_stream++];
+    snprintf(s->kernel, sizeof s->kernel, "triad");
+    s->threads = 2;
+    s->bytes = 3.0e9;
+    s->meas.n_samples = 3;
+    s->meas.samples_s[0] = 0.11;
+    s->meas.samples_s[1] = 0.10;
+    s->meas.samples_s[2] = 0.12;
+    bench_stats_compute(s->meas.samples_s, 3, &s->meas.s);
+    struct bench_peak *p = &r->peaks[r->n_peaks++];
+    p->dt = DT_FP32;
+    p->threads = 2;
+    p->flops = 4e11;
+    p->meas = s->meas;
+    p = &r->peaks[r->n_peaks++];
+    p->dt = DT_FP64;
+    p->threads = 2;
+    p->flops = 2e11;
+    p->meas = s->meas;
+    r->levels[0] = (struct bench_level){"l1", 48 * 1024.0, 16384, 32768, 400e9, 2};
+    r->levels[1] = (struct bench_level){"dram", 0, 1e8, 1e9, 30e9, 3};
+    r->n_levels = 2;
+    r->host.caches[0] = (struct bench_cache){1, "Data", 48 * 1024.0, 1};
+    r->host.caches[1] = (struct bench_cache){2, "Unified", 1048576.0, 1};
+    r->host.n_caches = 2;
+    struct bench_case *c = &r->cases[r->n_cases++];
+    snprintf(c->id, sizeof c->id, "gemv_1x4096x4096_x8");
+    c->kind = BENCH_CASE_GEMV;
+    c->phase = BENCH_PHASE_KERNEL;
+    c->rows = 1;
+    c->inner = c->cols = 4096;
+    c->copies = 8;
+    c->flops = 2.0 * 4096 * 4096 * 8;
+    c->bytes = 8 * 4.0 * (4096.0 * 4096 + 2 * 4096);
+    c->meas = s->meas;
+    c = &r->cases[r->n_cases++];
+    snprintf(c->id, sizeof c->id, "bench-small_decode_512");
+    c->kind = BENCH_CASE_MODEL;
+    c->phase = BENCH_PHASE_DECODE;
+    c->context = 512;
+    c->flops = 5e8;
+    c->bytes = 1e9;
+    c->meas = s->meas;
+    bench_derive_roofs(r);
+}
+
+static char *
+write_tmp(const char *text, const char *suffix)
+{
+    char *path = malloc(256);
+    snprintf(path, 256, "/tmp/roofline-test-bench-%ld%s", (long)getpid(), suffix);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return path;
+}
+
+TEST(bench_profile_written_and_reloaded)
+{
+    struct bench_report *r = calloc(1, sizeof *r);
+    fake_report(r);
+    CHECK_NEAR(r->roofs.dram_bandwidth_bytes_per_s, 3e10, 1e-12); /* best of the samples */
+    CHECK_NEAR(r->roofs.peak_flops_per_s[DT_FP32], 4e12, 1e-12);
+    struct hw_profile *hw = bench_profile_new(r);
+    CHECK(hw != NULL);
+    if (!hw) {
+        free(r);
+        return;
+    }
+    struct bench_text t = {0};
+    CHECK(bench_render_profile(hw, &t) == 0);
+    char *path = write_tmp(t.s, ".yaml");
+    struct err_list errs = {0};
+    struct hw_profile *back = hw_load(path, &errs);
+    if (!back) {
+        char buf[512];
+        for (size_t i = 0; i < errs.n; i++) {
+            err_format(&errs.items[i], buf, sizeof buf);
+            FAIL_AT("%s", buf);
+        }
+    } else {
+        CHECK_STR(back->kind, "cpu");
+        CHECK_STR(back->vendor, "amd");
+        CHECK_CONTAINS(back->name, "Test \"CPU\" 9000");
+        CHECK_NEAR(back->memory_bandwidth_bytes_per_s, 3e10, 1e-4);
+        CHECK_NEAR(back->memory_capacity_bytes, 16.0 * 1073741824.0, 1e-9);
+        CHECK_NEAR(back->peak_flops_per_s[DT_FP32], 4e12, 1e-4);
+        CHECK_NEAR(back->peak_flops_per_s[DT_FP64], 2e12, 1e-4);
+        CHECK_NEAR(back->cache_bytes[0], 48 * 1024.0, 0);
+        CHECK_NEAR(back->cache_bytes[1], 1048576.0, 0);
+        CHECK_NEAR(back->cache_bandwidth_bytes_per_s[0], 400e9, 1e-4);
+        CHECK(back->n_provenance >= 8);
+        bool measured = false;
+        for (int i = 0; i < back->n_sources; i++)
+            measured |=
+                strstr(back->source_texts[i], "measured by roofline bench on 2026-01-02") != NULL;
+        CHECK(measured);
+    }
+    err_list_release(&errs);
+    hw_free(back);
+    remove(path);
+    free(path);
+    bench_text_release(&t);
+    hw_free(hw);
+    /* without a DRAM bandwidth there is no profile */
+    r->roofs.dram_bandwidth_bytes_per_s = 0;
+    CHECK(bench_profile_new(r) == NULL);
+    free(r);
+    CHECK_STR(bench_vendor_of("GenuineIntel"), "intel");
+    CHECK_STR(bench_vendor_of("CentaurHauls"), "other");
+}
+
+TEST(bench_json_and_points_read_back)
+{
+    struct bench_report *r = calloc(1, sizeof *r);
+    fake_report(r);
+    struct bench_text t = {0};
+    CHECK(bench_render_json(r, &t) == 0);
+    struct err_list errs = {0};
+    struct ynode *root = ynode_parse("bench.json", t.s, t.len, &errs);
+    CHECK(root != NULL);
+    if (root) {
+        CHECK_STR(ynode_get(root, "tool")->value, "roofline");
+        CHECK_STR(ynode_get(root, "command")->value, "bench");
+        const struct ynode *cases = ynode_get(root, "cases");
+        CHECK(cases && cases->kind == YNODE_SEQ && cases->n == 2);
+        const struct ynode *ts = ynode_get(cases->items[0], "time_s");
+        const struct ynode *samples = ts ? ynode_get(ts, "samples") : NULL;
+        CHECK(samples && samples->n == 3);
+        double v;
+        CHECK(ynode_double(ynode_get(ts, "median"), &v) == 0 && v == 0.11);
+        const struct ynode *roofs = ynode_get(root, "roofs");
+        CHECK(ynode_double(ynode_get(roofs, "dram_bandwidth_bytes_per_s"), &v) == 0);
+        CHECK_NEAR(v, 3e10, 1e-9);
+        CHECK_CONTAINS(ynode_get(ynode_get(root, "host"), "cpu")->value, "\"CPU\"");
+        ynode_free(root);
+    }
+    err_list_release(&errs);
+    bench_text_release(&t);
+    /* points load with the chart's reader */
+    CHECK(bench_render_points(r, &t) == 0);
+    char *path = write_tmp(t.s, ".json");
+    struct chart_measured *pts = NULL;
+    size_t n = 0;
+    CHECK(chart_measured_load(path, &pts, &n, &errs) == 0);
+    CHECK(n == 2);
+    if (n == 2) {
+        CHECK_STR(pts[0].label, "gemv_1x4096x4096_x8");
+        CHECK_NEAR(pts[0].intensity_flop_per_byte, r->cases[0].flops / r->cases[0].bytes, 1e-8);
+        CHECK_NEAR(pts[0].flops_per_s, r->cases[0].flops / 0.11, 1e-8);
+    }
+    chart_measured_free(pts, n);
+    err_list_release(&errs);
+    remove(path);
+    free(path);
+    bench_text_release(&t);
+    free(r);
+}
+
+/* ---- predictions ---- */
+
+TEST(bench_predictions_follow_the_roofline)
+{
+    struct hw_profile hw;
+    memset(&hw, 0, sizeof hw);
+    hw.memory_bandwidth_bytes_per_s = 10e9;
+    hw.memory_capacity_bytes = 64e9;
+    hw.peak_flops_per_s[DT_FP32] = 1e12;
+    struct bench_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = BENCH_CASE_GEMV;
+    c.rows = 1;
+    c.inner = c.cols = 4096;
+    c.copies = 2;
+    c.flops = 2.0 * 4096 * 4096 * 2;
+    c.bytes = 2 * 4.0 * (4096.0 * 4096 + 2 * 4096);
+    struct bench_prediction p;
+    CHECK(bench_predict_case(&hw, NULL, &c, &p) == 0);
+    CHECK(p.memory_bound);
+    CHECK_NEAR(p.predicted_s, c.bytes / 10e9, 1e-12);
+    CHECK_CONTAINS(p.reason, "memory-bound");
+    c.kind = BENCH_CASE_GEMM;
+    c.rows = 512;
+    c.copies = 1;
+    c.flops = 2.0 * 512 * 4096 * 4096;
+    c.bytes = 4.0 * (4096.0 * 4096 + 2 * 512 * 4096);
+    CHECK(bench_predict_case(&hw, NULL, &c, &p) == 0);
+    CHECK(!p.memory_bound);
+    CHECK_NEAR(p.predicted_s, c.flops / 1e12, 1e-12);
+    CHECK_CONTAINS(p.reason, "compute-bound");
+    /* a model pass is the engine's roof_evaluate at fp32 */
+    struct mdl_profile *m = test_model("bench-small");
+    c.kind = BENCH_CASE_MODEL;
+    c.phase = BENCH_PHASE_DECODE;
+    c.context = 1024;
+    CHECK(bench_predict_case(&hw, m, &c, &p) == 0);
+    struct roof_config cfg;
+    roof_config_init(&cfg, &hw, m, ROOF_DECODE);
+    cfg.weights = cfg.act = cfg.kv = DT_FP32;
+    cfg.context = 1024;
+    struct roof_result rr;
+    CHECK(roof_evaluate(&cfg, &rr) == 0);
+    CHECK_NEAR(p.predicted_s, rr.time_s, 1e-12);
+    CHECK(p.memory_bound);
+    /* decode reads every weight once: at least the fp32 weights over the bandwidth */
+    CHECK(p.predicted_s >= 249318912.0 * 4 / 10e9 * 0.8);
+    CHECK(bench_predict_case(&hw, NULL, &c, &p) != 0);
+    mdl_free(m);
+    hw.peak_flops_per_s[DT_FP32] = 0;
+    c.kind = BENCH_CASE_GEMV;
+    CHECK(bench_predict_case(&hw, NULL, &c, &p) != 0);
+}
+
+TEST(bench_error_summary)
+{
+    CHECK_NEAR(bench_error_pct(110, 100), 10, 1e-12);
+    CHECK_NEAR(bench_error_pct(90, 100), -10, 1e-12);
+    double e[] = {-10, 5, 20, -1};
+    struct bench_error_summary s;
+    bench_error_summarize(e, 4, &s);
+    CHECK(s.n == 4);
+    CHECK_NEAR(s.median_abs_pct, 7.5, 1e-12);
+    /* |e| sorted 1 5 10 20: h = 2.7 -> 10 + 0.7 x 10 */
+    CHECK_NEAR(s.p90_abs_pct, 17, 1e-12);
+    CHECK_NEAR(s.mean_pct, 3.5, 1e-12);
+    bench_error_summarize(e, 0, &s);
+    CHECK(isnan(s.median_abs_pct));
+}
