@@ -58,6 +58,9 @@ $(BUILD)/unit_tests: $(TEST_OBJ) $(BUILD)/libroofline.a
 $(BUILD)/bench_engine: $(BUILD)/tests/perf/bench_engine.o $(BUILD)/libroofline.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 
+$(BUILD)/bench_sim: $(BUILD)/tests/perf/bench_sim.o $(BUILD)/libroofline.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
 # The whole suite: unit tests plus CLI tests; the last line is "N passed, N failed".
 test: $(BIN) $(BUILD)/unit_tests check-layers
 	@LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
@@ -65,8 +68,11 @@ test: $(BIN) $(BUILD)/unit_tests check-layers
 
 check: test
 
-perf: $(BUILD)/bench_engine
+# Benchmarks that print figures (never timed tests): the engine's evaluations per second and
+# the simulator's requests per wall-second on a 100,000-request ShareGPT-like scenario.
+perf: $(BUILD)/bench_engine $(BUILD)/bench_sim
 	@$(BUILD)/bench_engine
+	@$(BUILD)/bench_sim
 
 run: $(BIN)
 	./$(BIN)
@@ -105,7 +111,7 @@ clean:
 help:
 	@echo "make            build ./roofline"
 	@echo "make test       run the whole suite (SANITIZE=address,undefined for sanitizers)"
-	@echo "make perf       engine benchmark (prints evaluations per second)"
+	@echo "make perf       engine and simulator benchmarks (print figures, never assert speed)"
 	@echo "make validate   leave-one-device-out cross-validation on calibration/measurements.yaml"
 	@echo "make install    PREFIX=/usr/local"
 	@echo "make deps       install Debian packages (apt-get; sudo when not root)"

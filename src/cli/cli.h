@@ -62,7 +62,7 @@ int cli_engine_opts(const struct cli_args *a, struct roof_config *cfg);
 int cli_finish(int rc);
 
 extern const struct cli_cmd cmd_list, cmd_show, cmd_analyze, cmd_explain, cmd_demo, cmd_sweep, cmd_chart,
-    cmd_calibrate, cmd_validate, cmd_bench;
+    cmd_calibrate, cmd_validate, cmd_bench, cmd_simulate;
 /* validate --measurements (cmd_calibrate.c); cmd_validate dispatches to it */
 int cli_validate_measurements(int argc, char **argv);
 

@@ -1,0 +1,551 @@
+/* roofline simulate: run a serving scenario through the discrete-event simulator and print
+ * latency percentiles, throughput, goodput and the analytic estimate beside them; or, with
+ * --max-rate, the highest Poisson rate that meets the SLOs. docs/simulate.md */
+#include "cli/caldata.h"
+#include "cli/cli.h"
+#include "cli/out.h"
+#include "io/scenario.h"
+#include "sim/sim.h"
+#include "util/units.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef ROOFLINE_VERSION
+#define ROOFLINE_VERSION "0.1"
+#endif
+
+/* Stable field names (docs/simulate.md#output). Wide fields are CSV/JSON only: the table shows
+ * latencies in their own table. */
+static const struct out_field SUM_FIELDS[] = {
+    {"scenario", NULL, OUT_SHOW_TEXT, 0, true},
+    {"model", NULL, OUT_SHOW_TEXT, 0, true},
+    {"hardware", NULL, OUT_SHOW_TEXT, 0, true},
+    {"engine", NULL, OUT_SHOW_TEXT, 0, true},
+    {"policy", NULL, OUT_SHOW_TEXT, 0, true},
+    {"instances", NULL, OUT_SHOW_NUM, 0, true},
+    {"seed", NULL, OUT_SHOW_NUM, 0, true},
+    {"requests", "requests arrived", OUT_SHOW_NUM, 0, false},
+    {"completed", NULL, OUT_SHOW_NUM, 0, false},
+    {"rejected", NULL, OUT_SHOW_NUM, 0, false},
+    {"rejected_empty", "  empty", OUT_SHOW_NUM, 0, false},
+    {"rejected_context", "  over the context", OUT_SHOW_NUM, 0, false},
+    {"rejected_kv", "  over the KV pool", OUT_SHOW_NUM, 0, false},
+    {"rejected_budget", "  over the step budget", OUT_SHOW_NUM, 0, false},
+    {"measured", "measured (after warm-up)", OUT_SHOW_NUM, 0, false},
+    {"makespan_s", "simulated time", OUT_SHOW_TIME, 0, false},
+    {"window_s", "measurement window", OUT_SHOW_TIME, 0, false},
+    {"throughput_req_per_s", "throughput requests/s", OUT_SHOW_NUM, 3, false},
+    {"input_tokens_per_s", "input tokens/s", OUT_SHOW_NUM, 1, false},
+    {"output_tokens_per_s", "output tokens/s", OUT_SHOW_NUM, 1, false},
+    {"goodput_req_per_s", "goodput requests/s", OUT_SHOW_NUM, 3, false},
+    {"slo_attainment", "SLO attainment", OUT_SHOW_PCT, 2, false},
+    {"preemptions", NULL, OUT_SHOW_NUM, 0, false},
+    {"swapped_blocks", "blocks swapped out", OUT_SHOW_NUM, 0, false},
+    {"steps", "engine steps", OUT_SHOW_NUM, 0, false},
+    {"step_time_mean_s", "mean step time", OUT_SHOW_TIME, 0, false},
+    {"busy_fraction", "engines busy", OUT_SHOW_PCT, 1, false},
+    {"batch_mean", "batch mean", OUT_SHOW_NUM, 1, false},
+    {"batch_p50", "batch p50", OUT_SHOW_NUM, 0, false},
+    {"batch_p90", "batch p90", OUT_SHOW_NUM, 0, false},
+    {"batch_p99", "batch p99", OUT_SHOW_NUM, 0, false},
+    {"batch_max", "batch max", OUT_SHOW_NUM, 0, false},
+    {"kv_occupancy_mean", "KV occupancy mean", OUT_SHOW_PCT, 1, false},
+    {"kv_occupancy_p50", "KV occupancy p50", OUT_SHOW_PCT, 1, false},
+    {"kv_occupancy_p90", "KV occupancy p90", OUT_SHOW_PCT, 1, false},
+    {"kv_occupancy_p99", "KV occupancy p99", OUT_SHOW_PCT, 1, false},
+    {"kv_occupancy_max", "KV occupancy max", OUT_SHOW_PCT, 1, false},
+    {"kv_blocks", "KV blocks per instance", OUT_SHOW_NUM, 0, false},
+    {"kv_block_bytes", "KV block (per device)", OUT_SHOW_BYTES, 0, false},
+    {"kv_pool_bytes", "KV pool (per device)", OUT_SHOW_BYTES, 0, false},
+    {"littles_l", "Little: mean in system", OUT_SHOW_NUM, 4, false},
+    {"littles_lambda_w", "Little: rate x mean time", OUT_SHOW_NUM, 4, false},
+#define LAT(m)                                                                                     \
+    {m "_mean_s", NULL, OUT_SHOW_TIME, 0, true}, {m "_p50_s", NULL, OUT_SHOW_TIME, 0, true},       \
+        {m "_p90_s", NULL, OUT_SHOW_TIME, 0, true}, {m "_p99_s", NULL, OUT_SHOW_TIME, 0, true},    \
+    {                                                                                              \
+        m "_max_s", NULL, OUT_SHOW_TIME, 0, true                                                   \
+    }
+    LAT("ttft"),
+    LAT("itl"),
+    LAT("tpot"),
+    LAT("e2e"),
+    LAT("queue"),
+#undef LAT
+    {"model_stable", "analytic: stable", OUT_SHOW_TEXT, 0, false},
+    {"model_rate_per_s", "analytic: rate per queue", OUT_SHOW_NUM, 3, false},
+    {"model_batch", "analytic: mean batch", OUT_SHOW_NUM, 1, false},
+    {"model_slots", "analytic: slots", OUT_SHOW_NUM, 0, false},
+    {"model_utilisation", "analytic: utilisation", OUT_SHOW_PCT, 1, false},
+    {"model_prefill_s", "analytic: prefill pass", OUT_SHOW_TIME, 0, false},
+    {"model_step_s", "analytic: decode step", OUT_SHOW_TIME, 0, false},
+    {"model_capacity_req_per_s", "analytic: capacity requests/s", OUT_SHOW_NUM, 3, false},
+    {"model_ttft_mean_s", NULL, OUT_SHOW_TIME, 0, true},
+    {"model_ttft_p99_s", NULL, OUT_SHOW_TIME, 0, true},
+    {"model_tpot_mean_s", NULL, OUT_SHOW_TIME, 0, true},
+    {"model_e2e_mean_s", NULL, OUT_SHOW_TIME, 0, true},
+    {"model_e2e_p99_s", NULL, OUT_SHOW_TIME, 0, true},
+    {"model_queue_mean_s", NULL, OUT_SHOW_TIME, 0, true},
+    {"model_queue_p99_s", NULL, OUT_SHOW_TIME, 0, true},
+};
+#define N_SUM ((int)(sizeof SUM_FIELDS / sizeof SUM_FIELDS[0]))
+
+static const struct out_field LAT_FIELDS[] = {
+    {"metric", NULL, OUT_SHOW_TEXT, 0, false},
+    {"n", NULL, OUT_SHOW_NUM, 0, false},
+    {"mean_s", "mean", OUT_SHOW_TIME, 0, false},
+    {"p50_s", "p50", OUT_SHOW_TIME, 0, false},
+    {"p90_s", "p90", OUT_SHOW_TIME, 0, false},
+    {"p99_s", "p99", OUT_SHOW_TIME, 0, false},
+    {"max_s", "max", OUT_SHOW_TIME, 0, false},
+    {"model_mean_s", "model mean", OUT_SHOW_TIME, 0, false},
+    {"model_p99_s", "model p99", OUT_SHOW_TIME, 0, false},
+};
+#define N_LAT ((int)(sizeof LAT_FIELDS / sizeof LAT_FIELDS[0]))
+
+static const struct out_field PROBE_FIELDS[] = {
+    {"rate_per_s", "rate/s", OUT_SHOW_NUM, 4, false},
+    {"slo_attainment", "attainment", OUT_SHOW_PCT, 2, false},
+    {"goodput_req_per_s", "goodput/s", OUT_SHOW_NUM, 3, false},
+    {"ttft_p99_s", "TTFT p99", OUT_SHOW_TIME, 0, false},
+    {"tpot_p99_s", "TPOT p99", OUT_SHOW_TIME, 0, false},
+    {"e2e_p99_s", "E2E p99", OUT_SHOW_TIME, 0, false},
+    {"meets_target", "meets", OUT_SHOW_TEXT, 0, false},
+};
+#define N_PROBE ((int)(sizeof PROBE_FIELDS / sizeof PROBE_FIELDS[0]))
+
+static const struct cli_opt SPEC[] = {
+    {"scenario", true},     {"seed", true},      {"output", true},
+    {"requests-out", true}, {"max-rate", false}, {"target", true},
+};
+#define N_SPEC ((int)(sizeof SPEC / sizeof SPEC[0]))
+
+static void
+put_stat(struct out_value *v, const struct sim_stat *s)
+{
+    v[0].x = s->mean;
+    v[1].x = s->p50;
+    v[2].x = s->p90;
+    v[3].x = s->p99;
+    v[4].x = s->max;
+}
+
+static void
+fill_summary(const struct scenario *sc, const struct sim_config *cfg, const struct sim_result *r,
+             const struct sim_analytic *a, bool have_a, struct out_value *v)
+{
+    int i = 0;
+    for (int k = 0; k < N_SUM; k++) {
+        v[k].s = NULL;
+        v[k].x = NAN;
+    }
+    v[i++].s = sc->path;
+    v[i++].s = sc->model->id;
+    v[i++].s = sc->hw->id;
+    v[i++].s = sc->engine ? sc->engine : "none";
+    v[i++].s = sim_policy_name(cfg->sched.policy);
+    v[i++].x = cfg->instances;
+    v[i++].x = (double)cfg->seed;
+    v[i++].x = (double)r->arrived;
+    v[i++].x = (double)r->completed;
+    v[i++].x = (double)r->rejected;
+    v[i++].x = (double)r->rejected_by[SIM_REJ_EMPTY];
+    v[i++].x = (double)r->rejected_by[SIM_REJ_CONTEXT];
+    v[i++].x = (double)r->rejected_by[SIM_REJ_KV];
+    v[i++].x = (double)r->rejected_by[SIM_REJ_BUDGET];
+    v[i++].x = (double)r->measured;
+    v[i++].x = r->makespan_s;
+    v[i++].x = r->window_end_s - r->window_start_s;
+    v[i++].x = r->throughput_req_per_s;
+    v[i++].x = r->input_tokens_per_s;
+    v[i++].x = r->output_tokens_per_s;
+    v[i++].x = r->goodput_req_per_s;
+    v[i++].x = r->slo_attainment;
+    v[i++].x = (double)r->preemptions;
+    v[i++].x = (double)r->swapped_blocks;
+    v[i++].x = (double)r->steps;
+    v[i++].x = r->step_time.mean;
+    v[i++].x = r->busy_fraction;
+    v[i++].x = r->batch.mean;
+    v[i++].x = r->batch.p50;
+    v[i++].x = r->batch.p90;
+    v[i++].x = r->batch.p99;
+    v[i++].x = r->batch.max;
+    v[i++].x = r->kv_occupancy.mean;
+    v[i++].x = r->kv_occupancy.p50;
+    v[i++].x = r->kv_occupancy.p90;
+    v[i++].x = r->kv_occupancy.p99;
+    v[i++].x = r->kv_occupancy.max;
+    v[i++].x = r->kv_blocks;
+    v[i++].x = r->kv_block_bytes;
+    v[i++].x = r->kv_pool_bytes;
+    v[i++].x = r->littles_l;
+    v[i++].x = r->littles_lambda_w;
+    const struct sim_stat *st[5] = {&r->ttft, &r->itl, &r->tpot, &r->e2e, &r->queue};
+    for (int k = 0; k < 5; k++) {
+        put_stat(&v[i], st[k]);
+        i += 5;
+    }
+    if (!have_a)
+        return;
+    v[i++].s = a->stable ? "yes" : "no (offered load above capacity)";
+    v[i++].x = a->rate_per_s;
+    v[i++].x = a->batch;
+    v[i++].x = a->servers;
+    v[i++].x = a->utilisation;
+    v[i++].x = a->prefill_s;
+    v[i++].x = a->step_s;
+    v[i++].x = a->capacity_req_per_s;
+    v[i++].x = a->ttft_mean_s;
+    v[i++].x = a->ttft_p99_s;
+    v[i++].x = a->tpot_mean_s;
+    v[i++].x = a->e2e_mean_s;
+    v[i++].x = a->e2e_p99_s;
+    v[i++].x = a->queue_mean_s;
+    v[i++].x = a->queue_p99_s;
+}
+
+static void
+latency_rows(struct out_table *t, const struct sim_result *r, const struct sim_analytic *a,
+             bool have_a)
+{
+    const char *names[5] = {"ttft", "itl", "tpot", "e2e", "queue"};
+    const struct sim_stat *st[5] = {&r->ttft, &r->itl, &r->tpot, &r->e2e, &r->queue};
+    double mm[5][2] = {{a->ttft_mean_s, a->ttft_p99_s},
+                       {a->tpot_mean_s, NAN},
+                       {a->tpot_mean_s, NAN},
+                       {a->e2e_mean_s, a->e2e_p99_s},
+                       {a->queue_mean_s, a->queue_p99_s}};
+    for (int k = 0; k < 5; k++) {
+        struct out_value v[N_LAT] = {
+            {names[k], 0},
+            {NULL, (double)st[k]->n},
+            {NULL, st[k]->mean},
+            {NULL, st[k]->p50},
+            {NULL, st[k]->p90},
+            {NULL, st[k]->p99},
+            {NULL, st[k]->max},
+            {NULL, have_a ? mm[k][0] : NAN},
+            {NULL, have_a ? mm[k][1] : NAN},
+        };
+        out_table_row(t, v);
+    }
+}
+
+static void
+describe_dist(const struct sim_dist *d, char *buf, size_t n)
+{
+    switch (d->kind) {
+    case SIM_DIST_FIXED:
+        snprintf(buf, n, "%.0f", d->value);
+        break;
+    case SIM_DIST_UNIFORM:
+        snprintf(buf, n, "uniform %.0f..%.0f", d->min, d->max);
+        break;
+    case SIM_DIST_LOGNORMAL:
+        snprintf(buf, n, "lognormal (mean %g, sd %g)", d->mean, d->sd);
+        break;
+    case SIM_DIST_TRACE:
+        snprintf(buf, n, "from the trace");
+        break;
+    }
+}
+
+static void
+print_header(const struct scenario *sc, const struct sim_config *cfg, const struct sim_result *r)
+{
+    const struct sim_workload *w = &cfg->work;
+    printf("simulate: %s (seed %lu)\n", sc->name ? sc->name : sc->path, cfg->seed);
+    printf("  %s on %d x %s (tp %d, pp %d: %d instance%s), weights %s, KV %s, engine %s\n",
+           sc->model->id, sc->count, sc->hw->id, sc->tp, sc->pp, cfg->instances,
+           cfg->instances == 1 ? "" : "s", dtype_name(sc->weights), dtype_name(sc->kv),
+           sc->engine ? sc->engine : "none (datasheet roofline)");
+    printf("  scheduler %s: max batch %ld, %ld tokens per step, KV blocks of %ld tokens",
+           sim_policy_name(cfg->sched.policy), cfg->sched.max_batch, cfg->sched.max_tokens_per_step,
+           cfg->sched.block_tokens);
+    if (r)
+        printf(" (%.0f per instance)", r->kv_blocks);
+    printf(", preemption %s", cfg->sched.preempt == SIM_PREEMPT_SWAP ? "swap" : "recompute");
+    if (cfg->sched.policy == SIM_DISAGGREGATED)
+        printf(", %d prefill + %d decode instances", cfg->sched.prefill_instances,
+               cfg->instances - cfg->sched.prefill_instances);
+    printf("\n  arrivals %s", sim_process_name(w->process));
+    if (w->process == SIM_CLOSED)
+        printf(" (%ld users, think time %g s)", w->users, w->think_time_s);
+    else if (w->process == SIM_TRACE)
+        printf(" (%s, %ld rows)", sc->trace_path, sc->trace.n);
+    else
+        printf(" at %g requests/s", w->rate_per_s);
+    if (w->process == SIM_GAMMA)
+        printf(" (cv %g)", w->cv);
+    char p[96], o[96];
+    describe_dist(&w->prompt, p, sizeof p);
+    describe_dist(&w->output, o, sizeof o);
+    printf("; prompt %s, output %s tokens\n", p, o);
+    if (sc->has_slo) {
+        char a[32] = "-", b[32] = "-", c[32] = "-";
+        if (cfg->slo.ttft_s > 0)
+            unit_format_time(cfg->slo.ttft_s, 3, a, sizeof a);
+        if (cfg->slo.itl_s > 0)
+            unit_format_time(cfg->slo.itl_s, 3, b, sizeof b);
+        if (cfg->slo.e2e_s > 0)
+            unit_format_time(cfg->slo.e2e_s, 3, c, sizeof c);
+        printf("  SLO: TTFT <= %s, TPOT <= %s, E2E <= %s per request\n", a, b, c);
+    }
+}
+
+static void
+json_head(const struct scenario *sc, const struct sim_config *cfg)
+{
+    printf("{\n  \"tool\": \"roofline\",\n  \"version\": ");
+    out_json_string(stdout, ROOFLINE_VERSION[0] ? ROOFLINE_VERSION : "0.1");
+    printf(",\n  \"command\": \"simulate\",\n  \"scenario\": ");
+    out_json_string(stdout, sc->path);
+    printf(",\n  \"seed\": %lu,\n  \"profiles\": {\"model\": ", cfg->seed);
+    out_json_string(stdout, sc->model->id);
+    printf(", \"model_path\": ");
+    out_json_string(stdout, sc->model->path);
+    printf(", \"hardware\": ");
+    out_json_string(stdout, sc->hw->id);
+    printf(", \"hardware_path\": ");
+    out_json_string(stdout, sc->hw->path);
+    printf(", \"engine\": ");
+    out_json_string(stdout, sc->engine);
+    printf("}");
+}
+
+/* CSV text of one number: integers without a point, else 9 significant digits; NaN empty. */
+static void
+csv_num(FILE *f, double x)
+{
+    if (!isfinite(x))
+        return;
+    if (x == floor(x) && fabs(x) < 1e15)
+        fprintf(f, "%.0f", x);
+    else
+        fprintf(f, "%.9g", x);
+}
+
+/* Per-request CSV, written to a temporary name and renamed into place. */
+static int
+write_requests(const char *path, const struct sim_result *r, bool has_slo)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "error: cannot write '%s'\n", path);
+        return -1;
+    }
+    fprintf(f, "id,arrival_s,prompt_tokens,output_tokens,status,reject,warmup,instance,queue_s,"
+               "ttft_s,tpot_s,max_itl_s,e2e_s,finish_s,preemptions,slo_met\n");
+    for (long i = 0; i < r->n_requests; i++) {
+        const struct sim_request *q = &r->requests[i];
+        fprintf(f, "%ld,", q->id);
+        csv_num(f, q->arrival_s);
+        fprintf(f, ",%ld,%ld,%s,%s,%d,", q->prompt_tokens, q->output_tokens,
+                q->status == SIM_REQ_DONE ? "done" : "rejected", sim_reject_name(q->reject),
+                q->warmup ? 1 : 0);
+        if (q->instance >= 0)
+            fprintf(f, "%d", q->instance);
+        double t[6] = {q->queue_s, q->ttft_s, q->tpot_s, q->max_itl_s, q->e2e_s, q->finish_s};
+        for (int k = 0; k < 6; k++) {
+            fputc(',', f);
+            csv_num(f, t[k]);
+        }
+        fprintf(f, ",%d,%s\n", q->preemptions, has_slo ? (q->slo_met ? "1" : "0") : "");
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        fprintf(stderr, "error: cannot write '%s'\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+run_once(const struct scenario *sc, const struct sim_config *cfg, enum out_fmt fmt,
+         const char *requests_out)
+{
+    struct err_list errs = {0};
+    struct sim_result r;
+    if (sim_run(cfg, &r, &errs) != 0) {
+        cli_print_errs(&errs);
+        err_list_release(&errs);
+        return CLI_FAIL;
+    }
+    err_list_release(&errs);
+    struct sim_analytic a;
+    bool have_a = sim_analytic(cfg, &a) == 0;
+    if (!have_a)
+        memset(&a, 0, sizeof a);
+    struct out_value v[N_SUM];
+    fill_summary(sc, cfg, &r, &a, have_a, v);
+    if (fmt == OUT_CSV) {
+        out_record(fmt, stdout, SUM_FIELDS, N_SUM, v, 0);
+    } else if (fmt == OUT_JSON) {
+        json_head(sc, cfg);
+        printf(",\n  \"summary\": ");
+        out_record(fmt, stdout, SUM_FIELDS, N_SUM, v, 2);
+        printf(",\n  \"latency\": ");
+        struct out_table *t = out_table_new(fmt, NULL, LAT_FIELDS, N_LAT);
+        latency_rows(t, &r, &a, have_a);
+        out_table_end(t, stdout, 2);
+        printf("\n}\n");
+    } else {
+        print_header(sc, cfg, &r);
+        printf("\nlatency (model: the queueing approximation, docs/simulate.md#analytic)\n");
+        struct out_table *t = out_table_new(fmt, NULL, LAT_FIELDS, N_LAT);
+        latency_rows(t, &r, &a, have_a);
+        out_table_end(t, stdout, 0);
+        printf("\n");
+        out_record(fmt, stdout, SUM_FIELDS, N_SUM, v, 0);
+    }
+    int rc = CLI_OK;
+    if (requests_out && write_requests(requests_out, &r, sc->has_slo) != 0)
+        rc = CLI_FAIL;
+    sim_result_release(&r);
+    return rc;
+}
+
+static int
+run_max_rate(const struct scenario *sc, const struct sim_config *cfg, enum out_fmt fmt,
+             double target)
+{
+    struct err_list errs = {0};
+    struct sim_maxrate m;
+    if (sim_max_rate(cfg, target, 0.01, &m, &errs) != 0) {
+        cli_print_errs(&errs);
+        err_list_release(&errs);
+        return CLI_FAIL;
+    }
+    err_list_release(&errs);
+    struct out_table *t = out_table_new(fmt, NULL, PROBE_FIELDS, N_PROBE);
+    for (int i = 0; i < m.n_probes; i++) {
+        const struct sim_probe *p = &m.probes[i];
+        struct out_value v[N_PROBE] = {
+            {NULL, p->rate_per_s},        {NULL, p->slo_attainment}, {NULL, p->goodput_req_per_s},
+            {NULL, p->ttft_p99_s},        {NULL, p->tpot_p99_s},     {NULL, p->e2e_p99_s},
+            {p->meets ? "yes" : "no", 0},
+        };
+        out_table_row(t, v);
+    }
+    if (fmt == OUT_JSON) {
+        json_head(sc, cfg);
+        printf(",\n  \"policy\": ");
+        out_json_string(stdout, sim_policy_name(cfg->sched.policy));
+        printf(",\n  \"target\": ");
+        out_json_number(stdout, target);
+        printf(",\n  \"max_rate_per_s\": ");
+        out_json_number(stdout, m.rate_per_s);
+        printf(",\n  \"slo_attainment\": ");
+        out_json_number(stdout, m.rate_per_s > 0 ? m.slo_attainment : NAN);
+        printf(",\n  \"probes\": ");
+        out_table_end(t, stdout, 2);
+        printf("\n}\n");
+    } else if (fmt == OUT_CSV) {
+        out_table_end(t, stdout, 0);
+    } else {
+        print_header(sc, cfg, NULL);
+        if (cfg->work.requests > 0)
+            printf("\nprobes (Poisson arrivals, %ld requests each, seed %lu; bisection to 1%%)\n",
+                   cfg->work.requests, cfg->seed);
+        else
+            printf("\nprobes (Poisson arrivals for %g s each, seed %lu; bisection to 1%%)\n",
+                   cfg->work.duration_s, cfg->seed);
+        out_table_end(t, stdout, 0);
+        if (m.rate_per_s > 0)
+            printf("\nmax rate: %.4g requests/s (SLO attainment %.2f%% >= target %.2f%%)\n",
+                   m.rate_per_s, 100.0 * m.slo_attainment, 100.0 * target);
+        else
+            printf("\nmax rate: none: the SLOs are missed even at the lowest rate tried\n");
+    }
+    return CLI_OK;
+}
+
+static int
+run(int argc, char **argv)
+{
+    struct cli_args a;
+    int pr = cli_parse(&a, SPEC, N_SPEC, argc, argv, cmd_simulate.usage);
+    if (pr != 0)
+        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
+    if (a.n_pos) {
+        fprintf(stderr, "error: unexpected argument '%s'\nusage: %s\n", a.pos[0],
+                cmd_simulate.usage);
+        return CLI_USAGE;
+    }
+    if (!cli_has(&a, "scenario")) {
+        fprintf(stderr, "error: --scenario is required\nusage: %s\n", cmd_simulate.usage);
+        return CLI_USAGE;
+    }
+    enum out_fmt fmt = OUT_TABLE;
+    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &fmt) != 0) {
+        fprintf(stderr, "error: -o: expected table, csv or json\n");
+        return CLI_USAGE;
+    }
+    bool max_rate = cli_has(&a, "max-rate");
+    if (!max_rate && cli_has(&a, "target")) {
+        fprintf(stderr, "error: --target goes with --max-rate\nusage: %s\n", cmd_simulate.usage);
+        return CLI_USAGE;
+    }
+    if (max_rate && cli_has(&a, "requests-out")) {
+        fprintf(stderr, "error: --requests-out writes one run's requests; it does not go with "
+                        "--max-rate\n");
+        return CLI_USAGE;
+    }
+    long seed = -1;
+    if (cli_has(&a, "seed") && cli_long(&a, "seed", 1, 0, &seed) != 0)
+        return CLI_USAGE;
+    double target = -1;
+    if (cli_has(&a, "target")) {
+        char *end;
+        const char *tv = cli_get(&a, "target");
+        target = strtod(tv, &end);
+        if (end == tv || *end || !(target > 0 && target <= 1)) {
+            fprintf(stderr,
+                    "error: --target: expected a fraction in (0, 1] such as 0.99, got "
+                    "'%s'\n",
+                    tv);
+            return CLI_USAGE;
+        }
+    }
+    struct err_list errs = {0};
+    struct scenario *sc = scenario_load(cli_get(&a, "scenario"), &errs);
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    if (!sc)
+        return CLI_FAIL;
+    struct sim_config cfg;
+    scenario_sim_config(sc, &cfg);
+    if (seed >= 0)
+        cfg.seed = (unsigned long)seed;
+    if (sc->engine && caldata_tuning(sc->hw, sc->engine, NULL, &cfg.engine.tuning, NULL) != 0) {
+        scenario_free(sc);
+        return CLI_FAIL;
+    }
+    int rc;
+    if (max_rate) {
+        if (!sc->has_slo) {
+            fprintf(stderr, "error: --max-rate needs an 'slo' section in the scenario (%s)\n",
+                    sc->path);
+            scenario_free(sc);
+            return CLI_FAIL;
+        }
+        rc = run_max_rate(sc, &cfg, fmt, target > 0 ? target : cfg.slo.target);
+    } else {
+        rc = run_once(sc, &cfg, fmt, cli_get(&a, "requests-out"));
+    }
+    scenario_free(sc);
+    return cli_finish(rc);
+}
+
+const struct cli_cmd cmd_simulate = {
+    "simulate",
+    "serving simulation: TTFT, ITL, E2E percentiles, throughput, goodput; --max-rate for SLOs",
+    "roofline simulate --scenario FILE [--seed N] [-o table|csv|json] [--requests-out FILE]\n"
+    "       roofline simulate --scenario FILE --max-rate [--target 0.99] [--seed N]\n"
+    "         [-o table|csv|json]",
+    run};

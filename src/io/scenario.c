@@ -1,0 +1,943 @@
+/* Scenario loader (see scenario.h, docs/simulate.md): schema check with positions, did-you-mean
+ * hints, every problem of the file in one pass; profiles and the trace resolved relative to the
+ * scenario's directory. */
+#include "io/scenario.h"
+
+#include "core/roof.h"
+#include "io/profiles.h"
+#include "io/ycheck.h"
+#include "util/strs.h"
+#include "util/units.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *const SCENARIO_ENGINES[] = {"kernel"};
+const int SCENARIO_N_ENGINES = (int)N(SCENARIO_ENGINES);
+
+static const char *const TOP_KEYS[] = {"name",      "model",    "hardware", "dtypes", "engine",
+                                       "scheduler", "arrivals", "lengths",  "run",    "slo"};
+static const char *const HW_KEYS[] = {"id", "count", "tp", "pp", "reserve"};
+static const char *const DTYPE_KEYS[] = {"weights", "act", "kv"};
+static const char *const SCHED_KEYS[] = {
+    "policy",      "max_batch",  "max_tokens_per_step", "block_size",
+    "kv_fraction", "preemption", "swap_bandwidth",      "prefill_instances"};
+static const char *const ARR_KEYS[] = {"process", "rate_per_s", "cv",
+                                       "users",   "think_time", "trace"};
+static const char *const LEN_KEYS[] = {"prompt", "output", "trace"};
+static const char *const DIST_KEYS[] = {"dist", "value", "min", "max", "mean", "sd"};
+static const char *const RUN_KEYS[] = {"requests", "duration", "warmup_requests", "warmup_time",
+                                       "seed"};
+static const char *const SLO_KEYS[] = {"ttft", "itl", "e2e", "target"};
+static const char *const POLICIES[] = {"static", "continuous", "chunked", "disaggregated"};
+static const char *const PREEMPTS[] = {"recompute", "swap"};
+static const char *const PROCESSES[] = {"poisson", "gamma", "constant", "closed", "trace"};
+static const char *const DISTS[] = {"fixed", "uniform", "lognormal", "trace"};
+
+/* Index of `value` in `allowed`, or -1 after an error naming the key, with a hint or the list. */
+static int
+check_enum(struct ycheck *y, const struct ynode *at, const char *name, const char *value,
+           const char *const *allowed, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(value, allowed[i]) == 0)
+            return (int)i;
+    const char *hint = str_closest(value, allowed, n);
+    char list[256] = "";
+    for (size_t i = 0; i < n; i++) {
+        strncat(list, allowed[i], sizeof list - strlen(list) - 1);
+        if (i + 1 < n)
+            strncat(list, ", ", sizeof list - strlen(list) - 1);
+    }
+    if (hint)
+        ycheck_error(y, at, "'%s' is '%s' (did you mean '%s'?)", name, value, hint);
+    else
+        ycheck_error(y, at, "'%s' is '%s'; expected one of: %s", name, value, list);
+    return -1;
+}
+
+/* An optional mapping section: NULL when absent or null; an error when not a mapping. */
+static const struct ynode *
+section(struct ycheck *y, const struct ynode *root, const char *key, const char *const *keys,
+        size_t n)
+{
+    const struct ynode *v = ynode_get(root, key);
+    if (!v || ynode_is_null(v))
+        return NULL;
+    if (!ycheck_map(y, v, key))
+        return NULL;
+    ycheck_keys(y, v, key, keys, n);
+    return v;
+}
+
+/* A time that may be zero ("0 s"): true and *out when present and valid. */
+static bool
+time_nonneg(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+            double *out)
+{
+    const struct ynode *v = ynode_get(map, key);
+    if (!v || ynode_is_null(v))
+        return false;
+    const char *why;
+    double x;
+    if (v->kind != YNODE_SCALAR || unit_parse(v->value, UNIT_SECONDS, &x, &why) != 0 || x < 0) {
+        ycheck_error(y, v, "'%s.%s' must be a time such as '2 s' or '500 ms', got %s%s%s", prefix,
+                     key, v->kind == YNODE_SCALAR ? "'" : "",
+                     v->kind == YNODE_SCALAR ? v->value : ynode_kind_name(v),
+                     v->kind == YNODE_SCALAR ? "'" : "");
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+/* A number in [lo, hi] (lo exclusive when lo_open). */
+static bool
+num_range(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key, double lo,
+          bool lo_open, double hi, double *out)
+{
+    double x;
+    if (!ycheck_num(y, map, prefix, key, false, &x))
+        return false;
+    if ((lo_open ? !(x > lo) : !(x >= lo)) || !(x <= hi)) {
+        if (isinf(hi))
+            ycheck_error(y, ynode_get(map, key), "'%s.%s' must be %s %g, got %g", prefix, key,
+                         lo_open ? "greater than" : "at least", lo, x);
+        else
+            ycheck_error(y, ynode_get(map, key), "'%s.%s' must be in %s%g, %g], got %g", prefix,
+                         key, lo_open ? "(" : "[", lo, hi, x);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+static char *
+dir_join(const char *base_path, const char *rel)
+{
+    if (rel[0] == '/')
+        return str_dup(rel);
+    const char *slash = strrchr(base_path, '/');
+    if (!slash)
+        return str_dup(rel);
+    size_t dl = (size_t)(slash - base_path) + 1, rl = strlen(rel);
+    char *p = malloc(dl + rl + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, base_path, dl);
+    memcpy(p + dl, rel, rl + 1);
+    return p;
+}
+
+static bool
+looks_like_path(const char *s)
+{
+    size_t l = strlen(s);
+    return strchr(s, '/') || (l > 5 && strcmp(s + l - 5, ".yaml") == 0) ||
+           (l > 4 && strcmp(s + l - 4, ".yml") == 0) || (l > 5 && strcmp(s + l - 5, ".json") == 0);
+}
+
+/* Resolve a profile id or path named at node `v`: problems of the name are positioned at it,
+ * problems inside the profile file at their own place. */
+static char *
+resolve_profile(struct ycheck *y, const struct ynode *v, enum prof_kind kind)
+{
+    char *arg = looks_like_path(v->value) ? dir_join(y->path, v->value) : str_dup(v->value);
+    if (!arg)
+        return NULL;
+    struct err_list tmp = {0};
+    char *p = prof_resolve(kind, arg, &tmp);
+    if (!p) {
+        for (size_t i = 0; i < tmp.n; i++) {
+            if (tmp.items[i].path)
+                ycheck_error(y, v, "%s '%s'", tmp.items[i].msg, tmp.items[i].path);
+            else
+                ycheck_error(y, v, "%s", tmp.items[i].msg);
+        }
+    }
+    err_list_release(&tmp);
+    free(arg);
+    return p;
+}
+
+static bool
+read_dtype(struct ycheck *y, const struct ynode *map, const char *key, bool weight_only_ok,
+           enum dtype *out)
+{
+    const char *s;
+    if (!ycheck_str(y, map, "dtypes", key, false, &s))
+        return false;
+    enum dtype d;
+    if (dtype_parse(s, &d) != 0 || d == DT_TF32 || d == DT_FP64) {
+        ycheck_error(y, ynode_get(map, key),
+                     "'dtypes.%s': unknown format '%s' (fp32, fp16, bf16, fp8, int8, int4, fp4, "
+                     "q8_0, q4_0, q4_1, q4_k_m)",
+                     key, s);
+        return false;
+    }
+    if (!weight_only_ok && dtype_is_weight_only(d) && !(strcmp(key, "kv") == 0 && d == DT_INT4)) {
+        ycheck_error(y, ynode_get(map, key), "'dtypes.%s': %s is a weight-only format", key,
+                     dtype_name(d));
+        return false;
+    }
+    *out = d;
+    return true;
+}
+
+/* prompt/output: a whole number (fixed), "trace", or a mapping with `dist`. */
+static bool
+read_dist(struct ycheck *y, const struct ynode *len, const char *key, struct sim_dist *d,
+          const struct ynode **uses_trace)
+{
+    char pre[32];
+    snprintf(pre, sizeof pre, "lengths.%s", key);
+    const struct ynode *v = ynode_get(len, key);
+    memset(d, 0, sizeof *d);
+    if (!v || ynode_is_null(v)) {
+        ycheck_error(y, len, "missing required key '%s' in 'lengths'", key);
+        return false;
+    }
+    if (v->kind == YNODE_SCALAR) {
+        long x;
+        if (strcmp(v->value, "trace") == 0) {
+            d->kind = SIM_DIST_TRACE;
+            *uses_trace = v;
+            return true;
+        }
+        if (ynode_long(v, &x) != 0 || x < 1) {
+            ycheck_error(y, v,
+                         "'%s' must be a whole number of tokens >= 1, 'trace', or a mapping with "
+                         "'dist', got '%s'",
+                         pre, v->value);
+            return false;
+        }
+        d->kind = SIM_DIST_FIXED;
+        d->value = (double)x;
+        return true;
+    }
+    if (!ycheck_map(y, v, pre))
+        return false;
+    ycheck_keys(y, v, pre, DIST_KEYS, N(DIST_KEYS));
+    const char *s;
+    if (!ycheck_str(y, v, pre, "dist", true, &s))
+        return false;
+    char name[48];
+    snprintf(name, sizeof name, "%s.dist", pre);
+    int k = check_enum(y, ynode_get(v, "dist"), name, s, DISTS, N(DISTS));
+    if (k < 0)
+        return false;
+    d->kind = (enum sim_dist_kind)k;
+    /* which keys each kind takes */
+    static const char *const TAKES[4] = {"value", "min max", "mean sd min max", ""};
+    bool ok = true;
+    for (size_t i = 1; i < N(DIST_KEYS); i++) {
+        const struct ynode *kv = ynode_get(v, DIST_KEYS[i]);
+        if (!kv)
+            continue;
+        const char *t = TAKES[k];
+        const char *hit = strstr(t, DIST_KEYS[i]);
+        bool takes = hit && (hit == t || hit[-1] == ' ') &&
+                     (hit[strlen(DIST_KEYS[i])] == '\0' || hit[strlen(DIST_KEYS[i])] == ' ');
+        if (!takes) {
+            ycheck_error(y, kv, "'%s.%s' does not apply to dist '%s'", pre, DIST_KEYS[i], s);
+            ok = false;
+        }
+    }
+    long x;
+    switch (d->kind) {
+    case SIM_DIST_FIXED:
+        if (ycheck_long(y, v, pre, "value", true, 1, &x))
+            d->value = (double)x;
+        else
+            ok = false;
+        break;
+    case SIM_DIST_UNIFORM: {
+        long lo = 0, hi = 0;
+        bool a = ycheck_long(y, v, pre, "min", true, 1, &lo);
+        bool b = ycheck_long(y, v, pre, "max", true, 1, &hi);
+        if (a && b && hi < lo) {
+            ycheck_error(y, ynode_get(v, "max"), "'%s.max' (%ld) is below '%s.min' (%ld)", pre, hi,
+                         pre, lo);
+            ok = false;
+        }
+        d->min = (double)lo;
+        d->max = (double)hi;
+        ok = ok && a && b;
+        break;
+    }
+    case SIM_DIST_LOGNORMAL: {
+        bool a = ycheck_num(y, v, pre, "mean", true, &d->mean);
+        if (a && !(d->mean >= 1)) {
+            ycheck_error(y, ynode_get(v, "mean"), "'%s.mean' must be at least 1, got %g", pre,
+                         d->mean);
+            a = false;
+        }
+        bool b = ycheck_num(y, v, pre, "sd", true, &d->sd);
+        if (b && !(d->sd >= 0)) {
+            ycheck_error(y, ynode_get(v, "sd"), "'%s.sd' must be at least 0, got %g", pre, d->sd);
+            b = false;
+        }
+        long lo = 1, hi = 0;
+        if (ynode_get(v, "min") && !ycheck_long(y, v, pre, "min", false, 1, &lo))
+            ok = false;
+        if (ynode_get(v, "max") && !ycheck_long(y, v, pre, "max", false, 1, &hi))
+            ok = false;
+        if (hi > 0 && hi < lo) {
+            ycheck_error(y, ynode_get(v, "max"), "'%s.max' (%ld) is below '%s.min' (%ld)", pre, hi,
+                         pre, lo);
+            ok = false;
+        }
+        d->min = (double)lo;
+        d->max = (double)hi;
+        ok = ok && a && b;
+        break;
+    }
+    case SIM_DIST_TRACE:
+        *uses_trace = ynode_get(v, "dist");
+        break;
+    }
+    return ok;
+}
+
+/* ---- trace CSV ---- */
+
+static int
+parse_trace_text(const char *path, const char *text, struct sim_trace *out, struct err_list *errs)
+{
+    memset(out, 0, sizeof *out);
+    size_t before = err_count(errs, ERR_ERROR);
+    long cap = 0, line = 0, reported = 0;
+    const char *p = text;
+    double last = 0;
+    bool seen = false;
+    while (*p) {
+        line++;
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char buf[512];
+        if (len >= sizeof buf) {
+            err_add(errs, path, (int)line, 1, ERR_ERROR, "line too long");
+            reported++;
+            p = end ? end + 1 : p + len;
+            continue;
+        }
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        if (len && buf[len - 1] == '\r')
+            buf[--len] = '\0';
+        p = end ? end + 1 : p + len;
+        const char *q = buf;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (*q == '\0' || *q == '#')
+            continue;
+        if (out->n == 0 && strncmp(q, "arrival_s", 9) == 0) {
+            char hdr[512];
+            size_t k = 0;
+            for (const char *c = q; *c && k + 1 < sizeof hdr; c++)
+                if (*c != ' ' && *c != '\t')
+                    hdr[k++] = *c;
+            hdr[k] = '\0';
+            if (strcmp(hdr, "arrival_s,prompt,output") != 0) {
+                err_add(errs, path, (int)line, 1, ERR_ERROR,
+                        "the header must be 'arrival_s,prompt,output'");
+                reported++;
+            }
+            continue;
+        }
+        /* three comma-separated fields */
+        char *fields[3];
+        int cols[3];
+        int nf = 0;
+        char *c = buf;
+        while (nf < 3) {
+            fields[nf] = c;
+            cols[nf] = (int)(c - buf) + 1;
+            nf++;
+            char *comma = strchr(c, ',');
+            if (!comma)
+                break;
+            *comma = '\0';
+            c = comma + 1;
+        }
+        if (nf != 3 || strchr(c, ',')) {
+            if (reported++ < 50)
+                err_add(errs, path, (int)line, 1, ERR_ERROR,
+                        "expected 3 fields 'arrival_s,prompt,output'");
+            continue;
+        }
+        for (int f = 0; f < 3; f++) {
+            char *s = fields[f];
+            while (*s == ' ' || *s == '\t') {
+                s++;
+                cols[f]++;
+            }
+            size_t l = strlen(s);
+            while (l && (s[l - 1] == ' ' || s[l - 1] == '\t'))
+                s[--l] = '\0';
+            fields[f] = s;
+        }
+        double t;
+        long pr, ou;
+        bool ok = true;
+        if (str_to_double(fields[0], &t) != 0 || !(t >= 0) || !isfinite(t)) {
+            if (reported++ < 50)
+                err_add(errs, path, (int)line, cols[0], ERR_ERROR,
+                        "'arrival_s' must be a time in seconds >= 0, got '%s'", fields[0]);
+            ok = false;
+        } else {
+            if (seen && t < last) {
+                if (reported++ < 50)
+                    err_add(errs, path, (int)line, cols[0], ERR_ERROR,
+                            "arrivals must not decrease: %s after %.9g", fields[0], last);
+                ok = false;
+            }
+            last = t;
+            seen = true;
+        }
+        if (str_to_long(fields[1], &pr) != 0 || pr < 0) {
+            if (reported++ < 50)
+                err_add(errs, path, (int)line, cols[1], ERR_ERROR,
+                        "'prompt' must be a whole number of tokens >= 0, got '%s'", fields[1]);
+            ok = false;
+        }
+        if (str_to_long(fields[2], &ou) != 0 || ou < 0) {
+            if (reported++ < 50)
+                err_add(errs, path, (int)line, cols[2], ERR_ERROR,
+                        "'output' must be a whole number of tokens >= 0, got '%s'", fields[2]);
+            ok = false;
+        }
+        if (!ok)
+            continue;
+        if (out->n == cap) {
+            cap = cap ? 2 * cap : 256;
+            struct sim_trace_row *nr = realloc(out->rows, (size_t)cap * sizeof *nr);
+            if (!nr) {
+                err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
+                break;
+            }
+            out->rows = nr;
+        }
+        struct sim_trace_row r = {t, pr, ou};
+        out->rows[out->n++] = r;
+    }
+    if (reported > 50)
+        err_add(errs, path, 0, 0, ERR_ERROR, "%ld more problems not shown", reported - 50);
+    if (err_count(errs, ERR_ERROR) == before && out->n == 0)
+        err_add(errs, path, 0, 0, ERR_ERROR, "the trace has no requests");
+    if (err_count(errs, ERR_ERROR) > before) {
+        free(out->rows);
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    return 0;
+}
+
+int
+scenario_read_trace(const char *path, struct sim_trace *out, struct err_list *errs)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        err_add(errs, path, 0, 0, ERR_ERROR, "cannot open the trace: %s", strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *text = malloc(cap);
+    while (text) {
+        if (n + 1 >= cap) {
+            char *nt = realloc(text, cap * 2);
+            if (!nt) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = nt;
+            cap *= 2;
+        }
+        size_t got = fread(text + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (!text || bad) {
+        free(text);
+        err_add(errs, path, 0, 0, ERR_ERROR, "cannot read the trace");
+        return -1;
+    }
+    text[n] = '\0';
+    if (memchr(text, '\0', n)) {
+        free(text);
+        err_add(errs, path, 0, 0, ERR_ERROR, "the trace is not a text file");
+        return -1;
+    }
+    int rc = parse_trace_text(path, text, out, errs);
+    free(text);
+    return rc;
+}
+
+/* ---- sections ---- */
+
+struct ctx {
+    struct ycheck y;
+    struct scenario *s;
+    const struct ynode *trace_node; /* where the trace was named */
+    const struct ynode *uses_trace; /* a length 'trace', or NULL */
+    bool hw_ok, model_ok, count_ok;
+    const struct ynode *tp_node, *count_node, *policy_node, *pf_node, *hw_node;
+};
+
+static void
+read_trace_key(struct ctx *c, const struct ynode *map, const char *prefix)
+{
+    const char *s;
+    if (!ycheck_str(&c->y, map, prefix, "trace", false, &s))
+        return;
+    const struct ynode *v = ynode_get(map, "trace");
+    if (c->trace_node) {
+        ycheck_error(&c->y, v, "the trace is already named at line %d: give it once",
+                     c->trace_node->line);
+        return;
+    }
+    c->trace_node = v;
+    char *p = dir_join(c->y.path, s);
+    if (!p)
+        return;
+    c->s->trace_path = p;
+    FILE *f = fopen(p, "rb");
+    if (!f) {
+        ycheck_error(&c->y, v, "cannot open the trace '%s': %s", p, strerror(errno));
+        return;
+    }
+    fclose(f);
+    struct sim_trace tr;
+    if (scenario_read_trace(p, &tr, c->y.errs) == 0)
+        c->s->trace = tr;
+}
+
+static void
+load_hardware(struct ctx *c, const struct ynode *root)
+{
+    struct scenario *s = c->s;
+    const struct ynode *hw = ynode_get(root, "hardware");
+    c->hw_node = hw;
+    if (!hw || ynode_is_null(hw)) {
+        ycheck_error(&c->y, root, "missing required key 'hardware'");
+        return;
+    }
+    if (!ycheck_map(&c->y, hw, "hardware"))
+        return;
+    ycheck_keys(&c->y, hw, "hardware", HW_KEYS, N(HW_KEYS));
+    const char *id;
+    if (ycheck_str(&c->y, hw, "hardware", "id", true, &id)) {
+        char *p = resolve_profile(&c->y, ynode_get(hw, "id"), PROF_HARDWARE);
+        if (p) {
+            s->hw = hw_load(p, c->y.errs);
+            free(p);
+        }
+    }
+    long v;
+    c->count_ok = true;
+    if (ycheck_long(&c->y, hw, "hardware", "count", false, 1, &v))
+        s->count = (int)(v < 1 << 20 ? v : 1 << 20);
+    else if (ynode_get(hw, "count"))
+        c->count_ok = false;
+    if (ycheck_long(&c->y, hw, "hardware", "tp", false, 1, &v))
+        s->tp = (int)(v < 4096 ? v : 4096);
+    else if (ynode_get(hw, "tp"))
+        c->count_ok = false;
+    if (ycheck_long(&c->y, hw, "hardware", "pp", false, 1, &v))
+        s->pp = (int)(v < 4096 ? v : 4096);
+    else if (ynode_get(hw, "pp"))
+        c->count_ok = false;
+    c->count_node = ynode_get(hw, "count");
+    c->tp_node = ynode_get(hw, "tp") ? ynode_get(hw, "tp") : hw;
+    double r;
+    const struct ynode *rn = ynode_get(hw, "reserve");
+    if (rn && !ynode_is_null(rn)) {
+        const char *why;
+        if (rn->kind == YNODE_SCALAR &&
+            (strcmp(rn->value, "0") == 0 ||
+             (unit_parse(rn->value, UNIT_BYTES, &r, &why) == 0 && r >= 0)))
+            s->reserve_bytes = strcmp(rn->value, "0") == 0 ? 0 : r;
+        else
+            ycheck_error(&c->y, rn, "'hardware.reserve' must be a size such as '8 GB', got '%s'",
+                         rn->kind == YNODE_SCALAR ? rn->value : ynode_kind_name(rn));
+    }
+    c->hw_ok = s->hw != NULL;
+}
+
+static void
+load_scheduler(struct ctx *c, const struct ynode *root)
+{
+    struct scenario *s = c->s;
+    const struct ynode *sc = ynode_get(root, "scheduler");
+    if (!sc || ynode_is_null(sc)) {
+        ycheck_error(&c->y, root, "missing required key 'scheduler'");
+        sim_sched_defaults(&s->sched, SIM_CONTINUOUS, s->model);
+        return;
+    }
+    if (!ycheck_map(&c->y, sc, "scheduler")) {
+        sim_sched_defaults(&s->sched, SIM_CONTINUOUS, s->model);
+        return;
+    }
+    ycheck_keys(&c->y, sc, "scheduler", SCHED_KEYS, N(SCHED_KEYS));
+    const char *p;
+    int k = -1;
+    if (ycheck_str(&c->y, sc, "scheduler", "policy", true, &p))
+        k = check_enum(&c->y, ynode_get(sc, "policy"), "scheduler.policy", p, POLICIES,
+                       N(POLICIES));
+    c->policy_node = ynode_get(sc, "policy");
+    sim_sched_defaults(&s->sched, k >= 0 ? (enum sim_policy)k : SIM_CONTINUOUS, s->model);
+    long v;
+    if (ycheck_long(&c->y, sc, "scheduler", "max_batch", false, 1, &v))
+        s->sched.max_batch = v < 1000000 ? v : 1000000;
+    if (ycheck_long(&c->y, sc, "scheduler", "max_tokens_per_step", false, 1, &v))
+        s->sched.max_tokens_per_step = v;
+    if (ycheck_long(&c->y, sc, "scheduler", "block_size", false, 1, &v))
+        s->sched.block_tokens = v;
+    num_range(&c->y, sc, "scheduler", "kv_fraction", 0, true, 1, &s->sched.kv_fraction);
+    if (ycheck_str(&c->y, sc, "scheduler", "preemption", false, &p)) {
+        int e = check_enum(&c->y, ynode_get(sc, "preemption"), "scheduler.preemption", p, PREEMPTS,
+                           N(PREEMPTS));
+        if (e >= 0)
+            s->sched.preempt = (enum sim_preempt)e;
+    }
+    ycheck_qty(&c->y, sc, "scheduler", "swap_bandwidth", UNIT_BYTES_PER_S, false,
+               &s->sched.swap_bytes_per_s);
+    c->pf_node = ynode_get(sc, "prefill_instances");
+    if (ycheck_long(&c->y, sc, "scheduler", "prefill_instances", false, 1, &v)) {
+        s->sched.prefill_instances = (int)(v < 1 << 20 ? v : 1 << 20);
+        if (k >= 0 && k != SIM_DISAGGREGATED)
+            ycheck_error(&c->y, c->pf_node,
+                         "'scheduler.prefill_instances' applies only to policy disaggregated");
+    }
+}
+
+static void
+load_arrivals(struct ctx *c, const struct ynode *root)
+{
+    struct scenario *s = c->s;
+    struct sim_workload *w = &s->work;
+    const struct ynode *a = ynode_get(root, "arrivals");
+    if (!a || ynode_is_null(a)) {
+        ycheck_error(&c->y, root, "missing required key 'arrivals'");
+        return;
+    }
+    if (!ycheck_map(&c->y, a, "arrivals"))
+        return;
+    ycheck_keys(&c->y, a, "arrivals", ARR_KEYS, N(ARR_KEYS));
+    const char *p;
+    int k = -1;
+    if (ycheck_str(&c->y, a, "arrivals", "process", true, &p))
+        k = check_enum(&c->y, ynode_get(a, "process"), "arrivals.process", p, PROCESSES,
+                       N(PROCESSES));
+    if (k < 0)
+        return;
+    w->process = (enum sim_process)k;
+    /* which keys each process takes */
+    static const char *const KEY_FOR[] = {"rate_per_s", "cv", "users", "think_time", "trace"};
+    static const bool TAKES[5][5] = {
+        /* poisson */ {true, false, false, false, false},
+        /* gamma */ {true, true, false, false, false},
+        /* constant */ {true, false, false, false, false},
+        /* closed */ {false, false, true, true, false},
+        /* trace */ {false, false, false, false, true},
+    };
+    for (int i = 0; i < 5; i++) {
+        const struct ynode *v = ynode_get(a, KEY_FOR[i]);
+        if (v && !TAKES[k][i])
+            ycheck_error(&c->y, v, "'arrivals.%s' does not apply to process '%s'", KEY_FOR[i], p);
+        else if (!v && TAKES[k][i] && strcmp(KEY_FOR[i], "think_time") != 0)
+            ycheck_error(&c->y, a, "missing required key '%s' in 'arrivals' (process '%s')",
+                         KEY_FOR[i], p);
+    }
+    if (TAKES[k][0] && ynode_get(a, "rate_per_s"))
+        num_range(&c->y, a, "arrivals", "rate_per_s", 0, true, INFINITY, &w->rate_per_s);
+    if (TAKES[k][1] && ynode_get(a, "cv"))
+        num_range(&c->y, a, "arrivals", "cv", 0, true, INFINITY, &w->cv);
+    if (TAKES[k][2] && ynode_get(a, "users"))
+        ycheck_long(&c->y, a, "arrivals", "users", true, 1, &w->users);
+    if (TAKES[k][3])
+        time_nonneg(&c->y, a, "arrivals", "think_time", &w->think_time_s);
+    if (TAKES[k][4] && ynode_get(a, "trace"))
+        read_trace_key(c, a, "arrivals");
+}
+
+static void
+load_lengths(struct ctx *c, const struct ynode *root)
+{
+    struct sim_workload *w = &c->s->work;
+    const struct ynode *l = ynode_get(root, "lengths");
+    if (!l || ynode_is_null(l)) {
+        if (w->process == SIM_TRACE && ynode_get(ynode_get(root, "arrivals"), "process")) {
+            w->prompt.kind = w->output.kind = SIM_DIST_TRACE;
+        } else {
+            ycheck_error(&c->y, root, "missing required key 'lengths'");
+        }
+        return;
+    }
+    if (!ycheck_map(&c->y, l, "lengths"))
+        return;
+    ycheck_keys(&c->y, l, "lengths", LEN_KEYS, N(LEN_KEYS));
+    read_dist(&c->y, l, "prompt", &w->prompt, &c->uses_trace);
+    read_dist(&c->y, l, "output", &w->output, &c->uses_trace);
+    if (ynode_get(l, "trace"))
+        read_trace_key(c, l, "lengths");
+}
+
+static void
+load_run(struct ctx *c, const struct ynode *root)
+{
+    struct scenario *s = c->s;
+    struct sim_workload *w = &s->work;
+    const struct ynode *r = section(&c->y, root, "run", RUN_KEYS, N(RUN_KEYS));
+    s->seed = 1;
+    if (!r) {
+        if (w->process != SIM_TRACE && !ynode_get(root, "run"))
+            ycheck_error(&c->y, root, "missing required key 'run' (say how many requests)");
+        return;
+    }
+    ycheck_long(&c->y, r, "run", "requests", false, 1, &w->requests);
+    if (ynode_get(r, "duration"))
+        ycheck_qty(&c->y, r, "run", "duration", UNIT_SECONDS, false, &w->duration_s);
+    if (w->process != SIM_TRACE && !ynode_get(r, "requests") && !ynode_get(r, "duration"))
+        ycheck_error(&c->y, r, "'run' needs 'requests' or 'duration'");
+    if (ycheck_long(&c->y, r, "run", "warmup_requests", false, 0, &w->warmup_requests) &&
+        w->requests > 0 && w->warmup_requests >= w->requests)
+        ycheck_error(&c->y, ynode_get(r, "warmup_requests"),
+                     "'run.warmup_requests' (%ld) leaves nothing to measure of %ld requests",
+                     w->warmup_requests, w->requests);
+    time_nonneg(&c->y, r, "run", "warmup_time", &w->warmup_s);
+    long seed;
+    if (ycheck_long(&c->y, r, "run", "seed", false, 0, &seed))
+        s->seed = (unsigned long)seed;
+}
+
+static void
+load_slo(struct ctx *c, const struct ynode *root)
+{
+    struct scenario *s = c->s;
+    s->slo.target = 0.99;
+    const struct ynode *v = section(&c->y, root, "slo", SLO_KEYS, N(SLO_KEYS));
+    if (!v)
+        return;
+    bool a = ycheck_qty(&c->y, v, "slo", "ttft", UNIT_SECONDS, false, &s->slo.ttft_s);
+    bool b = ycheck_qty(&c->y, v, "slo", "itl", UNIT_SECONDS, false, &s->slo.itl_s);
+    bool e = ycheck_qty(&c->y, v, "slo", "e2e", UNIT_SECONDS, false, &s->slo.e2e_s);
+    num_range(&c->y, v, "slo", "target", 0, true, 1, &s->slo.target);
+    s->has_slo = a || b || e;
+    if (!ynode_get(v, "ttft") && !ynode_get(v, "itl") && !ynode_get(v, "e2e"))
+        ycheck_error(&c->y, v, "'slo' needs at least one of 'ttft', 'itl', 'e2e'");
+}
+
+/* Checks across sections, once the parts they need loaded. */
+static void
+cross_checks(struct ctx *c)
+{
+    struct scenario *s = c->s;
+    if (c->uses_trace && !c->trace_node && s->work.process != SIM_TRACE)
+        ycheck_error(&c->y, c->uses_trace,
+                     "lengths from the trace need a trace: add 'lengths.trace: FILE'");
+    if (!s->hw || !s->model || !c->count_ok)
+        return;
+    int per = s->tp * s->pp;
+    if (s->count % per != 0) {
+        ycheck_error(&c->y, c->count_node ? c->count_node : c->hw_node,
+                     "'hardware.count' (%d) is not a multiple of tp x pp (%d)", s->count, per);
+        return;
+    }
+    struct sim_config cfg;
+    scenario_sim_config(s, &cfg);
+    const char *problem = roof_config_problem(&cfg.engine);
+    if (problem) {
+        ycheck_error(&c->y, c->tp_node, "%s (tp %d, pp %d, %s on %s)", problem, s->tp, s->pp,
+                     s->model->id, s->hw->id);
+        return;
+    }
+    if (s->sched.policy == SIM_DISAGGREGATED) {
+        if (cfg.instances < 2)
+            ycheck_error(&c->y, c->count_node ? c->count_node : c->hw_node,
+                         "policy disaggregated needs at least 2 instances: 'hardware.count' "
+                         "(%d) / (tp x pp) is %d",
+                         s->count, cfg.instances);
+        else if (s->sched.prefill_instances >= cfg.instances)
+            ycheck_error(&c->y, c->pf_node ? c->pf_node : c->policy_node,
+                         "'scheduler.prefill_instances' (%d) leaves no decode instance of %d",
+                         s->sched.prefill_instances, cfg.instances);
+        if (hw_link_bytes_per_s_per_direction(s->hw) <= 0)
+            ycheck_error(&c->y, c->policy_node,
+                         "policy disaggregated moves the KV cache over the interconnect, and "
+                         "'%s' has none",
+                         s->hw->id);
+    }
+    double blocks, bb, pool;
+    if (sim_kv_pool(&cfg, &blocks, &bb, &pool) != 0) {
+        struct roof_memory mem;
+        roof_memory(&cfg.engine, &mem);
+        char w[32], cap[32], res[32];
+        unit_format_short(mem.weights_bytes, "B", 3, w, sizeof w);
+        unit_format_short(mem.capacity_bytes, "B", 3, cap, sizeof cap);
+        unit_format_short(cfg.engine.reserve_bytes, "B", 3, res, sizeof res);
+        ycheck_error(&c->y, c->hw_node,
+                     "no memory left for the KV cache: %s of weights and %s of reserve per "
+                     "device in %s on %s",
+                     w, res, cap, s->hw->id);
+    }
+}
+
+static struct scenario *
+from_tree(const struct ynode *root, const char *path, struct err_list *errs)
+{
+    struct ctx c;
+    memset(&c, 0, sizeof c);
+    ycheck_init(&c.y, path, errs);
+    size_t before = err_count(errs, ERR_ERROR);
+    struct scenario *s = calloc(1, sizeof *s);
+    if (!s) {
+        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
+        return NULL;
+    }
+    c.s = s;
+    s->path = str_dup(path);
+    s->count = s->tp = s->pp = 1;
+    s->reserve_bytes = -1;
+    if (root->kind != YNODE_MAP) {
+        ycheck_error(&c.y, root, "a scenario must be a mapping of keys, not %s",
+                     ynode_kind_name(root));
+        ycheck_release(&c.y);
+        scenario_free(s);
+        return NULL;
+    }
+    ycheck_keys(&c.y, root, "", TOP_KEYS, N(TOP_KEYS));
+    const char *str;
+    if (ycheck_str(&c.y, root, "", "name", false, &str))
+        s->name = str_dup(str);
+    if (ycheck_str(&c.y, root, "", "model", true, &str)) {
+        char *p = resolve_profile(&c.y, ynode_get(root, "model"), PROF_MODEL);
+        if (p) {
+            s->model = mdl_load(p, errs);
+            free(p);
+        }
+    }
+    load_hardware(&c, root);
+    /* formats: the engine's defaults for the model, then the file's */
+    struct roof_config dflt;
+    roof_config_init(&dflt, s->hw, s->model, ROOF_DECODE);
+    s->weights = dflt.weights;
+    s->act = dflt.act;
+    s->kv = dflt.kv;
+    const struct ynode *dt = section(&c.y, root, "dtypes", DTYPE_KEYS, N(DTYPE_KEYS));
+    if (dt) {
+        if (read_dtype(&c.y, dt, "weights", true, &s->weights)) {
+            s->act = roof_default_act(s->weights);
+            s->kv = roof_default_kv(s->weights);
+        }
+        read_dtype(&c.y, dt, "act", false, &s->act);
+        read_dtype(&c.y, dt, "kv", false, &s->kv);
+    }
+    if (ycheck_str(&c.y, root, "", "engine", false, &str)) {
+        bool known = false;
+        for (int i = 0; i < SCENARIO_N_ENGINES; i++)
+            known = known || strcmp(str, SCENARIO_ENGINES[i]) == 0;
+        if (known) {
+            s->engine = str_dup(str);
+        } else {
+            char list[256] = "";
+            for (int i = 0; i < SCENARIO_N_ENGINES; i++) {
+                strncat(list, SCENARIO_ENGINES[i], sizeof list - strlen(list) - 1);
+                if (i + 1 < SCENARIO_N_ENGINES)
+                    strncat(list, ", ", sizeof list - strlen(list) - 1);
+            }
+            const char *hint = str_closest(str, SCENARIO_ENGINES, (size_t)SCENARIO_N_ENGINES);
+            if (hint)
+                ycheck_error(&c.y, ynode_get(root, "engine"),
+                             "unknown engine '%s' (did you mean '%s'?); accepted: %s", str, hint,
+                             list);
+            else
+                ycheck_error(&c.y, ynode_get(root, "engine"),
+                             "unknown engine '%s'; accepted: %s (or leave 'engine' out for the "
+                             "datasheet roofline)",
+                             str, list);
+        }
+    }
+    load_scheduler(&c, root);
+    load_arrivals(&c, root);
+    load_lengths(&c, root);
+    load_run(&c, root);
+    load_slo(&c, root);
+    s->work.trace = s->trace.n > 0 ? &s->trace : NULL;
+    if (err_count(errs, ERR_ERROR) == before)
+        cross_checks(&c);
+    ycheck_release(&c.y);
+    if (err_count(errs, ERR_ERROR) > before) {
+        scenario_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+struct scenario *
+scenario_load(const char *path, struct err_list *errs)
+{
+    struct ynode *root = ynode_load(path, errs);
+    if (!root)
+        return NULL;
+    struct scenario *s = from_tree(root, path, errs);
+    ynode_free(root);
+    return s;
+}
+
+struct scenario *
+scenario_parse(const char *name, const char *text, size_t len, struct err_list *errs)
+{
+    struct ynode *root = ynode_parse(name, text, len, errs);
+    if (!root)
+        return NULL;
+    struct scenario *s = from_tree(root, name, errs);
+    ynode_free(root);
+    return s;
+}
+
+void
+scenario_free(struct scenario *s)
+{
+    if (!s)
+        return;
+    free(s->path);
+    free(s->name);
+    free(s->engine);
+    free(s->trace_path);
+    free(s->trace.rows);
+    mdl_free(s->model);
+    hw_free(s->hw);
+    free(s);
+}
+
+void
+scenario_sim_config(const struct scenario *s, struct sim_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    roof_config_init(&cfg->engine, s->hw, s->model, ROOF_DECODE);
+    cfg->engine.weights = s->weights;
+    cfg->engine.act = s->act;
+    cfg->engine.kv = s->kv;
+    cfg->engine.tp = s->tp;
+    cfg->engine.pp = s->pp;
+    if (s->reserve_bytes >= 0)
+        cfg->engine.reserve_bytes = s->reserve_bytes;
+    int per = s->tp * s->pp > 0 ? s->tp * s->pp : 1;
+    cfg->instances = s->count / per > 0 ? s->count / per : 1;
+    cfg->sched = s->sched;
+    cfg->work = s->work;
+    cfg->work.trace = s->trace.n > 0 ? &s->trace : NULL;
+    cfg->slo = s->slo;
+    cfg->seed = s->seed;
+}

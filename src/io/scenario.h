@@ -1,0 +1,51 @@
+/* Serving scenarios for `roofline simulate` (docs/simulate.md): a strict YAML loader that
+ * reports every problem of a file in one pass (`path:line:col: error: ...`), resolves the model
+ * and hardware profiles and reads a trace CSV (arrival_s,prompt,output). The result fills the
+ * simulator's config (sim/sim.h) except the engine tuning, which the caller applies. */
+#ifndef ROOFLINE_IO_SCENARIO_H
+#define ROOFLINE_IO_SCENARIO_H
+
+#include "core/hw.h"
+#include "core/model.h"
+#include "sim/sim.h"
+#include "util/err.h"
+
+struct scenario {
+    char *path, *name;
+    struct mdl_profile *model; /* owned */
+    struct hw_profile *hw;     /* owned */
+    int count, tp, pp;         /* devices, tensor and pipeline degrees */
+    enum dtype weights, act, kv;
+    double reserve_bytes; /* per device; < 0 = the default (10% of memory) */
+    char *engine;         /* NULL = the datasheet roofline */
+    struct sim_sched sched;
+    struct sim_workload work; /* work.trace points at `trace` */
+    struct sim_slo slo;
+    bool has_slo;
+    unsigned long seed;
+    struct sim_trace trace; /* rows owned */
+    char *trace_path;
+};
+
+/* Engines a scenario may name (the calibrated engine profiles the simulator accepts). */
+extern const char *const SCENARIO_ENGINES[];
+extern const int SCENARIO_N_ENGINES;
+
+/* Load and validate the scenario at `path` (relative profile and trace paths are relative to
+ * the scenario's directory). Returns a scenario the caller frees with scenario_free, or NULL
+ * with every problem in `errs`. */
+struct scenario *scenario_load(const char *path, struct err_list *errs);
+/* Same from memory; `name` is used in messages and for relative paths. */
+struct scenario *scenario_parse(const char *name, const char *text, size_t len,
+                                struct err_list *errs);
+void scenario_free(struct scenario *s);
+/* Fill a simulator config: the engine from the profiles and formats (tuning: the pure
+ * roofline), instances = count / (tp x pp), scheduler, workload, SLO and seed. The config
+ * borrows from the scenario. */
+void scenario_sim_config(const struct scenario *s, struct sim_config *cfg);
+/* Read a trace CSV: an optional header "arrival_s,prompt,output", then one request a line;
+ * '#' comments and blank lines are skipped; arrivals must not decrease. Returns 0, or -1 with
+ * positioned errors. `rows` owned by the caller (free). */
+int scenario_read_trace(const char *path, struct sim_trace *out, struct err_list *errs);
+
+#endif

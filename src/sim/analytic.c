@@ -1,0 +1,397 @@
+/* A queueing approximation of the serving system, no event loop (docs/simulate.md#analytic).
+ * Each instance is a G/G/c queue: c slots (the max batch, or fewer when the KV pool holds
+ * fewer mean sequences), a request holds one for S = prefill + (output - 1) decode steps, and
+ * the decode step is evaluated at the mean batch b given by Little's law, b = rate x S (a fixed
+ * point). Waiting: Allen-Cunneen, Wq = C(c, a) / (c/S - rate) x (ca^2 + cs^2) / 2 (Allen 1990),
+ * which is Kingman's formula for c = 1 and exact for M/G/1 (Pollaczek-Khinchine); its tail is
+ * taken as exponential with the same mean given a wait. */
+#include "sim/sim_int.h"
+
+#include <math.h>
+#include <string.h>
+
+struct model {
+    struct sim_cost *cost;
+    double P, O;  /* mean prompt and output */
+    double past;  /* mean past tokens of a decode step over a request's life */
+    double slots; /* c */
+};
+
+static double
+prefill_s(struct model *m, double prompt)
+{
+    struct roof_seq q = {1, prompt > 1 ? prompt : 1, 0, true};
+    return sim_cost_step(m->cost, &q, 1);
+}
+
+static double
+decode_s(struct model *m, double b)
+{
+    struct roof_seq q = {b > 1 ? b : 1, 1, m->past, true};
+    return sim_cost_step(m->cost, &q, 1);
+}
+
+/* a chunked step: b decodes plus `tokens` of prompt in one chunk */
+static double
+mixed_s(struct model *m, double b, double tokens)
+{
+    struct roof_seq q[2] = {{b > 1 ? b : 1, 1, m->past, true}, {1, tokens, 0, false}};
+    return sim_cost_step(m->cost, q, tokens >= 1 ? 2 : 1);
+}
+
+/* Erlang C: the probability that an arrival waits in M/M/c with offered load a (Erlang B by
+ * the stable recursion B_k = a B_{k-1} / (k + a B_{k-1}), then C = c B / (c - a (1 - B))). */
+static double
+erlang_c(double c, double a)
+{
+    if (a >= c)
+        return 1.0;
+    double b = 1.0;
+    long n = (long)c;
+    for (long k = 1; k <= n; k++)
+        b = a * b / ((double)k + a * b);
+    double cc = c * b / (c - a * (1.0 - b));
+    return cc < 1.0 ? cc : 1.0;
+}
+
+/* Allen-Cunneen mean wait and the 99th percentile of an exponential tail with that mean */
+static void
+gg_c(double rate, double service, double c, double ca2, double cs2, double *pw, double *wq,
+     double *w99)
+{
+    double a = rate * service;
+    double gap = c / service - rate; /* c mu - lambda */
+    if (!(gap > 0)) {
+        *pw = 1;
+        *wq = *w99 = INFINITY;
+        return;
+    }
+    *pw = erlang_c(c, a);
+    double v = (ca2 + cs2) / 2.0;
+    *wq = *pw / gap * v;
+    double theta = gap / (v > 0 ? v : 1e-12);
+    *w99 = *pw > 0.01 ? log(*pw / 0.01) / theta : 0.0;
+}
+
+static double
+arrival_rate(const struct sim_config *cfg, double *ca2)
+{
+    const struct sim_workload *w = &cfg->work;
+    switch (w->process) {
+    case SIM_POISSON:
+        *ca2 = 1.0;
+        return w->rate_per_s;
+    case SIM_GAMMA:
+        *ca2 = w->cv * w->cv;
+        return w->rate_per_s;
+    case SIM_CONSTANT:
+        *ca2 = 0.0;
+        return w->rate_per_s;
+    case SIM_CLOSED:
+        *ca2 = 1.0;
+        return NAN; /* solved below */
+    case SIM_TRACE:
+        break;
+    }
+    const struct sim_trace *t = w->trace;
+    *ca2 = 1.0;
+    if (!t || t->n < 2)
+        return NAN;
+    double span = t->rows[t->n - 1].arrival_s - t->rows[0].arrival_s;
+    if (!(span > 0))
+        return NAN;
+    double mean = span / (double)(t->n - 1), s2 = 0;
+    for (long i = 1; i < t->n; i++) {
+        double d = t->rows[i].arrival_s - t->rows[i - 1].arrival_s - mean;
+        s2 += d * d;
+    }
+    *ca2 = s2 / (double)(t->n - 1) / (mean * mean);
+    return 1.0 / mean;
+}
+
+/* Colocated instance at per-instance rate `rate`: the fixed point and the queue. */
+static void
+colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2, double VP,
+          double VO, double P99, double O99, struct sim_analytic *out)
+{
+    double B = (double)cfg->sched.max_batch;
+    bool chunked = cfg->sched.policy == SIM_CHUNKED;
+    double budget = (double)cfg->sched.max_tokens_per_step;
+    double tp = prefill_s(m, m->P);
+    double b = 1, s = decode_s(m, 1), f = 0, S = tp, npf = 1;
+    out->stable = true;
+    for (int it = 0; it < 200; it++) {
+        if (chunked) {
+            /* Sarathi-Serve: every step carries the prompt tokens that arrived during one step
+             * (rate x P x s) next to the decodes; a prompt takes ceil(P / room) steps */
+            double room = budget - b > 1 ? budget - b : 1;
+            double carry = rate * m->P * s;
+            s = mixed_s(m, b, carry < room ? carry : room);
+            npf = ceil(m->P / room);
+            if (carry >= room) {
+                out->stable = false;
+                break;
+            }
+            S = (npf + m->O - 1.0) * s;
+            tp = npf * s;
+        } else {
+            s = decode_s(m, b);
+            /* with more than one slot a decode also waits for the prefills of later arrivals
+             * (vLLM runs them as steps of their own): stretch by 1 / (1 - rate x prefill) */
+            f = B > 1 ? rate * tp : 0.0;
+            if (f >= 1) {
+                out->stable = false;
+                break;
+            }
+            S = tp + (m->O - 1.0) * s / (1.0 - f);
+        }
+        double nb = rate * S;
+        if (nb > m->slots) {
+            nb = m->slots;
+        }
+        if (fabs(nb - b) <= 1e-9 * (b > 1 ? b : 1))
+            break;
+        b = 0.5 * b + 0.5 * nb;
+    }
+    double tpot = (m->O > 1 ? s / (1.0 - f) : 0.0);
+    /* service variability: prefill roughly linear in the prompt, decode in the output */
+    double dtp = m->P > 0 ? tp / m->P : 0;
+    double varS = dtp * dtp * VP + tpot * tpot * VO;
+    out->cs2 = S > 0 ? varS / (S * S) : 0;
+    out->prefill_s = tp;
+    out->step_s = s;
+    out->service_s = S;
+    out->batch = b;
+    out->servers = m->slots;
+    out->utilisation = rate * S / m->slots;
+    /* saturation: the step-time bound with every slot busy */
+    double sB = decode_s(m, m->slots);
+    double per_req = prefill_s(m, m->P) + (m->O - 1.0) * sB / m->slots;
+    if (chunked) /* prompt tokens ride along in full steps: their marginal cost */
+        per_req = (m->O - 1.0) * sB / m->slots + (mixed_s(m, m->slots, m->P) - sB);
+    out->capacity_req_per_s = (double)cfg->instances / per_req;
+    if (!out->stable || out->utilisation >= 1.0 || rate * per_req >= 1.0) {
+        out->stable = false;
+        out->queue_mean_s = out->queue_p99_s = INFINITY;
+        out->ttft_mean_s = out->ttft_p99_s = out->e2e_mean_s = out->e2e_p99_s = INFINITY;
+        out->tpot_mean_s = tpot;
+        out->wait_prob = 1;
+        return;
+    }
+    if (cfg->sched.policy == SIM_STATIC) {
+        /* static: an arrival waits for the batch in progress to drain, then goes in the next
+         * one. A batch of k = rate x T(k) requests (1..slots) lasts T(k) = prefill of k prompts
+         * + (longest output - 1) decode steps; the engine is busy rate x T / k of the time and
+         * the residual of a batch is T / 2. The longest of k outputs is taken as the output
+         * quantile k / (k + 1), the expected position of the largest of k draws */
+        /* a batch's prompts share one prefill step: at most budget / P of them */
+        double kcap = floor((double)cfg->sched.max_tokens_per_step / m->P);
+        if (kcap < m->slots)
+            m->slots = kcap >= 1 ? kcap : 1;
+        out->servers = m->slots;
+        double k = 1, T = 0, omax = m->O;
+        for (int it = 0; it < 200; it++) {
+            omax = sim_dist_quantile(&cfg->work.output, cfg->work.trace, 1, k / (k + 1.0));
+            T = prefill_s(m, k * m->P) + (omax > 1 ? (omax - 1.0) * decode_s(m, k) : 0);
+            double nk = rate * T;
+            nk = nk < 1 ? 1 : nk > m->slots ? m->slots : nk;
+            if (fabs(nk - k) <= 1e-9 * k)
+                break;
+            k = 0.5 * k + 0.5 * nk;
+        }
+        double busy = rate * T / k; /* 1 while batches run back to back */
+        if (busy > 1 && k < m->slots)
+            busy = 1;
+        double omB =
+            sim_dist_quantile(&cfg->work.output, cfg->work.trace, 1, m->slots / (m->slots + 1.0));
+        double Tb =
+            prefill_s(m, m->slots * m->P) + (omB > 1 ? (omB - 1.0) * decode_s(m, m->slots) : 0);
+        out->capacity_req_per_s = (double)cfg->instances * m->slots / Tb;
+        out->batch = k;
+        out->step_s = decode_s(m, k);
+        out->utilisation = busy;
+        if (busy > 1 + 1e-9) {
+            out->stable = false;
+            out->queue_mean_s = out->queue_p99_s = INFINITY;
+            out->ttft_mean_s = out->ttft_p99_s = out->e2e_mean_s = out->e2e_p99_s = INFINITY;
+            return;
+        }
+        double tpk = prefill_s(m, k * m->P);
+        out->wait_prob = busy;
+        out->queue_mean_s = busy * T / 2.0;
+        out->queue_p99_s = busy > 0.01 ? T : 0;
+        out->tpot_mean_s = out->step_s;
+        out->ttft_mean_s = out->queue_mean_s + tpk;
+        out->ttft_p99_s = out->queue_p99_s + tpk;
+        out->e2e_mean_s = out->ttft_mean_s + (m->O - 1.0) * out->step_s;
+        out->e2e_p99_s = out->ttft_p99_s + (O99 > 1 ? (O99 - 1.0) * out->step_s : 0);
+        return;
+    }
+    double pw, wq, w99;
+    gg_c(rate, S, m->slots, ca2, out->cs2, &pw, &wq, &w99);
+    /* with spare slots an arrival still waits for the step in progress: the engine steps
+     * whenever any request is in, P(N > 0) = 1 - exp(-b) with N about Poisson (as in M/G/inf),
+     * and the residual of a step is half of it */
+    double busy = 1.0 - exp(-b);
+    /* continuous: a fraction f of the engine's time goes to prefill steps, so the step in
+     * progress is a prefill with that probability; the prompts that arrive meanwhile are
+     * prefilled together with this one */
+    double step_mix = chunked ? s : (1.0 - f) * s + f * tp;
+    double resid = m->slots > 1 ? busy * step_mix / 2.0 : 0.0;
+    double tp_batch = chunked ? tp : prefill_s(m, (1.0 + rate * resid) * m->P);
+    out->wait_prob = pw;
+    out->queue_mean_s = wq + resid;
+    out->queue_p99_s = w99 + (m->slots > 1 ? busy * (s > tp || chunked ? s : tp) : 0.0);
+    out->ttft_mean_s = out->queue_mean_s + tp_batch;
+    double tp99 = chunked ? ceil(P99 / (budget - b > 1 ? budget - b : 1)) * s : prefill_s(m, P99);
+    out->ttft_p99_s = out->queue_p99_s + tp99;
+    out->tpot_mean_s = tpot;
+    out->e2e_mean_s = out->queue_mean_s + S;
+    out->e2e_p99_s = out->queue_p99_s + tp99 + (O99 > 1 ? (O99 - 1.0) * tpot : 0);
+}
+
+static void
+disaggregated(struct model *m, const struct sim_config *cfg, double rate, double ca2, double VP,
+              double VO, double P99, double O99, double kv_token_bytes, struct sim_analytic *out)
+{
+    (void)VO;
+    double np = (double)cfg->sched.prefill_instances;
+    double nd = (double)(cfg->instances - cfg->sched.prefill_instances);
+    double tp = prefill_s(m, m->P);
+    double bw = hw_link_bytes_per_s_per_direction(cfg->engine.hw);
+    double lat = cfg->engine.link_latency_s >= 0 ? cfg->engine.link_latency_s
+                                                 : roof_link_latency_default_s(cfg->engine.hw);
+    double xfer = bw > 0 ? m->P * kv_token_bytes / bw + lat : INFINITY;
+    double rd = rate / nd, b = 1, s = decode_s(m, 1);
+    for (int it = 0; it < 200; it++) {
+        s = decode_s(m, b);
+        double nb = rd * (m->O - 1.0) * s;
+        if (nb > m->slots)
+            nb = m->slots;
+        if (nb < 1)
+            nb = 1;
+        if (fabs(nb - b) <= 1e-9 * b)
+            break;
+        b = 0.5 * b + 0.5 * nb;
+    }
+    /* the prefill instances batch the prompts that arrive during a step (bulk service): a
+     * step of k prompts takes T(k) and k = max(1, rate_p x T(k)); up to budget / P prompts */
+    double rp = rate / np, budget = (double)cfg->sched.max_tokens_per_step;
+    double kmax = floor(budget / m->P) >= 1 ? floor(budget / m->P) : 1;
+    double k = 1, T = tp;
+    for (int it = 0; it < 200; it++) {
+        T = prefill_s(m, k * m->P);
+        double nk = rp * T;
+        if (nk < 1)
+            nk = 1;
+        if (nk > kmax)
+            nk = kmax;
+        if (fabs(nk - k) <= 1e-9 * k)
+            break;
+        k = 0.5 * k + 0.5 * nk;
+    }
+    double busy = rp * T / k;
+    out->cs2 = 0;
+    out->prefill_s = T;
+    out->step_s = s;
+    out->transfer_s = xfer;
+    out->service_s = T;
+    out->batch = b;
+    out->servers = np;
+    out->rate_per_s = rp;
+    out->utilisation = busy;
+    double sB = decode_s(m, m->slots);
+    double cap_p = np * kmax / prefill_s(m, kmax * m->P);
+    double cap_d = m->O > 1 ? nd * m->slots / ((m->O - 1.0) * sB) : INFINITY;
+    out->capacity_req_per_s = cap_p < cap_d ? cap_p : cap_d;
+    out->tpot_mean_s = m->O > 1 ? s : 0;
+    out->stable = rate < out->capacity_req_per_s && busy < 1;
+    if (!out->stable) {
+        out->wait_prob = 1;
+        out->queue_mean_s = out->queue_p99_s = INFINITY;
+        out->ttft_mean_s = out->ttft_p99_s = out->e2e_mean_s = out->e2e_p99_s = INFINITY;
+        return;
+    }
+    (void)ca2;
+    (void)VP;
+    /* an arrival waits for the step in progress (residual T / 2 when busy) */
+    out->wait_prob = busy;
+    out->queue_mean_s = busy * T / 2.0;
+    out->queue_p99_s = busy > 0.01 ? T : 0;
+    double x99 = bw > 0 ? P99 * kv_token_bytes / bw + lat : INFINITY;
+    out->ttft_mean_s = out->queue_mean_s + T + xfer;
+    out->ttft_p99_s = out->queue_p99_s + prefill_s(m, k * m->P - m->P + P99) + x99;
+    out->e2e_mean_s = out->ttft_mean_s + (m->O - 1.0) * s;
+    out->e2e_p99_s = out->ttft_p99_s + (O99 > 1 ? (O99 - 1.0) * s : 0);
+}
+
+int
+sim_analytic(const struct sim_config *cfg, struct sim_analytic *out)
+{
+    memset(out, 0, sizeof *out);
+    double blocks, block_bytes, pool_bytes;
+    if (sim_kv_pool(cfg, &blocks, &block_bytes, &pool_bytes) != 0)
+        return -1;
+    struct model m;
+    m.cost = sim_cost_new(&cfg->engine);
+    if (!m.cost)
+        return -1;
+    double VP, VO, P99, O99;
+    sim_dist_moments(&cfg->work.prompt, cfg->work.trace, 0, &m.P, &VP, &P99);
+    sim_dist_moments(&cfg->work.output, cfg->work.trace, 1, &m.O, &VO, &O99);
+    if (m.P < 1)
+        m.P = 1;
+    if (m.O < 1)
+        m.O = 1;
+    /* decode contexts run from P to P + O - 2: their mean */
+    m.past = m.P + (m.O - 2.0) / 2.0;
+    if (m.past < m.P)
+        m.past = m.P;
+    /* slots: the max batch, or the mean sequences the KV pool holds (each at about
+     * P + O / 2 tokens over its life), whichever is smaller */
+    double B = (double)cfg->sched.max_batch;
+    double bt = (double)cfg->sched.block_tokens;
+    double per_seq = ceil((m.P + m.O / 2.0) / bt);
+    double kv_slots = floor(blocks / per_seq);
+    m.slots = kv_slots < B ? (kv_slots >= 1 ? kv_slots : 1) : B;
+    double ca2;
+    double rate = arrival_rate(cfg, &ca2);
+    out->ca2 = ca2;
+    bool dis = cfg->sched.policy == SIM_DISAGGREGATED;
+    double kv_token_bytes = block_bytes / bt;
+    if (cfg->work.process == SIM_CLOSED) {
+        /* N users cycling through think + response: rate = N / (think + E2E(rate)) */
+        double r = (double)cfg->work.users / (cfg->work.think_time_s + 1e-3);
+        for (int it = 0; it < 100; it++) {
+            struct sim_analytic a;
+            memset(&a, 0, sizeof a);
+            if (dis)
+                disaggregated(&m, cfg, r, ca2, VP, VO, P99, O99, kv_token_bytes, &a);
+            else
+                colocated(&m, cfg, r / cfg->instances, ca2, VP, VO, P99, O99, &a);
+            double e2e = a.stable ? a.e2e_mean_s : INFINITY;
+            double nr = (double)cfg->work.users / (cfg->work.think_time_s + e2e);
+            if (!(nr > 0) || !isfinite(nr))
+                nr = 0.999 * a.capacity_req_per_s;
+            if (nr > 0.999 * a.capacity_req_per_s)
+                nr = 0.999 * a.capacity_req_per_s;
+            if (fabs(nr - r) <= 1e-9 * r)
+                break;
+            r = 0.5 * r + 0.5 * nr;
+        }
+        rate = r;
+    }
+    if (!(rate > 0)) {
+        sim_cost_free(m.cost);
+        return -1;
+    }
+    if (dis) {
+        disaggregated(&m, cfg, rate, ca2, VP, VO, P99, O99, kv_token_bytes, out);
+    } else {
+        out->rate_per_s = rate / cfg->instances;
+        colocated(&m, cfg, out->rate_per_s, ca2, VP, VO, P99, O99, out);
+    }
+    out->ca2 = ca2;
+    sim_cost_free(m.cost);
+    return 0;
+}

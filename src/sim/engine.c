@@ -1,0 +1,109 @@
+/* The engine as the simulator sees it: the time of one iteration over a mixed batch on one
+ * instance (tp x pp devices), and the size of its KV block pool. The per-device view (heads,
+ * KV heads, MLP columns and vocabulary split tp ways, layers pp ways) is the one roof_evaluate
+ * uses (Megatron-LM, Shoeybi et al. 2019; docs/physics.md#parallelism). */
+#include "core/serving.h"
+#include "sim/sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sim_cost {
+    struct roof_config cfg; /* per device: cfg.model points at `shard` */
+    struct mdl_profile shard;
+    int tp, pp;
+    double link_bytes_per_s, link_latency_s;
+    double act_bytes, hidden;
+    struct roof_result res; /* scratch */
+};
+
+struct sim_cost *
+sim_cost_new(const struct roof_config *cfg)
+{
+    if (!cfg->hw || !cfg->model || roof_config_problem(cfg))
+        return NULL;
+    struct sim_cost *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    const struct mdl_profile *m = cfg->model;
+    long tp = cfg->tp > 1 ? cfg->tp : 1, pp = cfg->pp > 1 ? cfg->pp : 1;
+    c->cfg = *cfg;
+    c->shard = *m;
+    if (tp > 1) {
+        c->shard.num_heads = m->num_heads / tp;
+        c->shard.num_kv_heads = m->num_kv_heads >= tp ? m->num_kv_heads / tp : 1;
+        c->shard.intermediate_size = (m->intermediate_size + tp - 1) / tp;
+        if (m->moe_intermediate_size > 0)
+            c->shard.moe_intermediate_size = (m->moe_intermediate_size + tp - 1) / tp;
+        c->shard.vocab_size = (m->vocab_size + tp - 1) / tp;
+    }
+    if (pp > 1)
+        c->shard.num_layers = (m->num_layers + pp - 1) / pp;
+    c->cfg.model = &c->shard;
+    c->cfg.tp = 1;
+    c->cfg.pp = 1;
+    c->tp = (int)tp;
+    c->pp = (int)pp;
+    c->link_bytes_per_s = hw_link_bytes_per_s_per_direction(cfg->hw);
+    c->link_latency_s =
+        cfg->link_latency_s >= 0 ? cfg->link_latency_s : roof_link_latency_default_s(cfg->hw);
+    c->act_bytes = dtype_bytes(cfg->act);
+    c->hidden = (double)m->hidden_size;
+    return c;
+}
+
+void
+sim_cost_free(struct sim_cost *c)
+{
+    free(c);
+}
+
+double
+sim_cost_step(struct sim_cost *c, struct roof_seq *seqs, int n)
+{
+    double total = 0, rows = 0;
+    bool prefill = false;
+    for (int i = 0; i < n; i++) {
+        total += seqs[i].count;
+        rows += seqs[i].count * seqs[i].new_tokens;
+        if (seqs[i].new_tokens != 1.0)
+            prefill = true;
+    }
+    if (!(total > 0))
+        return -1.0;
+    /* a step with any prompt work runs attention in its prefill form (MLA: naive) */
+    c->cfg.phase = prefill ? ROOF_PREFILL : ROOF_DECODE;
+    /* pipeline: the step's sequences go through in m = min(seqs, pp) microbatches; in steady
+     * state each stage works on one microbatch at a time, so a token takes pp stage times of a
+     * microbatch (as roof_evaluate's decode) */
+    double m = c->pp > 1 ? (total < c->pp ? total : (double)c->pp) : 1.0;
+    if (m > 1)
+        for (int i = 0; i < n; i++)
+            seqs[i].count /= m;
+    if (roof_step(&c->cfg, seqs, n, &c->res) != 0)
+        return -1.0;
+    double stage = c->res.time_s;
+    double bytes = rows / m * c->hidden * c->act_bytes;
+    if (c->tp > 1) /* two all-reduces per layer of the stage (after attention, after the MLP) */
+        stage += 2.0 * (double)c->shard.num_layers *
+                 roof_allreduce_time_s(bytes, c->tp, c->link_bytes_per_s, c->link_latency_s);
+    double send = c->pp > 1 ? bytes / c->link_bytes_per_s + c->link_latency_s : 0.0;
+    return (double)c->pp * stage + (double)(c->pp - 1) * send;
+}
+
+int
+sim_kv_pool(const struct sim_config *cfg, double *blocks, double *block_bytes, double *pool_bytes)
+{
+    struct roof_kv_plan plan;
+    *blocks = *block_bytes = *pool_bytes = 0;
+    if (roof_kv_plan(&cfg->engine, 1.0, (double)cfg->sched.block_tokens, &plan) != 0)
+        return -1;
+    double free_bytes = plan.capacity_bytes - plan.weights_bytes - plan.reserve_bytes;
+    *block_bytes = plan.bytes_per_block;
+    if (!(free_bytes > 0) || !(plan.bytes_per_block > 0))
+        return -1;
+    *pool_bytes = cfg->sched.kv_fraction * free_bytes;
+    *blocks = floor(*pool_bytes / plan.bytes_per_block);
+    return *blocks >= 1 ? 0 : -1;
+}

@@ -1,0 +1,1303 @@
+/* The serving simulator's event loop and schedulers (docs/simulate.md). Events (arrivals, the
+ * end of an engine step, the end of a KV transfer) come off a heap in time order; an idle
+ * instance plans its next step from its queues and block pool, and the step takes roof_step's
+ * time for exactly that batch. Everything a step does is O(its batch). */
+#include "sim/heap.h"
+#include "sim/sim_int.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- names ---- */
+
+const char *
+sim_reject_name(enum sim_reject r)
+{
+    static const char *const N[SIM_REJ_COUNT] = {"none", "empty", "context", "kv", "budget"};
+    return r < SIM_REJ_COUNT ? N[r] : "?";
+}
+
+const char *
+sim_policy_name(enum sim_policy p)
+{
+    switch (p) {
+    case SIM_STATIC:
+        return "static";
+    case SIM_CONTINUOUS:
+        return "continuous";
+    case SIM_CHUNKED:
+        return "chunked";
+    case SIM_DISAGGREGATED:
+        return "disaggregated";
+    }
+    return "?";
+}
+
+const char *
+sim_process_name(enum sim_process p)
+{
+    switch (p) {
+    case SIM_POISSON:
+        return "poisson";
+    case SIM_GAMMA:
+        return "gamma";
+    case SIM_CONSTANT:
+        return "constant";
+    case SIM_CLOSED:
+        return "closed";
+    case SIM_TRACE:
+        return "trace";
+    }
+    return "?";
+}
+
+const char *
+sim_dist_name(enum sim_dist_kind d)
+{
+    switch (d) {
+    case SIM_DIST_FIXED:
+        return "fixed";
+    case SIM_DIST_UNIFORM:
+        return "uniform";
+    case SIM_DIST_LOGNORMAL:
+        return "lognormal";
+    case SIM_DIST_TRACE:
+        return "trace";
+    }
+    return "?";
+}
+
+void
+sim_sched_defaults(struct sim_sched *s, enum sim_policy policy, const struct mdl_profile *model)
+{
+    memset(s, 0, sizeof *s);
+    s->policy = policy;
+    s->max_batch = 256;
+    long ctx = model && model->max_position_embeddings > 0 ? model->max_position_embeddings : 0;
+    s->max_tokens_per_step =
+        policy == SIM_CHUNKED || policy == SIM_DISAGGREGATED ? 2048 : (ctx > 2048 ? ctx : 2048);
+    s->block_tokens = 16;
+    s->kv_fraction = 0.9;
+    s->preempt = SIM_PREEMPT_RECOMPUTE;
+    s->swap_bytes_per_s = 25e9; /* PCIe 4.0 x16, about 80% of its 32 GB/s */
+    s->prefill_instances = 1;
+}
+
+/* ---- queues ---- */
+
+/* A double-ended queue of request ids (ring buffer). */
+struct lq {
+    long *v;
+    size_t head, n, cap;
+};
+
+static int
+lq_grow(struct lq *q)
+{
+    size_t cap = q->cap ? 2 * q->cap : 16;
+    long *nv = malloc(cap * sizeof *nv);
+    if (!nv)
+        return -1;
+    for (size_t i = 0; i < q->n; i++)
+        nv[i] = q->v[(q->head + i) % q->cap];
+    free(q->v);
+    q->v = nv;
+    q->head = 0;
+    q->cap = cap;
+    return 0;
+}
+
+static int
+lq_push_back(struct lq *q, long x)
+{
+    if (q->n == q->cap && lq_grow(q) != 0)
+        return -1;
+    q->v[(q->head + q->n++) % q->cap] = x;
+    return 0;
+}
+
+static int
+lq_push_front(struct lq *q, long x)
+{
+    if (q->n == q->cap && lq_grow(q) != 0)
+        return -1;
+    q->head = (q->head + q->cap - 1) % q->cap;
+    q->v[q->head] = x;
+    q->n++;
+    return 0;
+}
+
+static long
+lq_front(const struct lq *q)
+{
+    return q->v[q->head];
+}
+
+static void
+lq_pop_front(struct lq *q)
+{
+    q->head = (q->head + 1) % q->cap;
+    q->n--;
+}
+
+/* ---- state ---- */
+
+enum rstate { RS_WAITING, RS_RUNNING, RS_SWAPPED, RS_PENDING, RS_TRANSFER, RS_DONE };
+enum role { ROLE_ALL, ROLE_PREFILL, ROLE_DECODE };
+
+/* Per-request engine state (parallel to the public sim_request array). */
+struct rt {
+    long need;      /* tokens to prefill in this admission (prompt, or prompt + generated) */
+    long prefilled; /* of `need` done */
+    long kv;        /* tokens whose KV is held on the device */
+    long generated; /* output tokens produced */
+    long blocks;    /* device blocks held */
+    long host_blocks;
+    long src_blocks; /* disaggregated: blocks still held on the prefill instance */
+    long step_new;   /* tokens in the step now running (0 = not in it) */
+    double last_token_s, admit_s, first_token_s;
+    int inst, src, user;
+    unsigned char state;
+};
+
+struct inst {
+    enum role role;
+    struct lq waiting, swapped, pending;
+    long *run; /* admission order */
+    long n_run;
+    long *step; /* ids in the step now running */
+    long n_step;
+    long total_blocks, free_blocks;
+    long n_xfer; /* disaggregated decode: transfers in flight to it */
+    bool busy, kicked;
+    double swap_s; /* swap traffic of the step being planned */
+    double link_free_s;
+    double busy_s;
+};
+
+/* log-binned histogram of durations: bins of ratio 1.01 from 1e-7 s (0.5% resolution) */
+#define LH_MIN_S 1e-7
+#define LH_RATIO 1.01
+#define LH_BINS 2800
+struct lhist {
+    long *n;
+    long total;
+    double sum, max;
+    double cached_x; /* the last value binned and its bin: most gaps repeat the step time */
+    long cached_bin;
+};
+
+struct sim {
+    const struct sim_config *cfg;
+    struct err_list *errs;
+    struct sim_cost *cost;
+    struct sim_gen gen;
+    struct sim_heap heap;
+    struct inst *inst;
+    int n_inst;
+    struct sim_request *req;
+    struct rt *rt;
+    long n_req, cap_req;
+    struct roof_seq *seqs;
+    long cap_seqs;
+    double now;
+    long in_system;
+    double area, area_t;
+    long arrivals, submitted;
+    long block_tokens, max_context;
+    double block_bytes, kv_token_bytes, link_bytes_per_s, link_latency_s;
+    long window_tokens; /* sliding window of the model (0 = none) */
+    /* statistics */
+    long *batch_hist;
+    long batch_hist_n;
+    long kv_hist[1001];
+    struct lhist itl, step_time;
+    long steps, preemptions, swapped_blocks;
+    struct sim_timeline_point *tl;
+    int n_tl, cap_tl;
+    long tl_stride, tl_count;
+    bool failed;
+};
+
+static void
+fail(struct sim *s, const char *msg)
+{
+    if (!s->failed)
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "%s", msg);
+    s->failed = true;
+}
+
+static void
+lhist_add(struct lhist *h, double x)
+{
+    long b;
+    if (x == h->cached_x) {
+        b = h->cached_bin;
+    } else {
+        b = x > LH_MIN_S ? (long)(log(x / LH_MIN_S) / log(LH_RATIO)) : 0;
+        if (b >= LH_BINS)
+            b = LH_BINS - 1;
+        h->cached_x = x;
+        h->cached_bin = b;
+    }
+    h->n[b]++;
+    h->total++;
+    h->sum += x;
+    if (x > h->max)
+        h->max = x;
+}
+
+/* the value of rank q (n - 1) (GSL's definition without interpolation), as the bin's geometric
+ * middle */
+static double
+lhist_quantile(const struct lhist *h, double q)
+{
+    if (h->total == 0)
+        return NAN;
+    long rank = (long)floor(q * (double)(h->total - 1)), cum = 0;
+    for (long b = 0; b < LH_BINS; b++) {
+        cum += h->n[b];
+        if (cum > rank) {
+            double v = LH_MIN_S * pow(LH_RATIO, (double)b + 0.5);
+            return v < h->max ? v : h->max;
+        }
+    }
+    return h->max;
+}
+
+static void
+lhist_stat(const struct lhist *h, struct sim_stat *out)
+{
+    out->n = h->total;
+    out->mean = h->total ? h->sum / (double)h->total : NAN;
+    out->p50 = lhist_quantile(h, 0.50);
+    out->p90 = lhist_quantile(h, 0.90);
+    out->p99 = lhist_quantile(h, 0.99);
+    out->max = h->total ? h->max : NAN;
+}
+
+static long
+nblocks(const struct sim *s, long tokens)
+{
+    return (tokens + s->block_tokens - 1) / s->block_tokens;
+}
+
+/* in-system count for Little's law: the integral of N(t) */
+static void
+area_to_now(struct sim *s)
+{
+    s->area += (double)s->in_system * (s->now - s->area_t);
+    s->area_t = s->now;
+}
+
+static bool
+grow(struct sim *s, struct inst *in, struct rt *r, long tokens)
+{
+    long need = nblocks(s, tokens) - r->blocks;
+    if (need <= 0)
+        return true;
+    if (in->free_blocks < need)
+        return false;
+    in->free_blocks -= need;
+    r->blocks += need;
+    return true;
+}
+
+static void
+step_add(struct inst *in, struct rt *r, long id, long tokens)
+{
+    r->step_new = tokens;
+    in->step[in->n_step++] = id;
+}
+
+static void
+admit(struct sim *s, struct inst *in, long id)
+{
+    struct rt *r = &s->rt[id];
+    r->state = RS_RUNNING;
+    if (isnan(r->admit_s))
+        r->admit_s = s->now;
+    in->run[in->n_run++] = id;
+}
+
+/* Preempt the most recently admitted running request (vLLM's victim): recompute drops its KV
+ * and puts it back at the head of the queue to prefill prompt + generated tokens again; swap
+ * moves its blocks to host memory. */
+static long
+preempt_last(struct sim *s, struct inst *in)
+{
+    long id = in->run[--in->n_run];
+    struct rt *r = &s->rt[id];
+    s->preemptions++;
+    s->req[id].preemptions++;
+    in->free_blocks += r->blocks;
+    if (s->cfg->sched.preempt == SIM_PREEMPT_SWAP) {
+        r->host_blocks = r->blocks;
+        in->swap_s += (double)r->blocks * s->block_bytes / s->cfg->sched.swap_bytes_per_s;
+        s->swapped_blocks += r->blocks;
+        r->blocks = 0;
+        r->state = RS_SWAPPED;
+        if (lq_push_front(&in->swapped, id) != 0)
+            fail(s, "out of memory");
+    } else {
+        r->blocks = 0;
+        r->kv = 0;
+        r->need = s->req[id].prompt_tokens + r->generated;
+        r->prefilled = 0;
+        r->state = RS_WAITING;
+        if (lq_push_front(&in->waiting, id) != 0)
+            fail(s, "out of memory");
+    }
+    return id;
+}
+
+static void
+swap_in(struct sim *s, struct inst *in)
+{
+    while (in->swapped.n > 0 && in->n_run + in->n_xfer < s->cfg->sched.max_batch) {
+        long id = lq_front(&in->swapped);
+        struct rt *r = &s->rt[id];
+        if (in->free_blocks < r->host_blocks)
+            break;
+        lq_pop_front(&in->swapped);
+        in->free_blocks -= r->host_blocks;
+        r->blocks = r->host_blocks;
+        in->swap_s += (double)r->host_blocks * s->block_bytes / s->cfg->sched.swap_bytes_per_s;
+        r->host_blocks = 0;
+        admit(s, in, id);
+    }
+}
+
+/* Decode slots for every running sequence past its prefill, preempting from the back when the
+ * pool runs out; each takes one token of the budget. */
+static void
+plan_decodes(struct sim *s, struct inst *in, long *budget)
+{
+    for (long i = 0; i<in->n_run && * budget> 0; i++) {
+        long id = in->run[i];
+        struct rt *r = &s->rt[id];
+        if (r->prefilled < r->need || r->step_new > 0)
+            continue;
+        bool self = false;
+        while (!grow(s, in, r, r->kv + 1)) {
+            if (in->n_run - 1 == i) {
+                preempt_last(s, in);
+                self = true;
+                break;
+            }
+            preempt_last(s, in);
+        }
+        if (self)
+            break;
+        step_add(in, r, id, 1);
+        (*budget)--;
+    }
+}
+
+/* The largest chunk <= want whose blocks fit, allocated. */
+static long
+fit_chunk(struct sim *s, struct inst *in, struct rt *r, long want)
+{
+    long room = (r->blocks + in->free_blocks) * s->block_tokens - r->kv;
+    long c = want < room ? want : room;
+    if (c <= 0)
+        return 0;
+    grow(s, in, r, r->kv + c);
+    return c;
+}
+
+/* static: a batch is formed only when the previous one has drained; its blocks are reserved
+ * for prompt + output up front, so it never preempts (FasterTransformer-style). */
+static void
+plan_static(struct sim *s, struct inst *in)
+{
+    const struct sim_sched *sc = &s->cfg->sched;
+    if (in->n_run > 0) {
+        for (long i = 0; i < in->n_run; i++)
+            step_add(in, &s->rt[in->run[i]], in->run[i], 1);
+        return;
+    }
+    long budget = sc->max_tokens_per_step;
+    while (in->waiting.n > 0 && in->n_step < sc->max_batch) {
+        long id = lq_front(&in->waiting);
+        struct rt *r = &s->rt[id];
+        if (r->need > budget && in->n_step > 0)
+            break;
+        if (!grow(s, in, r, s->req[id].prompt_tokens + s->req[id].output_tokens))
+            break;
+        lq_pop_front(&in->waiting);
+        admit(s, in, id);
+        step_add(in, r, id, r->need);
+        budget -= r->need;
+    }
+}
+
+/* continuous (vLLM's scheduler without chunked prefill, Orca's iteration-level batching):
+ * swapped-out requests come back first; otherwise waiting prompts are admitted whole while
+ * seats, budget and blocks last, and such a step is prefill only; else every running sequence
+ * decodes one token. */
+static void
+plan_continuous(struct sim *s, struct inst *in)
+{
+    const struct sim_sched *sc = &s->cfg->sched;
+    swap_in(s, in);
+    if (in->swapped.n == 0) {
+        long budget = sc->max_tokens_per_step;
+        while (in->waiting.n > 0 && in->n_run < sc->max_batch) {
+            long id = lq_front(&in->waiting);
+            struct rt *r = &s->rt[id];
+            long tokens = r->need - r->prefilled;
+            /* a recomputed request may exceed the budget: it goes alone */
+            if (tokens > budget && in->n_step > 0)
+                break;
+            if (!grow(s, in, r, r->need))
+                break;
+            lq_pop_front(&in->waiting);
+            admit(s, in, id);
+            step_add(in, r, id, tokens);
+            budget -= tokens;
+        }
+        if (in->n_step > 0)
+            return;
+    }
+    long budget = sc->max_batch;
+    plan_decodes(s, in, &budget);
+}
+
+/* chunked prefill (Sarathi-Serve, vLLM v1): decodes first, then the prompts in progress, then
+ * new prompts, in chunks that fill the step's token budget. The prefill instances of a
+ * disaggregated system use it with no decodes; the decode instances for their decodes and any
+ * prompt recomputed after a preemption. */
+static void
+plan_chunked(struct sim *s, struct inst *in)
+{
+    const struct sim_sched *sc = &s->cfg->sched;
+    long budget = sc->max_tokens_per_step;
+    swap_in(s, in);
+    plan_decodes(s, in, &budget);
+    for (long i = 0; i < in->n_run && budget > 0; i++) {
+        long id = in->run[i];
+        struct rt *r = &s->rt[id];
+        if (r->prefilled >= r->need || r->step_new > 0)
+            continue;
+        long c =
+            fit_chunk(s, in, r, r->need - r->prefilled < budget ? r->need - r->prefilled : budget);
+        if (c <= 0)
+            break;
+        step_add(in, r, id, c);
+        budget -= c;
+    }
+    if (in->swapped.n > 0)
+        return;
+    while (budget > 0 && in->waiting.n > 0 && in->n_run + in->n_xfer < sc->max_batch) {
+        long id = lq_front(&in->waiting);
+        struct rt *r = &s->rt[id];
+        long want = r->need - r->prefilled < budget ? r->need - r->prefilled : budget;
+        long c = fit_chunk(s, in, r, want);
+        if (c <= 0)
+            break;
+        lq_pop_front(&in->waiting);
+        admit(s, in, id);
+        step_add(in, r, id, c);
+        budget -= c;
+    }
+}
+
+static void
+plan(struct sim *s, struct inst *in)
+{
+    in->n_step = 0;
+    in->swap_s = 0;
+    enum sim_policy p = s->cfg->sched.policy;
+    for (int guard = 0; guard < 1000000; guard++) {
+        long before = s->preemptions;
+        if (in->role != ROLE_ALL || p == SIM_CHUNKED)
+            plan_chunked(s, in);
+        else if (p == SIM_STATIC)
+            plan_static(s, in);
+        else
+            plan_continuous(s, in);
+        if (in->n_step > 0 || p == SIM_STATIC)
+            return;
+        /* nothing could run: sequences that all wait for blocks another holds free the newest
+         * and try again; a preemption that emptied the batch lets the queue in */
+        if (in->n_run > 0)
+            preempt_last(s, in);
+        else if (s->preemptions == before)
+            return;
+    }
+}
+
+/* ---- statistics at step start ---- */
+
+static void
+timeline_sample(struct sim *s, long batch)
+{
+    if (s->tl_count++ % s->tl_stride != 0)
+        return;
+    if (s->n_tl == s->cap_tl) {
+        /* keep every other sample and halve the rate: memory stays bounded */
+        int k = 0;
+        for (int i = 0; i < s->n_tl; i += 2)
+            s->tl[k++] = s->tl[i];
+        s->n_tl = k;
+        s->tl_stride *= 2;
+        if ((s->tl_count - 1) % s->tl_stride != 0)
+            return;
+    }
+    double queued = 0, running = 0, used = 0, total = 0;
+    for (int i = 0; i < s->n_inst; i++) {
+        const struct inst *in = &s->inst[i];
+        queued += (double)(in->waiting.n + in->swapped.n + in->pending.n);
+        running += (double)in->n_run;
+        used += (double)(in->total_blocks - in->free_blocks);
+        total += (double)in->total_blocks;
+    }
+    struct sim_timeline_point p = {s->now, queued, running, (double)batch, used / total};
+    s->tl[s->n_tl++] = p;
+}
+
+/* ---- steps ---- */
+
+static int
+push(struct sim *s, double t, enum sim_event_kind k, int inst, long subject)
+{
+    if (sim_heap_push(&s->heap, t, k, inst, subject) != 0) {
+        fail(s, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static double
+step_time(struct sim *s, struct inst *in)
+{
+    double dn[2] = {0, 0}, dp[2] = {0, 0};
+    long n = 0;
+    for (long k = 0; k < in->n_step; k++) {
+        const struct rt *r = &s->rt[in->step[k]];
+        if (r->prefilled >= r->need) {
+            /* decodes aggregate exactly into two groups: roof_step is linear in the past
+             * tokens except where a sliding window caps them */
+            int g = s->window_tokens > 0 && r->kv + 1 >= s->window_tokens;
+            dn[g] += 1;
+            dp[g] += (double)r->kv;
+        } else {
+            struct roof_seq q = {1, (double)r->step_new, (double)r->prefilled,
+                                 r->prefilled + r->step_new == r->need};
+            s->seqs[n++] = q;
+        }
+    }
+    for (int g = 0; g < 2; g++)
+        if (dn[g] > 0) {
+            struct roof_seq q = {dn[g], 1, dp[g] / dn[g], true};
+            s->seqs[n++] = q;
+        }
+    double t = sim_cost_step(s->cost, s->seqs, (int)n);
+    if (!(t > 0)) {
+        fail(s, "the engine model cannot evaluate a step of this batch");
+        return -1;
+    }
+    return t + in->swap_s;
+}
+
+static void
+try_start(struct sim *s, int i)
+{
+    struct inst *in = &s->inst[i];
+    if (in->busy || s->failed)
+        return;
+    plan(s, in);
+    if (in->n_step == 0)
+        return;
+    double dt = step_time(s, in);
+    if (dt < 0)
+        return;
+    if (++s->steps > SIM_MAX_STEPS) {
+        fail(s, "the simulation did not finish within its step limit (10^8 engine steps)");
+        return;
+    }
+    in->busy = true;
+    in->busy_s += dt;
+    long b = in->n_step < s->batch_hist_n ? in->n_step : s->batch_hist_n - 1;
+    s->batch_hist[b]++;
+    double occ = (double)(in->total_blocks - in->free_blocks) / (double)in->total_blocks;
+    s->kv_hist[(long)floor(occ * 1000.0 + 0.5)]++;
+    lhist_add(&s->step_time, dt);
+    timeline_sample(s, in->n_step);
+    push(s, s->now + dt, SIM_EV_STEP_DONE, i, 0);
+}
+
+/* An instance plans its next step once every event of the current instant has been applied,
+ * so requests arriving together are batched together. */
+static void
+kick(struct sim *s, int i)
+{
+    s->inst[i].kicked = true;
+}
+
+static void schedule_user(struct sim *s, int user);
+
+static void
+finish(struct sim *s, long id)
+{
+    struct rt *r = &s->rt[id];
+    struct inst *in = &s->inst[r->inst];
+    in->free_blocks += r->blocks;
+    r->blocks = 0;
+    r->state = RS_DONE;
+    s->req[id].status = SIM_REQ_DONE;
+    s->req[id].finish_s = s->now;
+    area_to_now(s);
+    s->in_system--;
+    if (s->cfg->work.process == SIM_CLOSED)
+        schedule_user(s, r->user);
+}
+
+static void
+emit_token(struct sim *s, long id)
+{
+    struct rt *r = &s->rt[id];
+    r->generated++;
+    if (r->generated == 1) {
+        r->first_token_s = s->now;
+    } else {
+        double gap = s->now - r->last_token_s;
+        if (!s->req[id].warmup)
+            lhist_add(&s->itl, gap);
+        if (gap > s->req[id].max_itl_s || isnan(s->req[id].max_itl_s))
+            s->req[id].max_itl_s = gap;
+    }
+    r->last_token_s = s->now;
+    if (r->generated >= s->req[id].output_tokens)
+        finish(s, id);
+}
+
+/* disaggregated: decode instance `d` takes prompts whose prefill is done, while it has seats
+ * and blocks, and pulls their KV over the sender's link (one transfer at a time per sender) */
+static void
+disagg_admit(struct sim *s, int d)
+{
+    struct inst *in = &s->inst[d];
+    while (in->pending.n > 0 && in->n_run + in->n_xfer < s->cfg->sched.max_batch) {
+        long id = lq_front(&in->pending);
+        struct rt *r = &s->rt[id];
+        long kv = r->kv;
+        long had = r->blocks;
+        r->blocks = 0;
+        if (!grow(s, in, r, kv)) {
+            r->blocks = had;
+            break;
+        }
+        lq_pop_front(&in->pending);
+        r->src_blocks = had;
+        r->state = RS_TRANSFER;
+        r->inst = d;
+        in->n_xfer++;
+        struct inst *src = &s->inst[r->src];
+        double t0 = s->now > src->link_free_s ? s->now : src->link_free_s;
+        double dt = (double)kv * s->kv_token_bytes / s->link_bytes_per_s + s->link_latency_s;
+        src->link_free_s = t0 + dt;
+        push(s, t0 + dt, SIM_EV_TRANSFER_DONE, d, id);
+    }
+}
+
+static int
+pick_decode(const struct sim *s)
+{
+    int best = -1;
+    long load = 0;
+    for (int i = 0; i < s->n_inst; i++) {
+        const struct inst *in = &s->inst[i];
+        if (in->role != ROLE_DECODE)
+            continue;
+        long l = in->n_run + in->n_xfer + (long)in->pending.n + (long)in->waiting.n +
+                 (long)in->swapped.n;
+        if (best < 0 || l < load) {
+            best = i;
+            load = l;
+        }
+    }
+    return best;
+}
+
+static void
+step_done(struct sim *s, int i)
+{
+    struct inst *in = &s->inst[i];
+    in->busy = false;
+    bool handed = false;
+    for (long k = 0; k < in->n_step; k++) {
+        long id = in->step[k];
+        struct rt *r = &s->rt[id];
+        long n = r->step_new;
+        r->step_new = 0;
+        if (r->state != RS_RUNNING)
+            continue;
+        if (r->prefilled < r->need) {
+            r->prefilled += n;
+            r->kv += n;
+            if (r->prefilled < r->need)
+                continue;
+            if (in->role == ROLE_PREFILL && s->req[id].output_tokens > 1) {
+                /* the first token travels with the KV: it is delivered by the decode side */
+                r->generated = 1;
+                r->state = RS_PENDING;
+                r->src = i;
+                int d = pick_decode(s);
+                if (lq_push_back(&s->inst[d].pending, id) != 0)
+                    fail(s, "out of memory");
+                handed = true;
+                continue;
+            }
+            emit_token(s, id);
+        } else {
+            r->kv += 1;
+            emit_token(s, id);
+        }
+    }
+    in->n_step = 0;
+    long w = 0;
+    for (long k = 0; k < in->n_run; k++)
+        if (s->rt[in->run[k]].state == RS_RUNNING)
+            in->run[w++] = in->run[k];
+    in->n_run = w;
+    if (handed || s->cfg->sched.policy == SIM_DISAGGREGATED)
+        for (int d = 0; d < s->n_inst; d++)
+            if (s->inst[d].role == ROLE_DECODE) {
+                disagg_admit(s, d);
+                kick(s, d);
+            }
+    kick(s, i);
+}
+
+static void
+transfer_done(struct sim *s, int d, long id)
+{
+    struct rt *r = &s->rt[id];
+    struct inst *in = &s->inst[d];
+    struct inst *src = &s->inst[r->src];
+    src->free_blocks += r->src_blocks;
+    r->src_blocks = 0;
+    in->n_xfer--;
+    r->state = RS_RUNNING;
+    in->run[in->n_run++] = id;
+    r->first_token_s = s->now;
+    r->last_token_s = s->now;
+    kick(s, r->src);
+    kick(s, d);
+}
+
+/* ---- arrivals ---- */
+
+static int
+ensure_requests(struct sim *s)
+{
+    if (s->n_req < s->cap_req)
+        return 0;
+    long cap = s->cap_req ? 2 * s->cap_req : 1024;
+    struct sim_request *nr = realloc(s->req, (size_t)cap * sizeof *nr);
+    if (!nr)
+        return -1;
+    s->req = nr;
+    struct rt *nt = realloc(s->rt, (size_t)cap * sizeof *nt);
+    if (!nt)
+        return -1;
+    s->rt = nt;
+    s->cap_req = cap;
+    return 0;
+}
+
+static bool
+more_arrivals(const struct sim *s, double t)
+{
+    const struct sim_workload *w = &s->cfg->work;
+    if (w->requests > 0 && s->arrivals >= w->requests)
+        return false;
+    if (w->duration_s > 0 && t > w->duration_s)
+        return false;
+    if (w->process == SIM_TRACE && s->arrivals >= w->trace->n)
+        return false;
+    return true;
+}
+
+static void
+schedule_user(struct sim *s, int user)
+{
+    const struct sim_workload *w = &s->cfg->work;
+    if (w->requests > 0 && s->submitted >= w->requests)
+        return;
+    double t = s->now + sim_gen_think(&s->gen);
+    if (w->duration_s > 0 && t > w->duration_s)
+        return;
+    s->submitted++;
+    push(s, t, SIM_EV_ARRIVAL, 0, user);
+}
+
+static void
+next_open_arrival(struct sim *s)
+{
+    const struct sim_workload *w = &s->cfg->work;
+    double t = w->process == SIM_TRACE
+                   ? (s->arrivals < w->trace->n ? w->trace->rows[s->arrivals].arrival_s : 0)
+                   : s->now + sim_gen_interarrival(&s->gen);
+    if (more_arrivals(s, t))
+        push(s, t, SIM_EV_ARRIVAL, 0, -1);
+}
+
+static enum sim_reject
+check_request(const struct sim *s, long prompt, long output)
+{
+    const struct sim_sched *sc = &s->cfg->sched;
+    if (prompt < 1 || output < 1)
+        return SIM_REJ_EMPTY;
+    if (s->max_context > 0 && prompt + output > s->max_context)
+        return SIM_REJ_CONTEXT;
+    for (int i = 0; i < s->n_inst; i++)
+        if (nblocks(s, prompt + output) > s->inst[i].total_blocks)
+            return SIM_REJ_KV;
+    if ((sc->policy == SIM_STATIC || sc->policy == SIM_CONTINUOUS) &&
+        prompt > sc->max_tokens_per_step)
+        return SIM_REJ_BUDGET;
+    return SIM_REJ_NONE;
+}
+
+static int
+route(const struct sim *s)
+{
+    int best = -1;
+    long load = 0;
+    for (int i = 0; i < s->n_inst; i++) {
+        const struct inst *in = &s->inst[i];
+        if (in->role == ROLE_DECODE)
+            continue;
+        long l = in->n_run + (long)in->waiting.n + (long)in->swapped.n;
+        if (best < 0 || l < load) {
+            best = i;
+            load = l;
+        }
+    }
+    return best;
+}
+
+static void
+arrival(struct sim *s, long subject)
+{
+    const struct sim_workload *w = &s->cfg->work;
+    if (ensure_requests(s) != 0) {
+        fail(s, "out of memory");
+        return;
+    }
+    long id = s->n_req++;
+    s->arrivals++;
+    struct sim_request *q = &s->req[id];
+    struct rt *r = &s->rt[id];
+    memset(q, 0, sizeof *q);
+    memset(r, 0, sizeof *r);
+    q->id = id;
+    q->arrival_s = s->now;
+    sim_gen_lengths(&s->gen, id, &q->prompt_tokens, &q->output_tokens);
+    q->warmup = id < w->warmup_requests || s->now < w->warmup_s;
+    q->queue_s = q->ttft_s = q->tpot_s = q->e2e_s = q->max_itl_s = NAN;
+    r->admit_s = r->first_token_s = r->last_token_s = NAN;
+    r->user = (int)subject;
+    r->need = q->prompt_tokens;
+    q->reject = check_request(s, q->prompt_tokens, q->output_tokens);
+    if (w->process != SIM_CLOSED)
+        next_open_arrival(s);
+    if (q->reject != SIM_REJ_NONE) {
+        q->status = SIM_REQ_REJECTED;
+        q->instance = -1;
+        q->finish_s = s->now;
+        r->state = RS_DONE;
+        if (w->process == SIM_CLOSED)
+            schedule_user(s, (int)subject);
+        return;
+    }
+    area_to_now(s);
+    s->in_system++;
+    int i = route(s);
+    r->inst = i;
+    r->state = RS_WAITING;
+    if (lq_push_back(&s->inst[i].waiting, id) != 0) {
+        fail(s, "out of memory");
+        return;
+    }
+    kick(s, i);
+}
+
+/* ---- results ---- */
+
+void
+sim_stat_from_sorted(const double *v, long n, struct sim_stat *out)
+{
+    out->n = n;
+    if (n <= 0) {
+        out->mean = out->p50 = out->p90 = out->p99 = out->max = NAN;
+        return;
+    }
+    out->mean = gsl_stats_mean(v, 1, (size_t)n);
+    out->p50 = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, 0.50);
+    out->p90 = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, 0.90);
+    out->p99 = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, 0.99);
+    out->max = v[n - 1];
+}
+
+static void
+stat_of(double *v, long n, struct sim_stat *out)
+{
+    if (n > 1)
+        gsl_sort(v, 1, (size_t)n);
+    sim_stat_from_sorted(v, n, out);
+}
+
+/* quantile of a histogram of integer-indexed values scaled by `unit` */
+static double
+hist_quantile(const long *h, long nb, long total, double q, double unit)
+{
+    if (total == 0)
+        return NAN;
+    long rank = (long)floor(q * (double)(total - 1)), cum = 0;
+    for (long b = 0; b < nb; b++) {
+        cum += h[b];
+        if (cum > rank)
+            return (double)b * unit;
+    }
+    return (double)(nb - 1) * unit;
+}
+
+static void
+hist_stat(const long *h, long nb, double unit, struct sim_stat *out)
+{
+    long total = 0;
+    double sum = 0, max = NAN;
+    for (long b = 0; b < nb; b++) {
+        total += h[b];
+        sum += (double)h[b] * (double)b * unit;
+        if (h[b])
+            max = (double)b * unit;
+    }
+    out->n = total;
+    out->mean = total ? sum / (double)total : NAN;
+    out->p50 = hist_quantile(h, nb, total, 0.50, unit);
+    out->p90 = hist_quantile(h, nb, total, 0.90, unit);
+    out->p99 = hist_quantile(h, nb, total, 0.99, unit);
+    out->max = max;
+}
+
+static bool
+meets_slo(const struct sim_slo *slo, const struct sim_request *q)
+{
+    if (q->status != SIM_REQ_DONE)
+        return false;
+    if (slo->ttft_s > 0 && !(q->ttft_s <= slo->ttft_s))
+        return false;
+    if (slo->itl_s > 0 && q->output_tokens > 1 && !(q->tpot_s <= slo->itl_s))
+        return false;
+    if (slo->e2e_s > 0 && !(q->e2e_s <= slo->e2e_s))
+        return false;
+    return true;
+}
+
+static int
+collect(struct sim *s, struct sim_result *out)
+{
+    const struct sim_slo *slo = &s->cfg->slo;
+    bool has_slo = slo->ttft_s > 0 || slo->itl_s > 0 || slo->e2e_s > 0;
+    long n = s->n_req;
+    double *v[4];
+    for (int k = 0; k < 4; k++) {
+        v[k] = malloc((size_t)(n ? n : 1) * sizeof(double));
+        if (!v[k]) {
+            for (int j = 0; j < k; j++)
+                free(v[j]);
+            return -1;
+        }
+    }
+    long nv[4] = {0, 0, 0, 0};
+    double start = INFINITY, end = 0, in_tok = 0, out_tok = 0, sojourn = 0;
+    long met = 0;
+    for (long id = 0; id < n; id++) {
+        struct sim_request *q = &s->req[id];
+        const struct rt *r = &s->rt[id];
+        if (q->status == SIM_REQ_DONE) {
+            q->instance = r->inst;
+            q->queue_s = r->admit_s - q->arrival_s;
+            q->ttft_s = r->first_token_s - q->arrival_s;
+            q->e2e_s = q->finish_s - q->arrival_s;
+            q->tpot_s = q->output_tokens > 1
+                            ? (q->finish_s - r->first_token_s) / (double)(q->output_tokens - 1)
+                            : NAN;
+            out->completed++;
+            sojourn += q->e2e_s;
+        } else {
+            out->rejected++;
+            out->rejected_by[q->reject]++;
+        }
+        if (q->finish_s > end)
+            end = q->finish_s;
+        q->slo_met = has_slo && meets_slo(slo, q);
+        if (q->warmup)
+            continue;
+        out->measured++;
+        if (q->arrival_s < start)
+            start = q->arrival_s;
+        if (q->slo_met)
+            met++;
+        if (q->status != SIM_REQ_DONE)
+            continue;
+        in_tok += (double)q->prompt_tokens;
+        out_tok += (double)q->output_tokens;
+        v[0][nv[0]++] = q->ttft_s;
+        if (q->output_tokens > 1)
+            v[1][nv[1]++] = q->tpot_s;
+        v[2][nv[2]++] = q->e2e_s;
+        v[3][nv[3]++] = q->queue_s;
+    }
+    stat_of(v[0], nv[0], &out->ttft);
+    stat_of(v[1], nv[1], &out->tpot);
+    stat_of(v[2], nv[2], &out->e2e);
+    stat_of(v[3], nv[3], &out->queue);
+    for (int k = 0; k < 4; k++)
+        free(v[k]);
+    lhist_stat(&s->itl, &out->itl);
+    lhist_stat(&s->step_time, &out->step_time);
+    hist_stat(s->batch_hist, s->batch_hist_n, 1.0, &out->batch);
+    hist_stat(s->kv_hist, 1001, 0.001, &out->kv_occupancy);
+    out->arrived = n;
+    out->window_start_s = isfinite(start) ? start : 0;
+    out->window_end_s = end;
+    out->makespan_s = s->now;
+    double win = end - out->window_start_s;
+    long measured_done = nv[2];
+    out->throughput_req_per_s = win > 0 ? (double)measured_done / win : NAN;
+    out->input_tokens_per_s = win > 0 ? in_tok / win : NAN;
+    out->output_tokens_per_s = win > 0 ? out_tok / win : NAN;
+    out->goodput_req_per_s = has_slo && win > 0 ? (double)met / win : NAN;
+    out->slo_attainment = has_slo && out->measured > 0 ? (double)met / (double)out->measured : NAN;
+    out->preemptions = s->preemptions;
+    out->steps = s->steps;
+    out->swapped_blocks = s->swapped_blocks;
+    /* Little's law over [0, end of run]: L = area / T and lambda W = (N / T) (sum W / N) */
+    double T = s->now;
+    out->littles_l = T > 0 ? s->area / T : 0;
+    out->littles_lambda_w = T > 0 ? sojourn / T : 0;
+    double busy = 0;
+    for (int i = 0; i < s->n_inst; i++)
+        busy += s->inst[i].busy_s;
+    out->busy_fraction = T > 0 ? busy / ((double)s->n_inst * T) : 0;
+    out->requests = s->req;
+    out->n_requests = n;
+    s->req = NULL;
+    out->batch_hist = s->batch_hist;
+    out->batch_hist_n = s->batch_hist_n;
+    s->batch_hist = NULL;
+    out->timeline = s->tl;
+    out->n_timeline = s->n_tl;
+    s->tl = NULL;
+    return 0;
+}
+
+/* ---- setup and loop ---- */
+
+static int
+setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
+{
+    const struct sim_sched *sc = &cfg->sched;
+    const struct sim_workload *w = &cfg->work;
+    if (cfg->instances < 1 || sc->max_batch < 1 || sc->max_tokens_per_step < 1 ||
+        sc->block_tokens < 1 || !(sc->kv_fraction > 0 && sc->kv_fraction <= 1)) {
+        fail(s, "invalid scheduler settings");
+        return -1;
+    }
+    if ((w->process == SIM_TRACE || w->prompt.kind == SIM_DIST_TRACE ||
+         w->output.kind == SIM_DIST_TRACE) &&
+        (!w->trace || w->trace->n <= 0)) {
+        fail(s, "the workload needs a trace with at least one row");
+        return -1;
+    }
+    if (w->process != SIM_TRACE && w->process != SIM_CLOSED && !(w->rate_per_s > 0)) {
+        fail(s, "the arrival rate must be positive");
+        return -1;
+    }
+    if (w->process == SIM_CLOSED && w->users < 1) {
+        fail(s, "a closed loop needs at least one user");
+        return -1;
+    }
+    if (w->process != SIM_TRACE && w->requests <= 0 && !(w->duration_s > 0)) {
+        fail(s, "set a number of requests or a duration");
+        return -1;
+    }
+    if (sc->policy == SIM_DISAGGREGATED && (cfg->instances < 2 || sc->prefill_instances < 1 ||
+                                            sc->prefill_instances >= cfg->instances)) {
+        fail(s, "disaggregated serving needs at least one prefill and one decode instance");
+        return -1;
+    }
+    s->cost = sim_cost_new(&cfg->engine);
+    if (!s->cost) {
+        fail(s, roof_config_problem(&cfg->engine) ? roof_config_problem(&cfg->engine)
+                                                  : "cannot set up the engine model");
+        return -1;
+    }
+    double blocks, block_bytes, pool_bytes;
+    if (sim_kv_pool(cfg, &blocks, &block_bytes, &pool_bytes) != 0) {
+        fail(s, "the weights and the reserve leave no memory for the KV cache");
+        return -1;
+    }
+    if (blocks > 1e15)
+        blocks = 1e15;
+    out->kv_blocks = blocks;
+    out->kv_block_bytes = block_bytes;
+    out->kv_pool_bytes = pool_bytes;
+    s->block_tokens = sc->block_tokens;
+    s->block_bytes = block_bytes;
+    s->kv_token_bytes = block_bytes / (double)sc->block_tokens;
+    s->link_bytes_per_s = hw_link_bytes_per_s_per_direction(cfg->engine.hw);
+    s->link_latency_s = cfg->engine.link_latency_s >= 0
+                            ? cfg->engine.link_latency_s
+                            : roof_link_latency_default_s(cfg->engine.hw);
+    if (sc->policy == SIM_DISAGGREGATED && !(s->link_bytes_per_s > 0)) {
+        fail(s, "disaggregated serving needs an interconnect: the device profile has none");
+        return -1;
+    }
+    s->max_context = cfg->engine.model->max_position_embeddings;
+    s->window_tokens = cfg->engine.model->sliding_window;
+    if (sim_gen_init(&s->gen, w, cfg->seed) != 0) {
+        fail(s, "out of memory");
+        return -1;
+    }
+    s->n_inst = cfg->instances;
+    s->inst = calloc((size_t)s->n_inst, sizeof *s->inst);
+    s->seqs = calloc((size_t)sc->max_batch + 4, sizeof *s->seqs);
+    s->batch_hist_n = sc->max_batch + 1;
+    s->batch_hist = calloc((size_t)s->batch_hist_n, sizeof *s->batch_hist);
+    s->itl.n = calloc(LH_BINS, sizeof(long));
+    s->step_time.n = calloc(LH_BINS, sizeof(long));
+    s->itl.cached_x = s->step_time.cached_x = -1;
+    s->cap_tl = 2 * (cfg->timeline_points > 0 ? cfg->timeline_points : SIM_TIMELINE_POINTS);
+    s->tl = calloc((size_t)s->cap_tl, sizeof *s->tl);
+    s->tl_stride = 1;
+    if (!s->inst || !s->seqs || !s->batch_hist || !s->itl.n || !s->step_time.n || !s->tl) {
+        fail(s, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < s->n_inst; i++) {
+        struct inst *in = &s->inst[i];
+        in->role = sc->policy != SIM_DISAGGREGATED ? ROLE_ALL
+                   : i < sc->prefill_instances     ? ROLE_PREFILL
+                                                   : ROLE_DECODE;
+        in->total_blocks = in->free_blocks = (long)blocks;
+        in->run = malloc((size_t)sc->max_batch * sizeof *in->run);
+        in->step = malloc((size_t)sc->max_batch * sizeof *in->step);
+        if (!in->run || !in->step) {
+            fail(s, "out of memory");
+            return -1;
+        }
+    }
+    /* the expected number of requests up front; ensure_requests doubles beyond it */
+    long cap = w->requests > 0 ? w->requests : w->process == SIM_TRACE ? w->trace->n : 1024;
+    s->req = malloc((size_t)cap * sizeof *s->req);
+    s->rt = malloc((size_t)cap * sizeof *s->rt);
+    if (!s->req || !s->rt) {
+        fail(s, "out of memory");
+        return -1;
+    }
+    s->cap_req = cap;
+    sim_heap_init(&s->heap);
+    /* the first arrivals */
+    if (w->process == SIM_CLOSED) {
+        for (long u = 0; u < w->users; u++)
+            schedule_user(s, (int)u);
+    } else {
+        next_open_arrival(s);
+    }
+    return s->failed ? -1 : 0;
+}
+
+static void
+teardown(struct sim *s)
+{
+    if (s->inst)
+        for (int i = 0; i < s->n_inst; i++) {
+            struct inst *in = &s->inst[i];
+            free(in->waiting.v);
+            free(in->swapped.v);
+            free(in->pending.v);
+            free(in->run);
+            free(in->step);
+        }
+    free(s->inst);
+    free(s->req);
+    free(s->rt);
+    free(s->seqs);
+    free(s->batch_hist);
+    free(s->itl.n);
+    free(s->step_time.n);
+    free(s->tl);
+    sim_heap_release(&s->heap);
+    sim_gen_release(&s->gen);
+    sim_cost_free(s->cost);
+}
+
+int
+sim_run(const struct sim_config *cfg, struct sim_result *out, struct err_list *errs)
+{
+    memset(out, 0, sizeof *out);
+    struct sim s;
+    memset(&s, 0, sizeof s);
+    s.cfg = cfg;
+    s.errs = errs;
+    if (setup(&s, cfg, out) != 0) {
+        teardown(&s);
+        return -1;
+    }
+    struct sim_event ev;
+    while (!s.failed && sim_heap_pop(&s.heap, &ev) == 0) {
+        s.now = ev.time_s;
+        switch (ev.kind) {
+        case SIM_EV_ARRIVAL:
+            arrival(&s, ev.subject);
+            break;
+        case SIM_EV_STEP_DONE:
+            step_done(&s, ev.instance);
+            break;
+        case SIM_EV_TRANSFER_DONE:
+            transfer_done(&s, ev.instance, ev.subject);
+            break;
+        }
+        if (s.heap.n == 0 || s.heap.items[0].time_s > s.now)
+            for (int i = 0; i < s.n_inst; i++)
+                if (s.inst[i].kicked) {
+                    s.inst[i].kicked = false;
+                    try_start(&s, i);
+                }
+    }
+    area_to_now(&s);
+    if (!s.failed && s.in_system != 0)
+        fail(&s, "the simulation ended with requests still in the system (a scheduler bug)");
+    if (s.failed || collect(&s, out) != 0) {
+        if (!s.failed)
+            fail(&s, "out of memory");
+        teardown(&s);
+        sim_result_release(out);
+        return -1;
+    }
+    teardown(&s);
+    return 0;
+}
+
+void
+sim_result_release(struct sim_result *r)
+{
+    free(r->requests);
+    free(r->batch_hist);
+    free(r->timeline);
+    r->requests = NULL;
+    r->batch_hist = NULL;
+    r->timeline = NULL;
+    r->n_requests = 0;
+    r->n_timeline = 0;
+}

@@ -1,0 +1,235 @@
+/* Discrete-event simulation of LLM serving: requests arrive (open or closed loop, or a trace),
+ * wait, are batched iteration by iteration by a scheduler (static, continuous, chunked prefill,
+ * disaggregated prefill/decode) over a paged KV-cache block pool, and every engine step takes
+ * roof_step's time for its exact batch. No printing, no exit. docs/simulate.md */
+#ifndef ROOFLINE_SIM_SIM_H
+#define ROOFLINE_SIM_SIM_H
+
+#include "core/roof.h"
+#include "util/err.h"
+
+#include <stdbool.h>
+
+enum sim_policy { SIM_STATIC, SIM_CONTINUOUS, SIM_CHUNKED, SIM_DISAGGREGATED };
+enum sim_preempt { SIM_PREEMPT_RECOMPUTE, SIM_PREEMPT_SWAP };
+enum sim_process { SIM_POISSON, SIM_GAMMA, SIM_CONSTANT, SIM_CLOSED, SIM_TRACE };
+enum sim_dist_kind { SIM_DIST_FIXED, SIM_DIST_UNIFORM, SIM_DIST_LOGNORMAL, SIM_DIST_TRACE };
+
+/* A token-length distribution. fixed: `value`; uniform: whole numbers in [min, max];
+ * lognormal: the length's own `mean` and `sd` (not the log's), rounded to the nearest whole
+ * number and clamped to [min, max] (max 0 = no cap); trace: the trace's column. */
+struct sim_dist {
+    enum sim_dist_kind kind;
+    double value, min, max, mean, sd;
+};
+
+struct sim_trace_row {
+    double arrival_s;
+    long prompt_tokens, output_tokens; /* may be 0: the engine rejects such requests */
+};
+struct sim_trace {
+    struct sim_trace_row *rows; /* arrival_s non-decreasing */
+    long n;
+};
+
+struct sim_workload {
+    enum sim_process process;
+    double rate_per_s;   /* poisson, gamma, constant */
+    double cv;           /* gamma: coefficient of variation of the inter-arrival time */
+    long users;          /* closed loop */
+    double think_time_s; /* closed loop: exponential think time with this mean (0 = none) */
+    struct sim_dist prompt, output;
+    const struct sim_trace *trace; /* borrowed; process trace and/or trace lengths */
+    long requests;                 /* arrivals to generate; 0 = until duration_s or the trace end */
+    double duration_s;             /* no arrival after this; 0 = no limit */
+    long warmup_requests;          /* the first arrivals excluded from the statistics */
+    double warmup_s;               /* and every arrival before this time */
+};
+
+struct sim_sched {
+    enum sim_policy policy;
+    long max_batch;           /* sequences in one step (vLLM max_num_seqs) */
+    long max_tokens_per_step; /* tokens in one step (vLLM max_num_batched_tokens) */
+    long block_tokens;        /* tokens per KV block */
+    double kv_fraction;       /* share of (capacity - weights - reserve) given to the KV pool */
+    enum sim_preempt preempt;
+    double swap_bytes_per_s; /* device <-> host link for swap preemption */
+    int prefill_instances;   /* disaggregated: instances that only prefill; the rest decode */
+};
+
+/* Service-level objectives: 0 = no bound. A request meets them when its TTFT, its mean time
+ * between tokens (TPOT) and its end-to-end latency are all within the bounds. */
+struct sim_slo {
+    double ttft_s, itl_s, e2e_s;
+    double target; /* attainment target for --max-rate, (0, 1] */
+};
+
+struct sim_config {
+    struct roof_config engine; /* one instance: hw, model, formats, tp, pp, tuning, reserve */
+    int instances;             /* engine instances (devices / (tp x pp)) */
+    struct sim_sched sched;
+    struct sim_workload work;
+    struct sim_slo slo;
+    unsigned long seed;
+    int timeline_points; /* at most 2x this many timeline samples; 0 = SIM_TIMELINE_POINTS */
+};
+#define SIM_TIMELINE_POINTS 1000
+/* The simulation stops with an error after this many engine steps (a livelock guard). */
+#define SIM_MAX_STEPS 100000000L
+
+/* Defaults of a scheduler (vLLM's where it has one): max batch 256, block 16 tokens, KV
+ * fraction 0.9, recompute, swap at 25 GB/s; tokens per step 2048 for chunked prefill, else the
+ * model's context length (at least 2048). */
+void sim_sched_defaults(struct sim_sched *s, enum sim_policy policy,
+                        const struct mdl_profile *model);
+
+enum sim_status { SIM_REQ_DONE, SIM_REQ_REJECTED };
+/* Why the engine turned a request away (as vLLM does: empty, longer than the context, larger
+ * than the whole KV pool, or a prompt over the step budget when prefill is not chunked). */
+enum sim_reject {
+    SIM_REJ_NONE,
+    SIM_REJ_EMPTY,
+    SIM_REJ_CONTEXT,
+    SIM_REJ_KV,
+    SIM_REJ_BUDGET,
+    SIM_REJ_COUNT
+};
+const char *sim_reject_name(enum sim_reject r);
+const char *sim_policy_name(enum sim_policy p);
+const char *sim_process_name(enum sim_process p);
+const char *sim_dist_name(enum sim_dist_kind d);
+
+/* One request's outcome (times in seconds from the start of the simulation; NaN when not
+ * applicable: a rejected request has no TTFT, a one-token answer no TPOT). */
+struct sim_request {
+    long id; /* arrival order */
+    double arrival_s;
+    long prompt_tokens, output_tokens;
+    int instance; /* where it was served (disaggregated: the decode instance; -1 rejected) */
+    enum sim_status status;
+    enum sim_reject reject;
+    bool warmup;      /* excluded from the statistics */
+    double queue_s;   /* arrival -> first scheduled */
+    double ttft_s;    /* arrival -> first token */
+    double tpot_s;    /* mean time between output tokens: (e2e - ttft) / (output - 1) */
+    double max_itl_s; /* longest gap between two of its tokens */
+    double e2e_s;     /* arrival -> last token */
+    double finish_s;  /* absolute time of the last token (rejected: the arrival) */
+    int preemptions;
+    bool slo_met;
+};
+
+/* mean and quantiles of a sample; all NaN when n = 0 */
+struct sim_stat {
+    long n;
+    double mean, p50, p90, p99, max;
+};
+
+/* The state of the whole system sampled at the start of engine steps (at most 2 x
+ * timeline_points samples, thinned evenly in step count). */
+struct sim_timeline_point {
+    double time_s;
+    double queued;       /* requests waiting (incl. swapped out and awaiting KV transfer) */
+    double running;      /* sequences admitted to an engine instance, all instances */
+    double batch;        /* sequences in the step that starts */
+    double kv_occupancy; /* fraction of all instances' KV blocks in use */
+};
+
+struct sim_result {
+    /* every request in arrival order (owned; sim_result_release frees) */
+    struct sim_request *requests;
+    long n_requests;
+    struct sim_timeline_point *timeline; /* owned */
+    int n_timeline;
+    /* counts */
+    long arrived, completed, rejected, measured; /* measured: completed or rejected after warm-up */
+    long rejected_by[SIM_REJ_COUNT];
+    long preemptions, steps, swapped_blocks;
+    /* measurement window: first measured arrival -> last finish */
+    double window_start_s, window_end_s, makespan_s;
+    double throughput_req_per_s, input_tokens_per_s, output_tokens_per_s;
+    double goodput_req_per_s, slo_attainment; /* NaN when the scenario has no SLO */
+    /* over measured completed requests; itl over every gap between two tokens (log-binned,
+     * 0.5% resolution), the rest exact (GSL quantiles of the sorted sample) */
+    struct sim_stat ttft, itl, tpot, e2e, queue;
+    /* per step */
+    struct sim_stat batch, kv_occupancy, step_time;
+    long *batch_hist; /* owned: steps by batch size 0..batch_hist_n-1 */
+    long batch_hist_n;
+    /* Little's law over the whole run: time-average number in the system vs arrival rate x mean
+     * time in the system (equal when the run ends empty) */
+    double littles_l, littles_lambda_w;
+    /* the pool of one instance (disaggregated: of a decode instance) */
+    double kv_blocks, kv_block_bytes, kv_pool_bytes;
+    double busy_fraction; /* engine busy time / (instances x makespan) */
+};
+
+/* Run the scenario. Returns 0 and fills `out` (release with sim_result_release), or -1 with the
+ * problem added to `errs` (the model does not fit, no interconnect for disaggregation, the step
+ * guard hit, out of memory). Deterministic: the same config and seed give the same result. */
+int sim_run(const struct sim_config *cfg, struct sim_result *out, struct err_list *errs);
+void sim_result_release(struct sim_result *r);
+
+/* The KV pool of one instance: blocks = floor(kv_fraction x (capacity - weights - reserve) /
+ * bytes per block), per device of the instance. Returns 0, or -1 when nothing is left. */
+int sim_kv_pool(const struct sim_config *cfg, double *blocks, double *block_bytes,
+                double *pool_bytes);
+
+/* Time of one engine step over `n` groups of sequences on one instance: roof_step on each
+ * device's shard (tp, pp), plus the tensor-parallel all-reduces and pipeline sends. `seqs` is
+ * scratch (scaled in place by the pipeline microbatching). Negative on an invalid batch. */
+struct sim_cost;
+struct sim_cost *sim_cost_new(const struct roof_config *cfg);
+void sim_cost_free(struct sim_cost *c);
+double sim_cost_step(struct sim_cost *c, struct roof_seq *seqs, int n);
+
+/* A queueing approximation without an event loop (docs/simulate.md#analytic): each instance is
+ * a G/G/c queue whose c = max_batch slots are held for a request's service time S = prefill +
+ * (output - 1) decode steps at the mean batch b (fixed point b = rate x S, Little's law), with
+ * decode slowed by the prefills it waits for; Allen-Cunneen for the mean wait and an
+ * exponential tail for p99. Disaggregated: the prefill pool as G/G/c over the prefill
+ * instances, transfer, then decode at the decode pool's mean batch. */
+struct sim_analytic {
+    bool stable;        /* utilisation < 1 */
+    double rate_per_s;  /* per instance (disaggregated: per prefill instance) */
+    double ca2, cs2;    /* squared coefficients of variation: arrivals, service */
+    double prefill_s;   /* prefill pass of a mean prompt */
+    double step_s;      /* decode step at the mean batch and mean context */
+    double transfer_s;  /* disaggregated KV transfer of a mean prompt */
+    double service_s;   /* mean time a request holds a slot */
+    double batch;       /* mean sequences in flight per instance */
+    double servers;     /* slots per queue */
+    double utilisation; /* offered load / slots */
+    double wait_prob;   /* P(wait) (Erlang C) */
+    double queue_mean_s, queue_p99_s;
+    double ttft_mean_s, ttft_p99_s, tpot_mean_s, e2e_mean_s, e2e_p99_s;
+    double capacity_req_per_s; /* all instances: the rate at which the fixed point saturates */
+};
+/* Uses the config's arrival process and length distributions; the rate of a closed loop or a
+ * trace is estimated. Returns 0 (unstable: stable = false, latencies infinite) or -1. */
+int sim_analytic(const struct sim_config *cfg, struct sim_analytic *out);
+
+/* --max-rate: the highest Poisson rate whose SLO attainment stays >= target, by bisection on
+ * the rate with the same seed (the same uniforms, so arrivals scale exactly with the rate). */
+#define SIM_MAX_PROBES 64
+struct sim_probe {
+    double rate_per_s, slo_attainment, goodput_req_per_s;
+    double ttft_p99_s, tpot_p99_s, e2e_p99_s;
+    bool meets;
+};
+struct sim_maxrate {
+    double rate_per_s; /* highest passing rate found; 0 when even the lowest probe fails */
+    double slo_attainment;
+    double target, rel_tol;
+    struct sim_probe probes[SIM_MAX_PROBES]; /* in the order run */
+    int n_probes;
+};
+/* Needs at least one SLO bound. rel_tol: stop when (hi - lo) / lo <= rel_tol (0 = 1%).
+ * Returns 0, or -1 with errs. */
+int sim_max_rate(const struct sim_config *cfg, double target, double rel_tol,
+                 struct sim_maxrate *out, struct err_list *errs);
+
+/* Quantile helpers (exposed for tests): q in [0, 1] of sorted data, GSL's definition. */
+void sim_stat_from_sorted(const double *sorted, long n, struct sim_stat *out);
+
+#endif

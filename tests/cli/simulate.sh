@@ -1,0 +1,121 @@
+#!/bin/sh
+# roofline simulate: the example scenarios in every format, determinism (same seed, same bytes),
+# Little's law in the output, traces with requests an engine rejects, --max-rate, usage errors,
+# and the bad-scenario catalogue (every tests/data/bad-scenarios/X.yaml fails with exit 1 and
+# prints exactly X.err).
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+
+# the examples, one per scheduler, in all three formats
+for s in static continuous chunked disaggregated; do
+    run sim-$s 0 -- "$ROOFLINE" simulate --scenario scenarios/$s.yaml
+    expect_out sim-$s-policy "scheduler $s:"
+    expect_out sim-$s-latency "model mean"
+    expect_out sim-$s-throughput "throughput requests/s"
+    run sim-$s-csv 0 -- "$ROOFLINE" simulate --scenario scenarios/$s.yaml -o csv
+    expect_out sim-$s-csv-header "scenario,model,hardware,engine,policy,instances,seed,requests,"
+    [ "$(wc -l <"$T/out")" = 2 ] && echo "ok sim-$s-csv-lines" || echo "not ok sim-$s-csv-lines"
+    # Little's law: L = lambda W (equal to rounding: the run ends empty)
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+             NR == 2 { l = $c["littles_l"]; w = $c["littles_lambda_w"]; d = l - w; if (d < 0) d = -d
+                       exit !(l > 0 && d <= 1e-6 * l) }' "$T/out" &&
+        echo "ok sim-$s-little" || echo "not ok sim-$s-little"
+    run sim-$s-json 0 -- "$ROOFLINE" simulate --scenario scenarios/$s.yaml -o json
+    expect_out sim-$s-json-tool '"tool": "roofline"'
+    expect_out sim-$s-json-seed '"seed": 1,'
+    expect_out sim-$s-json-profiles '"profiles": {"model": '
+    expect_out sim-$s-json-latency '"metric": "ttft"'
+done
+
+# the same seed gives byte-identical output and per-request files; another seed does not
+"$ROOFLINE" simulate --scenario scenarios/chunked.yaml -o json --requests-out "$T/r1.csv" >"$T/a.json" 2>/dev/null
+"$ROOFLINE" simulate --scenario scenarios/chunked.yaml -o json --requests-out "$T/r2.csv" >"$T/b.json" 2>/dev/null
+cmp -s "$T/a.json" "$T/b.json" && echo "ok sim-deterministic" || echo "not ok sim-deterministic"
+cmp -s "$T/r1.csv" "$T/r2.csv" && echo "ok sim-deterministic-requests" || echo "not ok sim-deterministic-requests"
+"$ROOFLINE" simulate --scenario scenarios/chunked.yaml -o json --seed 7 >"$T/c.json" 2>/dev/null
+cmp -s "$T/a.json" "$T/c.json" && echo "not ok sim-seed-matters" || echo "ok sim-seed-matters"
+grep -q '"seed": 7,' "$T/c.json" && echo "ok sim-seed-in-json" || echo "not ok sim-seed-in-json"
+head -n 1 "$T/r1.csv" | grep -qx 'id,arrival_s,prompt_tokens,output_tokens,status,reject,warmup,instance,queue_s,ttft_s,tpot_s,max_itl_s,e2e_s,finish_s,preemptions,slo_met' &&
+    echo "ok sim-requests-header" || echo "not ok sim-requests-header"
+[ "$(wc -l <"$T/r1.csv")" = 2001 ] && echo "ok sim-requests-rows" || echo "not ok sim-requests-rows"
+[ ! -e "$T/r1.csv.tmp" ] && echo "ok sim-requests-renamed" || echo "not ok sim-requests-renamed"
+
+# a trace with requests a real engine turns away: counted, the rest served
+cat >"$T/trace.csv" <<'EOF'
+arrival_s,prompt,output
+# an empty prompt, a request without output, one over the 8192-token context
+0.00,0,16
+0.05,64,0
+0.10,9000,16
+0.20,128,32
+0.20,256,16
+0.90,64,64
+EOF
+cat >"$T/trace.yaml" <<EOF
+model: llama-3-8b
+hardware: {id: h100-sxm}
+scheduler: {policy: continuous, max_tokens_per_step: 4096}
+arrivals:
+  process: trace
+  trace: $T/trace.csv
+EOF
+run sim-trace 0 -- "$ROOFLINE" simulate --scenario "$T/trace.yaml" -o csv --requests-out "$T/tr.csv"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+         NR == 2 { exit !($c["requests"] == 6 && $c["completed"] == 3 && $c["rejected"] == 3 &&
+                          $c["rejected_empty"] == 2 && $c["rejected_context"] == 1) }' "$T/out" &&
+    echo "ok sim-trace-rejections" || echo "not ok sim-trace-rejections"
+grep -q '^2,0.1,9000,16,rejected,context,0,,' "$T/tr.csv" && echo "ok sim-trace-rejected-row" ||
+    echo "not ok sim-trace-rejected-row"
+
+# --max-rate: bisection on the Poisson rate (a short run per probe)
+sed -e 's/requests: 2000/requests: 400/' -e 's/warmup_requests: 100/warmup_requests: 40/' \
+    scenarios/continuous.yaml >"$T/mr.yaml"
+run sim-max-rate 0 -- "$ROOFLINE" simulate --scenario "$T/mr.yaml" --max-rate --target 0.95
+expect_out sim-max-rate-answer "max rate: "
+expect_out sim-max-rate-probes "attainment"
+run sim-max-rate-json 0 -- "$ROOFLINE" simulate --scenario "$T/mr.yaml" --max-rate -o json
+expect_out sim-max-rate-json-key '"max_rate_per_s": '
+expect_out sim-max-rate-json-target '"target": 0.99,'
+run sim-max-rate-csv 0 -- "$ROOFLINE" simulate --scenario "$T/mr.yaml" --max-rate -o csv
+expect_out sim-max-rate-csv-header "rate_per_s,slo_attainment,goodput_req_per_s,ttft_p99_s,tpot_p99_s,e2e_p99_s,meets_target"
+grep -v '^slo:' scenarios/static.yaml | grep -v '^  ttft:\|^  e2e:' >"$T/noslo.yaml"
+run sim-max-rate-no-slo 1 -- "$ROOFLINE" simulate --scenario "$T/noslo.yaml" --max-rate
+expect_err sim-max-rate-no-slo-msg "error: --max-rate needs an 'slo' section in the scenario"
+
+# usage and output errors
+run sim-no-scenario 2 -- "$ROOFLINE" simulate
+expect_err sim-no-scenario-msg "error: --scenario is required"
+run sim-target-alone 2 -- "$ROOFLINE" simulate --scenario scenarios/static.yaml --target 0.9
+expect_err sim-target-alone-msg "error: --target goes with --max-rate"
+run sim-bad-target 2 -- "$ROOFLINE" simulate --scenario scenarios/static.yaml --max-rate --target 2
+run sim-bad-format 2 -- "$ROOFLINE" simulate --scenario scenarios/static.yaml -o xml
+run sim-bad-option 2 -- "$ROOFLINE" simulate --scenari scenarios/static.yaml
+expect_err sim-bad-option-hint "did you mean '--scenario'?"
+run sim-missing-file 1 -- "$ROOFLINE" simulate --scenario "$T/none.yaml"
+run sim-full 1 -- sh -c "'$ROOFLINE' simulate --scenario scenarios/static.yaml >/dev/full"
+run sim-requests-out-bad 1 -- "$ROOFLINE" simulate --scenario scenarios/static.yaml --requests-out "$T/no/such/dir.csv"
+run sim-help 0 -- "$ROOFLINE" help simulate
+expect_out sim-help-usage "roofline simulate --scenario FILE"
+
+# the bad-scenario catalogue
+n=0
+for f in tests/data/bad-scenarios/*.yaml; do
+    [ -f "$f" ] || continue
+    n=$((n + 1))
+    base=${f%.yaml}
+    "$ROOFLINE" simulate --scenario "$f" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" != 1 ]; then
+        echo "not ok bad-scenario/$(basename "$f"): expected exit 1, got $rc"
+    elif ! diff -u "$base.err" "$T/err" >"$T/diff"; then
+        echo "not ok bad-scenario/$(basename "$f"): stderr differs"
+        cat "$T/diff"
+    elif [ -s "$T/out" ]; then
+        echo "not ok bad-scenario/$(basename "$f"): printed to stdout"
+    else
+        echo "ok bad-scenario/$(basename "$f")"
+    fi
+done
+if [ "$n" -ge 20 ]; then echo "ok bad-scenario catalogue has $n cases"; else
+    echo "not ok bad-scenario catalogue has only $n cases"; fi

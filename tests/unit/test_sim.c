@@ -1,0 +1,427 @@
+/* The serving simulator: closed forms (M/D/1 waiting time, the saturation throughput of the
+ * step-time bound), Little's law on every run, determinism, rejections, and the analytic
+ * estimate against the simulation. docs/simulate.md#tests explains the tolerances. */
+#include "test.h"
+
+#include "core/hw.h"
+#include "core/model.h"
+#include "io/scenario.h"
+#include "sim/heap.h"
+#include "sim/sim.h"
+
+#include <stdlib.h>
+
+static struct hw_profile *H100;
+static struct mdl_profile *LLAMA8B;
+
+static void
+base_config(struct sim_config *c, enum sim_policy policy)
+{
+    if (!H100) {
+        H100 = test_hw("h100-sxm");
+        LLAMA8B = test_model("llama-3-8b");
+    }
+    memset(c, 0, sizeof *c);
+    roof_config_init(&c->engine, H100, LLAMA8B, ROOF_DECODE);
+    c->engine.weights = DT_BF16;
+    c->engine.act = DT_BF16;
+    c->engine.kv = DT_BF16;
+    c->instances = 1;
+    sim_sched_defaults(&c->sched, policy, LLAMA8B);
+    c->work.process = SIM_POISSON;
+    c->work.rate_per_s = 1;
+    c->work.prompt.kind = SIM_DIST_FIXED;
+    c->work.prompt.value = 128;
+    c->work.output.kind = SIM_DIST_FIXED;
+    c->work.output.value = 32;
+    c->work.requests = 200;
+    c->seed = 1;
+    c->slo.target = 0.99;
+}
+
+/* Little's law holds exactly when the run ends empty: the integral of N(t) equals the sum of
+ * the times in the system (only rounding differs). */
+static void
+check_little(const struct sim_result *r)
+{
+    CHECK_NEAR(r->littles_l, r->littles_lambda_w, 1e-9);
+}
+
+/* decode step time of `count` sequences after `past` tokens, and a prefill of `prompt` */
+static double
+step_of(const struct sim_config *c, double count, double new_tokens, double past)
+{
+    struct sim_cost *cost = sim_cost_new(&c->engine);
+    struct roof_seq q = {count, new_tokens, past, true};
+    double t = sim_cost_step(cost, &q, 1);
+    sim_cost_free(cost);
+    return t;
+}
+
+TEST(sim_heap_order)
+{
+    struct sim_heap h;
+    sim_heap_init(&h);
+    double t[] = {5, 1, 3, 1, 4, 0, 2, 3};
+    for (int i = 0; i < 8; i++)
+        CHECK(sim_heap_push(&h, t[i], SIM_EV_ARRIVAL, 0, i) == 0);
+    struct sim_event e;
+    double last = -1;
+    long last_sub = -1;
+    int n = 0;
+    while (sim_heap_pop(&h, &e) == 0) {
+        CHECK(e.time_s >= last);
+        if (e.time_s == last)
+            CHECK(e.subject > last_sub); /* ties in insertion order */
+        last = e.time_s;
+        last_sub = e.subject;
+        n++;
+    }
+    CHECK(n == 8);
+    sim_heap_release(&h);
+}
+
+/* M/D/1: Poisson arrivals, one request at a time (max batch 1), fixed lengths, so a constant
+ * service time S. Mean wait Wq = rho S / (2 (1 - rho)) (Pollaczek-Khinchine with zero service
+ * variance). The tolerance is four standard errors of the simulated mean, estimated by batch
+ * means over 20 batches of consecutive requests (waits are autocorrelated, so the i.i.d.
+ * formula would understate it). */
+TEST(sim_md1_waiting_time)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CONTINUOUS);
+    c.sched.max_batch = 1;
+    c.work.prompt.value = 64;
+    c.work.output.value = 4;
+    c.work.requests = 40000;
+    c.work.warmup_requests = 1000;
+    /* service: one prefill pass, then 3 decode steps after 64, 65, 66 tokens */
+    double S = step_of(&c, 1, 64, 0) + step_of(&c, 1, 1, 64) + step_of(&c, 1, 1, 65) +
+               step_of(&c, 1, 1, 66);
+    double rho = 0.6;
+    c.work.rate_per_s = rho / S;
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    double wq = rho * S / (2.0 * (1.0 - rho));
+    /* batch means */
+    long nb = 20, per = (r.n_requests - c.work.warmup_requests) / nb;
+    double bm[20], mean = 0;
+    for (long b = 0; b < nb; b++) {
+        double s = 0;
+        for (long i = 0; i < per; i++)
+            s += r.requests[c.work.warmup_requests + b * per + i].queue_s;
+        bm[b] = s / (double)per;
+        mean += bm[b] / (double)nb;
+    }
+    double var = 0;
+    for (long b = 0; b < nb; b++)
+        var += (bm[b] - mean) * (bm[b] - mean) / (double)(nb - 1);
+    double se = sqrt(var / (double)nb);
+    CHECK(se < 0.05 * wq); /* enough requests for the test to mean something */
+    CHECK(fabs(r.queue.mean - wq) <= 4.0 * se);
+    /* every request's service is S: e2e - queue */
+    CHECK_NEAR(r.requests[5].e2e_s - r.requests[5].queue_s, S, 1e-9);
+    check_little(&r);
+    /* the analytic model is exact for the M/D/1 mean */
+    struct sim_analytic a;
+    CHECK(sim_analytic(&c, &a) == 0);
+    CHECK_NEAR(a.service_s, S, 1e-9);
+    CHECK_NEAR(a.queue_mean_s, wq, 1e-6);
+    CHECK_NEAR(r.queue.mean, a.queue_mean_s, 4.0 * se / wq);
+    /* the p99 from Kingman's exponential tail with the exact mean: the true M/D/1 tail decays
+     * faster (rate theta with lambda (e^(theta S) - 1) = theta), so the estimate runs about 10%
+     * high at rho = 0.6; 20% leaves room for the p99's own sampling error (a few %) */
+    CHECK_NEAR(a.queue_p99_s, r.queue.p99, 0.20);
+    sim_result_release(&r);
+}
+
+/* Saturation: every request arrives at time 0 (a trace), fixed lengths, so the engine runs
+ * whole batches of B back to back: prefill of B prompts, then output - 1 decode steps.
+ * Throughput = B / (batch time), from roof_step alone; static and continuous batching agree
+ * because nothing joins a running batch. Exact up to rounding. */
+TEST(sim_saturation_throughput)
+{
+    enum sim_policy pol[2] = {SIM_STATIC, SIM_CONTINUOUS};
+    for (int k = 0; k < 2; k++) {
+        struct sim_config c;
+        base_config(&c, pol[k]);
+        long B = 8, P = 128, O = 32, batches = 25;
+        c.sched.max_batch = B;
+        struct sim_trace_row rows[200];
+        for (long i = 0; i < B * batches; i++) {
+            rows[i].arrival_s = 0;
+            rows[i].prompt_tokens = P;
+            rows[i].output_tokens = O;
+        }
+        struct sim_trace tr = {rows, B * batches};
+        c.work.process = SIM_TRACE;
+        c.work.trace = &tr;
+        c.work.requests = 0;
+        double tb = step_of(&c, (double)B, (double)P, 0);
+        /* a batch of B prompts is B groups of one: the same as count B */
+        for (long j = 0; j < O - 1; j++)
+            tb += step_of(&c, (double)B, 1, (double)(P + j));
+        struct sim_result r;
+        CHECK(sim_run(&c, &r, NULL) == 0);
+        CHECK_NEAR(r.throughput_req_per_s, (double)B / tb, 1e-9);
+        CHECK_NEAR(r.output_tokens_per_s, (double)(B * O) / tb, 1e-9);
+        CHECK(r.batch.max == (double)B);
+        CHECK(r.preemptions == 0);
+        check_little(&r);
+        sim_result_release(&r);
+    }
+}
+
+static void
+lognormal_lengths(struct sim_config *c)
+{
+    c->work.prompt.kind = SIM_DIST_LOGNORMAL;
+    c->work.prompt.mean = 200;
+    c->work.prompt.sd = 200;
+    c->work.prompt.max = 4096;
+    c->work.output.kind = SIM_DIST_LOGNORMAL;
+    c->work.output.mean = 180;
+    c->work.output.sd = 150;
+    c->work.output.max = 2048;
+}
+
+/* Every scheduler, both preemption modes, a memory-starved pool: Little's law, conservation
+ * of requests and tokens, determinism. */
+TEST(sim_every_scheduler_invariants)
+{
+    enum sim_policy pol[4] = {SIM_STATIC, SIM_CONTINUOUS, SIM_CHUNKED, SIM_DISAGGREGATED};
+    for (int k = 0; k < 4; k++)
+        for (int pre = 0; pre < 2; pre++) {
+            struct sim_config c;
+            base_config(&c, pol[k]);
+            lognormal_lengths(&c);
+            c.instances = pol[k] == SIM_DISAGGREGATED ? 3 : 2;
+            c.sched.preempt = pre ? SIM_PREEMPT_SWAP : SIM_PREEMPT_RECOMPUTE;
+            /* about 3,000 blocks of 16 tokens: a few dozen sequences, so preemption happens */
+            c.sched.kv_fraction = 0.01;
+            c.work.rate_per_s = 12;
+            c.work.requests = 1500;
+            c.work.warmup_requests = 100;
+            c.slo.ttft_s = 1.0;
+            c.slo.itl_s = 0.05;
+            struct sim_result r, r2;
+            CHECK(sim_run(&c, &r, NULL) == 0);
+            check_little(&r);
+            CHECK(r.arrived == 1500);
+            CHECK(r.completed + r.rejected == r.arrived);
+            CHECK(r.measured == 1400);
+            long toks = 0;
+            for (long i = 0; i < r.n_requests; i++) {
+                const struct sim_request *q = &r.requests[i];
+                if (q->status != SIM_REQ_DONE)
+                    continue;
+                toks += q->output_tokens;
+                CHECK(q->ttft_s >= q->queue_s);
+                CHECK(q->e2e_s >= q->ttft_s);
+                CHECK(q->queue_s >= 0);
+            }
+            CHECK(toks > 0);
+            if (pol[k] != SIM_STATIC && pol[k] != SIM_DISAGGREGATED)
+                CHECK(r.preemptions > 0);
+            CHECK(r.kv_occupancy.max <= 1.0);
+            CHECK(r.slo_attainment >= 0 && r.slo_attainment <= 1);
+            CHECK(sim_run(&c, &r2, NULL) == 0);
+            CHECK(r2.n_requests == r.n_requests);
+            CHECK(memcmp(r.requests, r2.requests, (size_t)r.n_requests * sizeof *r.requests) == 0);
+            CHECK(r.steps == r2.steps);
+            sim_result_release(&r);
+            sim_result_release(&r2);
+        }
+}
+
+/* The analytic estimate against the simulation: continuous batching, fixed or ShareGPT-like
+ * lengths, Poisson arrivals at 30% and 60% of the estimated capacity, 5,000 requests (the
+ * sampling error of a mean is then about 2%, of a p99 5-10%, so the tolerances bound the
+ * approximation's own error, measured over loads 0.2-0.8, docs/simulate.md#analytic): TPOT and
+ * E2E means within 10% (one decode step at the mean batch and context stands for all), the
+ * TTFT mean within 20% (it rests on the residual of the step in progress, the crudest part),
+ * p99s within 30% (an exponential tail added to the p99 prompt and output). */
+TEST(sim_analytic_vs_simulation)
+{
+    double loads[2] = {0.3, 0.6};
+    for (int k = 0; k < 2; k++)
+        for (int fixed = 0; fixed < 2; fixed++) {
+            struct sim_config c;
+            base_config(&c, SIM_CONTINUOUS);
+            if (fixed) {
+                c.work.prompt.value = 200;
+                c.work.output.value = 180;
+            } else {
+                lognormal_lengths(&c);
+            }
+            c.work.requests = 5000;
+            c.work.warmup_requests = 500;
+            struct sim_analytic a;
+            CHECK(sim_analytic(&c, &a) == 0);
+            c.work.rate_per_s = loads[k] * a.capacity_req_per_s;
+            CHECK(sim_analytic(&c, &a) == 0);
+            CHECK(a.stable);
+            struct sim_result r;
+            CHECK(sim_run(&c, &r, NULL) == 0);
+            CHECK_NEAR(a.ttft_mean_s, r.ttft.mean, 0.20);
+            CHECK_NEAR(a.tpot_mean_s, r.tpot.mean, 0.10);
+            CHECK_NEAR(a.e2e_mean_s, r.e2e.mean, 0.10);
+            CHECK_NEAR(a.e2e_p99_s, r.e2e.p99, 0.30);
+            CHECK_NEAR(a.ttft_p99_s, r.ttft.p99, 0.30);
+            /* throughput below saturation equals the arrival rate (within the sampling error
+             * of 4,500 Poisson arrivals, 1/sqrt(4500) = 1.5%: 5%) */
+            CHECK_NEAR(r.throughput_req_per_s, c.work.rate_per_s, 0.05);
+            check_little(&r);
+            sim_result_release(&r);
+        }
+}
+
+/* Requests a real engine turns away are rejected at arrival and counted by reason; the rest
+ * are served. */
+TEST(sim_rejections)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CONTINUOUS);
+    c.sched.max_tokens_per_step = 1024;
+    c.sched.kv_fraction = 0.0005; /* 13 blocks of 16 tokens: 208 tokens per sequence */
+    struct sim_trace_row rows[] = {
+        {0.0, 0, 10},    /* empty prompt */
+        {0.1, 10, 0},    /* no output */
+        {0.2, 9000, 10}, /* over Llama-3's 8192 context */
+        {0.3, 100, 10},  /* fine */
+        {0.4, 1000, 10}, /* over the KV pool */
+        {0.5, 150, 50},  /* fine */
+    };
+    struct sim_trace tr = {rows, 6};
+    c.work.process = SIM_TRACE;
+    c.work.prompt.kind = c.work.output.kind = SIM_DIST_TRACE;
+    c.work.trace = &tr;
+    c.work.requests = 0;
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.kv_blocks == 13);
+    CHECK(r.rejected == 4);
+    CHECK(r.completed == 2);
+    CHECK(r.rejected_by[SIM_REJ_EMPTY] == 2);
+    CHECK(r.rejected_by[SIM_REJ_CONTEXT] == 1);
+    CHECK(r.rejected_by[SIM_REJ_KV] == 1);
+    CHECK(r.requests[0].status == SIM_REQ_REJECTED && isnan(r.requests[0].ttft_s));
+    CHECK(r.requests[3].status == SIM_REQ_DONE);
+    check_little(&r);
+    sim_result_release(&r);
+    /* without chunked prefill a prompt over the step budget is refused */
+    rows[4].prompt_tokens = 150;
+    c.sched.kv_fraction = 0.9;
+    c.sched.max_tokens_per_step = 120;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.rejected_by[SIM_REJ_BUDGET] == 2); /* 150 and 150 tokens */
+    sim_result_release(&r);
+    /* chunked prefill takes it in chunks */
+    c.sched.policy = SIM_CHUNKED;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.rejected_by[SIM_REJ_BUDGET] == 0);
+    CHECK(r.completed == 3);
+    sim_result_release(&r);
+}
+
+/* A closed loop keeps at most `users` requests in the system; gamma arrivals with cv 1 are
+ * Poisson in distribution; tensor and pipeline parallelism run; different seeds differ. */
+TEST(sim_closed_loop_and_parallel)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CHUNKED);
+    lognormal_lengths(&c);
+    c.work.process = SIM_CLOSED;
+    c.work.users = 8;
+    c.work.think_time_s = 0.5;
+    c.work.requests = 400;
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    check_little(&r);
+    CHECK(r.littles_l <= 8.0);
+    CHECK(r.arrived == 400);
+    for (int i = 0; i < r.n_timeline; i++)
+        CHECK(r.timeline[i].queued + r.timeline[i].running <= 8.0);
+    CHECK(r.n_timeline > 10 && r.n_timeline <= 2 * SIM_TIMELINE_POINTS);
+    sim_result_release(&r);
+
+    base_config(&c, SIM_CONTINUOUS);
+    c.engine.tp = 2;
+    c.engine.pp = 2;
+    c.instances = 2;
+    c.work.process = SIM_GAMMA;
+    c.work.cv = 1.0;
+    c.work.rate_per_s = 20;
+    struct sim_result r2;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    check_little(&r);
+    CHECK(r.completed == 200);
+    c.seed = 2;
+    CHECK(sim_run(&c, &r2, NULL) == 0);
+    CHECK(r.requests[10].arrival_s != r2.requests[10].arrival_s);
+    sim_result_release(&r);
+    sim_result_release(&r2);
+    /* a failure is reported, not printed: no KV memory left */
+    c.sched.kv_fraction = 0.9;
+    c.engine.tp = c.engine.pp = 1;
+    c.engine.reserve_bytes = 79e9;
+    struct err_list errs = {0};
+    CHECK(sim_run(&c, &r, &errs) == -1);
+    CHECK(errs.n == 1);
+    if (errs.n)
+        CHECK_CONTAINS(errs.items[0].msg, "no memory for the KV cache");
+    err_list_release(&errs);
+}
+
+/* --max-rate: bisection finds a rate that passes, and a few percent above it fails. */
+TEST(sim_max_rate_brackets)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CONTINUOUS);
+    lognormal_lengths(&c);
+    c.work.requests = 1000;
+    c.work.warmup_requests = 100;
+    c.slo.ttft_s = 0.05;
+    c.slo.itl_s = 0.02;
+    struct sim_maxrate m;
+    CHECK(sim_max_rate(&c, 0.95, 0.01, &m, NULL) == 0);
+    CHECK(m.rate_per_s > 0);
+    CHECK(m.slo_attainment >= 0.95);
+    double lowest_fail = INFINITY;
+    for (int i = 0; i < m.n_probes; i++)
+        if (!m.probes[i].meets && m.probes[i].rate_per_s < lowest_fail)
+            lowest_fail = m.probes[i].rate_per_s;
+    CHECK(lowest_fail > m.rate_per_s);
+    CHECK(lowest_fail <= m.rate_per_s * 1.011);
+    c.slo.ttft_s = c.slo.itl_s = 0;
+    struct err_list errs = {0};
+    CHECK(sim_max_rate(&c, 0.95, 0.01, &m, &errs) == -1);
+    err_list_release(&errs);
+}
+
+/* The shipped example scenarios load and run, with Little's law. */
+TEST(sim_example_scenarios)
+{
+    const char *names[] = {"static", "continuous", "chunked", "disaggregated"};
+    for (int i = 0; i < 4; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/scenarios/%s.yaml", test_data_dir(), names[i]);
+        struct err_list errs = {0};
+        struct scenario *s = scenario_load(path, &errs);
+        CHECK(s != NULL);
+        for (size_t k = 0; k < errs.n; k++)
+            FAIL_AT("%s: %s", path, errs.items[k].msg);
+        err_list_release(&errs);
+        if (!s)
+            continue;
+        struct sim_config c;
+        scenario_sim_config(s, &c);
+        CHECK((int)c.sched.policy == i);
+        struct sim_result r;
+        CHECK(sim_run(&c, &r, NULL) == 0);
+        check_little(&r);
+        CHECK(r.completed > 0);
+        sim_result_release(&r);
+        scenario_free(s);
+    }
+}
