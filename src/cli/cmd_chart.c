@@ -1,6 +1,9 @@
 /* roofline chart: one chart kind (roofline, regime, batch, prefill, decode, memory) written to a
  * PNG, SVG or PDF file chosen by the output's extension. docs/charts.md */
 #include "cli/cli.h"
+#include "core/dtype.h"
+#include "io/scenario.h"
+#include "render/chart_sim.h"
 #include "render/charts.h"
 #include "render/surface.h"
 #include "util/strs.h"
@@ -15,9 +18,9 @@
 #define DEFAULT_H 1000
 
 static const struct cli_opt SPEC[] = {
-    {"gpu", true},     {"model", true},   {"batch", true}, {"prompt", true},
-    {"context", true}, {"weights", true}, {"act", true},   {"kv", true},
-    {"flash", true},   {"output", true},  {"size", true},  {"measured", true},
+    {"gpu", true},     {"model", true},    {"batch", true},    {"prompt", true}, {"context", true},
+    {"weights", true}, {"act", true},      {"kv", true},       {"flash", true},  {"output", true},
+    {"size", true},    {"measured", true}, {"scenario", true}, {"seed", true},
 };
 #define N_SPEC ((int)(sizeof SPEC / sizeof SPEC[0]))
 
@@ -81,6 +84,56 @@ usage_error(const char *fmt, ...)
     return CLI_USAGE;
 }
 
+/* chart simulate: run the scenario once and draw its latency CDFs and timeline. */
+static int
+run_simulate(const struct cli_args *a)
+{
+    static const char *const OWN[] = {"scenario", "seed", "output", "size"};
+    for (int i = 0; i < N_SPEC; i++) {
+        bool own = false;
+        for (size_t k = 0; k < sizeof OWN / sizeof OWN[0]; k++)
+            own |= strcmp(SPEC[i].name, OWN[k]) == 0;
+        if (!own && a->value[i])
+            return usage_error("--%s does not apply to the simulate chart (the scenario sets "
+                               "the model, hardware and formats)",
+                               SPEC[i].name);
+    }
+    if (!cli_has(a, "scenario"))
+        return usage_error("chart simulate needs --scenario FILE");
+    const char *out = cli_get(a, "output");
+    enum chart_format fmt;
+    if (!out)
+        return usage_error("-o FILE is required (.png, .svg or .pdf)");
+    if (chart_format_from_path(out, &fmt) != 0)
+        return usage_error("-o: '%s' does not end in .png, .svg or .pdf", out);
+    int width = DEFAULT_W, height = DEFAULT_H;
+    if (cli_has(a, "size") && parse_size(cli_get(a, "size"), &width, &height) != 0)
+        return usage_error("--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
+                           "'%s'",
+                           cli_get(a, "size"));
+    long seed = -1;
+    if (cli_has(a, "seed") && cli_long(a, "seed", 1, 0, &seed) != 0)
+        return CLI_USAGE;
+    struct sim_config cfg;
+    struct scenario *sc = cli_scenario_load(cli_get(a, "scenario"), seed, &cfg);
+    if (!sc)
+        return cli_finish(CLI_FAIL);
+    struct err_list errs = {0};
+    struct sim_result r;
+    int rc = CLI_FAIL;
+    if (sim_run(&cfg, &r, &errs) == 0) {
+        struct chart *chart = chart_build_simulate(&cfg, &r, sc->name, &errs);
+        if (chart && chart_save(chart, out, width, height, &errs) == 0)
+            rc = CLI_OK;
+        chart_free(chart);
+        sim_result_release(&r);
+    }
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    scenario_free(sc);
+    return cli_finish(rc);
+}
+
 static int
 run(int argc, char **argv)
 {
@@ -89,24 +142,29 @@ run(int argc, char **argv)
     if (pr != 0)
         return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
     if (a.n_pos == 0)
-        return usage_error("missing chart kind (roofline, regime, batch, prefill, decode or "
-                           "memory)");
+        return usage_error("missing chart kind (roofline, regime, batch, prefill, decode, "
+                           "memory or simulate)");
     if (a.n_pos > 1)
         return usage_error("unexpected argument '%s'", a.pos[1]);
+    if (strcmp(a.pos[0], "simulate") == 0)
+        return run_simulate(&a);
+    if (cli_has(&a, "scenario") || cli_has(&a, "seed"))
+        return usage_error("--scenario and --seed go with the simulate chart");
     struct chart_request req;
     memset(&req, 0, sizeof req);
     if (chart_kind_parse(a.pos[0], &req.kind) != 0) {
-        const char *names[CHART_KIND_COUNT];
+        const char *names[CHART_KIND_COUNT + 1];
         for (int i = 0; i < CHART_KIND_COUNT; i++)
             names[i] = chart_kind_name((enum chart_kind)i);
-        const char *hint = str_closest(a.pos[0], names, CHART_KIND_COUNT);
+        names[CHART_KIND_COUNT] = "simulate";
+        const char *hint = str_closest(a.pos[0], names, CHART_KIND_COUNT + 1);
         if (hint)
             fprintf(stderr, "error: unknown chart kind '%s' (did you mean '%s'?)\n", a.pos[0],
                     hint);
         else
             fprintf(stderr,
                     "error: unknown chart kind '%s' (roofline, regime, batch, prefill, "
-                    "decode, memory)\n",
+                    "decode, memory, simulate)\n",
                     a.pos[0]);
         return CLI_USAGE;
     }
@@ -116,8 +174,15 @@ run(int argc, char **argv)
         return usage_error("-o FILE is required (.png, .svg or .pdf)");
     if (chart_format_from_path(out, &fmt) != 0)
         return usage_error("-o: '%s' does not end in .png, .svg or .pdf", out);
-    if (!cli_has(&a, "gpu") || !cli_has(&a, "model"))
-        return usage_error("--gpu and --model are required");
+    /* roofline --measured BENCH.json: the model defaults to the one the bench ran, in fp32 */
+    char bench_model[128];
+    bool from_bench =
+        !cli_has(&a, "model") && req.kind == CHART_KIND_ROOFLINE && cli_has(&a, "measured") &&
+        chart_bench_model(cli_get(&a, "measured"), bench_model, sizeof bench_model) == 0;
+    if (!cli_has(&a, "gpu") || (!cli_has(&a, "model") && !from_bench))
+        return usage_error("--gpu and --model are required (--model may be left out with "
+                           "--measured from roofline bench -o json)");
+    const char *model_arg = from_bench ? bench_model : cli_get(&a, "model");
     int width = DEFAULT_W, height = DEFAULT_H;
     if (cli_has(&a, "size") && parse_size(cli_get(&a, "size"), &width, &height) != 0)
         return usage_error("--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
@@ -166,9 +231,15 @@ run(int argc, char **argv)
         rc = usage_error("--gpu: no device given");
         goto done;
     }
-    if (!(model = cli_load_model(cli_get(&a, "model"))))
+    if (!(model = cli_load_model(model_arg)))
         goto done;
     roof_config_init(&req.base, hws[0], model, ROOF_DECODE);
+    if (from_bench) {
+        /* the bench runs its transformer in fp32 */
+        req.base.weights = DT_FP32;
+        req.base.act = DT_FP32;
+        req.base.kv = DT_FP32;
+    }
     if (cli_engine_opts(&engine, &req.base) != 0) {
         rc = CLI_USAGE;
         goto done;
@@ -199,9 +270,13 @@ done:
 }
 
 const struct cli_cmd cmd_chart = {
-    "chart", "draw a chart (roofline, regime, batch, prefill, decode, memory) to PNG, SVG or PDF",
+    "chart",
+    "draw a chart (roofline, regime, batch, prefill, decode, memory, simulate) to PNG, SVG or "
+    "PDF",
     "roofline chart KIND --gpu ID[,ID...] --model ID|PATH -o FILE.png|svg|pdf\n"
+    "       roofline chart roofline --gpu host --measured BENCH.json -o FILE\n"
+    "       roofline chart simulate --scenario FILE [--seed N] -o FILE [--size WxH]\n"
     "         [--batch B[,B...]] [--prompt P] [--context C] [--weights T] [--act T] [--kv T]\n"
     "         [--flash on|off] [--size WxH] [--measured FILE.json]\n"
-    "  KIND: roofline, regime, batch, prefill, decode, memory (docs/charts.md)",
+    "  KIND: roofline, regime, batch, prefill, decode, memory, simulate (docs/charts.md)",
     run};

@@ -465,6 +465,25 @@ run_max_rate(const struct scenario *sc, const struct sim_config *cfg, enum out_f
     return CLI_OK;
 }
 
+struct scenario *
+cli_scenario_load(const char *path, long seed, struct sim_config *cfg)
+{
+    struct err_list errs = {0};
+    struct scenario *sc = scenario_load(path, &errs);
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    if (!sc)
+        return NULL;
+    scenario_sim_config(sc, cfg);
+    if (seed >= 0)
+        cfg->seed = (unsigned long)seed;
+    if (sc->engine && caldata_tuning(sc->hw, sc->engine, NULL, &cfg->engine.tuning, NULL) != 0) {
+        scenario_free(sc);
+        return NULL;
+    }
+    return sc;
+}
+
 static int
 run(int argc, char **argv)
 {
@@ -512,20 +531,10 @@ run(int argc, char **argv)
             return CLI_USAGE;
         }
     }
-    struct err_list errs = {0};
-    struct scenario *sc = scenario_load(cli_get(&a, "scenario"), &errs);
-    cli_print_errs(&errs);
-    err_list_release(&errs);
+    struct sim_config cfg;
+    struct scenario *sc = cli_scenario_load(cli_get(&a, "scenario"), seed, &cfg);
     if (!sc)
         return CLI_FAIL;
-    struct sim_config cfg;
-    scenario_sim_config(sc, &cfg);
-    if (seed >= 0)
-        cfg.seed = (unsigned long)seed;
-    if (sc->engine && caldata_tuning(sc->hw, sc->engine, NULL, &cfg.engine.tuning, NULL) != 0) {
-        scenario_free(sc);
-        return CLI_FAIL;
-    }
     int rc;
     if (max_rate) {
         if (!sc->has_slo) {

@@ -7,6 +7,7 @@
 #include "core/hw.h"
 #include "io/ycheck.h"
 #include "io/ytree.h"
+#include "util/strs.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1543,6 +1544,116 @@ chart_measured_free(struct chart_measured *m, size_t n)
     free(m);
 }
 
+static double
+node_num(const struct ynode *map, const char *key)
+{
+    double v;
+    const struct ynode *n = map ? ynode_get(map, key) : NULL;
+    return n && ynode_double(n, &v) == 0 ? v : NAN;
+}
+
+static bool
+is_bench_report(const struct ynode *root)
+{
+    if (root->kind != YNODE_MAP)
+        return false;
+    const struct ynode *tool = ynode_get(root, "tool"), *cmd = ynode_get(root, "command");
+    return tool && cmd && tool->kind == YNODE_SCALAR && cmd->kind == YNODE_SCALAR &&
+           strcmp(tool->value, "roofline") == 0 && strcmp(cmd->value, "bench") == 0;
+}
+
+/* Appends a bench point when intensity and rate are positive and finite (cases with no FLOPs,
+ * such as STREAM copy, have no place on a FLOP/s roofline). */
+static int
+bench_point(struct chart_measured **pts, size_t *np, size_t *cap, const char *label, double x,
+            double y)
+{
+    if (!(x > 0 && isfinite(x) && y > 0 && isfinite(y)))
+        return 0;
+    if (*np == *cap) {
+        size_t nc = *cap ? 2 * *cap : 32;
+        struct chart_measured *m = realloc(*pts, nc * sizeof *m);
+        if (!m)
+            return -1;
+        *pts = m;
+        *cap = nc;
+    }
+    struct chart_measured *m = &(*pts)[*np];
+    m->label = str_dup(label);
+    if (!m->label)
+        return -1;
+    m->intensity_flop_per_byte = x;
+    m->flops_per_s = y;
+    (*np)++;
+    return 0;
+}
+
+/* The points of a `roofline bench -o json` report, as `bench --points` writes them: the
+ * intensity sweep at its median rates, then every case with FLOPs at flops / median time. */
+static int
+bench_report_points(const char *path, const struct ynode *root, struct chart_measured **out,
+                    size_t *n, struct err_list *e)
+{
+    struct chart_measured *pts = NULL;
+    size_t np = 0, cap = 0;
+    int rc = 0;
+    const struct ynode *sw = ynode_get(root, "intensity_sweep");
+    const struct ynode *list = sw && sw->kind == YNODE_MAP ? ynode_get(sw, "points") : NULL;
+    for (size_t i = 0; rc == 0 && list && list->kind == YNODE_SEQ && i < list->n; i++) {
+        const struct ynode *it = list->items[i];
+        double x = node_num(it, "intensity_flop_per_byte");
+        double y = node_num(it, "flops_per_s_median");
+        if (!isfinite(y))
+            y = node_num(it, "flops_per_s");
+        char label[64];
+        snprintf(label, sizeof label, "ERT %g FLOP/B", x);
+        rc = bench_point(&pts, &np, &cap, label, x, y);
+    }
+    const struct ynode *cases = ynode_get(root, "cases");
+    for (size_t i = 0; rc == 0 && cases && cases->kind == YNODE_SEQ && i < cases->n; i++) {
+        const struct ynode *it = cases->items[i];
+        if (it->kind != YNODE_MAP)
+            continue;
+        const struct ynode *id = ynode_get(it, "id");
+        const struct ynode *t = ynode_get(it, "time_s");
+        double flops = node_num(it, "flops"), bytes = node_num(it, "bytes");
+        double med = t && t->kind == YNODE_MAP ? node_num(t, "median") : NAN;
+        rc = bench_point(&pts, &np, &cap, id && id->kind == YNODE_SCALAR ? id->value : "",
+                         flops / bytes, flops / med);
+    }
+    if (rc == 0 && np == 0) {
+        err_add(e, path, root->line, root->col, ERR_ERROR,
+                "the bench report holds no measured points with FLOPs (run roofline bench "
+                "with the intensity or kernels parts)");
+        rc = -1;
+    } else if (rc != 0)
+        err_add(e, path, root->line, root->col, ERR_ERROR, "out of memory");
+    if (rc != 0) {
+        chart_measured_free(pts, np);
+        return -1;
+    }
+    *out = pts;
+    *n = np;
+    return 0;
+}
+
+int
+chart_bench_model(const char *path, char *id, size_t size)
+{
+    struct ynode *root = ynode_load(path, NULL);
+    int rc = -1;
+    if (root && is_bench_report(root)) {
+        const struct ynode *m = ynode_get(root, "model");
+        const struct ynode *v = m && m->kind == YNODE_MAP ? ynode_get(m, "id") : NULL;
+        if (v && v->kind == YNODE_SCALAR && strlen(v->value) < size) {
+            snprintf(id, size, "%s", v->value);
+            rc = 0;
+        }
+    }
+    ynode_free(root);
+    return rc;
+}
+
 int
 chart_measured_load(const char *path, struct chart_measured **out, size_t *n, struct err_list *errs)
 {
@@ -1555,6 +1666,12 @@ chart_measured_load(const char *path, struct chart_measured **out, size_t *n, st
     if (!root) {
         err_list_release(&local);
         return -1;
+    }
+    if (is_bench_report(root)) {
+        int rc = bench_report_points(path, root, out, n, e);
+        ynode_free(root);
+        err_list_release(&local);
+        return rc;
     }
     struct ycheck y;
     ycheck_init(&y, path, e);

@@ -66,8 +66,17 @@ run validate-host-json 0 -- "$ROOFLINE" validate --host --bench "$T/bench.json" 
 expect_out validate-host-json-rows '"rows": ['
 expect_out validate-host-json-p90 '"p90_abs_error_pct"'
 
-# the chart reads the points when the chart command is built
-if "$ROOFLINE" help chart >/dev/null 2>&1; then
-    run bench-chart-points 0 -- "$ROOFLINE" chart roofline --gpu "$T/host.yaml" --model bench-small \
-        --measured "$T/points.json" -o "$T/roof.png"
-fi
+# the chart reads the points file, or the bench report itself (the model then defaults to the
+# one the bench ran, in fp32)
+run bench-chart-points 0 -- "$ROOFLINE" chart roofline --gpu "$T/host.yaml" --model bench-small \
+    --measured "$T/points.json" -o "$T/roof.png"
+run bench-chart-report 0 -- "$ROOFLINE" chart roofline --gpu "$T/host.yaml" \
+    --measured "$T/bench.json" -o "$T/roof.pdf"
+pdftotext "$T/roof.pdf" "$T/roof.txt"
+for want in "bench-small on" "weights fp32" "ERT 64 FLOP/B" "gemm_"; do
+    if grep -qF "$want" "$T/roof.txt"; then echo "ok bench-chart-report text '$want'"; else
+        echo "not ok bench-chart-report text lacks '$want'"; fi
+done
+run bench-chart-no-model 2 -- "$ROOFLINE" chart roofline --gpu "$T/host.yaml" \
+    --measured "$T/points.json" -o "$T/x.png"
+expect_err bench-chart-no-model-msg "--model may be left out with --measured from roofline bench"

@@ -45,6 +45,35 @@ golden prefill prefill --gpu h100-sxm,rtx-4090 --model $M --batch 1,8
 golden decode decode --gpu h100-sxm --model llama-3.1-8b --batch 1,32 --prompt 1024
 golden memory memory --gpu h100-sxm --model $M --context 4096
 golden memory-gpus memory --gpu h100-sxm,a100-sxm-80gb,rtx-4090 --model $M --batch 1,64
+golden simulate simulate --scenario "$top/scenarios/continuous.yaml"
+
+# the simulate chart: every example scenario, in PDF with its text, in SVG well-formed
+for sc in static continuous chunked disaggregated; do
+    run "chart simulate $sc pdf" 0 -- "$ROOFLINE" chart simulate \
+        --scenario "$top/scenarios/$sc.yaml" -o "$T/sim-$sc.pdf"
+    pdftotext "$T/sim-$sc.pdf" "$T/sim-$sc.txt"
+    for want in "Serving simulation" "latency CDFs of the" "requests waiting and running" \
+        "batch of each engine step" "KV-cache occupancy" "$sc scheduler" "p99: TTFT"; do
+        if grep -qF "$want" "$T/sim-$sc.txt"; then echo "ok chart simulate $sc text '$want'"; else
+            echo "not ok chart simulate $sc text lacks '$want'"; fi
+    done
+done
+run "chart simulate svg" 0 -- "$ROOFLINE" chart simulate --scenario "$top/scenarios/chunked.yaml" \
+    --seed 7 -o "$T/sim.svg"
+if xmllint --noout "$T/sim.svg" 2>/dev/null && grep -qF "seed 7" "$T/sim.svg"; then
+    echo "ok chart simulate svg well-formed with its seed"; else
+    echo "not ok chart simulate svg well-formed with its seed"; fi
+run "chart simulate no scenario" 2 -- "$ROOFLINE" chart simulate -o "$T/x.png"
+expect_err "chart simulate no scenario message" "error: chart simulate needs --scenario FILE"
+run "chart simulate gpu" 2 -- "$ROOFLINE" chart simulate --scenario "$top/scenarios/static.yaml" \
+    --gpu h100-sxm -o "$T/x.png"
+expect_err "chart simulate gpu message" "error: --gpu does not apply to the simulate chart"
+run "chart scenario elsewhere" 2 -- "$ROOFLINE" chart roofline --gpu h100-sxm --model $M \
+    --scenario "$top/scenarios/static.yaml" -o "$T/x.png"
+run "chart simulate bad scenario" 1 -- "$ROOFLINE" chart simulate \
+    --scenario "$top/tests/data/bad-scenarios/$(ls "$top/tests/data/bad-scenarios" | grep yaml | head -n 1)" \
+    -o "$T/x.png"
+expect_err "chart simulate bad scenario position" ": error: "
 
 # PDF: one page, the text is there, the page is half the pixel size in points, reproducible
 for kind in roofline regime batch prefill decode memory; do

@@ -6,6 +6,7 @@
 #include "core/hw.h"
 #include "core/model.h"
 #include "io/scenario.h"
+#include "render/chart_sim.h"
 #include "sim/heap.h"
 #include "sim/sim.h"
 
@@ -424,4 +425,65 @@ TEST(sim_example_scenarios)
         sim_result_release(&r);
         scenario_free(s);
     }
+}
+
+/* The chart's CDF reduction against hand-computed steps: 10 values 1..10 (shuffled, a NaN
+ * skipped) at 4 points: probabilities 0 and 0.45 in the body (indices ceil(p n) - 1 = 0 and 4),
+ * 0.95 and 1 in the tail (indices 9 and 9, the duplicate dropped). */
+TEST(sim_chart_cdf_steps)
+{
+    double v[11] = {7, 3, NAN, 10, 1, 5, 9, 2, 8, 4, 6}, x[8], y[8];
+    long n = chart_sim_cdf(v, 11, x, y, 4);
+    CHECK(n == 3);
+    CHECK_NEAR(x[0], 1, 1e-12);
+    CHECK_NEAR(y[0], 0.1, 1e-12);
+    CHECK_NEAR(x[1], 5, 1e-12);
+    CHECK_NEAR(y[1], 0.5, 1e-12);
+    CHECK_NEAR(x[2], 10, 1e-12);
+    CHECK_NEAR(y[2], 1.0, 1e-12);
+    /* a large sample: ascending, within [0, 1], ending at the maximum with y = 1 */
+    double big[1000], bx[400], by[400];
+    for (int i = 0; i < 1000; i++)
+        big[i] = (double)((i * 7919) % 1000);
+    long m = chart_sim_cdf(big, 1000, bx, by, 400);
+    CHECK(m > 280 && m <= 400); /* 200 body points, the tail holds only 100 values */
+    for (long i = 1; i < m; i++)
+        CHECK(bx[i] > bx[i - 1] && by[i] > by[i - 1]);
+    CHECK_NEAR(bx[m - 1], 999, 1e-12);
+    CHECK_NEAR(by[m - 1], 1, 1e-12);
+    double none[2] = {NAN, INFINITY};
+    CHECK(chart_sim_cdf(none, 2, x, y, 4) == 0);
+}
+
+/* The simulate chart: four panels, a CDF per latency in the first, the timeline in the others;
+ * a run with nothing measured is an error, not an empty chart. */
+TEST(sim_chart_build)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CONTINUOUS);
+    c.slo.ttft_s = 0.5;
+    c.work.warmup_requests = 20;
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    struct err_list errs = {0};
+    struct chart *ch = chart_build_simulate(&c, &r, "test", &errs);
+    CHECK(ch != NULL);
+    if (ch) {
+        CHECK(ch->n_panels == 4);
+        /* four CDFs and the TTFT SLO line */
+        CHECK(ch->panels[0].n_lines == 5);
+        CHECK(ch->panels[0].n_points == 3); /* p99 of TTFT, TPOT, E2E */
+        CHECK(ch->panels[1].n_lines >= 2);  /* waiting, running */
+        CHECK(ch->panels[3].x.max == r.makespan_s);
+        CHECK(strstr(ch->footnote, "p99: TTFT") != NULL);
+        chart_free(ch);
+    }
+    CHECK(err_count(&errs, ERR_ERROR) == 0);
+    c.work.warmup_requests = c.work.requests;
+    sim_result_release(&r);
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(chart_build_simulate(&c, &r, "test", &errs) == NULL);
+    CHECK(err_count(&errs, ERR_ERROR) == 1);
+    err_list_release(&errs);
+    sim_result_release(&r);
 }
