@@ -19,7 +19,8 @@ else
 endif
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 CFLAGS_ALL := -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) $(OPT) $(SANFLAGS) -Isrc $(PKG_CFLAGS) \
-              -DROOFLINE_DATADIR='"$(DATADIR)"' -DROOFLINE_VERSION='"$(VERSION)"' $(CFLAGS)
+              -DROOFLINE_DATADIR='"$(DATADIR)"' -DROOFLINE_VERSION='"$(VERSION)"' \
+              -DROOFLINE_CFLAGS='"$(strip -std=c17 $(OPT) $(SANFLAGS) $(CFLAGS))"' $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 LIBS := $(PKG_LIBS) -lm -lpthread
 
