@@ -16,7 +16,7 @@
 
 #define BENCH_MAX_SWEEP 48
 #define BENCH_MAX_STREAM 12
-#define BENCH_MAX_PEAKS 8
+#define BENCH_MAX_PEAKS 16
 #define BENCH_MAX_AI 16
 #define BENCH_MAX_CASES 48
 #define BENCH_DEFAULT_SEED 20240601UL
@@ -68,6 +68,9 @@ struct bench_case {
     long prompt, context;
     double flops, bytes;
     struct bench_measure meas;
+    /* the calibration GEMM: sets the profile's gemm_efficiency; validate --host does not score
+     * it (it would predict itself) */
+    bool calibration;
 };
 
 struct bench_sweep_point {
@@ -97,6 +100,7 @@ struct bench_stream {
 struct bench_peak {
     enum dtype dt;
     int threads;
+    int round; /* 1 at the start of the run, 2 at its end (the roof is the best of both) */
     double flops; /* per repetition */
     struct bench_measure meas;
 };
@@ -117,6 +121,8 @@ struct bench_roofs {
     double peak_flops_per_s[DT_COUNT];     /* all threads; 0 = not measured */
     double cache_bandwidth_bytes_per_s[4]; /* l1, l2, l3, llc plateaus (all threads) */
     double cache_bytes[4];                 /* per instance, from the OS */
+    /* median rate of the calibration GEMM over the best fp32 peak, (0, 1]; 0 = not measured */
+    double gemm_efficiency;
 };
 
 struct bench_report {

@@ -34,6 +34,10 @@ bench_predict_case(const struct hw_profile *hw, const struct mdl_profile *model,
     enum dtype used;
     double peak = hw_peak(hw, DT_FP32, &used);
     double bw = hw->memory_bandwidth_bytes_per_s;
+    /* the GEMM efficiency a measured profile carries applies to every kernel's FLOPs, as the
+     * engine applies it (roof_config_init) */
+    if (hw->gemm_efficiency > 0)
+        peak *= hw->gemm_efficiency;
     if (!(peak > 0) || !(bw > 0)) {
         snprintf(out->reason, sizeof out->reason, "the profile has no fp32 roof or bandwidth");
         return -1;

@@ -100,6 +100,13 @@ jkv_num(struct bench_text *t, bool *first, const char *key, double x)
 }
 
 static void
+jkv_bool(struct bench_text *t, bool *first, const char *key, bool v)
+{
+    jkey(t, first, key);
+    bench_text_printf(t, "%s", v ? "true" : "false");
+}
+
+static void
 jkv_str(struct bench_text *t, bool *first, const char *key, const char *s)
 {
     jkey(t, first, key);
@@ -187,6 +194,8 @@ render_cases(struct bench_text *t, const struct bench_report *r)
         jkv_num(t, &f, "bytes", c->bytes);
         jkv_num(t, &f, "flops_per_s", bench_rate_median(c->flops, &c->meas));
         jkv_num(t, &f, "bytes_per_s", bench_rate_median(c->bytes, &c->meas));
+        if (c->calibration)
+            jkv_bool(t, &f, "calibration", true);
         jkey(t, &f, "time_s");
         jmeasure(t, &c->meas);
         bench_text_printf(t, "}");
@@ -276,6 +285,7 @@ bench_render_json(const struct bench_report *r, struct bench_text *t)
         bench_text_printf(t, "%s\n    {", i ? "," : "");
         jkv_str(t, &g, "dtype", dtype_name(p->dt));
         jkv_num(t, &g, "threads", p->threads);
+        jkv_num(t, &g, "round", p->round);
         jkv_num(t, &g, "flops", p->flops);
         jkv_num(t, &g, "flops_per_s", bench_rate_best(p->flops, &p->meas));
         jkv_num(t, &g, "flops_per_s_median", bench_rate_median(p->flops, &p->meas));
@@ -340,6 +350,8 @@ bench_render_json(const struct bench_report *r, struct bench_text *t)
     jkv_num(t, &f, "dram_bandwidth_bytes_per_s", R->dram_bandwidth_bytes_per_s);
     jkv_str(t, &f, "dram_kernel", R->dram_kernel);
     jkv_num(t, &f, "triad_bandwidth_bytes_per_s", R->triad_bandwidth_bytes_per_s);
+    if (R->gemm_efficiency > 0)
+        jkv_num(t, &f, "gemm_efficiency", R->gemm_efficiency);
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++)
         if (R->peak_flops_per_s[d] > 0) {
             char key[48];
@@ -468,6 +480,7 @@ bench_profile_new(const struct bench_report *r)
     for (int d = 0; d < DT_COUNT; d++)
         hw->peak_flops_per_s[d] = R->peak_flops_per_s[d];
     hw->compute_units = r->threads;
+    hw->gemm_efficiency = R->gemm_efficiency;
     for (int l = 0; l < 3; l++) {
         hw->cache_bytes[l] = R->cache_bytes[l];
         hw->cache_bandwidth_bytes_per_s[l] = R->cache_bandwidth_bytes_per_s[l];
@@ -512,6 +525,16 @@ bench_profile_new(const struct bench_report *r)
                  "measured by roofline bench on %s: register-blocked %s FMA kernels, %d threads",
                  day, r->isa, r->threads) ||
         add_pair(sk, st, sn, "compute_units", "threads used by roofline bench on %s", day))
+        goto fail;
+    const struct bench_case *gc = NULL;
+    for (int i = 0; i < r->n_cases; i++)
+        if (r->cases[i].calibration)
+            gc = &r->cases[i];
+    if (hw->gemm_efficiency > 0 && gc &&
+        add_pair(sk, st, sn, "gemm_efficiency",
+                 "measured by roofline bench on %s: %s, median %.4g GFLOP/s over the fp32 "
+                 "peak, %d threads",
+                 day, gc->id, bench_rate_median(gc->flops, &gc->meas) / 1e9, r->threads))
         goto fail;
     bool any_cache = false, any_cbw = false;
     for (int l = 0; l < 3; l++) {
@@ -590,6 +613,8 @@ bench_render_profile(const struct hw_profile *hw, struct bench_text *t)
         }
     if (hw->compute_units > 0)
         bench_text_printf(t, "compute_units: %.0f\n", hw->compute_units);
+    if (hw->gemm_efficiency > 0)
+        bench_text_printf(t, "gemm_efficiency: %.4f\n", hw->gemm_efficiency);
     if (hw->boost_clock_hz > 0) {
         bench_text_printf(t, "boost_clock: ");
         yaml_qty(t, hw->boost_clock_hz, "Hz");

@@ -134,9 +134,9 @@ static const struct out_field LEVEL_FIELDS[] = {
     {"bandwidth", NULL, OUT_SHOW_BW, 0, false},
 };
 static const struct out_field PEAK_FIELDS[] = {
-    {"dtype", NULL, OUT_SHOW_TEXT, 0, false},        {"threads", NULL, OUT_SHOW_NUM, 0, false},
-    {"best", NULL, OUT_SHOW_RATE, 0, false},         {"median", NULL, OUT_SHOW_RATE, 0, false},
-    {"spread", "max/min t", OUT_SHOW_NUM, 3, false},
+    {"dtype", NULL, OUT_SHOW_TEXT, 0, false},  {"threads", NULL, OUT_SHOW_NUM, 0, false},
+    {"round", NULL, OUT_SHOW_NUM, 0, false},   {"best", NULL, OUT_SHOW_RATE, 0, false},
+    {"median", NULL, OUT_SHOW_RATE, 0, false}, {"spread", "max/min t", OUT_SHOW_NUM, 3, false},
 };
 static const struct out_field AI_FIELDS[] = {
     {"intensity", "FLOP/B", OUT_SHOW_NUM, 4, false},
@@ -215,6 +215,7 @@ print_table(const struct bench_report *r)
             const struct bench_peak *p = &r->peaks[i];
             struct out_value v[] = {{dtype_name(p->dt), 0},
                                     {NULL, p->threads},
+                                    {NULL, p->round},
                                     {NULL, bench_rate_best(p->flops, &p->meas)},
                                     {NULL, bench_rate_median(p->flops, &p->meas)},
                                     {NULL, spread(&p->meas)}};

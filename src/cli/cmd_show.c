@@ -24,6 +24,10 @@ show_gpu(const struct hw_profile *hw)
         printf("    %-5s %16s   ridge %7.1f FLOP/B\n", dtype_name((enum dtype)d), a,
                hw->peak_flops_per_s[d] / hw->memory_bandwidth_bytes_per_s);
     }
+    if (hw->gemm_efficiency > 0)
+        printf("  GEMMs reach   %.1f%% of the fp32 peak (measured; the engine's compute "
+               "efficiency)\n",
+               100 * hw->gemm_efficiency);
     if (hw->compute_units > 0)
         printf("  compute units %.0f\n", hw->compute_units);
     if (hw->boost_clock_hz > 0) {

@@ -125,6 +125,8 @@ read_bench_json(const char *path, struct bench_report *r)
     r->roofs.dram_bandwidth_bytes_per_s = num_at(roofs, "dram_bandwidth_bytes_per_s");
     r->roofs.triad_bandwidth_bytes_per_s = num_at(roofs, "triad_bandwidth_bytes_per_s");
     str_at(roofs, "dram_kernel", r->roofs.dram_kernel, sizeof r->roofs.dram_kernel);
+    double ge = num_at(roofs, "gemm_efficiency");
+    r->roofs.gemm_efficiency = isfinite(ge) && ge > 0 && ge <= 1 ? ge : 0;
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++) {
         char key[48];
         snprintf(key, sizeof key, "%s_flops_per_s", dtype_name((enum dtype)d));
@@ -170,6 +172,9 @@ read_bench_json(const char *path, struct bench_report *r)
         bc->context = long_at(c, "context");
         bc->flops = num_at(c, "flops");
         bc->bytes = num_at(c, "bytes");
+        const struct ynode *cal = ynode_get(c, "calibration");
+        bool is_cal = false;
+        bc->calibration = cal && ynode_bool(cal, &is_cal) == 0 && is_cal;
         bc->meas.reps = long_at(t, "reps");
         for (size_t k = 0; k < samples->n; k++) {
             double v;
@@ -289,12 +294,15 @@ validate_host(int argc, char **argv)
         goto done;
     }
     struct row rows[BENCH_MAX_CASES];
-    int n = r->n_cases;
-    for (int i = 0; i < n; i++) {
-        rows[i].c = &r->cases[i];
-        rows[i].ok = bench_predict_case(hw, model, &r->cases[i], &rows[i].p) == 0;
-        rows[i].err_pct =
-            rows[i].ok ? bench_error_pct(rows[i].p.predicted_s, r->cases[i].meas.s.median) : NAN;
+    int n = 0;
+    for (int i = 0; i < r->n_cases; i++) {
+        if (r->cases[i].calibration)
+            continue; /* it set the GEMM efficiency: scoring it would predict itself */
+        rows[n].c = &r->cases[i];
+        rows[n].ok = bench_predict_case(hw, model, &r->cases[i], &rows[n].p) == 0;
+        rows[n].err_pct =
+            rows[n].ok ? bench_error_pct(rows[n].p.predicted_s, r->cases[i].meas.s.median) : NAN;
+        n++;
     }
     struct out_table *t = out_table_new(fmt, NULL, ROW_FIELDS, NF(ROW_FIELDS));
     for (int i = 0; i < n; i++) {
@@ -323,6 +331,8 @@ validate_host(int argc, char **argv)
         out_json_number(stdout, hw->memory_bandwidth_bytes_per_s);
         printf(",\n  \"fp32_flops_per_s\": ");
         out_json_number(stdout, hw_peak(hw, DT_FP32, NULL));
+        printf(",\n  \"gemm_efficiency\": ");
+        out_json_number(stdout, hw->gemm_efficiency > 0 ? hw->gemm_efficiency : 1);
         printf(",\n  \"measured\": ");
         out_json_string(stdout, cli_has(&a, "bench") ? cli_get(&a, "bench") : "this run");
         printf(",\n  \"rows\": ");
@@ -336,9 +346,13 @@ validate_host(int argc, char **argv)
     } else if (fmt == OUT_CSV) {
         out_table_end(t, stdout, 0);
     } else {
-        printf("host validation: %s predicted from %s (bandwidth %s, fp32 peak %s) with the\n"
+        char eff[96] = "";
+        if (hw->gemm_efficiency > 0)
+            snprintf(eff, sizeof eff, ", GEMMs at %.0f%% of it", 100 * hw->gemm_efficiency);
+        printf("host validation: %s predicted from %s (bandwidth %s, fp32 peak %s%s) with the\n"
                "engine's roofline, against the median of the measured samples\n\n",
-               model->id, hw->path ? hw->path : "the profile of this run's measurements", bw, pk);
+               model->id, hw->path ? hw->path : "the profile of this run's measurements", bw, pk,
+               eff);
         out_table_end(t, stdout, 0);
         printf("\n");
         struct out_table *s = out_table_new(

@@ -32,6 +32,9 @@ struct hw_profile {
     double boost_clock_hz;                 /* 0 = unknown */
     double cache_bytes[4];                 /* l1, l2, l3, llc; 0 = unknown */
     double cache_bandwidth_bytes_per_s[4]; /* measured per level (host profiles); 0 = unknown */
+    /* measured fraction of the fp32 peak that a large GEMM reaches (host profiles written by
+     * roofline bench); the engine's default compute efficiency; 0 = unknown (1 is used) */
+    double gemm_efficiency;
     char *link_kind;                       /* NULL = none */
     double link_bandwidth_bytes_per_s;
     enum hw_link_direction link_direction;

@@ -133,7 +133,9 @@ roof_config_init(struct roof_config *cfg, const struct hw_profile *hw, const str
     cfg->gpus = 0;
     cfg->link_latency_s = -1.0;
     cfg->reserve_bytes = hw ? ROOF_DEFAULT_RESERVE_FRACTION * hw->memory_capacity_bytes : 0.0;
-    cfg->tuning.compute_efficiency = 1.0;
+    /* a measured profile's GEMM efficiency (roofline bench) is the device's own; datasheet
+     * profiles have none and the roofline is pure until calibration tunes it */
+    cfg->tuning.compute_efficiency = hw && hw->gemm_efficiency > 0 ? hw->gemm_efficiency : 1.0;
     cfg->tuning.memory_efficiency = 1.0;
     cfg->tuning.kernel_overhead_s = 0.0;
 }
@@ -360,8 +362,7 @@ add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, doubl
         /* convert the weights to the activation format in a buffer (read packed, write wide),
          * then a dense GEMM reading the wide copy (ggml-cuda's cuBLAS path) */
         double wide = weight_elems * a, packed = weight_elems * dtype_bytes(cfg->weights);
-        add_full(c, op, true, compute, 2.0 * T * n * k, wide, T * k * a, T * n * a, 0, 0, 0, T,
-                 n);
+        add_full(c, op, true, compute, 2.0 * T * n * k, wide, T * k * a, T * n * a, 0, 0, 0, T, n);
         struct roof_op_result *r = &c->res->ops[op];
         double bw = roof_tuned_bandwidth(cfg->hw, tu, c->bw_bytes_per_s);
         double conv = (packed + wide) / bw + tu->memory_latency_s + tu->kernel_overhead_s;

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const TOP_KEYS[] = {"name",         "vendor",          "kind",        "memory",
-                                       "compute",      "compute_units",   "boost_clock", "cache",
-                                       "interconnect", "power",           "price",       "notes",
-                                       "sources",      "cache_bandwidth", "provenance"};
+static const char *const TOP_KEYS[] = {
+    "name",        "vendor",          "kind",         "memory",         "compute", "compute_units",
+    "boost_clock", "cache",           "interconnect", "power",          "price",   "notes",
+    "sources",     "cache_bandwidth", "provenance",   "gemm_efficiency"};
 static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
 static const char *const CACHE_KEYS[] = {"l1", "l2", "l3", "llc"};
 static const char *const LINK_KEYS[] = {"kind", "bandwidth", "direction"};
@@ -274,6 +274,14 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
         for (size_t i = 0; i < N(CACHE_KEYS); i++)
             ycheck_qty(&y, cbw, "cache_bandwidth", CACHE_KEYS[i], UNIT_BYTES_PER_S, false,
                        &hw->cache_bandwidth_bytes_per_s[i]);
+    }
+    double ge;
+    if (ycheck_num(&y, root, "", "gemm_efficiency", false, &ge)) {
+        if (!(ge > 0 && ge <= 1))
+            ycheck_error(&y, ynode_get(root, "gemm_efficiency"),
+                         "'gemm_efficiency' must be a fraction in (0, 1], got %g", ge);
+        else
+            hw->gemm_efficiency = ge;
     }
     const struct ynode *prov = ynode_get(root, "provenance");
     if (prov && !ynode_is_null(prov) && ycheck_map(&y, prov, "provenance")) {

@@ -44,6 +44,8 @@ expect_out bench-profile-kind "kind cpu"
 expect_out bench-profile-sources "measured by roofline bench on"
 grep -q '^cache_bandwidth:' "$T/host.yaml" && echo "ok bench-profile-cache-bw" ||
     echo "not ok bench-profile-cache-bw"
+grep -q '^gemm_efficiency: 0\.' "$T/host.yaml" && echo "ok bench-profile-gemm-efficiency" ||
+    echo "not ok bench-profile-gemm-efficiency"
 grep -q '^provenance:' "$T/host.yaml" && echo "ok bench-profile-provenance" ||
     echo "not ok bench-profile-provenance"
 
@@ -58,6 +60,12 @@ fi
 expect_out validate-host-csv-decode "bench-small_decode_2048,decode,"
 expect_out validate-host-csv-prefill "bench-small_prefill_256,prefill,"
 expect_out validate-host-csv-gemv ",kernel,"
+expect_out validate-host-csv-gemm "gemm_64x4096x4096,kernel,"
+if grep -q "gemm_calibration" "$T/out"; then
+    echo "not ok validate-host-skips-calibration: the calibration GEMM is scored"
+else echo "ok validate-host-skips-calibration"; fi
+grep -q '"calibration": true' "$T/bench.json" && echo "ok bench-json-calibration" ||
+    echo "not ok bench-json-calibration"
 run validate-host-table 0 -- "$ROOFLINE" validate --host --bench "$T/bench.json" \
     --profile "$T/host.yaml"
 expect_out validate-host-summary "median |error| %"
@@ -65,6 +73,7 @@ expect_out validate-host-memory "memory-bound"
 run validate-host-json 0 -- "$ROOFLINE" validate --host --bench "$T/bench.json" -o json
 expect_out validate-host-json-rows '"rows": ['
 expect_out validate-host-json-p90 '"p90_abs_error_pct"'
+expect_out validate-host-json-efficiency '"gemm_efficiency": 0.'
 
 # the chart reads the points file, or the bench report itself (the model then defaults to the
 # one the bench ran, in fp32)

@@ -853,3 +853,70 @@ TEST(bench_error_summary)
     bench_error_summarize(e, 0, &s);
     CHECK(isnan(s.median_abs_pct));
 }
+
+/* The calibration GEMM sets gemm_efficiency = its median rate / the best fp32 peak; the
+ * profile carries it (with its source) and the predictions run GEMMs at that fraction. Hand
+ * numbers: peak 4e11 FLOP / 0.10 s = 4e12 FLOP/s; calibration 3e11 FLOP / 0.11 s (median) =
+ * 2.727e12 FLOP/s; efficiency 0.681818. */
+TEST(bench_gemm_efficiency_from_calibration)
+{
+    struct bench_report *r = calloc(1, sizeof *r);
+    fake_report(r);
+    CHECK(r->roofs.gemm_efficiency == 0); /* no calibration case: not measured */
+    struct bench_case *c = &r->cases[r->n_cases++];
+    snprintf(c->id, sizeof c->id, "gemm_calibration_384x3072x3072");
+    c->kind = BENCH_CASE_GEMM;
+    c->phase = BENCH_PHASE_KERNEL;
+    c->rows = 384;
+    c->inner = c->cols = 3072;
+    c->copies = 1;
+    c->flops = 3e11;
+    c->bytes = 1e8;
+    c->meas = r->stream[0].meas;
+    c->calibration = true;
+    bench_derive_roofs(r);
+    CHECK_NEAR(r->roofs.gemm_efficiency, (3e11 / 0.11) / 4e12, 1e-12);
+    struct bench_text t = {0};
+    CHECK(bench_render_json(r, &t) == 0);
+    CHECK_CONTAINS(t.s, "\"calibration\": true");
+    CHECK_CONTAINS(t.s, "\"gemm_efficiency\": 0.681818");
+    bench_text_release(&t);
+    struct hw_profile *hw = bench_profile_new(r);
+    CHECK(hw != NULL);
+    if (hw) {
+        CHECK(bench_render_profile(hw, &t) == 0);
+        CHECK_CONTAINS(t.s, "gemm_efficiency: 0.6818\n");
+        CHECK_CONTAINS(t.s, "gemm_efficiency: \"measured by roofline bench on 2026-01-02: "
+                            "gemm_calibration_384x3072x3072, median 2727 GFLOP/s");
+        char *path = write_tmp(t.s, ".yaml");
+        struct err_list errs = {0};
+        struct hw_profile *back = hw_load(path, &errs);
+        CHECK(back != NULL);
+        if (back) {
+            CHECK_NEAR(back->gemm_efficiency, 0.6818, 1e-12);
+            /* a compute-bound GEMM runs at peak x efficiency */
+            struct bench_case g = {0};
+            g.kind = BENCH_CASE_GEMM;
+            g.rows = 512;
+            g.inner = g.cols = 4096;
+            g.copies = 1;
+            g.flops = 2.0 * 512 * 4096 * 4096;
+            g.bytes = 4.0 * (4096.0 * 4096 + 2 * 512 * 4096);
+            struct bench_prediction p;
+            CHECK(bench_predict_case(back, NULL, &g, &p) == 0);
+            CHECK(!p.memory_bound);
+            CHECK_NEAR(p.predicted_s, g.flops / (4e12 * 0.6818), 1e-9);
+            /* and the engine takes it as the device's compute efficiency */
+            struct roof_config cfg;
+            roof_config_init(&cfg, back, NULL, ROOF_DECODE);
+            CHECK_NEAR(cfg.tuning.compute_efficiency, 0.6818, 1e-12);
+        }
+        err_list_release(&errs);
+        hw_free(back);
+        remove(path);
+        free(path);
+        bench_text_release(&t);
+        hw_free(hw);
+    }
+    free(r);
+}
