@@ -1069,8 +1069,14 @@ bench_derive_roofs(struct bench_report *r)
 {
     struct bench_roofs *R = &r->roofs;
     memset(R, 0, sizeof *R);
-    /* the DRAM roof: the best all-thread rate of the STREAM-style kernels at >= 4x LLC; on a
-     * write-allocate cache the read-only kernel usually wins, and weight streaming is reads */
+    /* the DRAM roof: the best all-thread rate of the read-only kernel at >= 4x LLC, because
+     * what an LLM streams from DRAM is reads (weights, KV cache). Kernels that store are
+     * counted as STREAM counts them, without write-allocate traffic, and a mix of reads and
+     * write-backs can beat pure reads when the cores' outstanding misses are the limit, so
+     * their rates are not a read roof. Without a read kernel: the best of the others. */
+    bool have_read = false;
+    for (int i = 0; i < r->n_stream; i++)
+        have_read |= r->stream[i].threads == r->threads && strcmp(r->stream[i].kernel, "read") == 0;
     for (int i = 0; i < r->n_stream; i++) {
         const struct bench_stream *s = &r->stream[i];
         double bw = bench_rate_best(s->bytes, &s->meas);
@@ -1078,6 +1084,8 @@ bench_derive_roofs(struct bench_report *r)
             continue;
         if (strcmp(s->kernel, "triad") == 0)
             R->triad_bandwidth_bytes_per_s = bw;
+        if (have_read && strcmp(s->kernel, "read") != 0)
+            continue;
         if (bw > R->dram_bandwidth_bytes_per_s) {
             R->dram_bandwidth_bytes_per_s = bw;
             snprintf(R->dram_kernel, sizeof R->dram_kernel, "%s", s->kernel);

@@ -278,7 +278,7 @@ print_table(const struct bench_report *r)
     if (R->dram_bandwidth_bytes_per_s > 0) {
         unit_format(R->dram_bandwidth_bytes_per_s, "B/s", 4, a, sizeof a);
         unit_format(R->triad_bandwidth_bytes_per_s, "B/s", 4, b, sizeof b);
-        printf("  DRAM bandwidth  %s (best STREAM-style kernel: %s; triad %s)\n", a, R->dram_kernel,
+        printf("  DRAM bandwidth  %s (the %s kernel; triad %s)\n", a, R->dram_kernel,
                b);
     }
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++)

@@ -682,6 +682,33 @@ write_tmp(const char *text, const char *suffix)
     return path;
 }
 
+TEST(bench_dram_roof_is_the_read_kernel)
+{
+    /* a faster-looking add (STREAM byte count, write-backs not counted) must not set the roof
+     * for reads; without a read kernel the best of the others does */
+    struct bench_report *r = calloc(1, sizeof *r);
+    fake_report(r);
+    struct bench_stream *s = &r->stream[r->n_stream++];
+    *s = r->stream[0];
+    snprintf(s->kernel, sizeof s->kernel, "add");
+    s->bytes = 6.0e9; /* 60 GB/s at the best sample of 0.10 s */
+    bench_derive_roofs(r);
+    CHECK_NEAR(r->roofs.dram_bandwidth_bytes_per_s, 6e10, 1e-12);
+    CHECK_STR(r->roofs.dram_kernel, "add");
+    s = &r->stream[r->n_stream++];
+    *s = r->stream[0];
+    snprintf(s->kernel, sizeof s->kernel, "read");
+    s->bytes = 4.0e9; /* 40 GB/s */
+    bench_derive_roofs(r);
+    CHECK_NEAR(r->roofs.dram_bandwidth_bytes_per_s, 4e10, 1e-12);
+    CHECK_STR(r->roofs.dram_kernel, "read");
+    CHECK_NEAR(r->roofs.triad_bandwidth_bytes_per_s, 3e10, 1e-12);
+    s->threads = 1; /* a single-thread read does not count */
+    bench_derive_roofs(r);
+    CHECK_NEAR(r->roofs.dram_bandwidth_bytes_per_s, 6e10, 1e-12);
+    free(r);
+}
+
 TEST(bench_profile_written_and_reloaded)
 {
     struct bench_report *r = calloc(1, sizeof *r);
