@@ -145,7 +145,44 @@ struct acc_ctx {
     struct roof_result *res;
     double bw_bytes_per_s;
     double times; /* identical kernel instances being added (layers of one class) */
+    /* per pass, for the operators: the vector-unit peak, the tuned bandwidth, and the tuned
+     * peak and its format per requested format (cached: a pass asks for few formats) */
+    double vec_peak, bw;
+    enum dtype peak_for[2], peak_used[2];
+    double peak[2];
+    int n_peaks;
 };
+
+static void
+acc_init(struct acc_ctx *c, const struct roof_config *cfg, struct roof_result *res, double bw)
+{
+    const struct roof_tuning *tu = &cfg->tuning;
+    memset(c, 0, sizeof *c);
+    c->cfg = cfg;
+    c->res = res;
+    c->bw_bytes_per_s = bw;
+    c->times = 1.0;
+    c->vec_peak = hw_peak(cfg->hw, DT_FP32, NULL) *
+                  (tu->vector_efficiency > 0 ? tu->vector_efficiency : tu->compute_efficiency);
+    c->bw = roof_tuned_bandwidth(cfg->hw, tu, bw);
+}
+
+static double
+acc_peak(struct acc_ctx *c, enum dtype compute, enum dtype *used)
+{
+    for (int i = 0; i < c->n_peaks; i++)
+        if (c->peak_for[i] == compute) {
+            *used = c->peak_used[i];
+            return c->peak[i];
+        }
+    double p = roof_tuned_peak(c->cfg->hw, &c->cfg->tuning, compute, used);
+    if (c->n_peaks < 2) {
+        c->peak_for[c->n_peaks] = compute;
+        c->peak_used[c->n_peaks] = *used;
+        c->peak[c->n_peaks++] = p;
+    }
+    return p;
+}
 
 /* What attention needs to know about a batch, for one window size: summed over sequences. */
 struct attn_agg {
@@ -174,12 +211,11 @@ add_full(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, do
     const struct roof_tuning *tu = &c->cfg->tuning;
     double times = c->times;
     enum dtype used;
-    double peak = roof_tuned_peak(c->cfg->hw, tu, compute, &used);
-    double vec_peak = hw_peak(c->cfg->hw, DT_FP32, NULL) *
-                      (tu->vector_efficiency > 0 ? tu->vector_efficiency : tu->compute_efficiency);
+    double peak = acc_peak(c, compute, &used);
+    double vec_peak = c->vec_peak;
     if (compute == DT_FP32 && !matmul)
         peak = vec_peak;
-    double bw = roof_tuned_bandwidth(c->cfg->hw, tu, c->bw_bytes_per_s);
+    double bw = c->bw;
     double bytes = w + ain + aout + kvr + kvw;
     double tc;
     if (peak <= 0)
@@ -364,7 +400,7 @@ add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, doubl
         double wide = weight_elems * a, packed = weight_elems * dtype_bytes(cfg->weights);
         add_full(c, op, true, compute, 2.0 * T * n * k, wide, T * k * a, T * n * a, 0, 0, 0, T, n);
         struct roof_op_result *r = &c->res->ops[op];
-        double bw = roof_tuned_bandwidth(cfg->hw, tu, c->bw_bytes_per_s);
+        double bw = c->bw;
         double conv = (packed + wide) / bw + tu->memory_latency_s + tu->kernel_overhead_s;
         r->bytes_weights += c->times * packed;
         r->bytes_act_out += c->times * wide;
@@ -666,7 +702,8 @@ roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs
     }
     if (!(b.tokens > 0))
         return -1;
-    struct acc_ctx c = {cfg, out, cfg->hw->memory_bandwidth_bytes_per_s, 1.0};
+    struct acc_ctx c;
+    acc_init(&c, cfg, out, cfg->hw->memory_bandwidth_bytes_per_s);
     double h = (double)m->hidden_size, V = (double)m->vocab_size;
     double a = dtype_bytes(cfg->act);
     double T = b.tokens, R = b.logits_rows;
@@ -675,14 +712,17 @@ roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs
     add(&c, ROOF_OP_EMBEDDING, false, DT_FP32, 0, T * h * dtype_bytes(cfg->weights), 0, T * h * a,
         0, 0);
     /* count the layers of each class: [windowed][moe] */
-    double classes[2][2] = {{0, 0}, {0, 0}};
-    for (long l = 0; l < m->num_layers; l++)
-        classes[mdl_layer_window(m, l) > 0][mdl_layer_is_moe(m, l)] += 1.0;
+    long classes[2][2] = {{0, 0}, {0, 0}};
+    if (m->sliding_window <= 0 && m->n_experts <= 0)
+        classes[0][0] = m->num_layers; /* the common case, without a loop per step */
+    else
+        for (long l = 0; l < m->num_layers; l++)
+            classes[mdl_layer_window(m, l) > 0][mdl_layer_is_moe(m, l)]++;
     for (int w = 0; w < 2; w++)
         for (int e = 0; e < 2; e++) {
             if (classes[w][e] == 0)
                 continue;
-            c.times = classes[w][e];
+            c.times = (double)classes[w][e];
             add_layer(&c, &b, w == 1, e == 1);
         }
     c.times = 1.0;
@@ -891,8 +931,9 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
     double stage_time = out->time_s;
     if (tp > 1) {
         /* two all-reduces per layer (after attention and after the MLP) of rows x h */
-        struct acc_ctx c = {&sc, out, cfg->hw->memory_bandwidth_bytes_per_s,
-                            2.0 * (double)shard.num_layers};
+        struct acc_ctx c;
+        acc_init(&c, &sc, out, cfg->hw->memory_bandwidth_bytes_per_s);
+        c.times = 2.0 * (double)shard.num_layers;
         double bytes = rows * h * a;
         double t = roof_allreduce_time_s(bytes, tp, bw_link, lat);
         add_link(&c, ROOF_OP_ALLREDUCE, bytes, t);
@@ -902,7 +943,9 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
     }
     double send_t = 0;
     if (pp > 1) {
-        struct acc_ctx c = {&sc, out, cfg->hw->memory_bandwidth_bytes_per_s, (double)(pp - 1)};
+        struct acc_ctx c;
+        acc_init(&c, &sc, out, cfg->hw->memory_bandwidth_bytes_per_s);
+        c.times = (double)(pp - 1);
         double bytes = rows * h * a;
         send_t = bytes / bw_link + lat;
         add_link(&c, ROOF_OP_PP_SEND, bytes, send_t);

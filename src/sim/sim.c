@@ -575,22 +575,27 @@ push(struct sim *s, double t, enum sim_event_kind k, int inst, long subject)
 static double
 step_time(struct sim *s, struct inst *in)
 {
-    double dn[2] = {0, 0}, dp[2] = {0, 0};
+    /* decodes aggregate exactly into two groups: roof_step is linear in the past tokens
+     * except where a sliding window caps them (scalar sums: no store-to-load chain) */
+    long dn0 = 0, dn1 = 0, dp0 = 0, dp1 = 0;
     long n = 0;
     for (long k = 0; k < in->n_step; k++) {
         const struct rt *r = &s->rt[in->step[k]];
         if (r->prefilled >= r->need) {
-            /* decodes aggregate exactly into two groups: roof_step is linear in the past
-             * tokens except where a sliding window caps them */
-            int g = s->window_tokens > 0 && r->kv + 1 >= s->window_tokens;
-            dn[g] += 1;
-            dp[g] += (double)r->kv;
+            if (s->window_tokens > 0 && r->kv + 1 >= s->window_tokens) {
+                dn1++;
+                dp1 += r->kv;
+            } else {
+                dn0++;
+                dp0 += r->kv;
+            }
         } else {
             struct roof_seq q = {1, (double)r->step_new, (double)r->prefilled,
                                  r->prefilled + r->step_new == r->need};
             s->seqs[n++] = q;
         }
     }
+    double dn[2] = {(double)dn0, (double)dn1}, dp[2] = {(double)dp0, (double)dp1};
     for (int g = 0; g < 2; g++)
         if (dn[g] > 0) {
             struct roof_seq q = {dn[g], 1, dp[g] / dn[g], true};
