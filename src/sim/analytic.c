@@ -115,36 +115,19 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
           double VO, double P99, double O99, struct sim_analytic *out)
 {
     double B = (double)cfg->sched.max_batch;
-    bool chunked = cfg->sched.policy == SIM_CHUNKED;
-    double budget = (double)cfg->sched.max_tokens_per_step;
     double tp = prefill_s(m, m->P);
-    double b = 1, s = decode_s(m, 1), f = 0, S = tp, npf = 1;
+    double b = 1, s = decode_s(m, 1), f = 0, S = tp;
     out->stable = true;
     for (int it = 0; it < 200; it++) {
-        if (chunked) {
-            /* Sarathi-Serve: every step carries the prompt tokens that arrived during one step
-             * (rate x P x s) next to the decodes; a prompt takes ceil(P / room) steps */
-            double room = budget - b > 1 ? budget - b : 1;
-            double carry = rate * m->P * s;
-            s = mixed_s(m, b, carry < room ? carry : room);
-            npf = ceil(m->P / room);
-            if (carry >= room) {
-                out->stable = false;
-                break;
-            }
-            S = (npf + m->O - 1.0) * s;
-            tp = npf * s;
-        } else {
-            s = decode_s(m, b);
-            /* with more than one slot a decode also waits for the prefills of later arrivals
-             * (vLLM runs them as steps of their own): stretch by 1 / (1 - rate x prefill) */
-            f = B > 1 ? rate * tp : 0.0;
-            if (f >= 1) {
-                out->stable = false;
-                break;
-            }
-            S = tp + (m->O - 1.0) * s / (1.0 - f);
+        s = decode_s(m, b);
+        /* with more than one slot a decode also waits for the prefills of later arrivals
+         * (vLLM runs them as steps of their own): stretch by 1 / (1 - rate x prefill) */
+        f = B > 1 ? rate * tp : 0.0;
+        if (f >= 1) {
+            out->stable = false;
+            break;
         }
+        S = tp + (m->O - 1.0) * s / (1.0 - f);
         double nb = rate * S;
         if (nb > m->slots) {
             nb = m->slots;
@@ -167,8 +150,6 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
     /* saturation: the step-time bound with every slot busy */
     double sB = decode_s(m, m->slots);
     double per_req = prefill_s(m, m->P) + (m->O - 1.0) * sB / m->slots;
-    if (chunked) /* prompt tokens ride along in full steps: their marginal cost */
-        per_req = (m->O - 1.0) * sB / m->slots + (mixed_s(m, m->slots, m->P) - sB);
     out->capacity_req_per_s = (double)cfg->instances / per_req;
     if (!out->stable || out->utilisation >= 1.0 || rate * per_req >= 1.0) {
         out->stable = false;
@@ -236,18 +217,143 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
     /* continuous: a fraction f of the engine's time goes to prefill steps, so the step in
      * progress is a prefill with that probability; the prompts that arrive meanwhile are
      * prefilled together with this one */
-    double step_mix = chunked ? s : (1.0 - f) * s + f * tp;
+    double step_mix = (1.0 - f) * s + f * tp;
     double resid = m->slots > 1 ? busy * step_mix / 2.0 : 0.0;
-    double tp_batch = chunked ? tp : prefill_s(m, (1.0 + rate * resid) * m->P);
+    double tp_batch = prefill_s(m, (1.0 + rate * resid) * m->P);
     out->wait_prob = pw;
     out->queue_mean_s = wq + resid;
-    out->queue_p99_s = w99 + (m->slots > 1 ? busy * (s > tp || chunked ? s : tp) : 0.0);
+    out->queue_p99_s = w99 + (m->slots > 1 ? busy * (s > tp ? s : tp) : 0.0);
     out->ttft_mean_s = out->queue_mean_s + tp_batch;
-    double tp99 = chunked ? ceil(P99 / (budget - b > 1 ? budget - b : 1)) * s : prefill_s(m, P99);
+    double tp99 = prefill_s(m, P99);
     out->ttft_p99_s = out->queue_p99_s + tp99;
     out->tpot_mean_s = tpot;
     out->e2e_mean_s = out->queue_mean_s + S;
     out->e2e_p99_s = out->queue_p99_s + tp99 + (O99 > 1 ? (O99 - 1.0) * tpot : 0);
+}
+
+/* Chunked prefill (Sarathi-Serve) at per-instance rate `rate`. Prompts are served FCFS by a
+ * "prompt server" that moves room = budget - b tokens per step: a queue of work in its own
+ * right. Backed up, its steps are full, t_f = step(b decodes + room prompt tokens), and a prompt
+ * of P tokens holds it for P / room x t_f (G/G/1: Kingman's wait, with the prompt lengths'
+ * variability). Alone, a prompt takes floor(P / room) full steps and one partial step. The
+ * decodes see every step: prompt-carrying ones while the prompt server is busy, decode-only
+ * ones otherwise, so their mean step is 1 / (prompt steps per s + (1 - u) / t_d) with u the
+ * share of time in prompt-carrying steps. Expectations over the prompt distribution are taken
+ * at 16 quantiles, because a step's time is not linear in the prompt (floor, partial step). */
+#define CHUNK_NQ 16
+
+/* the steps that carry a prompt of P tokens: floor(P / room) full ones, then its last chunk in
+ * a step shared with `with` tokens of other prompts (at most a full step) */
+static double
+own_steps_s(struct model *m, double b, double room, double tf, double P, double with)
+{
+    double k = floor(P / room), rem = P - k * room;
+    if (rem < 1)
+        return k * tf;
+    double t = rem + with < room ? rem + with : room;
+    return k * tf + mixed_s(m, b, t);
+}
+
+static void
+chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, double VP,
+        double VO, double P99, double O99, struct sim_analytic *out)
+{
+    double budget = (double)cfg->sched.max_tokens_per_step;
+    double pq[CHUNK_NQ];
+    for (int i = 0; i < CHUNK_NQ; i++) {
+        double p =
+            sim_dist_quantile(&cfg->work.prompt, cfg->work.trace, 0, ((double)i + 0.5) / CHUNK_NQ);
+        pq[i] = p >= 1 ? p : 1;
+    }
+    double b = 1, room = budget, td = 0, tf = 0, Sp = 0, rho = 0, own = 0, full = 0, s = 0, S = 0,
+           u = 0, bk = 0;
+    out->stable = true;
+    for (int it = 0; it < 200; it++) {
+        room = budget - b > 1 ? budget - b : 1;
+        td = decode_s(m, b);
+        tf = mixed_s(m, b, room);
+        Sp = m->P / room * tf;
+        rho = rate * Sp;
+        if (!(rho < 1)) {
+            out->stable = false;
+            break;
+        }
+        /* a prompt that finds the server busy shares its steps with the backlog: the mean
+         * work found, given busy, is Wq / rho (M/G/1), bk tokens at room per t_f */
+        double pw, wq, w99;
+        gg_c(rate, Sp, 1, ca2, VP / (m->P * m->P), &pw, &wq, &w99);
+        bk = rho > 0 ? wq / rho / tf * room : 0;
+        bk = bk < room ? bk : room;
+        double lone = 0, nlone = 0;
+        full = 0;
+        for (int i = 0; i < CHUNK_NQ; i++) {
+            lone += own_steps_s(m, b, room, tf, pq[i], 0);
+            nlone += ceil(pq[i] / room);
+            full += own_steps_s(m, b, room, tf, pq[i], bk);
+        }
+        lone /= CHUNK_NQ;
+        nlone /= CHUNK_NQ;
+        full /= CHUNK_NQ;
+        own = (1.0 - rho) * lone + rho * full;
+        double prompt_steps = rate * ((1.0 - rho) * nlone + rho * m->P / room);
+        u = rate * ((1.0 - rho) * lone + rho * Sp);
+        if (!(u < 1)) {
+            out->stable = false;
+            break;
+        }
+        s = 1.0 / (prompt_steps + (1.0 - u) / td);
+        S = own + (m->O - 1.0) * s;
+        double nb = rate * S;
+        if (nb > m->slots)
+            nb = m->slots;
+        if (fabs(nb - b) <= 1e-9 * (b > 1 ? b : 1))
+            break;
+        b = 0.5 * b + 0.5 * nb;
+    }
+    double tpot = m->O > 1 ? s : 0.0;
+    double dtp = m->P > 0 ? own / m->P : 0;
+    out->cs2 = S > 0 ? (dtp * dtp * VP + tpot * tpot * VO) / (S * S) : 0;
+    out->prefill_s = own;
+    out->step_s = s;
+    out->service_s = S;
+    out->batch = b;
+    out->servers = m->slots;
+    out->utilisation = rate * S / m->slots;
+    /* saturation: every slot decoding, prompt tokens at their marginal cost in full steps */
+    double sB = decode_s(m, m->slots);
+    double per_req = (m->O - 1.0) * sB / m->slots + (mixed_s(m, m->slots, m->P) - sB);
+    out->capacity_req_per_s = (double)cfg->instances / per_req;
+    out->tpot_mean_s = tpot;
+    if (!out->stable || out->utilisation >= 1.0 || rate * per_req >= 1.0) {
+        out->stable = false;
+        out->queue_mean_s = out->queue_p99_s = INFINITY;
+        out->ttft_mean_s = out->ttft_p99_s = out->e2e_mean_s = out->e2e_p99_s = INFINITY;
+        out->wait_prob = 1;
+        return;
+    }
+    /* waits: for the prompt server, and for a slot (rarely binding: c is the max batch) */
+    double pw, wq, w99, pws, wqs, w99s;
+    gg_c(rate, Sp, 1, ca2, VP / (m->P * m->P), &pw, &wq, &w99);
+    gg_c(rate, S, m->slots, ca2, out->cs2, &pws, &wqs, &w99s);
+    /* finding the prompt server idle, a prompt waits for the decode step in progress */
+    double busy = 1.0 - exp(-b);
+    double resid = (1.0 - rho) * busy * td / 2.0;
+    double p99_steps = (1.0 - rho) * own_steps_s(m, b, room, tf, P99, 0) +
+                       rho * own_steps_s(m, b, room, tf, P99, bk);
+    out->wait_prob = pw > pws ? pw : pws;
+    out->queue_mean_s = wq + wqs + resid;
+    out->queue_p99_s = w99 + w99s + busy * td;
+    out->ttft_mean_s = out->queue_mean_s + own;
+    out->e2e_mean_s = out->queue_mean_s + S;
+    /* the wait, the prompt's own steps and its decode steps are nearly independent: their
+     * p99s do not add, their excesses over the means combine as root-sum-square */
+    double xw = out->queue_p99_s - out->queue_mean_s, xp = p99_steps - own;
+    double xo = (O99 > 1 ? (O99 - 1.0) : 0) * tpot - (m->O - 1.0) * tpot;
+    xw = xw > 0 ? xw : 0;
+    xp = xp > 0 ? xp : 0;
+    xo = xo > 0 ? xo : 0;
+    out->ttft_p99_s = out->ttft_mean_s + sqrt(xw * xw + xp * xp);
+    out->e2e_p99_s = out->e2e_mean_s + sqrt(xw * xw + xp * xp + xo * xo);
 }
 
 static void
@@ -367,6 +473,8 @@ sim_analytic(const struct sim_config *cfg, struct sim_analytic *out)
             memset(&a, 0, sizeof a);
             if (dis)
                 disaggregated(&m, cfg, r, ca2, VP, VO, P99, O99, kv_token_bytes, &a);
+            else if (cfg->sched.policy == SIM_CHUNKED)
+                chunked(&m, cfg, r / cfg->instances, ca2, VP, VO, P99, O99, &a);
             else
                 colocated(&m, cfg, r / cfg->instances, ca2, VP, VO, P99, O99, &a);
             double e2e = a.stable ? a.e2e_mean_s : INFINITY;
@@ -389,7 +497,10 @@ sim_analytic(const struct sim_config *cfg, struct sim_analytic *out)
         disaggregated(&m, cfg, rate, ca2, VP, VO, P99, O99, kv_token_bytes, out);
     } else {
         out->rate_per_s = rate / cfg->instances;
-        colocated(&m, cfg, out->rate_per_s, ca2, VP, VO, P99, O99, out);
+        if (cfg->sched.policy == SIM_CHUNKED)
+            chunked(&m, cfg, out->rate_per_s, ca2, VP, VO, P99, O99, out);
+        else
+            colocated(&m, cfg, out->rate_per_s, ca2, VP, VO, P99, O99, out);
     }
     out->ca2 = ca2;
     sim_cost_free(m.cost);
