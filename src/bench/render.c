@@ -527,8 +527,10 @@ bench_profile_new(const struct bench_report *r)
         add_pair(sk, st, sn, "compute_units", "threads used by roofline bench on %s", day))
         goto fail;
     const struct bench_case *gc = NULL;
-    for (int i = 0; i < r->n_cases; i++)
-        if (r->cases[i].calibration)
+    for (int i = 0; i < r->n_cases; i++) /* the calibration case that set the efficiency */
+        if (r->cases[i].calibration &&
+            (!gc || bench_rate_median(r->cases[i].flops, &r->cases[i].meas) >
+                        bench_rate_median(gc->flops, &gc->meas)))
             gc = &r->cases[i];
     if (hw->gemm_efficiency > 0 && gc &&
         add_pair(sk, st, sn, "gemm_efficiency",

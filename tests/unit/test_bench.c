@@ -903,6 +903,14 @@ TEST(bench_gemm_efficiency_from_calibration)
     c->calibration = true;
     bench_derive_roofs(r);
     CHECK_NEAR(r->roofs.gemm_efficiency, (3e11 / 0.11) / 4e12, 1e-12);
+    /* measured again at the end of the run, slower (a neighbour held a core): the better
+     * measurement still counts, and the profile cites it */
+    struct bench_case *again = &r->cases[r->n_cases++];
+    *again = *c;
+    snprintf(again->id, sizeof again->id, "gemm_calibration_384x3072x3072_again");
+    again->flops = 1.5e11;
+    bench_derive_roofs(r);
+    CHECK_NEAR(r->roofs.gemm_efficiency, (3e11 / 0.11) / 4e12, 1e-12);
     struct bench_text t = {0};
     CHECK(bench_render_json(r, &t) == 0);
     CHECK_CONTAINS(t.s, "\"calibration\": true");
