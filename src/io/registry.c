@@ -154,6 +154,14 @@ prof_resolve(enum prof_kind kind, const char *arg, struct err_list *errs)
     snprintf(p, sizeof p, "%s/%s/%s.yaml", prof_data_dir(), subdir(kind), arg);
     if (stat(p, &st) == 0)
         return str_dup(p);
+    if (kind == PROF_HARDWARE && strcmp(arg, "host") == 0) {
+        /* this machine's profile is measured, not shipped */
+        err_add(errs, NULL, 0, 0, ERR_ERROR,
+                "no profile of this machine yet: 'roofline bench --write-profile %s' measures it "
+                "and writes one",
+                p);
+        return NULL;
+    }
     char **ids;
     int n = prof_list(kind, &ids);
     /* ids that start with the argument ("h100" -> "h100-nvl", "h100-pcie", "h100-sxm") are

@@ -89,3 +89,8 @@ done
 run bench-chart-no-model 2 -- "$ROOFLINE" chart roofline --gpu "$T/host.yaml" \
     --measured "$T/points.json" -o "$T/x.png"
 expect_err bench-chart-no-model-msg "--model may be left out with --measured from roofline bench"
+
+# before any bench run there is no host profile: say how to make one
+mkdir -p "$T/nohost/hardware_profiles" "$T/nohost/model_profiles"
+run no-host-profile 1 -- env ROOFLINE_DATA="$T/nohost" "$ROOFLINE" show gpu host
+expect_err no-host-profile-hint "no profile of this machine yet: 'roofline bench --write-profile"
