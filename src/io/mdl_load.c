@@ -153,10 +153,30 @@ check_model_keys(struct ycheck *y, const struct ynode *root, bool lenient)
     }
 }
 
+/* No published model comes near these; beyond them the per-layer sums and the products of
+ * shapes stop meaning anything (and 2^31 layers would keep the engine busy for minutes). */
+#define MAX_LAYERS 10000L
+#define MAX_DIM 1000000000L
+
+static bool
+shape_long(struct ycheck *y, const struct ynode *root, const char *key, bool required, long min,
+           long max, long *out)
+{
+    long v = 0;
+    if (!ycheck_long(y, root, "", key, required, min, &v))
+        return false;
+    if (v > max) {
+        ycheck_error(y, ynode_get(root, key), "'%s' must be at most %ld, got %ld", key, max, v);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
 static bool
 get_opt_long(struct ycheck *y, const struct ynode *root, const char *key, long min, long *out)
 {
-    return ycheck_long(y, root, "", key, false, min, out);
+    return shape_long(y, root, key, false, min, MAX_DIM, out);
 }
 
 struct mdl_profile *
@@ -187,11 +207,11 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
     if (ycheck_str(&y, root, "", "torch_dtype", false, &s) ||
         ycheck_str(&y, root, "", "dtype", false, &s))
         m->torch_dtype = str_dup(s);
-    ycheck_long(&y, root, "", "hidden_size", true, 1, &m->hidden_size);
-    ycheck_long(&y, root, "", "num_hidden_layers", true, 1, &m->num_layers);
-    ycheck_long(&y, root, "", "num_attention_heads", true, 1, &m->num_heads);
-    ycheck_long(&y, root, "", "vocab_size", true, 1, &m->vocab_size);
-    ycheck_long(&y, root, "", "intermediate_size", true, 1, &m->intermediate_size);
+    shape_long(&y, root, "hidden_size", true, 1, MAX_DIM, &m->hidden_size);
+    shape_long(&y, root, "num_hidden_layers", true, 1, MAX_LAYERS, &m->num_layers);
+    shape_long(&y, root, "num_attention_heads", true, 1, MAX_DIM, &m->num_heads);
+    shape_long(&y, root, "vocab_size", true, 1, MAX_DIM, &m->vocab_size);
+    shape_long(&y, root, "intermediate_size", true, 1, MAX_DIM, &m->intermediate_size);
     m->num_kv_heads = m->num_heads;
     get_opt_long(&y, root, "num_key_value_heads", 1, &m->num_kv_heads);
     if (m->num_heads > 0 && m->hidden_size > 0)
