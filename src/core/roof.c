@@ -151,7 +151,14 @@ struct acc_ctx {
     enum dtype peak_for[2], peak_used[2];
     double peak[2];
     int n_peaks;
+    unsigned long mask; /* operators to evaluate (bit op); the others are skipped */
 };
+
+static bool
+want(const struct acc_ctx *c, enum roof_op op)
+{
+    return (c->mask >> op) & 1ul;
+}
 
 static void
 acc_init(struct acc_ctx *c, const struct roof_config *cfg, struct roof_result *res, double bw)
@@ -162,6 +169,7 @@ acc_init(struct acc_ctx *c, const struct roof_config *cfg, struct roof_result *r
     c->res = res;
     c->bw_bytes_per_s = bw;
     c->times = 1.0;
+    c->mask = ROOF_OPS_ALL;
     c->vec_peak = hw_peak(cfg->hw, DT_FP32, NULL) *
                   (tu->vector_efficiency > 0 ? tu->vector_efficiency : tu->compute_efficiency);
     c->bw = roof_tuned_bandwidth(cfg->hw, tu, bw);
@@ -207,6 +215,8 @@ add_full(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, do
          double w, double ain, double aout, double kvr, double kvw, double vec_flops, double gemm_m,
          double gemm_n)
 {
+    if (!want(c, op))
+        return;
     struct roof_op_result *r = &c->res->ops[op];
     const struct roof_tuning *tu = &c->cfg->tuning;
     double times = c->times;
@@ -354,6 +364,8 @@ add(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, double 
 static void
 add_link(struct acc_ctx *c, enum roof_op op, double bytes, double time_s)
 {
+    if (!want(c, op))
+        return;
     struct roof_op_result *r = &c->res->ops[op];
     r->present = true;
     r->instances += c->times;
@@ -390,6 +402,8 @@ roof_dequant_ops_per_weight(enum dtype w, enum dtype compute)
 static void
 add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, double weight_elems)
 {
+    if (!want(c, op))
+        return;
     const struct roof_config *cfg = c->cfg;
     double a = dtype_bytes(cfg->act);
     enum dtype compute = dtype_gemm_compute(cfg->weights, cfg->act);
@@ -456,6 +470,8 @@ static void
 fused_decode_attention(struct acc_ctx *c, const struct batch_agg *b, double tokens_per_seq,
                        double kv_heads, double bytes_per_token_head)
 {
+    if (!want(c, ROOF_OP_ATTN_SCORE) || !want(c, ROOF_OP_ATTN_AV))
+        return;
     const struct roof_tuning *tu = &c->cfg->tuning;
     double t =
         roof_attn_decode_s(c->cfg->hw, tu, b->seqs, kv_heads, tokens_per_seq, bytes_per_token_head);
@@ -679,6 +695,13 @@ int
 roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
           struct roof_result *out)
 {
+    return roof_step_ops(cfg, seqs, n_seqs, ROOF_OPS_ALL, out);
+}
+
+int
+roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
+              unsigned long ops, struct roof_result *out)
+{
     memset(out, 0, sizeof *out);
     if (!cfg->hw || !cfg->model || n_seqs < 0 || !(cfg->hw->memory_bandwidth_bytes_per_s > 0) ||
         cfg->model->num_layers <= 0 || cfg->model->hidden_size <= 0)
@@ -704,6 +727,7 @@ roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs
         return -1;
     struct acc_ctx c;
     acc_init(&c, cfg, out, cfg->hw->memory_bandwidth_bytes_per_s);
+    c.mask = ops;
     double h = (double)m->hidden_size, V = (double)m->vocab_size;
     double a = dtype_bytes(cfg->act);
     double T = b.tokens, R = b.logits_rows;
@@ -732,7 +756,7 @@ roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs
         add_gemm(&c, ROOF_OP_LM_HEAD, R, V, h, V * h);
     }
 
-    if (cfg->tuning.step_overhead_s > 0) {
+    if (cfg->tuning.step_overhead_s > 0 && want(&c, ROOF_OP_STEP)) {
         struct roof_op_result *o = &out->ops[ROOF_OP_STEP];
         o->present = true;
         o->instances = 1;

@@ -149,6 +149,16 @@ struct roof_seq {
  * O(n_seqs + layer classes). Returns 0, or -1 on an empty or invalid batch. */
 int roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
               struct roof_result *out);
+/* roof_step restricted to the operators whose bit (1ul << op) is set in `ops`: the others are
+ * neither evaluated nor counted in the totals. The attention operators are the only ones that
+ * depend on the past tokens, so a caller that steps the same batch size again and again (the
+ * simulator) evaluates the rest once: roof_step = the sum of the two restricted passes (up to
+ * rounding). */
+#define ROOF_OPS_ALL ((1ul << ROOF_OP_COUNT) - 1ul)
+#define ROOF_OPS_ATTENTION                                                                         \
+    ((1ul << ROOF_OP_ATTN_SCORE) | (1ul << ROOF_OP_SOFTMAX) | (1ul << ROOF_OP_ATTN_AV))
+int roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
+                  unsigned long ops, struct roof_result *out);
 /* Memory footprint only (cheap). */
 void roof_memory(const struct roof_config *cfg, struct roof_memory *out);
 const char *roof_op_name(enum roof_op op);

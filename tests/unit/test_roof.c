@@ -4,6 +4,7 @@
 #include "core/model.h"
 #include "core/roof.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void tiny_model(struct mdl_profile *m);
@@ -290,6 +291,42 @@ TEST(roof_flash_off_moves_the_score_matrix)
     CHECK(off.time_s > on.time_s);
     hw_free(hw);
     mdl_free(m);
+}
+
+/* Only the attention operators depend on the past tokens: a decode pass is the sum of the pass
+ * restricted to attention and the pass without it, on dense, MoE, MLA and sliding-window models
+ * (what the simulator relies on to evaluate the rest once per batch size). */
+TEST(roof_step_ops_split_decode)
+{
+    const char *models[4] = {"llama-3-8b", "mixtral-8x7b", "deepseek-v3", "gemma-2-9b"};
+    for (int k = 0; k < 4; k++) {
+        struct hw_profile *hw = test_hw("h100-sxm");
+        struct mdl_profile *m = test_model(models[k]);
+        struct roof_config c;
+        roof_config_init(&c, hw, m, ROOF_DECODE);
+        c.tuning.step_overhead_s = 2e-4;
+        c.tuning.kernel_overhead_s = 3e-6;
+        struct roof_result *all = calloc(1, sizeof *all), *part = calloc(1, sizeof *part);
+        double pasts[3] = {10, 3000, 9000};
+        for (int i = 0; i < 3; i++) {
+            struct roof_seq q[2] = {{24, 1, pasts[i], true}, {8, 1, 2 * pasts[i], true}};
+            CHECK(roof_step(&c, q, 2, all) == 0);
+            CHECK(roof_step_ops(&c, q, 2, ROOF_OPS_ALL & ~ROOF_OPS_ATTENTION, part) == 0);
+            double rest = part->time_s;
+            CHECK(!part->ops[ROOF_OP_ATTN_SCORE].present && part->ops[ROOF_OP_MLP_DOWN].present);
+            CHECK(roof_step_ops(&c, q, 2, ROOF_OPS_ATTENTION, part) == 0);
+            CHECK(part->ops[ROOF_OP_ATTN_SCORE].present && !part->ops[ROOF_OP_QKV].present);
+            CHECK_NEAR(rest + part->time_s, all->time_s, 1e-12);
+            /* the rest does not move with the context */
+            struct roof_seq q0[2] = {{24, 1, 1, true}, {8, 1, 1, true}};
+            CHECK(roof_step_ops(&c, q0, 2, ROOF_OPS_ALL & ~ROOF_OPS_ATTENTION, part) == 0);
+            CHECK_NEAR(part->time_s, rest, 1e-12);
+        }
+        free(all);
+        free(part);
+        hw_free(hw);
+        mdl_free(m);
+    }
 }
 
 TEST(roof_step_mixed_batches)
