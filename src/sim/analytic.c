@@ -109,6 +109,98 @@ arrival_rate(const struct sim_config *cfg, double *ca2)
     return 1.0 / mean;
 }
 
+/* Static batching: a batch forms only when the previous one has drained and takes every
+ * waiting request (up to the slots, and budget / P prompts in its prefill step). A batch of k
+ * lasts T = prefill of k prompts + (longest output - 1) s(k); the longest of k outputs has the
+ * quantile function Q(u^(1/k)), so T's moments come from a grid of u. The engine serves batch
+ * after batch while busy, so k = rate x E[T] (a fixed point, 1 .. slots) and it is busy
+ * rate x E[T] / k of the time. An arrival waits for the batch in progress: a renewal
+ * process seen at a random time, so the mean residual is E[T^2] / (2 E[T]) (the inspection
+ * paradox: long batches are more likely to be found), and P(residual > r) =
+ * E[(T - r)+] / E[T]. Then its own batch's prefill gives its first token. */
+#define STATIC_NQ 64
+
+static void
+static_moments(struct model *m, const struct sim_config *cfg, double k, double *tq, double *tpk,
+               double *s, double *ET, double *ET2)
+{
+    *tpk = prefill_s(m, k * m->P);
+    *s = decode_s(m, k);
+    *ET = *ET2 = 0;
+    for (int i = 0; i < STATIC_NQ; i++) {
+        double u = pow(((double)i + 0.5) / STATIC_NQ, 1.0 / k);
+        double om = sim_dist_quantile(&cfg->work.output, cfg->work.trace, 1, u);
+        tq[i] = *tpk + (om > 1 ? (om - 1.0) * *s : 0);
+        *ET += tq[i] / STATIC_NQ;
+        *ET2 += tq[i] * tq[i] / STATIC_NQ;
+    }
+}
+
+static void
+static_batches(struct model *m, const struct sim_config *cfg, double rate, double O99,
+               struct sim_analytic *out)
+{
+    /* a batch's prompts share one prefill step: at most budget / P of them */
+    double kcap = floor((double)cfg->sched.max_tokens_per_step / m->P);
+    if (kcap < m->slots)
+        m->slots = kcap >= 1 ? kcap : 1;
+    out->servers = m->slots;
+    double tq[STATIC_NQ], tpk = 0, s = 0, ET = 0, ET2 = 0, k = 1;
+    for (int it = 0; it < 200; it++) {
+        static_moments(m, cfg, k, tq, &tpk, &s, &ET, &ET2);
+        double nk = rate * ET;
+        nk = nk < 1 ? 1 : nk > m->slots ? m->slots : nk;
+        if (fabs(nk - k) <= 1e-9 * k)
+            break;
+        k = 0.5 * k + 0.5 * nk;
+    }
+    static_moments(m, cfg, k, tq, &tpk, &s, &ET, &ET2);
+    double busy = rate * ET / k; /* 1 while batches run back to back */
+    if (busy > 1 && k < m->slots)
+        busy = 1;
+    /* capacity: full batches back to back */
+    double tqB[STATIC_NQ], tpB, sB, ETB, ET2B;
+    static_moments(m, cfg, m->slots, tqB, &tpB, &sB, &ETB, &ET2B);
+    out->capacity_req_per_s = (double)cfg->instances * m->slots / ETB;
+    out->batch = k;
+    out->step_s = s;
+    out->prefill_s = tpk;
+    out->service_s = ET;
+    out->utilisation = busy;
+    out->tpot_mean_s = s;
+    if (busy > 1 + 1e-9) {
+        out->stable = false;
+        out->queue_mean_s = out->queue_p99_s = INFINITY;
+        out->ttft_mean_s = out->ttft_p99_s = out->e2e_mean_s = out->e2e_p99_s = INFINITY;
+        return;
+    }
+    out->wait_prob = busy;
+    out->queue_mean_s = busy * ET2 / (2.0 * ET);
+    /* p99 of the wait: busy x P(residual > r) = 0.01, by bisection over r */
+    double q99 = 0;
+    if (busy > 0.01) {
+        double lo = 0, hi = tq[STATIC_NQ - 1];
+        for (int it = 0; it < 60; it++) {
+            double r = 0.5 * (lo + hi), tail = 0;
+            for (int i = 0; i < STATIC_NQ; i++)
+                tail += (tq[i] > r ? tq[i] - r : 0) / STATIC_NQ;
+            if (busy * tail / ET > 0.01)
+                lo = r;
+            else
+                hi = r;
+        }
+        q99 = 0.5 * (lo + hi);
+    }
+    out->queue_p99_s = q99;
+    out->ttft_mean_s = out->queue_mean_s + tpk;
+    out->ttft_p99_s = out->queue_p99_s + tpk;
+    out->e2e_mean_s = out->ttft_mean_s + (m->O - 1.0) * s;
+    /* the wait and the own output are independent: excesses over the means add as
+     * root-sum-square, not as p99s */
+    double xw = out->ttft_p99_s - out->ttft_mean_s, xo = (O99 > m->O ? (O99 - m->O) * s : 0);
+    out->e2e_p99_s = out->e2e_mean_s + sqrt(xw * xw + xo * xo);
+}
+
 /* Colocated instance at per-instance rate `rate`: the fixed point and the queue. */
 static void
 colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2, double VP,
@@ -160,52 +252,7 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
         return;
     }
     if (cfg->sched.policy == SIM_STATIC) {
-        /* static: an arrival waits for the batch in progress to drain, then goes in the next
-         * one. A batch of k = rate x T(k) requests (1..slots) lasts T(k) = prefill of k prompts
-         * + (longest output - 1) decode steps; the engine is busy rate x T / k of the time and
-         * the residual of a batch is T / 2. The longest of k outputs is taken as the output
-         * quantile k / (k + 1), the expected position of the largest of k draws */
-        /* a batch's prompts share one prefill step: at most budget / P of them */
-        double kcap = floor((double)cfg->sched.max_tokens_per_step / m->P);
-        if (kcap < m->slots)
-            m->slots = kcap >= 1 ? kcap : 1;
-        out->servers = m->slots;
-        double k = 1, T = 0, omax = m->O;
-        for (int it = 0; it < 200; it++) {
-            omax = sim_dist_quantile(&cfg->work.output, cfg->work.trace, 1, k / (k + 1.0));
-            T = prefill_s(m, k * m->P) + (omax > 1 ? (omax - 1.0) * decode_s(m, k) : 0);
-            double nk = rate * T;
-            nk = nk < 1 ? 1 : nk > m->slots ? m->slots : nk;
-            if (fabs(nk - k) <= 1e-9 * k)
-                break;
-            k = 0.5 * k + 0.5 * nk;
-        }
-        double busy = rate * T / k; /* 1 while batches run back to back */
-        if (busy > 1 && k < m->slots)
-            busy = 1;
-        double omB =
-            sim_dist_quantile(&cfg->work.output, cfg->work.trace, 1, m->slots / (m->slots + 1.0));
-        double Tb =
-            prefill_s(m, m->slots * m->P) + (omB > 1 ? (omB - 1.0) * decode_s(m, m->slots) : 0);
-        out->capacity_req_per_s = (double)cfg->instances * m->slots / Tb;
-        out->batch = k;
-        out->step_s = decode_s(m, k);
-        out->utilisation = busy;
-        if (busy > 1 + 1e-9) {
-            out->stable = false;
-            out->queue_mean_s = out->queue_p99_s = INFINITY;
-            out->ttft_mean_s = out->ttft_p99_s = out->e2e_mean_s = out->e2e_p99_s = INFINITY;
-            return;
-        }
-        double tpk = prefill_s(m, k * m->P);
-        out->wait_prob = busy;
-        out->queue_mean_s = busy * T / 2.0;
-        out->queue_p99_s = busy > 0.01 ? T : 0;
-        out->tpot_mean_s = out->step_s;
-        out->ttft_mean_s = out->queue_mean_s + tpk;
-        out->ttft_p99_s = out->queue_p99_s + tpk;
-        out->e2e_mean_s = out->ttft_mean_s + (m->O - 1.0) * out->step_s;
-        out->e2e_p99_s = out->ttft_p99_s + (O99 > 1 ? (O99 - 1.0) * out->step_s : 0);
+        static_batches(m, cfg, rate, O99, out);
         return;
     }
     double pw, wq, w99;

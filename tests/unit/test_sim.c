@@ -318,6 +318,68 @@ TEST(sim_analytic_chunked_vs_simulation)
         }
 }
 
+/* Static batching against the simulation: Poisson arrivals at 30% and 60% of the estimated
+ * capacity, fixed lengths (200 / 180) and ShareGPT-like ones, 5,000 requests. Over loads
+ * 0.2-0.8 the errors were at most 3% (fixed) and: TTFT mean 10%, TTFT p99 10%, TPOT 2%, E2E 7%,
+ * E2E p99 7% (lognormal). The earlier form (the residual of a batch taken as T / 2, the longest
+ * output as one quantile) had TTFT means 42-64% low: a batch found in progress is a long one
+ * more often than not (the inspection paradox). */
+TEST(sim_analytic_static_vs_simulation)
+{
+    double loads[2] = {0.3, 0.6};
+    for (int k = 0; k < 2; k++)
+        for (int fixed = 0; fixed < 2; fixed++) {
+            struct sim_config c;
+            base_config(&c, SIM_STATIC);
+            if (fixed) {
+                c.work.prompt.value = 200;
+                c.work.output.value = 180;
+            } else {
+                lognormal_lengths(&c);
+            }
+            c.work.requests = 5000;
+            c.work.warmup_requests = 500;
+            struct sim_analytic a;
+            CHECK(sim_analytic(&c, &a) == 0);
+            c.work.rate_per_s = loads[k] * a.capacity_req_per_s;
+            CHECK(sim_analytic(&c, &a) == 0);
+            CHECK(a.stable);
+            struct sim_result r;
+            CHECK(sim_run(&c, &r, NULL) == 0);
+            CHECK_NEAR(a.ttft_mean_s, r.ttft.mean, 0.15);
+            CHECK_NEAR(a.ttft_p99_s, r.ttft.p99, 0.20);
+            CHECK_NEAR(a.tpot_mean_s, r.tpot.mean, 0.05);
+            CHECK_NEAR(a.e2e_mean_s, r.e2e.mean, 0.10);
+            CHECK_NEAR(a.e2e_p99_s, r.e2e.p99, 0.15);
+            check_little(&r);
+            sim_result_release(&r);
+        }
+}
+
+/* The simulator's step cost evaluates everything but attention once per batch size: it must
+ * equal roof_step at any context, on the first call for a size and on later ones. */
+TEST(sim_cost_step_matches_roof_step)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CONTINUOUS);
+    struct sim_cost *cost = sim_cost_new(&c.engine);
+    CHECK(cost != NULL);
+    if (!cost)
+        return;
+    struct roof_result *r = calloc(1, sizeof *r);
+    double pasts[4] = {100, 5000, 100, 777};
+    for (int i = 0; i < 4; i++) {
+        struct roof_seq q[2] = {{12, 1, pasts[i], true}, {4, 1, pasts[i] / 2, true}};
+        struct roof_seq copy[2] = {q[0], q[1]};
+        c.engine.phase = ROOF_DECODE;
+        CHECK(roof_step(&c.engine, q, 2, r) == 0);
+        double t = sim_cost_step(cost, copy, 2);
+        CHECK_NEAR(t, r->time_s, 1e-12);
+    }
+    free(r);
+    sim_cost_free(cost);
+}
+
 /* Requests a real engine turns away are rejected at arrival and counted by reason; the rest
  * are served. */
 TEST(sim_rejections)
