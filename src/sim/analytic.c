@@ -298,7 +298,32 @@ own_steps_s(struct model *m, double b, double room, double tf, double P, double 
     if (rem < 1)
         return k * tf;
     double t = rem + with < room ? rem + with : room;
-    return k * tf + mixed_s(m, b, t);
+    /* b = 0: a prefill instance of disaggregated serving, no decodes in its steps */
+    return k * tf + (b > 0 ? mixed_s(m, b, t) : prefill_s(m, t));
+}
+
+/* The prompts' expected own steps, alone and behind a backlog of `bk` tokens, over the prompt
+ * distribution's quantiles `pq`; `nlone`: the steps a prompt takes alone. */
+static void
+own_steps_mean(struct model *m, const double *pq, double b, double room, double tf, double bk,
+               double *lone, double *full, double *nlone)
+{
+    *lone = *full = *nlone = 0;
+    for (int i = 0; i < CHUNK_NQ; i++) {
+        *lone += own_steps_s(m, b, room, tf, pq[i], 0) / CHUNK_NQ;
+        *nlone += ceil(pq[i] / room) / CHUNK_NQ;
+        *full += own_steps_s(m, b, room, tf, pq[i], bk) / CHUNK_NQ;
+    }
+}
+
+static void
+prompt_quantiles(const struct sim_config *cfg, double *pq)
+{
+    for (int i = 0; i < CHUNK_NQ; i++) {
+        double p =
+            sim_dist_quantile(&cfg->work.prompt, cfg->work.trace, 0, ((double)i + 0.5) / CHUNK_NQ);
+        pq[i] = p >= 1 ? p : 1;
+    }
 }
 
 static void
@@ -307,11 +332,7 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
 {
     double budget = (double)cfg->sched.max_tokens_per_step;
     double pq[CHUNK_NQ];
-    for (int i = 0; i < CHUNK_NQ; i++) {
-        double p =
-            sim_dist_quantile(&cfg->work.prompt, cfg->work.trace, 0, ((double)i + 0.5) / CHUNK_NQ);
-        pq[i] = p >= 1 ? p : 1;
-    }
+    prompt_quantiles(cfg, pq);
     double b = 1, room = budget, td = 0, tf = 0, Sp = 0, rho = 0, own = 0, full = 0, s = 0, S = 0,
            u = 0, bk = 0;
     out->stable = true;
@@ -331,16 +352,8 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
         gg_c(rate, Sp, 1, ca2, VP / (m->P * m->P), &pw, &wq, &w99);
         bk = rho > 0 ? wq / rho / tf * room : 0;
         bk = bk < room ? bk : room;
-        double lone = 0, nlone = 0;
-        full = 0;
-        for (int i = 0; i < CHUNK_NQ; i++) {
-            lone += own_steps_s(m, b, room, tf, pq[i], 0);
-            nlone += ceil(pq[i] / room);
-            full += own_steps_s(m, b, room, tf, pq[i], bk);
-        }
-        lone /= CHUNK_NQ;
-        nlone /= CHUNK_NQ;
-        full /= CHUNK_NQ;
+        double lone, nlone;
+        own_steps_mean(m, pq, b, room, tf, bk, &lone, &full, &nlone);
         own = (1.0 - rho) * lone + rho * full;
         double prompt_steps = rate * ((1.0 - rho) * nlone + rho * m->P / room);
         u = rate * ((1.0 - rho) * lone + rho * Sp);
@@ -427,55 +440,54 @@ disaggregated(struct model *m, const struct sim_config *cfg, double rate, double
             break;
         b = 0.5 * b + 0.5 * nb;
     }
-    /* the prefill instances batch the prompts that arrive during a step (bulk service): a
-     * step of k prompts takes T(k) and k = max(1, rate_p x T(k)); up to budget / P prompts */
-    double rp = rate / np, budget = (double)cfg->sched.max_tokens_per_step;
-    double kmax = floor(budget / m->P) >= 1 ? floor(budget / m->P) : 1;
-    double k = 1, T = tp;
-    for (int it = 0; it < 200; it++) {
-        T = prefill_s(m, k * m->P);
-        double nk = rp * T;
-        if (nk < 1)
-            nk = 1;
-        if (nk > kmax)
-            nk = kmax;
-        if (fabs(nk - k) <= 1e-9 * k)
-            break;
-        k = 0.5 * k + 0.5 * nk;
+    /* the prefill instances run chunked prefill without decodes: the prompt server of
+     * chunked() with b = 0, room = the whole budget (arrivals split evenly between them) */
+    double rp = rate / np, room = (double)cfg->sched.max_tokens_per_step;
+    double pq[CHUNK_NQ];
+    prompt_quantiles(cfg, pq);
+    double tf = prefill_s(m, room), Sp = m->P / room * tf, rho = rp * Sp;
+    double pw = 1, wq = INFINITY, w99 = INFINITY, bk = 0, lone = tp, full = tp, nlone = 1;
+    if (rho < 1) {
+        gg_c(rp, Sp, 1, ca2, VP / (m->P * m->P), &pw, &wq, &w99);
+        bk = rho > 0 ? wq / rho / tf * room : 0;
+        bk = bk < room ? bk : room;
+        own_steps_mean(m, pq, 0, room, tf, bk, &lone, &full, &nlone);
     }
-    double busy = rp * T / k;
+    double own = (1.0 - rho) * lone + rho * full;
+    double own99 = (1.0 - rho) * own_steps_s(m, 0, room, tf, P99, 0) +
+                   rho * own_steps_s(m, 0, room, tf, P99, bk);
     out->cs2 = 0;
-    out->prefill_s = T;
+    out->prefill_s = own;
     out->step_s = s;
     out->transfer_s = xfer;
-    out->service_s = T;
+    out->service_s = Sp;
     out->batch = b;
     out->servers = np;
     out->rate_per_s = rp;
-    out->utilisation = busy;
+    out->utilisation = rho;
     double sB = decode_s(m, m->slots);
-    double cap_p = np * kmax / prefill_s(m, kmax * m->P);
+    double cap_p = np / Sp;
     double cap_d = m->O > 1 ? nd * m->slots / ((m->O - 1.0) * sB) : INFINITY;
     out->capacity_req_per_s = cap_p < cap_d ? cap_p : cap_d;
     out->tpot_mean_s = m->O > 1 ? s : 0;
-    out->stable = rate < out->capacity_req_per_s && busy < 1;
+    out->stable = rate < out->capacity_req_per_s && rho < 1;
     if (!out->stable) {
         out->wait_prob = 1;
         out->queue_mean_s = out->queue_p99_s = INFINITY;
         out->ttft_mean_s = out->ttft_p99_s = out->e2e_mean_s = out->e2e_p99_s = INFINITY;
         return;
     }
-    (void)ca2;
-    (void)VP;
-    /* an arrival waits for the step in progress (residual T / 2 when busy) */
-    out->wait_prob = busy;
-    out->queue_mean_s = busy * T / 2.0;
-    out->queue_p99_s = busy > 0.01 ? T : 0;
+    out->wait_prob = pw;
+    out->queue_mean_s = wq;
+    out->queue_p99_s = w99;
     double x99 = bw > 0 ? P99 * kv_token_bytes / bw + lat : INFINITY;
-    out->ttft_mean_s = out->queue_mean_s + T + xfer;
-    out->ttft_p99_s = out->queue_p99_s + prefill_s(m, k * m->P - m->P + P99) + x99;
+    out->ttft_mean_s = wq + own + xfer;
     out->e2e_mean_s = out->ttft_mean_s + (m->O - 1.0) * s;
-    out->e2e_p99_s = out->ttft_p99_s + (O99 > 1 ? (O99 - 1.0) * s : 0);
+    /* independent parts: excesses over the means combine as root-sum-square */
+    double xw = w99 - wq, xp = own99 > own ? own99 - own : 0, xx = x99 - xfer;
+    double xo = O99 > m->O ? (O99 - m->O) * s : 0;
+    out->ttft_p99_s = out->ttft_mean_s + sqrt(xw * xw + xp * xp + xx * xx);
+    out->e2e_p99_s = out->e2e_mean_s + sqrt(xw * xw + xp * xp + xx * xx + xo * xo);
 }
 
 int

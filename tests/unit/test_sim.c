@@ -356,6 +356,45 @@ TEST(sim_analytic_static_vs_simulation)
         }
 }
 
+/* Disaggregated serving against the simulation: one prefill and two decode instances, Poisson
+ * arrivals at 30% and 60% of the estimated capacity, fixed and ShareGPT-like lengths, 5,000
+ * requests. Over loads 0.2-0.6 the errors were at most: TTFT mean 11%, TTFT p99 16%, TPOT 6%,
+ * E2E 7%, E2E p99 10%. The earlier form (the prefill side as a bulk server, residual T / 2) had
+ * TTFT means 15-74% low. */
+TEST(sim_analytic_disaggregated_vs_simulation)
+{
+    double loads[2] = {0.3, 0.6};
+    for (int k = 0; k < 2; k++)
+        for (int fixed = 0; fixed < 2; fixed++) {
+            struct sim_config c;
+            base_config(&c, SIM_DISAGGREGATED);
+            c.instances = 3;
+            c.sched.prefill_instances = 1;
+            if (fixed) {
+                c.work.prompt.value = 200;
+                c.work.output.value = 180;
+            } else {
+                lognormal_lengths(&c);
+            }
+            c.work.requests = 5000;
+            c.work.warmup_requests = 500;
+            struct sim_analytic a;
+            CHECK(sim_analytic(&c, &a) == 0);
+            c.work.rate_per_s = loads[k] * a.capacity_req_per_s;
+            CHECK(sim_analytic(&c, &a) == 0);
+            CHECK(a.stable);
+            struct sim_result r;
+            CHECK(sim_run(&c, &r, NULL) == 0);
+            CHECK_NEAR(a.ttft_mean_s, r.ttft.mean, 0.20);
+            CHECK_NEAR(a.ttft_p99_s, r.ttft.p99, 0.25);
+            CHECK_NEAR(a.tpot_mean_s, r.tpot.mean, 0.10);
+            CHECK_NEAR(a.e2e_mean_s, r.e2e.mean, 0.10);
+            CHECK_NEAR(a.e2e_p99_s, r.e2e.p99, 0.15);
+            check_little(&r);
+            sim_result_release(&r);
+        }
+}
+
 /* The simulator's step cost evaluates everything but attention once per batch size: it must
  * equal roof_step at any context, on the first call for a size and on later ones. */
 TEST(sim_cost_step_matches_roof_step)
