@@ -39,6 +39,17 @@ mixed_s(struct model *m, double b, double tokens)
     return sim_cost_step(m->cost, q, tokens >= 1 ? 2 : 1);
 }
 
+/* beyond capacity: no steady state, so no waits or latencies (the capacity and the step times
+ * stay) */
+static void
+unstable(struct sim_analytic *out)
+{
+    out->stable = false;
+    out->wait_prob = 1;
+    out->queue_mean_s = out->queue_p99_s = INFINITY;
+    out->ttft_mean_s = out->ttft_p99_s = out->e2e_mean_s = out->e2e_p99_s = INFINITY;
+}
+
 /* Erlang C: the probability that an arrival waits in M/M/c with offered load a (Erlang B by
  * the stable recursion B_k = a B_{k-1} / (k + a B_{k-1}), then C = c B / (c - a (1 - B))). */
 static double
@@ -169,9 +180,7 @@ static_batches(struct model *m, const struct sim_config *cfg, double rate, doubl
     out->utilisation = busy;
     out->tpot_mean_s = s;
     if (busy > 1 + 1e-9) {
-        out->stable = false;
-        out->queue_mean_s = out->queue_p99_s = INFINITY;
-        out->ttft_mean_s = out->ttft_p99_s = out->e2e_mean_s = out->e2e_p99_s = INFINITY;
+        unstable(out);
         return;
     }
     out->wait_prob = busy;
@@ -244,11 +253,8 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
     double per_req = prefill_s(m, m->P) + (m->O - 1.0) * sB / m->slots;
     out->capacity_req_per_s = (double)cfg->instances / per_req;
     if (!out->stable || out->utilisation >= 1.0 || rate * per_req >= 1.0) {
-        out->stable = false;
-        out->queue_mean_s = out->queue_p99_s = INFINITY;
-        out->ttft_mean_s = out->ttft_p99_s = out->e2e_mean_s = out->e2e_p99_s = INFINITY;
+        unstable(out);
         out->tpot_mean_s = tpot;
-        out->wait_prob = 1;
         return;
     }
     if (cfg->sched.policy == SIM_STATIC) {
@@ -385,10 +391,7 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
     out->capacity_req_per_s = (double)cfg->instances / per_req;
     out->tpot_mean_s = tpot;
     if (!out->stable || out->utilisation >= 1.0 || rate * per_req >= 1.0) {
-        out->stable = false;
-        out->queue_mean_s = out->queue_p99_s = INFINITY;
-        out->ttft_mean_s = out->ttft_p99_s = out->e2e_mean_s = out->e2e_p99_s = INFINITY;
-        out->wait_prob = 1;
+        unstable(out);
         return;
     }
     /* waits: for the prompt server, and for a slot (rarely binding: c is the max batch) */
@@ -472,9 +475,7 @@ disaggregated(struct model *m, const struct sim_config *cfg, double rate, double
     out->tpot_mean_s = m->O > 1 ? s : 0;
     out->stable = rate < out->capacity_req_per_s && rho < 1;
     if (!out->stable) {
-        out->wait_prob = 1;
-        out->queue_mean_s = out->queue_p99_s = INFINITY;
-        out->ttft_mean_s = out->ttft_p99_s = out->e2e_mean_s = out->e2e_p99_s = INFINITY;
+        unstable(out);
         return;
     }
     out->wait_prob = pw;
