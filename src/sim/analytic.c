@@ -210,6 +210,23 @@ static_batches(struct model *m, const struct sim_config *cfg, double rate, doubl
     out->e2e_p99_s = out->e2e_mean_s + sqrt(xw * xw + xo * xo);
 }
 
+/* A colocated instance's slots: a request holds one for S = prefill + (O - 1) x TPOT; the
+ * service variability comes from the lengths (prefill about linear in the prompt, decode in the
+ * output). */
+static void
+slot_service(const struct model *m, double rate, double prefill, double tpot, double step, double S,
+             double b, double VP, double VO, struct sim_analytic *out)
+{
+    double dtp = m->P > 0 ? prefill / m->P : 0;
+    out->cs2 = S > 0 ? (dtp * dtp * VP + tpot * tpot * VO) / (S * S) : 0;
+    out->prefill_s = prefill;
+    out->step_s = step;
+    out->service_s = S;
+    out->batch = b;
+    out->servers = m->slots;
+    out->utilisation = rate * S / m->slots;
+}
+
 /* Colocated instance at per-instance rate `rate`: the fixed point and the queue. */
 static void
 colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2, double VP,
@@ -238,16 +255,7 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
         b = 0.5 * b + 0.5 * nb;
     }
     double tpot = (m->O > 1 ? s / (1.0 - f) : 0.0);
-    /* service variability: prefill roughly linear in the prompt, decode in the output */
-    double dtp = m->P > 0 ? tp / m->P : 0;
-    double varS = dtp * dtp * VP + tpot * tpot * VO;
-    out->cs2 = S > 0 ? varS / (S * S) : 0;
-    out->prefill_s = tp;
-    out->step_s = s;
-    out->service_s = S;
-    out->batch = b;
-    out->servers = m->slots;
-    out->utilisation = rate * S / m->slots;
+    slot_service(m, rate, tp, tpot, s, S, b, VP, VO, out);
     /* saturation: the step-time bound with every slot busy */
     double sB = decode_s(m, m->slots);
     double per_req = prefill_s(m, m->P) + (m->O - 1.0) * sB / m->slots;
@@ -377,14 +385,7 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
         b = 0.5 * b + 0.5 * nb;
     }
     double tpot = m->O > 1 ? s : 0.0;
-    double dtp = m->P > 0 ? own / m->P : 0;
-    out->cs2 = S > 0 ? (dtp * dtp * VP + tpot * tpot * VO) / (S * S) : 0;
-    out->prefill_s = own;
-    out->step_s = s;
-    out->service_s = S;
-    out->batch = b;
-    out->servers = m->slots;
-    out->utilisation = rate * S / m->slots;
+    slot_service(m, rate, own, tpot, s, S, b, VP, VO, out);
     /* saturation: every slot decoding, prompt tokens at their marginal cost in full steps */
     double sB = decode_s(m, m->slots);
     double per_req = (m->O - 1.0) * sB / m->slots + (mixed_s(m, m->slots, m->P) - sB);
