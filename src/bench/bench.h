@@ -100,7 +100,7 @@ struct bench_stream {
 struct bench_peak {
     enum dtype dt;
     int threads;
-    int round; /* 1 at the start of the run, 2 at its end (the roof is the best of both) */
+    int round;    /* 1 at the start of the run, 2 at its end (the roof is the best of both) */
     double flops; /* per repetition */
     struct bench_measure meas;
 };
@@ -115,14 +115,16 @@ struct bench_ai_point {
 /* The roofs the measurements establish: what a host hardware profile holds. Rates are the best
  * sample (STREAM and ERT report the best rate as the attainable ceiling). */
 struct bench_roofs {
-    double dram_bandwidth_bytes_per_s;     /* best STREAM-style kernel, all threads, >= 4x LLC */
-    char dram_kernel[8];                   /* which one: copy, scale, add, triad, read */
+    double dram_bandwidth_bytes_per_s;     /* the read kernel, all threads, >= 4x LLC */
+    char dram_kernel[8];                   /* which one: read (else the best of the others) */
     double triad_bandwidth_bytes_per_s;    /* STREAM triad, all threads (STREAM's headline) */
     double peak_flops_per_s[DT_COUNT];     /* all threads; 0 = not measured */
     double cache_bandwidth_bytes_per_s[4]; /* l1, l2, l3, llc plateaus (all threads) */
     double cache_bytes[4];                 /* per instance, from the OS */
     /* median rate of the calibration GEMM over the best fp32 peak, (0, 1]; 0 = not measured */
     double gemm_efficiency;
+    /* best all-thread fp32 FMA peak over the best one-thread peak; 0 = not measured */
+    double fp32_thread_scaling;
 };
 
 struct bench_report {
@@ -167,6 +169,10 @@ void bench_options_init(struct bench_options *o);
 int bench_run(const struct bench_options *o, struct bench_report *r, struct err_list *errs);
 /* Fill r->roofs from the measurements (bench_run does this at the end). */
 void bench_derive_roofs(struct bench_report *r);
+/* A warning about the run for stderr, or NULL: the threads reached less than 75% of
+ * threads x one thread's FMA peak, so they share physical cores (SMT siblings, or a VM's vCPUs
+ * scheduled on one core) and the compute roofs are those of fewer cores. */
+const char *bench_roofs_warning(const struct bench_report *r, char *buf, size_t n);
 
 /* Rates from a measurement: work per repetition over the best (min) or median time. */
 double bench_rate_best(double work, const struct bench_measure *m);

@@ -352,6 +352,8 @@ bench_render_json(const struct bench_report *r, struct bench_text *t)
     jkv_num(t, &f, "triad_bandwidth_bytes_per_s", R->triad_bandwidth_bytes_per_s);
     if (R->gemm_efficiency > 0)
         jkv_num(t, &f, "gemm_efficiency", R->gemm_efficiency);
+    if (R->fp32_thread_scaling > 0)
+        jkv_num(t, &f, "fp32_thread_scaling", R->fp32_thread_scaling);
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++)
         if (R->peak_flops_per_s[d] > 0) {
             char key[48];

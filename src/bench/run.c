@@ -1066,6 +1066,20 @@ run_model(struct run *s, const struct bench_tfm_shape *sh)
 
 /* ---- roofs and the whole run ---- */
 
+const char *
+bench_roofs_warning(const struct bench_report *r, char *buf, size_t n)
+{
+    double x = r->roofs.fp32_thread_scaling;
+    if (r->threads < 2 || !(x > 0) || x >= 0.75 * r->threads)
+        return NULL;
+    snprintf(buf, n,
+             "%d threads reached only %.2f times one thread's fp32 FMA peak: they share "
+             "physical cores (SMT siblings, or a VM's vCPUs scheduled on one core), so this "
+             "run's compute roofs are those of fewer cores; measure again, or pass --threads",
+             r->threads, x);
+    return buf;
+}
+
 void
 bench_derive_roofs(struct bench_report *r)
 {
@@ -1093,12 +1107,16 @@ bench_derive_roofs(struct bench_report *r)
             snprintf(R->dram_kernel, sizeof R->dram_kernel, "%s", s->kernel);
         }
     }
-    for (int i = 0; i < r->n_peaks; i++)
-        if (r->peaks[i].threads == r->threads) {
-            double v = bench_rate_best(r->peaks[i].flops, &r->peaks[i].meas);
-            if (v > R->peak_flops_per_s[r->peaks[i].dt])
-                R->peak_flops_per_s[r->peaks[i].dt] = v;
-        }
+    double fp32_one = 0;
+    for (int i = 0; i < r->n_peaks; i++) {
+        double v = bench_rate_best(r->peaks[i].flops, &r->peaks[i].meas);
+        if (r->peaks[i].threads == r->threads && v > R->peak_flops_per_s[r->peaks[i].dt])
+            R->peak_flops_per_s[r->peaks[i].dt] = v;
+        if (r->peaks[i].threads == 1 && r->peaks[i].dt == DT_FP32 && v > fp32_one)
+            fp32_one = v;
+    }
+    if (fp32_one > 0 && R->peak_flops_per_s[DT_FP32] > 0)
+        R->fp32_thread_scaling = R->peak_flops_per_s[DT_FP32] / fp32_one;
     double fp32 = R->peak_flops_per_s[DT_FP32];
     for (int i = 0; i < r->n_cases; i++)
         if (r->cases[i].calibration && fp32 > 0) {

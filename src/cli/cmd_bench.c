@@ -278,8 +278,7 @@ print_table(const struct bench_report *r)
     if (R->dram_bandwidth_bytes_per_s > 0) {
         unit_format(R->dram_bandwidth_bytes_per_s, "B/s", 4, a, sizeof a);
         unit_format(R->triad_bandwidth_bytes_per_s, "B/s", 4, b, sizeof b);
-        printf("  DRAM bandwidth  %s (the %s kernel; triad %s)\n", a, R->dram_kernel,
-               b);
+        printf("  DRAM bandwidth  %s (the %s kernel; triad %s)\n", a, R->dram_kernel, b);
     }
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++)
         if (R->peak_flops_per_s[d] > 0) {
@@ -345,6 +344,9 @@ run(int argc, char **argv)
         rc = CLI_FAIL;
     }
     err_list_release(&errs);
+    char why[400];
+    if (rc == CLI_OK && bench_roofs_warning(r, why, sizeof why))
+        fprintf(stderr, "warning: %s\n", why);
     if (rc == CLI_OK && fmt == OUT_JSON) {
         struct bench_text t = {0};
         if (bench_render_json(r, &t) != 0) {

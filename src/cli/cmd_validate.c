@@ -125,6 +125,8 @@ read_bench_json(const char *path, struct bench_report *r)
     r->roofs.dram_bandwidth_bytes_per_s = num_at(roofs, "dram_bandwidth_bytes_per_s");
     r->roofs.triad_bandwidth_bytes_per_s = num_at(roofs, "triad_bandwidth_bytes_per_s");
     str_at(roofs, "dram_kernel", r->roofs.dram_kernel, sizeof r->roofs.dram_kernel);
+    double ts = num_at(roofs, "fp32_thread_scaling");
+    r->roofs.fp32_thread_scaling = isfinite(ts) && ts > 0 ? ts : 0;
     double ge = num_at(roofs, "gemm_efficiency");
     r->roofs.gemm_efficiency = isfinite(ge) && ge > 0 && ge <= 1 ? ge : 0;
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++) {
@@ -287,6 +289,9 @@ validate_host(int argc, char **argv)
             fprintf(stderr, "warning: %d result check%s failed: %s\n", r->validation_failures,
                     r->validation_failures > 1 ? "s" : "", r->validation);
     }
+    char why[400];
+    if (bench_roofs_warning(r, why, sizeof why))
+        fprintf(stderr, "warning: %s\n", why);
     if (!hw && !(hw = bench_profile_new(r))) {
         fprintf(stderr, "error: the measurements lack the DRAM bandwidth or the fp32 peak; give "
                         "--profile FILE\n");

@@ -709,6 +709,36 @@ TEST(bench_dram_roof_is_the_read_kernel)
     free(r);
 }
 
+/* Two threads that reach no more than one thread's FMA peak share a core: the run says so.
+ * Hand numbers: one thread 4e11 FLOP / 0.10 s = 4e12 FLOP/s, as the two-thread peak: scaling
+ * 1.00 < 0.75 x 2; at 2e11 FLOP per sample one thread gives 2e12, scaling 2.00: no warning. */
+TEST(bench_thread_scaling_warning)
+{
+    struct bench_report *r = calloc(1, sizeof *r);
+    fake_report(r);
+    char buf[400];
+    CHECK(r->roofs.fp32_thread_scaling == 0); /* no one-thread peak: not measured */
+    CHECK(bench_roofs_warning(r, buf, sizeof buf) == NULL);
+    struct bench_peak *one = &r->peaks[r->n_peaks++];
+    *one = r->peaks[0];
+    one->threads = 1;
+    bench_derive_roofs(r);
+    CHECK_NEAR(r->roofs.fp32_thread_scaling, 1.0, 1e-12);
+    const char *w = bench_roofs_warning(r, buf, sizeof buf);
+    CHECK(w != NULL);
+    if (w)
+        CHECK(strstr(w, "2 threads reached only 1.00 times one thread's fp32 FMA peak") != NULL);
+    one->flops = 2e11;
+    bench_derive_roofs(r);
+    CHECK_NEAR(r->roofs.fp32_thread_scaling, 2.0, 1e-12);
+    CHECK(bench_roofs_warning(r, buf, sizeof buf) == NULL);
+    struct bench_text t = {0};
+    CHECK(bench_render_json(r, &t) == 0);
+    CHECK_CONTAINS(t.s, "\"fp32_thread_scaling\": 2");
+    bench_text_release(&t);
+    free(r);
+}
+
 TEST(bench_profile_written_and_reloaded)
 {
     struct bench_report *r = calloc(1, sizeof *r);
