@@ -84,6 +84,70 @@ gg_c(double rate, double service, double c, double ca2, double cs2, double *pw, 
     *w99 = *pw > 0.01 ? log(*pw / 0.01) / theta : 0.0;
 }
 
+/* The Laplace transform A*(s) = E[exp(-s X)] of the gap X between arrivals at one of `split`
+ * queues fed in turn from the scenario's process at `rate` per queue; -1 where it is not known
+ * in closed form (a trace). Gamma gaps of shape 1/cv^2: `split` consecutive ones add up. */
+struct lt_params {
+    const struct sim_workload *w;
+    double rate, split, mu;
+};
+
+static double
+arrival_lt(const struct lt_params *p, double s)
+{
+    switch (p->w->process) {
+    case SIM_POISSON:
+    case SIM_CLOSED:
+        return p->rate / (p->rate + s);
+    case SIM_GAMMA: {
+        double shape = p->split / (p->w->cv * p->w->cv);
+        return pow(1.0 + s / (shape * p->rate), -shape);
+    }
+    case SIM_CONSTANT:
+        return exp(-s / p->rate);
+    case SIM_TRACE:
+        break;
+    }
+    return -1.0;
+}
+
+/* GI/M/1: sigma, the root in (0, 1) of sigma = A*(mu (1 - sigma)) */
+static double
+gim1_root_f(double sigma, void *v)
+{
+    const struct lt_params *p = v;
+    return sigma - arrival_lt(p, p->mu * (1.0 - sigma));
+}
+
+/* A single server (a prompt server) fed by the scenario's arrivals: the wait of GI/M/1, exact
+ * for any renewal arrivals with exponential service (P(W > t) = sigma exp(-mu (1 - sigma) t)),
+ * scaled by (ca^2 + cs^2) / (ca^2 + 1) for the service's variability, which makes it exact for
+ * M/G/1 too (Pollaczek-Khinchine). Kingman's heavy-traffic formula, by contrast, misses most of
+ * the wait of bursty arrivals at light load: a burst queues behind itself. A trace falls back
+ * to Kingman. */
+static void
+gi_g_1(const struct sim_config *cfg, double rate, double split, double S, double ca2, double cs2,
+       double *pw, double *wq, double *w99)
+{
+    struct lt_params p = {&cfg->work, rate, split > 1 ? split : 1, S > 0 ? 1.0 / S : 0};
+    if (!(S > 0) || !(rate * S < 1) || arrival_lt(&p, 1.0) < 0) {
+        gg_c(rate, S, 1, ca2, cs2, pw, wq, w99);
+        return;
+    }
+    double sigma = rate * S; /* Poisson: sigma = rho exactly */
+    if (cfg->work.process != SIM_POISSON && cfg->work.process != SIM_CLOSED &&
+        roof_solve_brent(gim1_root_f, &p, 0.0, 1.0 - 1e-12, 1e-12, &sigma) != 0) {
+        gg_c(rate, S, 1, ca2, cs2, pw, wq, w99);
+        return;
+    }
+    double ca2s = cfg->work.process == SIM_GAMMA ? cfg->work.cv * cfg->work.cv / p.split : ca2;
+    double scale = (ca2s + cs2) / (ca2s + 1.0);
+    double decay = p.mu * (1.0 - sigma);
+    *pw = sigma;
+    *wq = sigma / decay * scale;
+    *w99 = sigma > 0.01 ? log(sigma / 0.01) / decay * scale : 0.0;
+}
+
 static double
 arrival_rate(const struct sim_config *cfg, double *ca2)
 {
@@ -363,7 +427,7 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
         /* a prompt that finds the server busy shares its steps with the backlog: the mean
          * work found, given busy, is Wq / rho (M/G/1), bk tokens at room per t_f */
         double pw, wq, w99;
-        gg_c(rate, Sp, 1, ca2, VP / (m->P * m->P), &pw, &wq, &w99);
+        gi_g_1(cfg, rate, cfg->instances, Sp, ca2, VP / (m->P * m->P), &pw, &wq, &w99);
         bk = rho > 0 ? wq / rho / tf * room : 0;
         bk = bk < room ? bk : room;
         double lone, nlone;
@@ -397,7 +461,7 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
     }
     /* waits: for the prompt server, and for a slot (rarely binding: c is the max batch) */
     double pw, wq, w99, pws, wqs, w99s;
-    gg_c(rate, Sp, 1, ca2, VP / (m->P * m->P), &pw, &wq, &w99);
+    gi_g_1(cfg, rate, cfg->instances, Sp, ca2, VP / (m->P * m->P), &pw, &wq, &w99);
     gg_c(rate, S, m->slots, ca2, out->cs2, &pws, &wqs, &w99s);
     /* finding the prompt server idle, a prompt waits for the decode step in progress */
     double busy = 1.0 - exp(-b);
@@ -452,7 +516,7 @@ disaggregated(struct model *m, const struct sim_config *cfg, double rate, double
     double tf = prefill_s(m, room), Sp = m->P / room * tf, rho = rp * Sp;
     double pw = 1, wq = INFINITY, w99 = INFINITY, bk = 0, lone = tp, full = tp, nlone = 1;
     if (rho < 1) {
-        gg_c(rp, Sp, 1, ca2, VP / (m->P * m->P), &pw, &wq, &w99);
+        gi_g_1(cfg, rp, np, Sp, ca2, VP / (m->P * m->P), &pw, &wq, &w99);
         bk = rho > 0 ? wq / rho / tf * room : 0;
         bk = bk < room ? bk : room;
         own_steps_mean(m, pq, 0, room, tf, bk, &lone, &full, &nlone);

@@ -379,6 +379,29 @@ TEST(sim_analytic_disaggregated_vs_simulation)
         }
 }
 
+/* Bursty arrivals (gamma, cv 3) at 30% load, ShareGPT-like lengths, chunked prefill and
+ * disaggregated serving: the prompt server's wait is GI/M/1's (exact for renewal arrivals with
+ * exponential service) scaled for the service's variability. Errors were at most 10% (chunked:
+ * TTFT -9%, TPOT -9%, E2E -10%, E2E p99 -14%; disaggregated within 10%) where Kingman's formula
+ * left the TTFT mean up to 2x low: a burst queues behind itself even at light load. */
+TEST(sim_analytic_bursty_vs_simulation)
+{
+    const struct analytic_tol tol = {0.20, 0.25, 0.15, 0.15, 0.20, false};
+    enum sim_policy pol[2] = {SIM_CHUNKED, SIM_DISAGGREGATED};
+    for (int k = 0; k < 2; k++) {
+        struct sim_config c;
+        base_config(&c, pol[k]);
+        if (pol[k] == SIM_DISAGGREGATED) {
+            c.instances = 3;
+            c.sched.prefill_instances = 1;
+        }
+        lognormal_lengths(&c);
+        c.work.process = SIM_GAMMA;
+        c.work.cv = 3;
+        analytic_vs_sim(&c, 0.3, &tol);
+    }
+}
+
 /* The simulator's step cost evaluates everything but attention once per batch size: it must
  * equal roof_step at any context, on the first call for a size and on later ones. */
 TEST(sim_cost_step_matches_roof_step)
