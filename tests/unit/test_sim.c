@@ -379,16 +379,21 @@ TEST(sim_analytic_disaggregated_vs_simulation)
         }
 }
 
-/* Bursty arrivals (gamma, cv 3) at 30% load, ShareGPT-like lengths, chunked prefill and
+/* Bursty arrivals (gamma, cv 3) at 30% load, ShareGPT-like lengths. Chunked prefill and
  * disaggregated serving: the prompt server's wait is GI/M/1's (exact for renewal arrivals with
- * exponential service) scaled for the service's variability. Errors were at most 10% (chunked:
- * TTFT -9%, TPOT -9%, E2E -10%, E2E p99 -14%; disaggregated within 10%) where Kingman's formula
- * left the TTFT mean up to 2x low: a burst queues behind itself even at light load. */
+ * exponential service) scaled for the service's variability; errors were within 10% (chunked:
+ * TTFT -9%, TPOT -9%, E2E -10%, E2E p99 -14%). Continuous batching adds the excess of the
+ * prompts' GI/G/1 wait for prefill over its M/G/1 value to the Poisson form: TTFT +8%, its p99
+ * +21% (over loads 0.2-0.8: means +5..+14%, p99s +8..+48%). Kingman's formula, used before, left
+ * the TTFT means 2x (chunked) to 3x (continuous) low: a burst queues behind itself even at
+ * light load. */
 TEST(sim_analytic_bursty_vs_simulation)
 {
-    const struct analytic_tol tol = {0.20, 0.25, 0.15, 0.15, 0.20, false};
-    enum sim_policy pol[2] = {SIM_CHUNKED, SIM_DISAGGREGATED};
-    for (int k = 0; k < 2; k++) {
+    const struct analytic_tol tol[3] = {{0.20, 0.25, 0.15, 0.15, 0.20, false},
+                                        {0.20, 0.25, 0.15, 0.15, 0.20, false},
+                                        {0.20, 0.35, 0.10, 0.10, 0.20, false}};
+    enum sim_policy pol[3] = {SIM_CHUNKED, SIM_DISAGGREGATED, SIM_CONTINUOUS};
+    for (int k = 0; k < 3; k++) {
         struct sim_config c;
         base_config(&c, pol[k]);
         if (pol[k] == SIM_DISAGGREGATED) {
@@ -398,7 +403,7 @@ TEST(sim_analytic_bursty_vs_simulation)
         lognormal_lengths(&c);
         c.work.process = SIM_GAMMA;
         c.work.cv = 3;
-        analytic_vs_sim(&c, 0.3, &tol);
+        analytic_vs_sim(&c, 0.3, &tol[k]);
     }
 }
 
