@@ -143,7 +143,6 @@ roof_config_init(struct roof_config *cfg, const struct hw_profile *hw, const str
 struct acc_ctx {
     const struct roof_config *cfg;
     struct roof_result *res;
-    double bw_bytes_per_s;
     double times; /* identical kernel instances being added (layers of one class) */
     /* per pass, for the operators: the vector-unit peak, the tuned bandwidth, and the tuned
      * peak and its format per requested format (cached: a pass asks for few formats) */
@@ -167,7 +166,6 @@ acc_init(struct acc_ctx *c, const struct roof_config *cfg, struct roof_result *r
     memset(c, 0, sizeof *c);
     c->cfg = cfg;
     c->res = res;
-    c->bw_bytes_per_s = bw;
     c->times = 1.0;
     c->mask = ROOF_OPS_ALL;
     c->vec_peak = hw_peak(cfg->hw, DT_FP32, NULL) *

@@ -211,6 +211,22 @@ static_moments(struct model *m, const struct sim_config *cfg, double k, double *
     }
 }
 
+/* 0.01 - P(wait > r), increasing in r: busy x P(residual > r) = busy x E[(T - r)+] / E[T] */
+struct resid_tail {
+    const double *tq;
+    double busy, ET;
+};
+
+static double
+resid_tail_f(double r, void *v)
+{
+    const struct resid_tail *p = v;
+    double tail = 0;
+    for (int i = 0; i < STATIC_NQ; i++)
+        tail += (p->tq[i] > r ? p->tq[i] - r : 0) / STATIC_NQ;
+    return 0.01 - p->busy * tail / p->ET;
+}
+
 static void
 static_batches(struct model *m, const struct sim_config *cfg, double rate, double O99,
                struct sim_analytic *out)
@@ -249,21 +265,11 @@ static_batches(struct model *m, const struct sim_config *cfg, double rate, doubl
     }
     out->wait_prob = busy;
     out->queue_mean_s = busy * ET2 / (2.0 * ET);
-    /* p99 of the wait: busy x P(residual > r) = 0.01, by bisection over r */
+    /* p99 of the wait: busy x P(residual > r) = 0.01 */
+    struct resid_tail rt = {tq, busy, ET};
     double q99 = 0;
-    if (busy > 0.01) {
-        double lo = 0, hi = tq[STATIC_NQ - 1];
-        for (int it = 0; it < 60; it++) {
-            double r = 0.5 * (lo + hi), tail = 0;
-            for (int i = 0; i < STATIC_NQ; i++)
-                tail += (tq[i] > r ? tq[i] - r : 0) / STATIC_NQ;
-            if (busy * tail / ET > 0.01)
-                lo = r;
-            else
-                hi = r;
-        }
-        q99 = 0.5 * (lo + hi);
-    }
+    if (busy > 0.01 && roof_solve_brent(resid_tail_f, &rt, 0, tq[STATIC_NQ - 1], 1e-9, &q99) < 0)
+        q99 = tq[STATIC_NQ - 1];
     out->queue_p99_s = q99;
     out->ttft_mean_s = out->queue_mean_s + tpk;
     out->ttft_p99_s = out->queue_p99_s + tpk;
@@ -429,7 +435,7 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
     double pq[CHUNK_NQ];
     prompt_quantiles(cfg, pq);
     double b = 1, room = budget, td = 0, tf = 0, Sp = 0, rho = 0, own = 0, full = 0, s = 0, S = 0,
-           u = 0, bk = 0;
+           u = 0, bk = 0, pw = 1, wq = INFINITY, w99 = INFINITY;
     out->stable = true;
     for (int it = 0; it < 200; it++) {
         room = budget - b > 1 ? budget - b : 1;
@@ -443,7 +449,6 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
         }
         /* a prompt that finds the server busy shares its steps with the backlog: the mean
          * work found, given busy, is Wq / rho (M/G/1), bk tokens at room per t_f */
-        double pw, wq, w99;
         gi_g_1(cfg, rate, cfg->instances, Sp, ca2, VP / (m->P * m->P), &pw, &wq, &w99);
         bk = rho > 0 ? wq / rho / tf * room : 0;
         bk = bk < room ? bk : room;
@@ -477,8 +482,7 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
         return;
     }
     /* waits: for the prompt server, and for a slot (rarely binding: c is the max batch) */
-    double pw, wq, w99, pws, wqs, w99s;
-    gi_g_1(cfg, rate, cfg->instances, Sp, ca2, VP / (m->P * m->P), &pw, &wq, &w99);
+    double pws, wqs, w99s; /* the prompt server's pw, wq, w99 are the fixed point's */
     gg_c(rate, S, m->slots, ca2, out->cs2, &pws, &wqs, &w99s);
     /* finding the prompt server idle, a prompt waits for the decode step in progress */
     double busy = 1.0 - exp(-b);
