@@ -1,0 +1,43 @@
+#!/bin/sh
+# Prices and server size in hardware profiles: the optional cloud basis and server_devices are
+# read and printed by `show gpu`.
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+
+cat >"$T/board.yaml" <<'YAML'
+name: Test board GPU
+vendor: nvidia
+kind: gpu
+memory:
+  capacity: 80 GB
+  bandwidth: 3.35 TB/s
+compute:
+  fp16: 989.4 TFLOPS
+server_devices: 8
+price:
+  cloud:
+    - {provider: acme, usd_per_hour: 4.9163, date: 2025-01-15, basis: capacity block, source: "test: $39.33 / 8"}
+    - {provider: other, usd_per_hour: 2.5, date: 2025-02, source: "test, no basis"}
+  purchase:
+    - {usd: 25000, date: 2024-06, basis: street, source: "test"}
+sources:
+  memory: "test"
+  compute: "test"
+  server_devices: "test: 8 per HGX board"
+YAML
+run show-server-devices 0 -- "$ROOFLINE" show gpu "$T/board.yaml"
+expect_out show-server-devices-value "  server        8 devices per server or baseboard"
+expect_out show-cloud-basis "  cloud         \$4.916 per device-hour at acme (capacity block, 2025-01-15)"
+expect_out show-cloud-no-basis "  cloud         \$2.500 per device-hour at other (2025-02)"
+expect_out show-purchase-basis "  price         \$25000 (street, 2024-06)"
+expect_out show-server-source "    server_devices: test: 8 per HGX board"
+
+sed 's/^server_devices: 8$/server_devices: 1/' "$T/board.yaml" >"$T/card.yaml"
+run show-server-one 0 -- "$ROOFLINE" show gpu "$T/card.yaml"
+expect_out show-server-one-value "  server        1 device per server or baseboard"
+
+grep -v 'server_devices' "$T/board.yaml" >"$T/none.yaml"
+run show-server-absent 0 -- "$ROOFLINE" show gpu "$T/none.yaml"
+if grep -q '^  server ' "$T/out"; then echo "not ok show-server-absent-silent"; else
+    echo "ok show-server-absent-silent"; fi
