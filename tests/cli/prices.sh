@@ -45,8 +45,7 @@ if grep -q '^  server ' "$T/out"; then echo "not ok show-server-absent-silent"; 
 # Every shipped profile carries at least one dated, sourced price, except those listed here for
 # which no reliable public price was found (remove a name once it is priced; a new profile
 # without a price fails).
-UNPRICED="a100-pcie-40gb a100-pcie-80gb a100-sxm-80gb gaudi2 h100-nvl m1-max-32c m4-max-40c mi250
-mi250x tpu-v5e tpu-v6e v100-sxm2"
+UNPRICED="a100-pcie-40gb gaudi2 m1-max-32c mi250 mi250x tpu-v5e tpu-v6e"
 date_re='[0-9]\{4\}-[0-9][0-9]\(-[0-9][0-9]\)\{0,1\})$'
 for f in hardware_profiles/*.yaml; do
     id=$(basename "$f" .yaml)
