@@ -63,3 +63,15 @@ for f in hardware_profiles/*.yaml; do
         echo "not ok price-$id: $n dated price lines, $s sources (every profile needs a dated, sourced price)"
     fi
 done
+
+# list gpus: the lowest rental per device-hour and the lowest purchase price of each profile
+# (rtx-4090: RunPod 0.74 $/h and $1,599 MSRP; m1-8c: $699, no rental; h100-sxm: min of 4.916,
+# 6.155 and 3.99 is 3.99).
+run list-prices 0 -- "$ROOFLINE" list gpus -o csv
+expect_out list-price-columns "tdp_w,cloud_usd_per_device_hour_min,purchase_usd_min"
+expect_out list-price-rtx-4090 ",450,0.74,1599"
+expect_out list-price-m1-8c "m1-8c,Apple M1 (8-core GPU),"
+if grep -q '^m1-8c,.*,,699$' "$T/out"; then echo "ok list-price-m1-8c-purchase-only"; else
+    echo "not ok list-price-m1-8c-purchase-only"; grep '^m1-8c,' "$T/out"; fi
+if grep -q '^h100-sxm,.*,700,3.99,$' "$T/out"; then echo "ok list-price-h100-sxm-min"; else
+    echo "not ok list-price-h100-sxm-min"; grep '^h100-sxm,' "$T/out"; fi
