@@ -7,6 +7,7 @@
 #include "bench/linalg.h"
 #include "bench/tfm.h"
 #include "core/roof.h"
+#include "util/array.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -920,7 +921,7 @@ run_kernels(struct run *s, const struct bench_tfm_shape *sh)
         {256, 4096, 14336, false},
         {512, sh->hidden, sh->intermediate, false},
     };
-    int n_lin = (int)(sizeof lin / sizeof lin[0]);
+    int n_lin = (int)ARRAY_SIZE(lin);
     for (int i = 0; i < n_lin; i++) {
         if (s->o->quick && (i == 1 || i == 6))
             continue;

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "io/profiles.h"
 #include "io/ycheck.h"
+#include "util/afile.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -13,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static const char *const PHASE_KEYS[] = {"decode", "prefill", "e2e", "kernel"};
 
 static struct hw_profile *
 cached_hw(struct caldata *d, const char *id)
@@ -85,7 +84,7 @@ static int load_classes(struct caldata *d, const char *path);
 
 int
 caldata_tuning(const struct hw_profile *hw, const char *engine, const char *params_dir,
-               struct roof_tuning *out, double band[4][2])
+               struct roof_tuning *out, double band[PRED_PHASE_COUNT][2])
 {
     struct caldata d;
     memset(&d, 0, sizeof d);
@@ -105,7 +104,7 @@ caldata_tuning(const struct hw_profile *hw, const char *engine, const char *para
     enum dev_class k = dev_class_of(hw);
     calib_tuning(hw, &d.params.dev[k], e, out);
     if (band)
-        for (int ph = 0; ph < 4; ph++) {
+        for (int ph = 0; ph < PRED_PHASE_COUNT; ph++) {
             band[ph][0] = d.bands[ph][k][0];
             band[ph][1] = d.bands[ph][k][1];
         }
@@ -157,8 +156,8 @@ load_classes(struct caldata *d, const char *path)
         if (bd && ycheck_map(&y, bd, "bands")) {
             for (size_t i = 0; i + 1 < bd->n; i += 2) {
                 int ph = -1;
-                for (int p = 0; p < 4; p++)
-                    if (strcmp(bd->items[i]->value, PHASE_KEYS[p]) == 0)
+                for (int p = 0; p < PRED_PHASE_COUNT; p++)
+                    if (strcmp(bd->items[i]->value, pred_phase_name((enum pred_phase)p)) == 0)
                         ph = p;
                 const struct ynode *v = bd->items[i + 1];
                 if (ph < 0 || v->kind != YNODE_MAP) {
@@ -259,29 +258,32 @@ caldata_release(struct caldata *d)
     memset(d, 0, sizeof *d);
 }
 
+/* Open `path` for an atomic write (util/afile.h); prints why not. */
 static FILE *
-open_tmp(const char *path, char *tmp, size_t size)
+open_out(struct afile *af, const char *path)
 {
-    snprintf(tmp, size, "%s.tmp", path);
-    return fopen(tmp, "w");
+    struct err_list errs = {0};
+    if (afile_open(af, path, &errs) != 0)
+        cli_print_errs(&errs);
+    err_list_release(&errs);
+    return af->fp;
 }
 
 static int
-close_rename(FILE *f, const char *tmp, const char *path)
+commit_out(struct afile *af)
 {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        fprintf(stderr, "error: cannot write '%s'\n", path);
-        return -1;
-    }
-    return 0;
+    struct err_list errs = {0};
+    int rc = afile_commit(af, &errs);
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    return rc;
 }
 
 int
 caldata_write_params(const struct caldata *d, const char *dir, const char *provenance)
 {
-    char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
+    char path[PATH_MAX + 64];
+    struct afile af;
     snprintf(path, sizeof path, "%s/calibration", dir);
     mkdir(dir, 0777);
     if (mkdir(path, 0777) != 0 && errno != EEXIST) {
@@ -289,11 +291,9 @@ caldata_write_params(const struct caldata *d, const char *dir, const char *prove
         return -1;
     }
     snprintf(path, sizeof path, "%s/calibration/device-classes.yaml", dir);
-    FILE *f = open_tmp(path, tmp, sizeof tmp);
-    if (!f) {
-        fprintf(stderr, "error: cannot write '%s'\n", path);
+    FILE *f = open_out(&af, path);
+    if (!f)
         return -1;
-    }
     fprintf(f, "# Device-class parameters of the kernel model (docs/physics.md#kernel-model).\n"
                "# Written by roofline calibrate; edit with care.\nclasses:\n");
     for (int c = 0; c < DEV_CLASS_COUNT; c++) {
@@ -307,8 +307,8 @@ caldata_write_params(const struct caldata *d, const char *dir, const char *prove
     if (d->have_bands) {
         fprintf(f, "bands: # split-conformal 10th and 90th percentiles of log(measured time / "
                    "predicted time), held out\n");
-        for (int ph = 0; ph < 4; ph++) {
-            fprintf(f, "  %s:\n", PHASE_KEYS[ph]);
+        for (int ph = 0; ph < PRED_PHASE_COUNT; ph++) {
+            fprintf(f, "  %s:\n", pred_phase_name((enum pred_phase)ph));
             for (int c = 0; c < DEV_CLASS_COUNT; c++)
                 if (d->bands[ph][c][0] != 0 || d->bands[ph][c][1] != 0)
                     fprintf(f, "    %s: [%.4f, %.4f]\n", dev_class_name((enum dev_class)c),
@@ -317,7 +317,7 @@ caldata_write_params(const struct caldata *d, const char *dir, const char *prove
     }
     fprintf(f, "provenance:\n  fitted: \"%s\"\nsources:\n  classes: \"%s\"\n", provenance,
             provenance);
-    if (close_rename(f, tmp, path) != 0)
+    if (commit_out(&af) != 0)
         return -1;
     snprintf(path, sizeof path, "%s/engine_profiles", dir);
     if (mkdir(path, 0777) != 0 && errno != EEXIST) {
@@ -327,11 +327,9 @@ caldata_write_params(const struct caldata *d, const char *dir, const char *prove
     for (int e = 0; e < d->params.n_engines; e++) {
         const struct engine_profile *ep = &d->params.engine[e];
         snprintf(path, sizeof path, "%s/engine_profiles/%s.yaml", dir, ep->name);
-        f = open_tmp(path, tmp, sizeof tmp);
-        if (!f) {
-            fprintf(stderr, "error: cannot write '%s'\n", path);
+        f = open_out(&af, path);
+        if (!f)
             return -1;
-        }
         fprintf(f,
                 "# Engine profile (docs/physics.md#engine-overheads), written by roofline "
                 "calibrate.\nname: %s\n",
@@ -369,7 +367,7 @@ caldata_write_params(const struct caldata *d, const char *dir, const char *prove
                 strcmp(ep->source_keys[k], "dequant_buffer") == 0 ||
                 strcmp(ep->source_keys[k], "ubatch") == 0)
                 fprintf(f, "  %s: \"%s\"\n", ep->source_keys[k], ep->source_texts[k]);
-        if (close_rename(f, tmp, path) != 0)
+        if (commit_out(&af) != 0)
             return -1;
     }
     return 0;

@@ -16,7 +16,8 @@ struct caldata {
     int n_models;
     struct calib_params params; /* engines owned here */
     struct engine_profile *engines[CALIB_MAX_ENGINES];
-    double bands[4][DEV_CLASS_COUNT][2]; /* per phase and class: q10, q90 of log(meas/pred) */
+    double bands[PRED_PHASE_COUNT][DEV_CLASS_COUNT]
+                [2]; /* per phase and class: q10, q90 of log(meas/pred) */
     bool have_bands;
 };
 
@@ -29,7 +30,7 @@ void caldata_release(struct caldata *d);
  * directory), and the device class's bands per phase (log ratios; zeros when none). 0 or -1
  * after printing errors. */
 int caldata_tuning(const struct hw_profile *hw, const char *engine, const char *params_dir,
-                   struct roof_tuning *out, double band[4][2]);
+                   struct roof_tuning *out, double band[PRED_PHASE_COUNT][2]);
 /* Write device classes and engines to `dir` (files renamed into place) with provenance. */
 int caldata_write_params(const struct caldata *d, const char *dir, const char *provenance);
 

@@ -4,6 +4,7 @@
 #include "cli/caldata.h"
 
 #include "io/profiles.h"
+#include "util/array.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -23,7 +24,7 @@ static const struct cli_cmd cmd_version = {"version", "print the version", "roof
 static const struct cli_cmd *const COMMANDS[] = {
     &cmd_demo, &cmd_list, &cmd_show, &cmd_analyze, &cmd_explain, &cmd_sweep, &cmd_calibrate, &cmd_validate, &cmd_bench, &cmd_simulate, &cmd_chart, &cmd_help, &cmd_version,
 };
-#define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
+#define N_COMMANDS ARRAY_SIZE(COMMANDS)
 
 static const struct cli_cmd *
 find_cmd(const char *name)

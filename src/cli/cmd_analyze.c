@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/out.h"
 #include "io/profiles.h"
+#include "util/array.h"
 #include "util/units.h"
 
 #include <math.h>
@@ -34,7 +35,7 @@ static const struct out_field OP_FIELDS[] = {
     {"link_bytes", NULL, OUT_SHOW_BYTES, 0, true},
     {"link_time_s", NULL, OUT_SHOW_TIME, 0, true},
 };
-#define N_OP_FIELDS ((int)(sizeof OP_FIELDS / sizeof OP_FIELDS[0]))
+#define N_OP_FIELDS ((int)ARRAY_SIZE(OP_FIELDS))
 
 static const struct out_field SUM_FIELDS[] = {
     {"phase", NULL, OUT_SHOW_TEXT, 0, false},
@@ -89,7 +90,7 @@ static const struct out_field SUM_FIELDS[] = {
     {"time_band_low_s", "80% band low", OUT_SHOW_TIME, 0, false},
     {"time_band_high_s", "80% band high", OUT_SHOW_TIME, 0, false},
 };
-#define N_SUM_FIELDS ((int)(sizeof SUM_FIELDS / sizeof SUM_FIELDS[0]))
+#define N_SUM_FIELDS ((int)ARRAY_SIZE(SUM_FIELDS))
 
 static void
 op_row(struct out_table *t, const char *phase, const char *name, const struct roof_op_result *o,
@@ -204,8 +205,7 @@ static int
 run(int argc, char **argv)
 {
     struct cli_args a;
-    int pr =
-        cli_parse(&a, SPEC, (int)(sizeof SPEC / sizeof SPEC[0]), argc, argv, cmd_analyze.usage);
+    int pr = cli_parse(&a, SPEC, (int)ARRAY_SIZE(SPEC), argc, argv, cmd_analyze.usage);
     if (pr != 0)
         return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
     if (a.n_pos) {
@@ -236,7 +236,7 @@ run(int argc, char **argv)
         mdl_free(m);
         return CLI_USAGE;
     }
-    double bands[4][2] = {{0}};
+    double bands[PRED_PHASE_COUNT][2] = {{0}};
     bool want_bands = cli_has(&a, "bands");
     if (want_bands) {
         if (!cli_has(&a, "engine")) {

@@ -6,6 +6,8 @@
 #include "cli/cli.h"
 #include "cli/out.h"
 #include "io/profiles.h"
+#include "util/afile.h"
+#include "util/array.h"
 #include "util/units.h"
 
 #include <errno.h>
@@ -34,7 +36,7 @@ parse_parts(const char *s, unsigned *out)
     while (*s) {
         size_t n = strcspn(s, ",");
         bool found = false;
-        for (size_t i = 0; i < sizeof P / sizeof P[0]; i++)
+        for (size_t i = 0; i < ARRAY_SIZE(P); i++)
             if (strlen(P[i].name) == n && strncmp(s, P[i].name, n) == 0) {
                 *out |= P[i].bit;
                 found = true;
@@ -60,46 +62,27 @@ progress(void *user, const char *stage, const char *what, int done, int total)
     fprintf(stderr, "[%2d/%d %6.1fs] %s: %s\n", done, total, bench_now_s() - *t0, stage, what);
 }
 
-/* Write `len` bytes to path through a temporary name in the same directory, renamed into place
- * only when complete; `verify` (may be NULL) checks the temporary file before the rename. */
+/* Write the buffer to path atomically (util/afile.h); `verify` (may be NULL) checks the
+ * temporary file before the rename. Prints what went wrong. */
 static int
-write_atomic(const char *path, const char *text, size_t len, int (*verify)(const char *tmp))
+write_atomic(const char *path, const struct strbuf *sb, int (*verify)(const char *tmp))
 {
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        fprintf(stderr, "error: out of memory\n");
-        return -1;
+    struct err_list errs = {0};
+    struct afile af;
+    int rc = afile_open(&af, path, &errs);
+    if (rc == 0 && (fwrite(sb->buf, 1, sb->len, af.fp) != sb->len || fflush(af.fp) != 0)) {
+        err_add(&errs, path, 0, 0, ERR_ERROR, "cannot write '%s': %s", path, strerror(errno));
+        rc = -1;
     }
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "error: cannot write '%s': %s\n", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    bool ok = fwrite(text, 1, len, f) == len;
-    ok &= fflush(f) == 0 && !ferror(f);
-    ok &= fclose(f) == 0;
-    if (!ok) {
-        fprintf(stderr, "error: cannot write '%s': %s\n", path, strerror(errno));
-        remove(tmp);
-        free(tmp);
-        return -1;
-    }
-    if (verify && verify(tmp) != 0) {
-        remove(tmp);
-        free(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        fprintf(stderr, "error: cannot rename '%s' to '%s': %s\n", tmp, path, strerror(errno));
-        remove(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    if (rc == 0 && verify && af.tmp && verify(af.tmp) != 0)
+        rc = -1;
+    if (rc == 0)
+        rc = afile_commit(&af, &errs);
+    else
+        afile_rollback(&af);
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    return rc;
 }
 
 static int
@@ -152,7 +135,7 @@ static const struct out_field CASE_FIELDS[] = {
     {"time", "t median", OUT_SHOW_TIME, 0, false}, {"spread", "max/min t", OUT_SHOW_NUM, 3, false},
     {"rate", "FLOP/s", OUT_SHOW_RATE, 0, false},   {"bandwidth", "bytes/s", OUT_SHOW_BW, 0, false},
 };
-#define NF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define NF(a) ((int)(ARRAY_SIZE(a)))
 
 static double
 spread(const struct bench_measure *m)
@@ -348,40 +331,39 @@ run(int argc, char **argv)
     if (rc == CLI_OK && bench_roofs_warning(r, why, sizeof why))
         fprintf(stderr, "warning: %s\n", why);
     if (rc == CLI_OK && fmt == OUT_JSON) {
-        struct bench_text t = {0};
+        struct strbuf t = {0};
         if (bench_render_json(r, &t) != 0) {
             fprintf(stderr, "error: out of memory\n");
             rc = CLI_FAIL;
         } else {
-            fwrite(t.s, 1, t.len, stdout);
+            fwrite(t.buf, 1, t.len, stdout);
         }
-        bench_text_release(&t);
+        strbuf_release(&t);
     } else if (rc == CLI_OK) {
         print_table(r);
     }
     if (rc == CLI_OK && cli_has(&a, "points")) {
-        struct bench_text t = {0};
-        if (bench_render_points(r, &t) != 0 ||
-            write_atomic(cli_get(&a, "points"), t.s, t.len, NULL) != 0)
+        struct strbuf t = {0};
+        if (bench_render_points(r, &t) != 0 || write_atomic(cli_get(&a, "points"), &t, NULL) != 0)
             rc = CLI_FAIL;
         else
             fprintf(stderr, "wrote %s\n", cli_get(&a, "points"));
-        bench_text_release(&t);
+        strbuf_release(&t);
     }
     if (rc == CLI_OK && cli_has(&a, "write-profile")) {
         struct hw_profile *hw = bench_profile_new(r);
-        struct bench_text t = {0};
+        struct strbuf t = {0};
         if (!hw) {
             fprintf(stderr, "error: --write-profile needs the DRAM bandwidth and the fp32 peak\n");
             rc = CLI_FAIL;
         } else if (bench_render_profile(hw, &t) != 0 ||
-                   write_atomic(cli_get(&a, "write-profile"), t.s, t.len, verify_profile) != 0) {
+                   write_atomic(cli_get(&a, "write-profile"), &t, verify_profile) != 0) {
             rc = CLI_FAIL;
         } else {
             fprintf(stderr, "wrote %s (check it with: roofline show gpu %s)\n",
                     cli_get(&a, "write-profile"), cli_get(&a, "write-profile"));
         }
-        bench_text_release(&t);
+        strbuf_release(&t);
         hw_free(hw);
     }
     if (rc == CLI_OK && r->validation_failures > 0) {

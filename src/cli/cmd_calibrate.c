@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/out.h"
 #include "io/profiles.h"
+#include "util/array.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@ static const struct out_field ROW_FIELDS[] = {
     {"band_high", "band hi", OUT_SHOW_SIG, 0, true},
     {"reason", NULL, OUT_SHOW_TEXT, 0, false},
 };
-#define N_ROW ((int)(sizeof ROW_FIELDS / sizeof ROW_FIELDS[0]))
+#define N_ROW ((int)ARRAY_SIZE(ROW_FIELDS))
 
 static const struct out_field SUM_FIELDS[] = {
     {"group", NULL, OUT_SHOW_TEXT, 0, false},
@@ -34,7 +35,7 @@ static const struct out_field SUM_FIELDS[] = {
     {"mean_error_pct", "mean err %", OUT_SHOW_NUM, 1, false},
     {"band_coverage", "in 80% band", OUT_SHOW_PCT, 0, false},
 };
-#define N_SUM ((int)(sizeof SUM_FIELDS / sizeof SUM_FIELDS[0]))
+#define N_SUM ((int)ARRAY_SIZE(SUM_FIELDS))
 
 static const char *const METRIC_NAMES[] = {"tokens_per_s", "time_ms", "latency_s"};
 
@@ -181,7 +182,7 @@ print_summary(enum out_fmt fmt, const struct caldata *d, const struct result_set
 {
     struct out_table *t = out_table_new(fmt, title, SUM_FIELDS, N_SUM);
     summary_row(t, "all", d, r, pick_all, NULL);
-    for (int ph = 0; ph < 4; ph++) {
+    for (int ph = 0; ph < PRED_PHASE_COUNT; ph++) {
         char g[48];
         snprintf(g, sizeof g, "phase %s", pred_phase_name((enum pred_phase)ph));
         summary_row(t, g, d, r, pick_phase, &ph);
@@ -250,7 +251,7 @@ cli_validate_measurements(int argc, char **argv)
 {
     struct cli_args a;
     const char *usage = "roofline validate --measurements FILE [--params DIR] [-o table|csv|json]";
-    int pr = cli_parse(&a, VSPEC, (int)(sizeof VSPEC / sizeof VSPEC[0]), argc, argv, usage);
+    int pr = cli_parse(&a, VSPEC, (int)ARRAY_SIZE(VSPEC), argc, argv, usage);
     if (pr != 0)
         return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
     enum out_fmt fmt = OUT_TABLE;
@@ -391,7 +392,7 @@ derive_bands(struct caldata *d, const struct result_set *r)
     if (!x)
         return;
     memset(d->bands, 0, sizeof d->bands);
-    for (int ph = 0; ph < 4; ph++) {
+    for (int ph = 0; ph < PRED_PHASE_COUNT; ph++) {
         int k = 0;
         for (int i = 0; i < n; i++)
             if (r->ok[i] && (int)d->cases[i].pc->phase == ph)
@@ -424,8 +425,7 @@ static int
 run(int argc, char **argv)
 {
     struct cli_args a;
-    int pr = cli_parse(&a, CSPEC, (int)(sizeof CSPEC / sizeof CSPEC[0]), argc, argv,
-                       cmd_calibrate.usage);
+    int pr = cli_parse(&a, CSPEC, (int)ARRAY_SIZE(CSPEC), argc, argv, cmd_calibrate.usage);
     if (pr != 0)
         return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
     if (!cli_has(&a, "measurements")) {

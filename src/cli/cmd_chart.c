@@ -6,6 +6,7 @@
 #include "render/chart_sim.h"
 #include "render/charts.h"
 #include "render/surface.h"
+#include "util/array.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -22,7 +23,7 @@ static const struct cli_opt SPEC[] = {
     {"weights", true}, {"act", true},      {"kv", true},       {"flash", true},  {"output", true},
     {"size", true},    {"measured", true}, {"scenario", true}, {"seed", true},
 };
-#define N_SPEC ((int)(sizeof SPEC / sizeof SPEC[0]))
+#define N_SPEC ((int)ARRAY_SIZE(SPEC))
 
 /* "1600x1000" -> 1600, 1000. */
 static int
@@ -91,7 +92,7 @@ run_simulate(const struct cli_args *a)
     static const char *const OWN[] = {"scenario", "seed", "output", "size"};
     for (int i = 0; i < N_SPEC; i++) {
         bool own = false;
-        for (size_t k = 0; k < sizeof OWN / sizeof OWN[0]; k++)
+        for (size_t k = 0; k < ARRAY_SIZE(OWN); k++)
             own |= strcmp(SPEC[i].name, OWN[k]) == 0;
         if (!own && a->value[i])
             return usage_error("--%s does not apply to the simulate chart (the scenario sets "

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/explain.h"
 #include "io/profiles.h"
+#include "util/array.h"
 #include "util/units.h"
 
 #include <math.h>
@@ -51,7 +52,7 @@ explain_fit(const struct hw_profile *hw, double params, enum dtype w, double wei
         static const enum dtype SMALLER[] = {DT_FP16,   DT_FP8,  DT_Q8_0, DT_Q4_1,
                                              DT_Q4_K_M, DT_Q4_0, DT_INT4};
         const char *fmt_fit = NULL;
-        for (size_t i = 0; i < sizeof SMALLER / sizeof SMALLER[0]; i++)
+        for (size_t i = 0; i < ARRAY_SIZE(SMALLER); i++)
             if (dtype_bits(SMALLER[i]) <= bits * 0.9 && dtype_bits(SMALLER[i]) < dtype_bits(w)) {
                 fmt_fit = dtype_name(SMALLER[i]);
                 break;
@@ -355,7 +356,7 @@ static const struct {
     {"prefix-cache", ex_prefix_cache, "llama-3-8b"},
     {"disaggregation", ex_disaggregation, "llama-3-8b"},
 };
-#define N_TOPICS (sizeof TOPICS / sizeof TOPICS[0])
+#define N_TOPICS ARRAY_SIZE(TOPICS)
 
 static int
 run_topic(const struct cli_args *a, int topic)
@@ -392,8 +393,7 @@ static int
 run(int argc, char **argv)
 {
     struct cli_args a;
-    int pr =
-        cli_parse(&a, SPEC, (int)(sizeof SPEC / sizeof SPEC[0]), argc, argv, cmd_explain.usage);
+    int pr = cli_parse(&a, SPEC, (int)ARRAY_SIZE(SPEC), argc, argv, cmd_explain.usage);
     if (pr != 0)
         return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
     int topic = -1;

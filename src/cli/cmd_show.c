@@ -1,6 +1,7 @@
 /* roofline show gpu|model ID|PATH: a profile's facts, what follows from them, and sources. */
 #include "cli/cli.h"
 #include "io/profiles.h"
+#include "util/array.h"
 #include "util/units.h"
 
 #include <string.h>
@@ -108,9 +109,9 @@ show_model(const struct mdl_profile *m)
            p.lm_head, m->tie_word_embeddings ? " (tied to the embedding)" : "");
     static const enum dtype W[] = {DT_BF16, DT_FP8, DT_INT4, DT_Q4_K_M};
     printf("  weights      ");
-    for (size_t i = 0; i < sizeof W / sizeof W[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(W); i++) {
         unit_format_short(p.total * dtype_bytes(W[i]), "B", 4, a, sizeof a);
-        printf(" %s %s%s", dtype_name(W[i]), a, i + 1 < sizeof W / sizeof W[0] ? "," : "\n");
+        printf(" %s %s%s", dtype_name(W[i]), a, i + 1 < ARRAY_SIZE(W) ? "," : "\n");
     }
     unit_format_short(mdl_kv_bytes_per_token(m, 2.0), "B", 4, a, sizeof a);
     printf("  KV cache      %s per token at 16 bits (%.0f elements per token per layer)\n", a,

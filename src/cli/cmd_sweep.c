@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/out.h"
 #include "io/profiles.h"
+#include "util/array.h"
 #include "util/strs.h"
 
 #include <math.h>
@@ -25,7 +26,7 @@ static const struct out_field FIELDS[] = {
     {"compute_utilisation", "util", OUT_SHOW_PCT, 1, false},
     {"pareto", NULL, OUT_SHOW_TEXT, 0, false},
 };
-#define N_FIELDS ((int)(sizeof FIELDS / sizeof FIELDS[0]))
+#define N_FIELDS ((int)ARRAY_SIZE(FIELDS))
 
 /* "1,2,4" -> values; returns count or -1 */
 static int
@@ -74,7 +75,7 @@ static int
 run(int argc, char **argv)
 {
     struct cli_args a;
-    int pr = cli_parse(&a, SPEC, (int)(sizeof SPEC / sizeof SPEC[0]), argc, argv, cmd_sweep.usage);
+    int pr = cli_parse(&a, SPEC, (int)ARRAY_SIZE(SPEC), argc, argv, cmd_sweep.usage);
     if (pr != 0)
         return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
     enum out_fmt fmt = OUT_TABLE;

@@ -9,6 +9,7 @@
 #include "cli/out.h"
 #include "io/profiles.h"
 #include "io/ytree.h"
+#include "util/array.h"
 #include "util/units.h"
 
 #include <math.h>
@@ -41,7 +42,7 @@ static const struct out_field SUM_FIELDS[] = {
     {"p90_abs_error_pct", "P90 |error| %", OUT_SHOW_NUM, 1, false},
     {"mean_error_pct", "mean error %", OUT_SHOW_NUM, 1, false},
 };
-#define NF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define NF(a) ((int)(ARRAY_SIZE(a)))
 
 /* ---- reading a bench JSON report ---- */
 

@@ -1,6 +1,7 @@
 /* The chart model and its pure layout: building panels, "nice" ranges and ticks, log mapping,
  * engineering labels and collision-avoiding label placement. No Cairo, no printing. */
 #include "render/chart.h"
+#include "util/array.h"
 
 #include <float.h>
 #include <math.h>
@@ -917,7 +918,7 @@ layout_panel(struct chart *c, struct chart_panel *p, const struct fonts *f,
             {X + W - m - lw, Y + (H - lh) / 2},
             {X + m, Y + (H - lh) / 2},
         };
-        for (size_t j = 0; j < sizeof cand / sizeof cand[0]; j++) {
+        for (size_t j = 0; j < ARRAY_SIZE(cand); j++) {
             size_t k = p->legend_left && j < 2 ? 1 - j : j;
             struct chart_rect rr = {cand[k][0], cand[k][1], lw, lh};
             if (chart_rect_free(&o, rr)) {

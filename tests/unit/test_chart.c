@@ -9,6 +9,7 @@
 #include "render/chart.h"
 #include "render/charts.h"
 #include "render/surface.h"
+#include "util/array.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -69,7 +70,7 @@ TEST(chart_format_si)
         {5530.4, "s", true, "5530 s"},
         {1e4, "s", true, "10000 s"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
         char buf[32];
         chart_format_si(cases[i].v, 3, cases[i].unit, cases[i].sub, buf, sizeof buf);
         CHECK_STR(buf, cases[i].want);
@@ -85,7 +86,7 @@ TEST(chart_log_bounds)
         {0.17, 441, 2, 0.05, 1000},    {5, 5, 1, 5, 5},         {1.5e12, 2e15, 1, 1e12, 2e15},
         {2.9e-5, 0.04, 1, 2e-5, 0.05}, {12, 12, 2, 5, 30},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
         double mn, mx;
         CHECK(chart_log_bounds(cases[i].lo, cases[i].hi, cases[i].pad, &mn, &mx) == 0);
         CHECK_NEAR(mn, cases[i].min, 1e-12);
