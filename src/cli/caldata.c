@@ -97,10 +97,12 @@ caldata_tuning(const struct hw_profile *hw, const char *engine, const char *para
         return -1;
     struct err_list errs = {0};
     struct engine_profile *e = engine_find_in(params_dir, engine, &errs);
+    /* no file at all (an unknown name) has no path; a file that does not load has one */
+    bool unknown = !e && errs.n > 0 && !errs.items[0].path;
     cli_print_errs(&errs);
     err_list_release(&errs);
     if (!e)
-        return -1;
+        return unknown ? -2 : -1;
     enum dev_class k = dev_class_of(hw);
     calib_tuning(hw, &d.params.dev[k], e, out);
     if (band)

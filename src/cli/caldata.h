@@ -27,8 +27,8 @@ struct caldata {
 int caldata_load(const char *path, const char *params_dir, struct caldata *d);
 void caldata_release(struct caldata *d);
 /* The tuning of `engine` on `hw` from the calibrated parameters in `params_dir` (NULL: the data
- * directory), and the device class's bands per phase (log ratios; zeros when none). 0 or -1
- * after printing errors. */
+ * directory), and the device class's bands per phase (log ratios; zeros when none). 0, -2 when
+ * no such engine exists (a usage error) or -1 when a data file does not load, after printing. */
 int caldata_tuning(const struct hw_profile *hw, const char *engine, const char *params_dir,
                    struct roof_tuning *out, double band[PRED_PHASE_COUNT][2]);
 /* Write device classes and engines to `dir` (files renamed into place) with provenance. */

@@ -17,10 +17,22 @@
 #include <string.h>
 #include <unistd.h>
 
-static const struct cli_opt SPEC[] = {
-    {"quick", false}, {"threads", true}, {"output", true},  {"write-profile", true},
-    {"points", true}, {"model", true},   {"no-pin", false}, {"parts", true},
+static const struct cli_opt OPTS[] = {
+    OPT_FLAG("quick", "fewer and shorter samples (about a minute)"),
+    OPT_VALUE("threads", "N", "worker threads (default: one per core)"),
+    OPT_VALUE("write-profile", "FILE", "write a hardware profile of this host (YAML)"),
+    OPT_VALUE("points", "FILE", "write the measured points for chart roofline --measured (JSON)"),
+    OPT_VALUE("model", "ID|PATH", "the model of the LLM kernels (default bench-small)"),
+    OPT_VALUE("parts", "LIST", "sweep,stream,peak,intensity,kernels,model (default all)"),
+    OPT_FLAG("no-pin", "do not pin threads to cores"),
+    OPT_VALUE("output", "table|json", "output format (-o; default table)"),
 };
+
+static int run(int argc, char **argv);
+
+const struct cli_cmd cmd_bench = {
+    "bench", "measure this host's roofs and LLM kernels (hierarchical roofline, STREAM, ERT)",
+    "roofline bench [options]", run, CLI_OPTS(OPTS)};
 
 /* --parts sweep,stream,peak,intensity,kernels,model (default: all) */
 static int
@@ -278,30 +290,26 @@ print_table(const struct bench_report *r)
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, SPEC, NF(SPEC), argc, argv, cmd_bench.usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (a.n_pos) {
-        fprintf(stderr, "error: unexpected argument '%s'\nusage: %s\n", a.pos[0], cmd_bench.usage);
-        return CLI_USAGE;
-    }
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_bench, CLI_NO_FORMAT, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args a = c.a;
     enum out_fmt fmt = OUT_TABLE;
     if (cli_has(&a, "output") &&
         (out_parse_fmt(cli_get(&a, "output"), &fmt) != 0 || fmt == OUT_CSV)) {
         fprintf(stderr, "error: -o: expected table or json\n");
-        return CLI_USAGE;
+        return cli_end(&c, CLI_USAGE);
     }
     long threads = 0;
-    if (cli_long(&a, "threads", 0, 1, &threads) != 0)
-        return CLI_USAGE;
     unsigned parts = BENCH_PART_ALL;
-    if (cli_has(&a, "parts") && parse_parts(cli_get(&a, "parts"), &parts) != 0)
-        return CLI_USAGE;
-    struct mdl_profile *model =
+    if (cli_long(&a, "threads", 0, 1, &threads) != 0 ||
+        (cli_has(&a, "parts") && parse_parts(cli_get(&a, "parts"), &parts) != 0))
+        return cli_end(&c, CLI_USAGE);
+    struct mdl_profile *model = c.model =
         cli_load_model(cli_has(&a, "model") ? cli_get(&a, "model") : "bench-small");
     if (!model)
-        return CLI_FAIL;
+        return cli_end(&c, CLI_FAIL);
     struct bench_options o;
     bench_options_init(&o);
     o.quick = cli_has(&a, "quick");
@@ -316,12 +324,11 @@ run(int argc, char **argv)
     struct err_list errs = {0};
     if (!r) {
         fprintf(stderr, "error: out of memory\n");
-        mdl_free(model);
-        return CLI_FAIL;
+        return cli_end(&c, CLI_FAIL);
     }
     fprintf(stderr, "roofline bench%s: progress on stderr, results on stdout\n",
             o.quick ? " --quick" : "");
-    int rc = CLI_OK;
+    rc = CLI_OK;
     if (bench_run(&o, r, &errs) != 0) {
         cli_print_errs(&errs);
         rc = CLI_FAIL;
@@ -372,13 +379,5 @@ run(int argc, char **argv)
         rc = CLI_FAIL;
     }
     free(r);
-    mdl_free(model);
-    return cli_finish(rc);
+    return cli_end(&c, rc);
 }
-
-const struct cli_cmd cmd_bench = {
-    "bench", "measure this host's roofs and LLM kernels (hierarchical roofline, STREAM, ERT)",
-    "roofline bench [--quick] [--threads N] [-o table|json] [--write-profile FILE]\n"
-    "         [--points FILE] [--model ID|PATH] [--parts LIST] [--no-pin]\n"
-    "         LIST: sweep,stream,peak,intensity,kernels,model (default all)",
-    run};

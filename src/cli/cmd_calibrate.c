@@ -244,25 +244,29 @@ print_rows(enum out_fmt fmt, const struct caldata *d, const struct result_set *r
     out_table_end(t, stdout, 2);
 }
 
-static const struct cli_opt VSPEC[] = {{"measurements", true}, {"output", true}, {"params", true}};
+static const struct cli_opt VOPTS[] = {
+    CLI_OPT_MEASUREMENTS,
+    CLI_OPT_PARAMS,
+    CLI_OPT_FORMAT,
+};
+
+/* validate --measurements: its own options (cmd_validate dispatches here) */
+static const struct cli_cmd validate_measurements = {
+    "validate", "predict published measurements and report the errors",
+    "roofline validate --measurements FILE [--params DIR] [-o table|csv|json]",
+    cli_validate_measurements, CLI_OPTS(VOPTS)};
 
 int
 cli_validate_measurements(int argc, char **argv)
 {
-    struct cli_args a;
-    const char *usage = "roofline validate --measurements FILE [--params DIR] [-o table|csv|json]";
-    int pr = cli_parse(&a, VSPEC, (int)ARRAY_SIZE(VSPEC), argc, argv, usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    enum out_fmt fmt = OUT_TABLE;
-    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &fmt) != 0) {
-        fprintf(stderr, "error: -o: expected table, csv or json\n");
-        return CLI_USAGE;
-    }
-    if (!cli_has(&a, "measurements")) {
-        fprintf(stderr, "error: --measurements FILE is required\nusage: %s\n", usage);
-        return CLI_USAGE;
-    }
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &validate_measurements, CLI_POSITIONAL, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args a = c.a;
+    enum out_fmt fmt = c.fmt;
+    if (!cli_has(&a, "measurements"))
+        return cli_usage_error(&validate_measurements, "--measurements FILE is required");
     struct caldata d;
     if (caldata_load(cli_get(&a, "measurements"), cli_get(&a, "params"), &d) != 0) {
         caldata_release(&d);
@@ -416,27 +420,33 @@ derive_bands(struct caldata *d, const struct result_set *r)
     free(x);
 }
 
-static const struct cli_opt CSPEC[] = {{"measurements", true}, {"gpu", true},
-                                       {"engine", true},       {"output-dir", true},
-                                       {"params", true},       {"cross-validate", false},
-                                       {"output", true}};
+static const struct cli_opt COPTS[] = {
+    CLI_OPT_MEASUREMENTS,
+    OPT_VALUE("gpu", "ID", "fit only the rows of this device"),
+    OPT_VALUE("engine", "E", "fit only the rows of this engine"),
+    OPT_VALUE("output-dir", "DIR", "write calibration/ and engine_profiles/ there"),
+    CLI_OPT_PARAMS,
+    OPT_FLAG("cross-validate", "leave-one-device-out: each device predicted by a fit on the rest"),
+    OPT_VALUE("output", "table|csv|json", "with --cross-validate: output format (-o)"),
+};
+
+static int run(int argc, char **argv);
+
+const struct cli_cmd cmd_calibrate = {
+    "calibrate", "fit kernel-model and engine parameters to measurements; cross-validate",
+    "roofline calibrate --measurements FILE [options]", run, CLI_OPTS(COPTS)};
 
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, CSPEC, (int)ARRAY_SIZE(CSPEC), argc, argv, cmd_calibrate.usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (!cli_has(&a, "measurements")) {
-        fprintf(stderr, "error: --measurements FILE is required\nusage: %s\n", cmd_calibrate.usage);
-        return CLI_USAGE;
-    }
-    enum out_fmt fmt = OUT_TABLE;
-    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &fmt) != 0) {
-        fprintf(stderr, "error: -o: expected table, csv or json\n");
-        return CLI_USAGE;
-    }
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_calibrate, CLI_POSITIONAL, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args a = c.a;
+    enum out_fmt fmt = c.fmt;
+    if (!cli_has(&a, "measurements"))
+        return cli_usage_error(&cmd_calibrate, "--measurements FILE is required");
     struct caldata d;
     if (caldata_load(cli_get(&a, "measurements"), cli_get(&a, "params"), &d) != 0) {
         caldata_release(&d);
@@ -448,7 +458,7 @@ run(int argc, char **argv)
         caldata_release(&d);
         return CLI_FAIL;
     }
-    int rc = CLI_OK;
+    rc = CLI_OK;
     if (cli_has(&a, "cross-validate")) {
         cross_validate(&d, &r, false);
         derive_bands(&d, &r);
@@ -530,9 +540,3 @@ out:
     caldata_release(&d);
     return cli_finish(rc);
 }
-
-const struct cli_cmd cmd_calibrate = {
-    "calibrate", "fit kernel-model and engine parameters to measurements; cross-validate",
-    "roofline calibrate --measurements FILE [--gpu ID] [--engine E] [--output-dir DIR]\n"
-    "         [--params DIR] [--cross-validate [-o csv]]",
-    run};

@@ -126,14 +126,13 @@ show_model(const struct mdl_profile *m)
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, NULL, 0, argc, argv, cmd_show.usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (a.n_pos != 2 || (strcmp(a.pos[0], "gpu") != 0 && strcmp(a.pos[0], "model") != 0)) {
-        fprintf(stderr, "error: expected 'gpu ID' or 'model ID'\nusage: %s\n", cmd_show.usage);
-        return CLI_USAGE;
-    }
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_show, CLI_POSITIONAL, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args a = c.a;
+    if (a.n_pos != 2 || (strcmp(a.pos[0], "gpu") != 0 && strcmp(a.pos[0], "model") != 0))
+        return cli_usage_error(&cmd_show, "expected 'gpu ID' or 'model ID'");
     if (strcmp(a.pos[0], "gpu") == 0) {
         struct hw_profile *hw = cli_load_hw(a.pos[1]);
         if (!hw)
@@ -150,5 +149,9 @@ run(int argc, char **argv)
     return cli_finish(CLI_OK);
 }
 
-const struct cli_cmd cmd_show = {"show", "show a GPU or model profile and what follows from it",
-                                 "roofline show gpu|model ID|PATH", run};
+const struct cli_cmd cmd_show = {"show",
+                                 "show a GPU or model profile and what follows from it",
+                                 "roofline show gpu|model ID|PATH",
+                                 run,
+                                 NULL,
+                                 0};
