@@ -554,6 +554,9 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         double flops_q = qr > 0 ? 2.0 * T * (h * qr + qr * qd) : 2.0 * T * h * qd;
         double wb = dtype_bytes(cfg->weights);
         enum dtype gc = dtype_gemm_compute(cfg->weights, cfg->act);
+        /* exp, max, sum and scale run on the vector units in fp32 (FlashAttention keeps the
+         * softmax off the tensor cores), as in the standard branch; fused, so no bytes */
+        const struct op_cost softmax = {.compute = DT_FP32, .flops = 5.0 * pairs * H};
         if (prefill) {
             /* naive form: decompress K and V for the new tokens (kv_b on T rows) */
             add_op(c, ROOF_OP_QKV,
@@ -570,9 +573,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                      .compute = att_compute,
                                      .flops = 2.0 * pairs * H * dqk,
                                      .act_in_bytes = T * qd * a + visible * H * dqk * a});
-            add_op(c, ROOF_OP_SOFTMAX,
-                   &(struct op_cost){
-                       .matmul = true, .compute = att_compute, .flops = 5.0 * pairs * H});
+            add_op(c, ROOF_OP_SOFTMAX, &softmax);
             add_op(c, ROOF_OP_ATTN_AV,
                    &(struct op_cost){.matmul = true,
                                      .compute = att_compute,
@@ -597,9 +598,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                      .flops = 2.0 * pairs * H * (kvr + rope),
                                      .act_in_bytes = T * H * (kvr + rope) * a,
                                      .kv_read_bytes = visible * kv_elems * kvb});
-            add_op(c, ROOF_OP_SOFTMAX,
-                   &(struct op_cost){
-                       .matmul = true, .compute = att_compute, .flops = 5.0 * pairs * H});
+            add_op(c, ROOF_OP_SOFTMAX, &softmax);
             add_op(c, ROOF_OP_ATTN_AV,
                    &(struct op_cost){.matmul = true,
                                      .compute = att_compute,
