@@ -798,8 +798,18 @@ attn_fn(void *ctx, long reps)
     long hd = c->heads * c->kv.head_dim;
     for (long r = 0; r < reps; r++)
         for (long l = 0; l < c->kv.layers; l++)
-            bench_attention(c->s->pool, c->s->kn, &c->kv, l, c->heads, c->q, hd, 1, c->context,
-                            c->out + l * hd, hd, c->scratch, c->per_thread);
+            bench_attention(c->s->pool, c->s->kn,
+                            &(struct bench_attn_args){.kv = &c->kv,
+                                                      .layer = l,
+                                                      .heads = c->heads,
+                                                      .q = c->q,
+                                                      .ldq = hd,
+                                                      .n = 1,
+                                                      .pos0 = c->context,
+                                                      .out = c->out + l * hd,
+                                                      .ldo = hd,
+                                                      .scratch = c->scratch,
+                                                      .scratch_per_thread = c->per_thread});
 }
 
 static void

@@ -394,8 +394,19 @@ check_attention(const struct bench_kernels *k, struct bench_pool *pool, long n, 
     float *scr = calloc((size_t)(bench_attn_scratch_floats(&kv, H) * 2), sizeof *scr);
     for (long i = 0; i < n * H * d; i++)
         q[i] = 2 * frand(&st);
-    bench_attention(pool, k, &kv, 1, H, q, H * d, n, pos0, o, H * d, scr,
-                    bench_attn_scratch_floats(&kv, H));
+    bench_attention(
+        pool, k,
+        &(struct bench_attn_args){.kv = &kv,
+                                  .layer = 1,
+                                  .heads = H,
+                                  .q = q,
+                                  .ldq = H * d,
+                                  .n = n,
+                                  .pos0 = pos0,
+                                  .out = o,
+                                  .ldo = H * d,
+                                  .scratch = scr,
+                                  .scratch_per_thread = bench_attn_scratch_floats(&kv, H)});
     double worst = 0;
     for (long t = 0; t < n; t++)
         for (long h = 0; h < H; h++) {
