@@ -4,6 +4,7 @@
 #define ROOFLINE_CLI_CALDATA_H
 
 #include "core/fit.h"
+#include "io/calparams.h"
 #include "io/measure.h"
 
 struct caldata {
@@ -16,9 +17,7 @@ struct caldata {
     int n_models;
     struct calib_params params; /* engines owned here */
     struct engine_profile *engines[CALIB_MAX_ENGINES];
-    double bands[PRED_PHASE_COUNT][DEV_CLASS_COUNT]
-                [2]; /* per phase and class: q10, q90 of log(meas/pred) */
-    bool have_bands;
+    struct cal_bands bands; /* per phase and class: q10, q90 of log(meas/pred) */
 };
 
 /* Load the file, resolve hardware, model and engine of every row, and the shipped parameters

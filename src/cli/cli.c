@@ -1,8 +1,7 @@
 /* Command table, option parsing, shared loaders and exit handling. Only cli/ prints. */
 #include "cli/cli.h"
 
-#include "cli/caldata.h"
-
+#include "io/calparams.h"
 #include "io/profiles.h"
 #include "util/array.h"
 #include "util/strs.h"
@@ -454,7 +453,10 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
     }
     const char *eng = cli_get(a, "engine");
     if (eng) {
-        int e = caldata_tuning(cfg->hw, eng, NULL, &cfg->tuning, NULL);
+        struct err_list errs = {0};
+        int e = calparams_tuning(cfg->hw, eng, NULL, &cfg->tuning, NULL, &errs);
+        cli_print_errs(&errs);
+        err_list_release(&errs);
         if (e != 0)
             return e == -2 ? CLI_USAGE : CLI_FAIL;
     }

@@ -51,11 +51,11 @@ static void
 band_of(const struct caldata *d, const struct fit_case *c, double pred, double *lo, double *hi)
 {
     *lo = *hi = NAN;
-    if (!d->have_bands)
+    if (!d->bands.have)
         return;
     int ph = (int)c->pc->phase;
     enum dev_class k = dev_class_of(c->hw);
-    double q10 = d->bands[ph][k][0], q90 = d->bands[ph][k][1];
+    double q10 = d->bands.q[ph][k][0], q90 = d->bands.q[ph][k][1];
     if (q10 == 0 && q90 == 0)
         return;
     if (c->pc->metric == PRED_TOKENS_PER_S) {
@@ -297,7 +297,7 @@ cli_validate_measurements(int argc, char **argv)
             unmodelled += !r.ok[i];
         printf("\n%d rows, %d predicted, %d not modelled (reason column)%s\n", d.set->n,
                d.set->n - unmodelled, unmodelled,
-               d.have_bands ? "; bands: 10th-90th percentile of held-out log errors" : "");
+               d.bands.have ? "; bands: 10th-90th percentile of held-out log errors" : "");
     }
     free_results(&r);
     caldata_release(&d);
@@ -395,7 +395,7 @@ derive_bands(struct caldata *d, const struct result_set *r)
     double *x = malloc((size_t)(n ? n : 1) * sizeof *x);
     if (!x)
         return;
-    memset(d->bands, 0, sizeof d->bands);
+    memset(d->bands.q, 0, sizeof d->bands.q);
     for (int ph = 0; ph < PRED_PHASE_COUNT; ph++) {
         int k = 0;
         for (int i = 0; i < n; i++)
@@ -412,11 +412,11 @@ derive_bands(struct caldata *d, const struct result_set *r)
                     x[m++] = time_log_ratio(&d->cases[i], r->pred[i]);
             if (m == 0)
                 continue;
-            d->bands[ph][c][0] = m >= 5 ? conformal(x, m, true) : pooled_lo;
-            d->bands[ph][c][1] = m >= 5 ? conformal(x, m, false) : pooled_hi;
+            d->bands.q[ph][c][0] = m >= 5 ? conformal(x, m, true) : pooled_lo;
+            d->bands.q[ph][c][1] = m >= 5 ? conformal(x, m, false) : pooled_hi;
         }
     }
-    d->have_bands = true;
+    d->bands.have = true;
     free(x);
 }
 
