@@ -2,6 +2,7 @@
  * kernel does not publish them, as in some virtual machines), sysconf for CPUs and memory. */
 #define _GNU_SOURCE
 #include "bench/host.h"
+#include "util/array.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -158,7 +159,7 @@ read_sysconf_caches(struct bench_host *h)
     } Q[] = {{_SC_LEVEL1_DCACHE_SIZE, 1, "Data"},
              {_SC_LEVEL2_CACHE_SIZE, 2, "Unified"},
              {_SC_LEVEL3_CACHE_SIZE, 3, "Unified"}};
-    for (size_t i = 0; i < sizeof Q / sizeof Q[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(Q); i++) {
         long v = sysconf(Q[i].name);
         if (v <= 0)
             continue;

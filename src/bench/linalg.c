@@ -118,13 +118,27 @@ tile(struct ukr u, long kc, const float *ap, const float *b, float *c, long ldc,
         memcpy(c + r * ldc, cbuf + r * BENCH_NR, BENCH_NR * sizeof(float));
 }
 
-/* C[m x 32 panels p0..p1) (+)= A[m x k] B for panels stored at b + p * pstride (each k x 32);
- * `work` holds BENCH_GEMM_WORK_FLOATS. */
+/* C[m x 32 panels] (+)= A[m x k] B for panels stored at b + p * pstride (each k x 32). */
+struct panel_gemm {
+    long k, m;
+    const float *a;
+    long lda;
+    const float *b;
+    long pstride;
+    float *c;
+    long ldc;
+    bool accumulate; /* add to C instead of overwriting it */
+};
+
+/* Panels p0..p1 of `g`; `work` holds BENCH_GEMM_WORK_FLOATS. */
 static void
-gemm_panels(const struct bench_kernels *kn, long k, const float *a, long lda, long m,
-            const float *b, long pstride, float *c, long ldc, bool accumulate, long p0, long p1,
+gemm_panels(const struct bench_kernels *kn, const struct panel_gemm *g, long p0, long p1,
             float *work)
 {
+    long k = g->k, m = g->m, lda = g->lda, pstride = g->pstride, ldc = g->ldc;
+    const float *a = g->a, *b = g->b;
+    float *c = g->c;
+    bool accumulate = g->accumulate;
     struct ukr u = ukr_for(kn, m);
     long MR = u.mr;
     long mpad = (m + MR - 1) / MR * MR;
@@ -180,7 +194,16 @@ bench_linear_part(const struct bench_kernels *kn, const struct bench_linear *l, 
             kn->gemv_panel(l->k, x, l->w + p * l->k * BENCH_NR, y + p * BENCH_NR, accumulate);
         return;
     }
-    gemm_panels(kn, l->k, x, ldx, m, l->w, l->k * BENCH_NR, y, ldy, accumulate, p0, p1, work);
+    struct panel_gemm g = {.k = l->k,
+                           .m = m,
+                           .a = x,
+                           .lda = ldx,
+                           .b = l->w,
+                           .pstride = l->k * BENCH_NR,
+                           .c = y,
+                           .ldc = ldy,
+                           .accumulate = accumulate};
+    gemm_panels(kn, &g, p0, p1, work);
 }
 
 struct linear_task {
@@ -362,8 +385,15 @@ attn_item(const struct attn_task *t, float *scr, long g, long blk)
             memset(s + r * ldS + vis, 0, (size_t)(nk - vis) * sizeof(float));
     }
     /* O = P V over the nk visible keys; the value panels of a head are max_ctx x 32 apart */
-    gemm_panels(kn, nk, s, ldS, rows, bench_kv_value(kv, t->layer, g, 0, 0), kv->max_ctx * BENCH_NR,
-                ob, d, false, 0, d / BENCH_NR, work);
+    struct panel_gemm pv = {.k = nk,
+                            .m = rows,
+                            .a = s,
+                            .lda = ldS,
+                            .b = bench_kv_value(kv, t->layer, g, 0, 0),
+                            .pstride = kv->max_ctx * BENCH_NR,
+                            .c = ob,
+                            .ldc = d};
+    gemm_panels(kn, &pv, 0, d / BENCH_NR, work);
     for (long ti = 0; ti < nt; ti++)
         for (long hr = 0; hr < rep; hr++)
             memcpy(t->out + (t0 + ti) * t->ldo + (g * rep + hr) * d, ob + (ti * rep + hr) * d,
@@ -382,24 +412,25 @@ attn_task_run(void *ctx, int tid, int n)
 }
 
 void
-bench_attention(struct bench_pool *pool, const struct bench_kernels *kn, const struct bench_kv *kv,
-                long layer, long heads, const float *q, long ldq, long n, long pos0, float *out,
-                long ldo, float *scratch, long scratch_per_thread)
+bench_attention(struct bench_pool *pool, const struct bench_kernels *kn,
+                const struct bench_attn_args *a)
 {
-    struct attn_task t = {kn,
-                          kv,
-                          layer,
-                          heads,
-                          heads / kv->kv_heads,
-                          q,
-                          ldq,
-                          n,
-                          pos0,
-                          out,
-                          ldo,
-                          scratch,
-                          scratch_per_thread,
-                          (n + QB - 1) / QB};
+    const struct bench_kv *kv = a->kv;
+    long n = a->n;
+    struct attn_task t = {.kn = kn,
+                          .kv = kv,
+                          .layer = a->layer,
+                          .heads = a->heads,
+                          .rep = a->heads / kv->kv_heads,
+                          .q = a->q,
+                          .ldq = a->ldq,
+                          .n = n,
+                          .pos0 = a->pos0,
+                          .out = a->out,
+                          .ldo = a->ldo,
+                          .scratch = a->scratch,
+                          .per_thread = a->scratch_per_thread,
+                          .n_blocks = (n + QB - 1) / QB};
     long items = kv->kv_heads * t.n_blocks;
     int threads = bench_pool_threads(pool);
     bench_pool_run(pool, items < threads ? (int)items : threads, attn_task_run, &t);

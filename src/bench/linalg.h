@@ -82,9 +82,18 @@ double bench_kv_bytes_per_token(const struct bench_kv *kv);
  * dimension ldq, out the same shape (ldo). Each query sees positions 0..its own. Scratch per
  * thread: bench_attn_scratch_floats(). Split across the pool by (KV head, block of queries). */
 long bench_attn_scratch_floats(const struct bench_kv *kv, long heads);
+struct bench_attn_args {
+    const struct bench_kv *kv;
+    long layer, heads;
+    const float *q; /* n x (heads x head_dim), leading dimension ldq */
+    long ldq;
+    long n, pos0; /* query tokens and the position of the first */
+    float *out;   /* the same shape as q, leading dimension ldo */
+    long ldo;
+    float *scratch; /* scratch_per_thread floats per pool thread */
+    long scratch_per_thread;
+};
 void bench_attention(struct bench_pool *pool, const struct bench_kernels *kn,
-                     const struct bench_kv *kv, long layer, long heads, const float *q, long ldq,
-                     long n, long pos0, float *out, long ldo, float *scratch,
-                     long scratch_per_thread);
+                     const struct bench_attn_args *a);
 
 #endif

@@ -3,6 +3,8 @@
  * io/hw_load.c reads. Only memory buffers here; the CLI does the writing. */
 #include "bench/render.h"
 
+#include "util/array.h"
+#include "util/strbuf.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -12,112 +14,68 @@
 #include <stdlib.h>
 #include <string.h>
 
-void
-bench_text_printf(struct bench_text *t, const char *fmt, ...)
-{
-    if (t->failed)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    char small[256];
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        t->failed = true;
-        return;
-    }
-    size_t need = t->len + (size_t)n + 1;
-    if (need > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (cap < need)
-            cap *= 2;
-        char *s = realloc(t->s, cap);
-        if (!s) {
-            t->failed = true;
-            return;
-        }
-        t->s = s;
-        t->cap = cap;
-    }
-    if ((size_t)n < sizeof small) {
-        memcpy(t->s + t->len, small, (size_t)n + 1);
-    } else {
-        va_start(ap, fmt);
-        vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-    }
-    t->len += (size_t)n;
-}
-
-void
-bench_text_release(struct bench_text *t)
-{
-    free(t->s);
-    memset(t, 0, sizeof *t);
-}
-
 /* ---- JSON ---- */
 
 static void
-jstr(struct bench_text *t, const char *s)
+jstr(struct strbuf *t, const char *s)
 {
-    bench_text_printf(t, "\"");
+    strbuf_addf(t, "\"");
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
         if (*p == '"' || *p == '\\')
-            bench_text_printf(t, "\\%c", *p);
+            strbuf_addf(t, "\\%c", *p);
         else if (*p < 0x20)
-            bench_text_printf(t, "\\u%04x", *p);
+            strbuf_addf(t, "\\u%04x", *p);
         else
-            bench_text_printf(t, "%c", *p);
+            strbuf_addf(t, "%c", *p);
     }
-    bench_text_printf(t, "\"");
+    strbuf_addf(t, "\"");
 }
 
 static void
-jnum(struct bench_text *t, double x)
+jnum(struct strbuf *t, double x)
 {
     if (isfinite(x))
-        bench_text_printf(t, "%.9g", x);
+        strbuf_addf(t, "%.9g", x);
     else
-        bench_text_printf(t, "null");
+        strbuf_addf(t, "null");
 }
 
 /* "key": value pairs; `first` tracks the comma */
 static void
-jkey(struct bench_text *t, bool *first, const char *key)
+jkey(struct strbuf *t, bool *first, const char *key)
 {
-    bench_text_printf(t, "%s", *first ? "" : ", ");
+    strbuf_addf(t, "%s", *first ? "" : ", ");
     *first = false;
     jstr(t, key);
-    bench_text_printf(t, ": ");
+    strbuf_addf(t, ": ");
 }
 
 static void
-jkv_num(struct bench_text *t, bool *first, const char *key, double x)
+jkv_num(struct strbuf *t, bool *first, const char *key, double x)
 {
     jkey(t, first, key);
     jnum(t, x);
 }
 
 static void
-jkv_bool(struct bench_text *t, bool *first, const char *key, bool v)
+jkv_bool(struct strbuf *t, bool *first, const char *key, bool v)
 {
     jkey(t, first, key);
-    bench_text_printf(t, "%s", v ? "true" : "false");
+    strbuf_addf(t, "%s", v ? "true" : "false");
 }
 
 static void
-jkv_str(struct bench_text *t, bool *first, const char *key, const char *s)
+jkv_str(struct strbuf *t, bool *first, const char *key, const char *s)
 {
     jkey(t, first, key);
     jstr(t, s);
 }
 
 static void
-jmeasure(struct bench_text *t, const struct bench_measure *m)
+jmeasure(struct strbuf *t, const struct bench_measure *m)
 {
     bool f = true;
-    bench_text_printf(t, "{");
+    strbuf_addf(t, "{");
     jkv_num(t, &f, "reps", (double)m->reps);
     jkv_num(t, &f, "warmup_runs", (double)m->n_warmup);
     jkv_num(t, &f, "min", m->s.min);
@@ -125,20 +83,20 @@ jmeasure(struct bench_text *t, const struct bench_measure *m)
     jkv_num(t, &f, "max", m->s.max);
     jkv_num(t, &f, "mean", m->s.mean);
     jkey(t, &f, "samples");
-    bench_text_printf(t, "[");
+    strbuf_addf(t, "[");
     for (int i = 0; i < m->n_samples; i++) {
-        bench_text_printf(t, "%s", i ? ", " : "");
+        strbuf_addf(t, "%s", i ? ", " : "");
         jnum(t, m->samples_s[i]);
     }
-    bench_text_printf(t, "]}");
+    strbuf_addf(t, "]}");
 }
 
 static void
-render_host(struct bench_text *t, const struct bench_report *r)
+render_host(struct strbuf *t, const struct bench_report *r)
 {
     const struct bench_host *h = &r->host;
     bool f = true;
-    bench_text_printf(t, "  \"host\": {");
+    strbuf_addf(t, "  \"host\": {");
     jkv_str(t, &f, "cpu", h->cpu_model);
     jkv_str(t, &f, "vendor_id", h->vendor_id);
     jkv_str(t, &f, "vendor", h->vendor);
@@ -148,35 +106,35 @@ render_host(struct bench_text *t, const struct bench_report *r)
     jkv_str(t, &f, "cache_source", h->cache_source);
     jkv_num(t, &f, "llc_bytes", h->llc_bytes);
     jkey(t, &f, "caches");
-    bench_text_printf(t, "[");
+    strbuf_addf(t, "[");
     for (int i = 0; i < h->n_caches; i++) {
         bool g = true;
-        bench_text_printf(t, "%s{", i ? ", " : "");
+        strbuf_addf(t, "%s{", i ? ", " : "");
         jkv_num(t, &g, "level", h->caches[i].level);
         jkv_str(t, &g, "type", h->caches[i].type);
         jkv_num(t, &g, "size_bytes", h->caches[i].size_bytes);
         jkv_num(t, &g, "shared_cpus", h->caches[i].shared_cpus);
-        bench_text_printf(t, "}");
+        strbuf_addf(t, "}");
     }
-    bench_text_printf(t, "]},\n");
+    strbuf_addf(t, "]},\n");
     f = true;
-    bench_text_printf(t, "  \"build\": {");
+    strbuf_addf(t, "  \"build\": {");
     jkv_str(t, &f, "compiler", h->compiler);
     jkv_str(t, &f, "cflags", h->cflags);
     jkv_str(t, &f, "isa", r->isa);
     jkv_str(t, &f, "isa_target", r->isa_target);
     jkv_str(t, &f, "gemm", r->gemm_impl);
-    bench_text_printf(t, "},\n");
+    strbuf_addf(t, "},\n");
 }
 
 static void
-render_cases(struct bench_text *t, const struct bench_report *r)
+render_cases(struct strbuf *t, const struct bench_report *r)
 {
-    bench_text_printf(t, "  \"cases\": [");
+    strbuf_addf(t, "  \"cases\": [");
     for (int i = 0; i < r->n_cases; i++) {
         const struct bench_case *c = &r->cases[i];
         bool f = true;
-        bench_text_printf(t, "%s\n    {", i ? "," : "");
+        strbuf_addf(t, "%s\n    {", i ? "," : "");
         jkv_str(t, &f, "id", c->id);
         jkv_str(t, &f, "kind", bench_case_kind_name(c->kind));
         jkv_str(t, &f, "phase", bench_phase_name(c->phase));
@@ -198,16 +156,16 @@ render_cases(struct bench_text *t, const struct bench_report *r)
             jkv_bool(t, &f, "calibration", true);
         jkey(t, &f, "time_s");
         jmeasure(t, &c->meas);
-        bench_text_printf(t, "}");
+        strbuf_addf(t, "}");
     }
-    bench_text_printf(t, "\n  ],\n");
+    strbuf_addf(t, "\n  ],\n");
 }
 
 int
-bench_render_json(const struct bench_report *r, struct bench_text *t)
+bench_render_json(const struct bench_report *r, struct strbuf *t)
 {
     bool f = true;
-    bench_text_printf(t, "{\n  ");
+    strbuf_addf(t, "{\n  ");
     jkv_str(t, &f, "tool", "roofline");
     jkv_str(t, &f, "version", r->version);
     jkv_str(t, &f, "command", "bench");
@@ -217,56 +175,56 @@ bench_render_json(const struct bench_report *r, struct bench_text *t)
     jkv_num(t, &f, "pinned_threads", r->pinned);
     jkv_num(t, &f, "seed", (double)r->opt.seed);
     jkv_num(t, &f, "elapsed_s", r->elapsed_s);
-    bench_text_printf(t, ",\n");
+    strbuf_addf(t, ",\n");
     render_host(t, r);
     f = true;
-    bench_text_printf(t, "  \"timer\": {");
+    strbuf_addf(t, "  \"timer\": {");
     jkv_str(t, &f, "clock", "CLOCK_MONOTONIC");
     jkv_num(t, &f, "resolution_s", r->timer.resolution_s);
     jkv_num(t, &f, "tick_s", r->timer.tick_s);
     jkv_num(t, &f, "call_s", r->timer.call_s);
     jkv_num(t, &f, "min_sample_s", r->timer.min_sample_s);
     jkv_num(t, &f, "min_ticks_per_sample", BENCH_MIN_TICKS);
-    bench_text_printf(t, "},\n");
+    strbuf_addf(t, "},\n");
     f = true;
-    bench_text_printf(t, "  \"memory\": {");
+    strbuf_addf(t, "  \"memory\": {");
     jkv_num(t, &f, "array_bytes", r->array_bytes);
     jkv_num(t, &f, "llc_bytes", r->host.llc_bytes);
     jkey(t, &f, "array_at_least_4x_llc");
-    bench_text_printf(t, "%s", r->array_rule_met ? "true" : "false");
+    strbuf_addf(t, "%s", r->array_rule_met ? "true" : "false");
     jkv_str(t, &f, "sweep_kernel", "read (sum of doubles, 8 B and 1 FLOP per element)");
     jkey(t, &f, "sweep");
-    bench_text_printf(t, "[");
+    strbuf_addf(t, "[");
     for (int i = 0; i < r->n_sweep; i++) {
         const struct bench_sweep_point *p = &r->sweep[i];
         bool g = true;
-        bench_text_printf(t, "%s\n    {", i ? "," : "");
+        strbuf_addf(t, "%s\n    {", i ? "," : "");
         jkv_num(t, &g, "bytes_per_thread", p->bytes_per_thread);
         jkv_num(t, &g, "threads", p->threads);
         jkv_num(t, &g, "bytes", p->bytes);
         jkv_num(t, &g, "bandwidth_bytes_per_s", bench_rate_median(p->bytes, &p->meas));
         jkey(t, &g, "time_s");
         jmeasure(t, &p->meas);
-        bench_text_printf(t, "}");
+        strbuf_addf(t, "}");
     }
-    bench_text_printf(t, "],\n    \"levels\": [");
+    strbuf_addf(t, "],\n    \"levels\": [");
     for (int i = 0; i < r->n_levels; i++) {
         const struct bench_level *L = &r->levels[i];
         bool g = true;
-        bench_text_printf(t, "%s{", i ? ", " : "");
+        strbuf_addf(t, "%s{", i ? ", " : "");
         jkv_str(t, &g, "level", L->name);
         jkv_num(t, &g, "size_bytes_per_thread", L->size_bytes);
         jkv_num(t, &g, "from_bytes", L->lo_bytes);
         jkv_num(t, &g, "to_bytes", L->hi_bytes);
         jkv_num(t, &g, "points", L->n_points);
         jkv_num(t, &g, "bandwidth_bytes_per_s", L->bandwidth_bytes_per_s);
-        bench_text_printf(t, "}");
+        strbuf_addf(t, "}");
     }
-    bench_text_printf(t, "],\n    \"stream\": [");
+    strbuf_addf(t, "],\n    \"stream\": [");
     for (int i = 0; i < r->n_stream; i++) {
         const struct bench_stream *s = &r->stream[i];
         bool g = true;
-        bench_text_printf(t, "%s\n    {", i ? "," : "");
+        strbuf_addf(t, "%s\n    {", i ? "," : "");
         jkv_str(t, &g, "kernel", s->kernel);
         jkv_num(t, &g, "threads", s->threads);
         jkv_num(t, &g, "array_bytes", s->array_bytes);
@@ -276,13 +234,13 @@ bench_render_json(const struct bench_report *r, struct bench_text *t)
         jkv_num(t, &g, "bandwidth_median_bytes_per_s", bench_rate_median(s->bytes, &s->meas));
         jkey(t, &g, "time_s");
         jmeasure(t, &s->meas);
-        bench_text_printf(t, "}");
+        strbuf_addf(t, "}");
     }
-    bench_text_printf(t, "]},\n  \"compute\": {\"peaks\": [");
+    strbuf_addf(t, "]},\n  \"compute\": {\"peaks\": [");
     for (int i = 0; i < r->n_peaks; i++) {
         const struct bench_peak *p = &r->peaks[i];
         bool g = true;
-        bench_text_printf(t, "%s\n    {", i ? "," : "");
+        strbuf_addf(t, "%s\n    {", i ? "," : "");
         jkv_str(t, &g, "dtype", dtype_name(p->dt));
         jkv_num(t, &g, "threads", p->threads);
         jkv_num(t, &g, "round", p->round);
@@ -291,19 +249,19 @@ bench_render_json(const struct bench_report *r, struct bench_text *t)
         jkv_num(t, &g, "flops_per_s_median", bench_rate_median(p->flops, &p->meas));
         jkey(t, &g, "time_s");
         jmeasure(t, &p->meas);
-        bench_text_printf(t, "}");
+        strbuf_addf(t, "}");
     }
-    bench_text_printf(t, "]},\n");
+    strbuf_addf(t, "]},\n");
     f = true;
-    bench_text_printf(t, "  \"intensity_sweep\": {");
+    strbuf_addf(t, "  \"intensity_sweep\": {");
     jkv_str(t, &f, "kernel", "ert (in place: load, FMAs, store; fp64; 16 B per element)");
     jkv_num(t, &f, "array_bytes", r->ai_array_bytes);
     jkey(t, &f, "points");
-    bench_text_printf(t, "[");
+    strbuf_addf(t, "[");
     for (int i = 0; i < r->n_ai; i++) {
         const struct bench_ai_point *p = &r->ai[i];
         bool g = true;
-        bench_text_printf(t, "%s\n    {", i ? "," : "");
+        strbuf_addf(t, "%s\n    {", i ? "," : "");
         jkv_num(t, &g, "fmas_per_element", p->fmas);
         jkv_num(t, &g, "intensity_flop_per_byte", p->intensity_flop_per_byte);
         jkv_num(t, &g, "flops", p->flops);
@@ -312,13 +270,13 @@ bench_render_json(const struct bench_report *r, struct bench_text *t)
         jkv_num(t, &g, "flops_per_s_median", bench_rate_median(p->flops, &p->meas));
         jkey(t, &g, "time_s");
         jmeasure(t, &p->meas);
-        bench_text_printf(t, "}");
+        strbuf_addf(t, "}");
     }
-    bench_text_printf(t, "]");
+    strbuf_addf(t, "]");
     if (r->have_fit) {
         const struct bench_roof_fit *F = &r->fit;
         bool g = true;
-        bench_text_printf(t, ",\n    \"fit\": {");
+        strbuf_addf(t, ",\n    \"fit\": {");
         jkv_str(t, &g, "model", "min(peak, bandwidth x intensity), least squares on log rates");
         jkv_num(t, &g, "peak_flops_per_s", F->peak_flops_per_s);
         jkv_num(t, &g, "bandwidth_bytes_per_s", F->bandwidth_bytes_per_s);
@@ -329,24 +287,24 @@ bench_render_json(const struct bench_report *r, struct bench_text *t)
         jkv_num(t, &g, "iterations", F->iterations);
         jkv_str(t, &g, "status", F->gsl_status == 0 ? "converged" : "iteration cap reached");
         jkey(t, &g, "residuals_log");
-        bench_text_printf(t, "[");
+        strbuf_addf(t, "[");
         for (int i = 0; i < F->n; i++) {
-            bench_text_printf(t, "%s", i ? ", " : "");
+            strbuf_addf(t, "%s", i ? ", " : "");
             jnum(t, F->residual_log[i]);
         }
-        bench_text_printf(t, "]}");
+        strbuf_addf(t, "]}");
     }
-    bench_text_printf(t, "},\n");
+    strbuf_addf(t, "},\n");
     f = true;
-    bench_text_printf(t, "  \"model\": {");
+    strbuf_addf(t, "  \"model\": {");
     jkv_str(t, &f, "id", r->model_id);
     jkv_num(t, &f, "parameters", r->model_params);
     jkv_str(t, &f, "weights", "fp32, random (GSL taus2)");
-    bench_text_printf(t, "},\n");
+    strbuf_addf(t, "},\n");
     render_cases(t, r);
     const struct bench_roofs *R = &r->roofs;
     f = true;
-    bench_text_printf(t, "  \"roofs\": {");
+    strbuf_addf(t, "  \"roofs\": {");
     jkv_num(t, &f, "dram_bandwidth_bytes_per_s", R->dram_bandwidth_bytes_per_s);
     jkv_str(t, &f, "dram_kernel", R->dram_kernel);
     jkv_num(t, &f, "triad_bandwidth_bytes_per_s", R->triad_bandwidth_bytes_per_s);
@@ -368,39 +326,39 @@ bench_render_json(const struct bench_report *r, struct bench_text *t)
         snprintf(key, sizeof key, "%s_bytes", LV[l]);
         jkv_num(t, &f, key, R->cache_bytes[l]);
     }
-    bench_text_printf(t, "},\n");
+    strbuf_addf(t, "},\n");
     f = true;
-    bench_text_printf(t, "  ");
+    strbuf_addf(t, "  ");
     jkv_num(t, &f, "checksum", r->checksum);
     jkv_num(t, &f, "validation_failures", r->validation_failures);
     jkv_str(t, &f, "validation", r->validation);
-    bench_text_printf(t, "\n}\n");
+    strbuf_addf(t, "\n}\n");
     return t->failed ? -1 : 0;
 }
 
 /* ---- measured points ---- */
 
 static void
-point(struct bench_text *t, bool *first, const char *label, double flops, double bytes,
+point(struct strbuf *t, bool *first, const char *label, double flops, double bytes,
       const struct bench_measure *m)
 {
     double rate = bench_rate_median(flops, m);
     if (!(flops > 0) || !(bytes > 0) || !(rate > 0))
         return;
     bool f = true;
-    bench_text_printf(t, "%s\n    {", *first ? "" : ",");
+    strbuf_addf(t, "%s\n    {", *first ? "" : ",");
     *first = false;
     jkv_str(t, &f, "label", label);
     jkv_num(t, &f, "intensity_flop_per_byte", flops / bytes);
     jkv_num(t, &f, "flops_per_s", rate);
-    bench_text_printf(t, "}");
+    strbuf_addf(t, "}");
 }
 
 int
-bench_render_points(const struct bench_report *r, struct bench_text *t)
+bench_render_points(const struct bench_report *r, struct strbuf *t)
 {
     bool first = true;
-    bench_text_printf(t, "{\"points\": [");
+    strbuf_addf(t, "{\"points\": [");
     for (int i = 0; i < r->n_ai; i++) {
         char label[64];
         snprintf(label, sizeof label, "ERT %g FLOP/B", r->ai[i].intensity_flop_per_byte);
@@ -408,7 +366,7 @@ bench_render_points(const struct bench_report *r, struct bench_text *t)
     }
     for (int i = 0; i < r->n_cases; i++)
         point(t, &first, r->cases[i].id, r->cases[i].flops, r->cases[i].bytes, &r->cases[i].meas);
-    bench_text_printf(t, "\n]}\n");
+    strbuf_addf(t, "\n]}\n");
     return t->failed ? -1 : 0;
 }
 
@@ -561,117 +519,117 @@ fail:
 }
 
 static void
-yaml_str(struct bench_text *t, const char *s)
+yaml_str(struct strbuf *t, const char *s)
 {
     jstr(t, s); /* a JSON string is a valid YAML double-quoted scalar */
 }
 
 static void
-yaml_bytes(struct bench_text *t, double b)
+yaml_bytes(struct strbuf *t, double b)
 {
     static const struct {
         double f;
         const char *u;
     } IEC[] = {
         {1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}};
-    for (size_t i = 0; i < sizeof IEC / sizeof IEC[0]; i++)
+    for (size_t i = 0; i < ARRAY_SIZE(IEC); i++)
         if (b >= IEC[i].f) {
             double x = b / IEC[i].f;
             if (x == floor(x))
-                bench_text_printf(t, "%.0f %s", x, IEC[i].u);
+                strbuf_addf(t, "%.0f %s", x, IEC[i].u);
             else
-                bench_text_printf(t, "%.6g %s", x, IEC[i].u);
+                strbuf_addf(t, "%.6g %s", x, IEC[i].u);
             return;
         }
-    bench_text_printf(t, "%.0f B", b);
+    strbuf_addf(t, "%.0f B", b);
 }
 
 static void
-yaml_qty(struct bench_text *t, double v, const char *unit)
+yaml_qty(struct strbuf *t, double v, const char *unit)
 {
     char buf[64];
     unit_format_short(v, unit, 5, buf, sizeof buf);
-    bench_text_printf(t, "%s", buf);
+    strbuf_addf(t, "%s", buf);
 }
 
 int
-bench_render_profile(const struct hw_profile *hw, struct bench_text *t)
+bench_render_profile(const struct hw_profile *hw, struct strbuf *t)
 {
     static const char *const CL[4] = {"l1", "l2", "l3", "llc"};
-    bench_text_printf(t, "# hardware profile written by roofline bench (docs/bench.md)\nname: ");
+    strbuf_addf(t, "# hardware profile written by roofline bench (docs/bench.md)\nname: ");
     yaml_str(t, hw->name);
-    bench_text_printf(t, "\nvendor: %s\nkind: %s\nmemory:\n  capacity: ", hw->vendor, hw->kind);
+    strbuf_addf(t, "\nvendor: %s\nkind: %s\nmemory:\n  capacity: ", hw->vendor, hw->kind);
     yaml_bytes(t, hw->memory_capacity_bytes);
-    bench_text_printf(t, "\n  bandwidth: ");
+    strbuf_addf(t, "\n  bandwidth: ");
     yaml_qty(t, hw->memory_bandwidth_bytes_per_s, "B/s");
     if (hw->memory_type) {
-        bench_text_printf(t, "\n  type: ");
+        strbuf_addf(t, "\n  type: ");
         yaml_str(t, hw->memory_type);
     }
-    bench_text_printf(t, "\ncompute:\n");
+    strbuf_addf(t, "\ncompute:\n");
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++)
         if (hw->peak_flops_per_s[d] > 0) {
-            bench_text_printf(t, "  %s: ", dtype_name((enum dtype)d));
+            strbuf_addf(t, "  %s: ", dtype_name((enum dtype)d));
             yaml_qty(t, hw->peak_flops_per_s[d], d == DT_INT8 || d == DT_INT4 ? "OPS" : "FLOPS");
-            bench_text_printf(t, "\n");
+            strbuf_addf(t, "\n");
         }
     if (hw->compute_units > 0)
-        bench_text_printf(t, "compute_units: %.0f\n", hw->compute_units);
+        strbuf_addf(t, "compute_units: %.0f\n", hw->compute_units);
     if (hw->gemm_efficiency > 0)
-        bench_text_printf(t, "gemm_efficiency: %.4f\n", hw->gemm_efficiency);
+        strbuf_addf(t, "gemm_efficiency: %.4f\n", hw->gemm_efficiency);
     if (hw->boost_clock_hz > 0) {
-        bench_text_printf(t, "boost_clock: ");
+        strbuf_addf(t, "boost_clock: ");
         yaml_qty(t, hw->boost_clock_hz, "Hz");
-        bench_text_printf(t, "\n");
+        strbuf_addf(t, "\n");
     }
     bool any = false;
     for (int l = 0; l < 4; l++)
         if (hw->cache_bytes[l] > 0) {
-            bench_text_printf(t, "%s  %s: ", any ? "" : "cache:\n", CL[l]);
+            strbuf_addf(t, "%s  %s: ", any ? "" : "cache:\n", CL[l]);
             yaml_bytes(t, hw->cache_bytes[l]);
-            bench_text_printf(t, "\n");
+            strbuf_addf(t, "\n");
             any = true;
         }
     any = false;
     for (int l = 0; l < 4; l++)
         if (hw->cache_bandwidth_bytes_per_s[l] > 0) {
-            bench_text_printf(t, "%s  %s: ", any ? "" : "cache_bandwidth:\n", CL[l]);
+            strbuf_addf(t, "%s  %s: ", any ? "" : "cache_bandwidth:\n", CL[l]);
             yaml_qty(t, hw->cache_bandwidth_bytes_per_s[l], "B/s");
-            bench_text_printf(t, "\n");
+            strbuf_addf(t, "\n");
             any = true;
         }
     if (hw->link_kind) {
-        bench_text_printf(t, "interconnect:\n  kind: ");
+        strbuf_addf(t, "interconnect:\n  kind: ");
         yaml_str(t, hw->link_kind);
-        bench_text_printf(t, "\n  bandwidth: ");
+        strbuf_addf(t, "\n  bandwidth: ");
         yaml_qty(t, hw->link_bandwidth_bytes_per_s, "B/s");
-        bench_text_printf(t, "\n  direction: %s\n",
-                          hw->link_direction == HW_LINK_PER_DIRECTION ? "per-direction"
-                                                                      : "bidirectional");
+        strbuf_addf(t, "\n  direction: %s\n",
+                    hw->link_direction == HW_LINK_PER_DIRECTION ? "per-direction"
+                                                                : "bidirectional");
     }
     if (hw->tdp_w > 0) {
-        bench_text_printf(t, "power:\n  tdp: ");
+        strbuf_addf(t, "power:\n  tdp: ");
         yaml_qty(t, hw->tdp_w, "W");
-        bench_text_printf(t, "\n");
+        strbuf_addf(t, "\n");
     }
     if (hw->n_provenance > 0) {
-        bench_text_printf(t, "provenance:\n");
+        strbuf_addf(t, "provenance:\n");
         for (int i = 0; i < hw->n_provenance; i++) {
-            bench_text_printf(t, "  %s: ", hw->provenance_keys[i]);
+            strbuf_addf(t, "  %s: ", hw->provenance_keys[i]);
             yaml_str(t, hw->provenance_texts[i]);
-            bench_text_printf(t, "\n");
+            strbuf_addf(t, "\n");
         }
     }
     if (hw->notes) {
-        bench_text_printf(t, "notes: ");
+        strbuf_addf(t, "notes: ");
         yaml_str(t, hw->notes);
-        bench_text_printf(t, "\n");
+        strbuf_addf(t, "\n");
     }
-    bench_text_printf(t, "sources:\n");
+    strbuf_addf(t, "sources:\n");
     for (int i = 0; i < hw->n_sources; i++) {
-        bench_text_printf(t, "  %s: ", hw->source_keys[i]);
+        strbuf_addf(t, "  %s: ", hw->source_keys[i]);
         yaml_str(t, hw->source_texts[i]);
-        bench_text_printf(t, "\n");
+        strbuf_addf(t, "\n");
     }
     return t->failed ? -1 : 0;
 }

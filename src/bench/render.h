@@ -6,30 +6,19 @@
 
 #include "bench/bench.h"
 #include "core/hw.h"
+#include "util/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* A growable NUL-terminated buffer. Zero-initialise; release with bench_text_release. After an
- * allocation failure `failed` is set and later appends do nothing. */
-struct bench_text {
-    char *s;
-    size_t len, cap;
-    bool failed;
-};
-
-void bench_text_printf(struct bench_text *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void bench_text_release(struct bench_text *t);
-
 /* The whole report as a JSON document: tool version, date, host, compiler and flags, threads,
  * timer, every measurement with min/median/max and the raw samples, the fit with residuals, the
  * derived roofs. Returns 0, or -1 when out of memory. */
-int bench_render_json(const struct bench_report *r, struct bench_text *out);
+int bench_render_json(const struct bench_report *r, struct strbuf *out);
 
 /* {"points": [{"label", "intensity_flop_per_byte", "flops_per_s"}, ...]}: every measured case
  * and intensity-sweep point with work on both axes, at its median rate. */
-int bench_render_points(const struct bench_report *r, struct bench_text *out);
+int bench_render_points(const struct bench_report *r, struct strbuf *out);
 
 /* A hardware profile of the host from the report's roofs (kind cpu; vendor intel/amd/other;
  * memory capacity and measured DRAM bandwidth; measured peaks; cache sizes and bandwidths;
@@ -38,6 +27,6 @@ int bench_render_points(const struct bench_report *r, struct bench_text *out);
 struct hw_profile *bench_profile_new(const struct bench_report *r);
 
 /* A hardware profile as YAML that hw_load reads back (docs/profiles.md). Returns 0 or -1. */
-int bench_render_profile(const struct hw_profile *hw, struct bench_text *out);
+int bench_render_profile(const struct hw_profile *hw, struct strbuf *out);
 
 #endif

@@ -7,6 +7,7 @@
 #include "bench/linalg.h"
 #include "bench/tfm.h"
 #include "core/roof.h"
+#include "util/array.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -797,8 +798,18 @@ attn_fn(void *ctx, long reps)
     long hd = c->heads * c->kv.head_dim;
     for (long r = 0; r < reps; r++)
         for (long l = 0; l < c->kv.layers; l++)
-            bench_attention(c->s->pool, c->s->kn, &c->kv, l, c->heads, c->q, hd, 1, c->context,
-                            c->out + l * hd, hd, c->scratch, c->per_thread);
+            bench_attention(c->s->pool, c->s->kn,
+                            &(struct bench_attn_args){.kv = &c->kv,
+                                                      .layer = l,
+                                                      .heads = c->heads,
+                                                      .q = c->q,
+                                                      .ldq = hd,
+                                                      .n = 1,
+                                                      .pos0 = c->context,
+                                                      .out = c->out + l * hd,
+                                                      .ldo = hd,
+                                                      .scratch = c->scratch,
+                                                      .scratch_per_thread = c->per_thread});
 }
 
 static void
@@ -920,7 +931,7 @@ run_kernels(struct run *s, const struct bench_tfm_shape *sh)
         {256, 4096, 14336, false},
         {512, sh->hidden, sh->intermediate, false},
     };
-    int n_lin = (int)(sizeof lin / sizeof lin[0]);
+    int n_lin = (int)ARRAY_SIZE(lin);
     for (int i = 0; i < n_lin; i++) {
         if (s->o->quick && (i == 1 || i == 6))
             continue;

@@ -316,8 +316,18 @@ bench_tfm_forward(struct bench_tfm *m, const struct bench_kernels *kn, struct be
                              m->work);
         ew.op = EW_ROPE_STORE;
         elementwise(pool, &ew);
-        bench_attention(pool, kn, &m->kv, l, s->heads, m->qkv, m->ld_qkv, n, pos0, m->attn,
-                        s->heads * d, m->scratch, m->scratch_per_thread);
+        bench_attention(pool, kn,
+                        &(struct bench_attn_args){.kv = &m->kv,
+                                                  .layer = l,
+                                                  .heads = s->heads,
+                                                  .q = m->qkv,
+                                                  .ldq = m->ld_qkv,
+                                                  .n = n,
+                                                  .pos0 = pos0,
+                                                  .out = m->attn,
+                                                  .ldo = s->heads * d,
+                                                  .scratch = m->scratch,
+                                                  .scratch_per_thread = m->scratch_per_thread});
         bench_linear_forward(pool, kn, &L->o, m->attn, s->heads * d, n, m->x, m->ld_h, true,
                              m->work);
         ew.op = EW_NORM;

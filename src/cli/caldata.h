@@ -4,6 +4,7 @@
 #define ROOFLINE_CLI_CALDATA_H
 
 #include "core/fit.h"
+#include "io/calparams.h"
 #include "io/measure.h"
 
 struct caldata {
@@ -16,8 +17,7 @@ struct caldata {
     int n_models;
     struct calib_params params; /* engines owned here */
     struct engine_profile *engines[CALIB_MAX_ENGINES];
-    double bands[4][DEV_CLASS_COUNT][2]; /* per phase and class: q10, q90 of log(meas/pred) */
-    bool have_bands;
+    struct cal_bands bands; /* per phase and class: q10, q90 of log(meas/pred) */
 };
 
 /* Load the file, resolve hardware, model and engine of every row, and the shipped parameters
@@ -26,10 +26,10 @@ struct caldata {
 int caldata_load(const char *path, const char *params_dir, struct caldata *d);
 void caldata_release(struct caldata *d);
 /* The tuning of `engine` on `hw` from the calibrated parameters in `params_dir` (NULL: the data
- * directory), and the device class's bands per phase (log ratios; zeros when none). 0 or -1
- * after printing errors. */
+ * directory), and the device class's bands per phase (log ratios; zeros when none). 0, -2 when
+ * no such engine exists (a usage error) or -1 when a data file does not load, after printing. */
 int caldata_tuning(const struct hw_profile *hw, const char *engine, const char *params_dir,
-                   struct roof_tuning *out, double band[4][2]);
+                   struct roof_tuning *out, double band[PRED_PHASE_COUNT][2]);
 /* Write device classes and engines to `dir` (files renamed into place) with provenance. */
 int caldata_write_params(const struct caldata *d, const char *dir, const char *provenance);
 

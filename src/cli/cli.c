@@ -1,12 +1,13 @@
 /* Command table, option parsing, shared loaders and exit handling. Only cli/ prints. */
 #include "cli/cli.h"
 
-#include "cli/caldata.h"
-
+#include "io/calparams.h"
 #include "io/profiles.h"
+#include "util/array.h"
 #include "util/strs.h"
 #include "util/units.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #ifndef ROOFLINE_VERSION
@@ -16,14 +17,14 @@
 static int cmd_help_run(int argc, char **argv);
 static int cmd_version_run(int argc, char **argv);
 static const struct cli_cmd cmd_help = {"help", "show commands or one command's usage",
-                                        "roofline help [COMMAND]", cmd_help_run};
+                                        "roofline help [COMMAND]", cmd_help_run, NULL, 0};
 static const struct cli_cmd cmd_version = {"version", "print the version", "roofline version",
-                                           cmd_version_run};
+                                           cmd_version_run, NULL, 0};
 
 static const struct cli_cmd *const COMMANDS[] = {
     &cmd_demo, &cmd_list, &cmd_show, &cmd_analyze, &cmd_explain, &cmd_sweep, &cmd_calibrate, &cmd_validate, &cmd_bench, &cmd_simulate, &cmd_chart, &cmd_help, &cmd_version,
 };
-#define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
+#define N_COMMANDS ARRAY_SIZE(COMMANDS)
 
 static const struct cli_cmd *
 find_cmd(const char *name)
@@ -32,6 +33,54 @@ find_cmd(const char *name)
         if (strcmp(COMMANDS[i]->name, name) == 0)
             return COMMANDS[i];
     return NULL;
+}
+
+/* "usage: SYNOPSIS", the summary when given, then the options with their help. */
+static void
+print_usage(const struct cli_cmd *cmd, const char *usage, const char *summary, FILE *f)
+{
+    fprintf(f, "usage: %s\n", usage);
+    if (summary)
+        fprintf(f, "\n%s\n", summary);
+    if (!cmd || !cmd->opts)
+        return;
+    int width = 0;
+    char left[CLI_MAX_OPTS][64];
+    for (int i = 0; i < cmd->n_opts && i < CLI_MAX_OPTS; i++) {
+        const struct cli_opt *o = &cmd->opts[i];
+        int n = snprintf(left[i], sizeof left[i], "%s--%s%s%s",
+                         strcmp(o->name, "output") == 0 ? "-o, " : "", o->name,
+                         o->has_value ? " " : "", o->has_value && o->arg ? o->arg : "");
+        if (n > width && n < 28)
+            width = n;
+    }
+    fprintf(f, "\noptions:\n");
+    for (int i = 0; i < cmd->n_opts && i < CLI_MAX_OPTS; i++) {
+        const char *help = cmd->opts[i].help ? cmd->opts[i].help : "";
+        if ((int)strlen(left[i]) > width)
+            fprintf(f, "  %s\n  %-*s  %s\n", left[i], width, "", help);
+        else
+            fprintf(f, "  %-*s  %s\n", width, left[i], help);
+    }
+}
+
+void
+cli_usage(const struct cli_cmd *cmd, FILE *f)
+{
+    print_usage(cmd, cmd->usage, NULL, f);
+}
+
+int
+cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "error: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    cli_usage(cmd, stderr);
+    return CLI_USAGE;
 }
 
 static void
@@ -55,7 +104,7 @@ cmd_help_run(int argc, char **argv)
             fprintf(stderr, "error: unknown command '%s'\n", argv[1]);
             return CLI_USAGE;
         }
-        printf("usage: %s\n\n%s\n", c->usage, c->summary);
+        print_usage(c, c->usage, c->summary, stdout);
         return cli_finish(CLI_OK);
     }
     print_commands(stdout);
@@ -107,9 +156,9 @@ cli_main(int argc, char **argv)
     return c->run(argc - 1, argv + 1);
 }
 
-int
-cli_parse(struct cli_args *a, const struct cli_opt *spec, int n_spec, int argc, char **argv,
-          const char *usage)
+static int
+parse(struct cli_args *a, const struct cli_opt *spec, int n_spec, int argc, char **argv,
+      const struct cli_cmd *cmd, const char *usage)
 {
     memset(a, 0, sizeof *a);
     a->spec = spec;
@@ -117,7 +166,7 @@ cli_parse(struct cli_args *a, const struct cli_opt *spec, int n_spec, int argc, 
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            printf("usage: %s\n", usage);
+            print_usage(cmd, usage, NULL, stdout);
             return 1;
         }
         if (arg[0] == '-' && arg[1] != '\0' && !(arg[1] >= '0' && arg[1] <= '9')) {
@@ -145,7 +194,7 @@ cli_parse(struct cli_args *a, const struct cli_opt *spec, int n_spec, int argc, 
                             hint);
                 else
                     fprintf(stderr, "error: unknown option '--%s'\n", key);
-                fprintf(stderr, "usage: %s\n", usage);
+                print_usage(cmd, usage, NULL, stderr);
                 return -1;
             }
             if (spec[idx].has_value) {
@@ -166,13 +215,70 @@ cli_parse(struct cli_args *a, const struct cli_opt *spec, int n_spec, int argc, 
             }
         } else {
             if (a->n_pos >= CLI_MAX_POS) {
-                fprintf(stderr, "error: too many arguments\nusage: %s\n", usage);
+                fprintf(stderr, "error: too many arguments\n");
+                print_usage(cmd, usage, NULL, stderr);
                 return -1;
             }
             a->pos[a->n_pos++] = arg;
         }
     }
     return 0;
+}
+
+int
+cli_parse(struct cli_args *a, const struct cli_opt *spec, int n_spec, int argc, char **argv,
+          const char *usage)
+{
+    return parse(a, spec, n_spec, argc, argv, NULL, usage);
+}
+
+int
+cli_begin(struct cli_ctx *c, const struct cli_cmd *cmd, unsigned flags, int argc, char **argv,
+          int *rc)
+{
+    memset(c, 0, sizeof *c);
+    c->cmd = cmd;
+    c->fmt = OUT_TABLE;
+    int pr = parse(&c->a, cmd->opts, cmd->n_opts, argc, argv, cmd, cmd->usage);
+    if (pr != 0) {
+        *rc = pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
+        return -1;
+    }
+    if (!(flags & CLI_POSITIONAL) && c->a.n_pos) {
+        *rc = cli_usage_error(cmd, "unexpected argument '%s'", c->a.pos[0]);
+        return -1;
+    }
+    if (!(flags & CLI_NO_FORMAT) && cli_has(&c->a, "output") &&
+        out_parse_fmt(cli_get(&c->a, "output"), &c->fmt) != 0) {
+        fprintf(stderr, "error: -o: expected table, csv or json\n");
+        *rc = CLI_USAGE;
+        return -1;
+    }
+    if (flags & CLI_GPU_MODEL) {
+        if (!cli_has(&c->a, "gpu") || !cli_has(&c->a, "model")) {
+            *rc = cli_usage_error(cmd, "--gpu and --model are required");
+            return -1;
+        }
+        c->hw = cli_load_hw(cli_get(&c->a, "gpu"));
+        c->model = c->hw ? cli_load_model(cli_get(&c->a, "model")) : NULL;
+        if (!c->hw || !c->model) {
+            hw_free(c->hw);
+            c->hw = NULL;
+            *rc = CLI_FAIL;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int
+cli_end(struct cli_ctx *c, int rc)
+{
+    hw_free(c->hw);
+    mdl_free(c->model);
+    c->hw = NULL;
+    c->model = NULL;
+    return cli_finish(rc);
 }
 
 const char *
@@ -285,7 +391,7 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
     if (cli_long(a, "batch", (long)cfg->batch, 1, &batch) ||
         cli_long(a, "prompt", (long)cfg->prompt, 1, &prompt) ||
         cli_long(a, "context", (long)cfg->context, 0, &context))
-        return -1;
+        return CLI_USAGE;
     cfg->batch = (double)batch;
     cfg->prompt = (double)prompt;
     cfg->context = (double)context;
@@ -297,27 +403,27 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
             cfg->phase = ROOF_DECODE;
         else {
             fprintf(stderr, "error: --phase: expected 'prefill' or 'decode', got '%s'\n", ph);
-            return -1;
+            return CLI_USAGE;
         }
     }
     bool w_given = cli_has(a, "weights");
     if (cli_dtype(a, "weights", &cfg->weights))
-        return -1;
+        return CLI_USAGE;
     if (w_given) {
         cfg->act = roof_default_act(cfg->weights);
         cfg->kv = roof_default_kv(cfg->weights);
     }
     if (cli_dtype(a, "act", &cfg->act) || cli_dtype(a, "kv", &cfg->kv))
-        return -1;
+        return CLI_USAGE;
     if (dtype_is_weight_only(cfg->act) || (dtype_is_weight_only(cfg->kv) && cfg->kv != DT_INT4)) {
         fprintf(stderr, "error: --act/--kv: %s is a weight-only format\n",
                 dtype_name(dtype_is_weight_only(cfg->act) ? cfg->act : cfg->kv));
-        return -1;
+        return CLI_USAGE;
     }
     long tp = 1, pp = 1, gpus = 0;
     if (cli_long(a, "tp", 1, 1, &tp) || cli_long(a, "pp", 1, 1, &pp) ||
         cli_long(a, "gpus", 0, 1, &gpus))
-        return -1;
+        return CLI_USAGE;
     cfg->tp = (int)tp;
     cfg->pp = (int)pp;
     cfg->gpus = (int)gpus;
@@ -332,7 +438,7 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
             if (str_to_double(num, &v) != 0 || v < 0 || v >= 100) {
                 fprintf(stderr, "error: --reserve: expected a size such as '8 GB' or a percentage "
                                 "such as '10%%', got '%s'\n", rs);
-                return -1;
+                return CLI_USAGE;
             }
             cfg->reserve_bytes = v / 100.0 * cfg->hw->memory_capacity_bytes;
         } else if (strcmp(rs, "0") == 0) {
@@ -342,19 +448,23 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
         } else {
             fprintf(stderr, "error: --reserve: expected a size such as '8 GB' or a percentage "
                             "such as '10%%', got '%s'\n", rs);
-            return -1;
+            return CLI_USAGE;
         }
     }
     const char *eng = cli_get(a, "engine");
     if (eng) {
-        if (caldata_tuning(cfg->hw, eng, NULL, &cfg->tuning, NULL) != 0)
-            return -1;
+        struct err_list errs = {0};
+        int e = calparams_tuning(cfg->hw, eng, NULL, &cfg->tuning, NULL, &errs);
+        cli_print_errs(&errs);
+        err_list_release(&errs);
+        if (e != 0)
+            return e == -2 ? CLI_USAGE : CLI_FAIL;
     }
     const char *problem = cfg->model ? roof_config_problem(cfg) : NULL;
     if (problem) {
         fprintf(stderr, "error: %s (--tp %ld, --pp %ld, %s on %s)\n", problem, tp, pp,
                 cfg->model->id, cfg->hw->id);
-        return -1;
+        return CLI_USAGE;
     }
     const char *fl = cli_get(a, "flash");
     if (fl) {
@@ -364,7 +474,7 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
             cfg->flash_attention = false;
         else {
             fprintf(stderr, "error: --flash: expected 'on' or 'off', got '%s'\n", fl);
-            return -1;
+            return CLI_USAGE;
         }
     }
     return 0;

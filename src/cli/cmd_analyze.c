@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/out.h"
 #include "io/profiles.h"
+#include "util/array.h"
 #include "util/units.h"
 
 #include <math.h>
@@ -34,7 +35,7 @@ static const struct out_field OP_FIELDS[] = {
     {"link_bytes", NULL, OUT_SHOW_BYTES, 0, true},
     {"link_time_s", NULL, OUT_SHOW_TIME, 0, true},
 };
-#define N_OP_FIELDS ((int)(sizeof OP_FIELDS / sizeof OP_FIELDS[0]))
+#define N_OP_FIELDS ((int)ARRAY_SIZE(OP_FIELDS))
 
 static const struct out_field SUM_FIELDS[] = {
     {"phase", NULL, OUT_SHOW_TEXT, 0, false},
@@ -89,7 +90,7 @@ static const struct out_field SUM_FIELDS[] = {
     {"time_band_low_s", "80% band low", OUT_SHOW_TIME, 0, false},
     {"time_band_high_s", "80% band high", OUT_SHOW_TIME, 0, false},
 };
-#define N_SUM_FIELDS ((int)(sizeof SUM_FIELDS / sizeof SUM_FIELDS[0]))
+#define N_SUM_FIELDS ((int)ARRAY_SIZE(SUM_FIELDS))
 
 static void
 op_row(struct out_table *t, const char *phase, const char *name, const struct roof_op_result *o,
@@ -195,67 +196,53 @@ fill_summary(const struct roof_result *r, struct out_value *v, double crit, doub
     memcpy(v, vals, sizeof vals);
 }
 
-static const struct cli_opt SPEC[] = {
-    {"gpu", true},    {"model", true},  {"phase", true},
-    {"output", true}, {"bands", false}, CLI_ENGINE_OPTS,
+static const struct cli_opt OPTS[] = {
+    OPT_VALUE("gpu", "ID|PATH", "the device: a profile id (roofline list gpus) or a YAML file"),
+    OPT_VALUE("model", "ID|PATH", "the model: a profile id (roofline list models) or a YAML file"),
+    OPT_VALUE("phase", "prefill|decode", "one phase only (default both)"),
+    CLI_ENGINE_OPTS,
+    OPT_FLAG("bands", "with --engine: the calibrated 10th..90th percentile band of the time"),
+    CLI_OPT_FORMAT,
 };
+
+static int run(int argc, char **argv);
+
+const struct cli_cmd cmd_analyze = {
+    "analyze", "per-operator FLOPs, bytes, intensity, bound and time; TTFT, ITL, memory",
+    "roofline analyze --gpu ID|PATH --model ID|PATH [options]", run, CLI_OPTS(OPTS)};
 
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr =
-        cli_parse(&a, SPEC, (int)(sizeof SPEC / sizeof SPEC[0]), argc, argv, cmd_analyze.usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (a.n_pos) {
-        fprintf(stderr, "error: unexpected argument '%s'\nusage: %s\n", a.pos[0],
-                cmd_analyze.usage);
-        return CLI_USAGE;
-    }
-    enum out_fmt fmt = OUT_TABLE;
-    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &fmt) != 0) {
-        fprintf(stderr, "error: -o: expected table, csv or json\n");
-        return CLI_USAGE;
-    }
-    if (!cli_has(&a, "gpu") || !cli_has(&a, "model")) {
-        fprintf(stderr, "error: --gpu and --model are required\nusage: %s\n", cmd_analyze.usage);
-        return CLI_USAGE;
-    }
-    struct hw_profile *hw = cli_load_hw(cli_get(&a, "gpu"));
-    struct mdl_profile *m = hw ? cli_load_model(cli_get(&a, "model")) : NULL;
-    if (!hw || !m) {
-        hw_free(hw);
-        mdl_free(m);
-        return CLI_FAIL;
-    }
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_analyze, CLI_GPU_MODEL, argc, argv, &rc) != 0)
+        return rc;
+    enum out_fmt fmt = c.fmt;
+    const struct hw_profile *hw = c.hw;
+    const struct mdl_profile *m = c.model;
     struct roof_config base;
     roof_config_init(&base, hw, m, ROOF_DECODE);
-    if (cli_engine_opts(&a, &base) != 0) {
-        hw_free(hw);
-        mdl_free(m);
-        return CLI_USAGE;
-    }
-    double bands[4][2] = {{0}};
-    bool want_bands = cli_has(&a, "bands");
+    if ((rc = cli_engine_opts(&c.a, &base)) != 0)
+        goto out;
+    double bands[PRED_PHASE_COUNT][2] = {{0}};
+    bool want_bands = cli_has(&c.a, "bands");
     if (want_bands) {
-        if (!cli_has(&a, "engine")) {
+        if (!cli_has(&c.a, "engine")) {
             fprintf(stderr, "error: --bands needs --engine (the bands come from calibrating an "
                             "engine's predictions)\n");
-            hw_free(hw);
-            mdl_free(m);
-            return CLI_USAGE;
+            rc = CLI_USAGE;
+            goto out;
         }
         struct roof_tuning tu;
-        if (caldata_tuning(hw, cli_get(&a, "engine"), NULL, &tu, bands) != 0) {
-            hw_free(hw);
-            mdl_free(m);
-            return CLI_FAIL;
+        if (caldata_tuning(hw, cli_get(&c.a, "engine"), NULL, &tu, bands) != 0) {
+            rc = CLI_FAIL;
+            goto out;
         }
     }
     enum roof_phase phases[2] = {ROOF_PREFILL, ROOF_DECODE};
     int n_phases = 2, first = 0;
-    if (cli_has(&a, "phase")) {
+    if (cli_has(&c.a, "phase")) {
         first = base.phase == ROOF_PREFILL ? 0 : 1;
         n_phases = 1;
     }
@@ -265,7 +252,7 @@ run(int argc, char **argv)
                hw->id, m->id);
     struct out_table *ops_csv =
         fmt == OUT_CSV ? out_table_new(fmt, NULL, OP_FIELDS, N_OP_FIELDS) : NULL;
-    int rc = CLI_OK;
+    rc = CLI_OK;
     for (int p = first; p < first + n_phases; p++) {
         struct roof_config cfg = base;
         cfg.phase = phases[p];
@@ -317,7 +304,7 @@ run(int argc, char **argv)
             band = bands[bi];
         else if (want_bands)
             fprintf(stderr, "warning: no calibrated band for %s on this device class\n", ph);
-        fill_summary(&r, sv, crit, cross, max_batch, cli_get(&a, "engine"), band);
+        fill_summary(&r, sv, crit, cross, max_batch, cli_get(&c.a, "engine"), band);
         if (fmt == OUT_TABLE) {
             char title[512];
             snprintf(title, sizeof title,
@@ -343,15 +330,6 @@ run(int argc, char **argv)
         out_table_end(ops_csv, stdout, 0);
     if (fmt == OUT_JSON)
         printf("\n  ]\n}\n");
-    hw_free(hw);
-    mdl_free(m);
-    return cli_finish(rc);
+out:
+    return cli_end(&c, rc);
 }
-
-const struct cli_cmd cmd_analyze = {
-    "analyze", "per-operator FLOPs, bytes, intensity, bound and time; TTFT, ITL, memory",
-    "roofline analyze --gpu ID|PATH --model ID|PATH [--phase prefill|decode] [--batch B]\n"
-    "         [--prompt P] [--context C] [--weights T] [--act T] [--kv T] [--flash on|off]\n"
-    "         [--tp N] [--pp N] [--gpus N] [--reserve SIZE|PCT] [--engine E [--bands]]\n"
-    "         [-o table|csv|json]",
-    run};

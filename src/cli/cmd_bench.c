@@ -6,6 +6,8 @@
 #include "cli/cli.h"
 #include "cli/out.h"
 #include "io/profiles.h"
+#include "util/afile.h"
+#include "util/array.h"
 #include "util/units.h"
 
 #include <errno.h>
@@ -15,10 +17,22 @@
 #include <string.h>
 #include <unistd.h>
 
-static const struct cli_opt SPEC[] = {
-    {"quick", false}, {"threads", true}, {"output", true},  {"write-profile", true},
-    {"points", true}, {"model", true},   {"no-pin", false}, {"parts", true},
+static const struct cli_opt OPTS[] = {
+    OPT_FLAG("quick", "fewer and shorter samples (about a minute)"),
+    OPT_VALUE("threads", "N", "worker threads (default: one per core)"),
+    OPT_VALUE("write-profile", "FILE", "write a hardware profile of this host (YAML)"),
+    OPT_VALUE("points", "FILE", "write the measured points for chart roofline --measured (JSON)"),
+    OPT_VALUE("model", "ID|PATH", "the model of the LLM kernels (default bench-small)"),
+    OPT_VALUE("parts", "LIST", "sweep,stream,peak,intensity,kernels,model (default all)"),
+    OPT_FLAG("no-pin", "do not pin threads to cores"),
+    OPT_VALUE("output", "table|json", "output format (-o; default table)"),
 };
+
+static int run(int argc, char **argv);
+
+const struct cli_cmd cmd_bench = {
+    "bench", "measure this host's roofs and LLM kernels (hierarchical roofline, STREAM, ERT)",
+    "roofline bench [options]", run, CLI_OPTS(OPTS)};
 
 /* --parts sweep,stream,peak,intensity,kernels,model (default: all) */
 static int
@@ -34,7 +48,7 @@ parse_parts(const char *s, unsigned *out)
     while (*s) {
         size_t n = strcspn(s, ",");
         bool found = false;
-        for (size_t i = 0; i < sizeof P / sizeof P[0]; i++)
+        for (size_t i = 0; i < ARRAY_SIZE(P); i++)
             if (strlen(P[i].name) == n && strncmp(s, P[i].name, n) == 0) {
                 *out |= P[i].bit;
                 found = true;
@@ -60,46 +74,27 @@ progress(void *user, const char *stage, const char *what, int done, int total)
     fprintf(stderr, "[%2d/%d %6.1fs] %s: %s\n", done, total, bench_now_s() - *t0, stage, what);
 }
 
-/* Write `len` bytes to path through a temporary name in the same directory, renamed into place
- * only when complete; `verify` (may be NULL) checks the temporary file before the rename. */
+/* Write the buffer to path atomically (util/afile.h); `verify` (may be NULL) checks the
+ * temporary file before the rename. Prints what went wrong. */
 static int
-write_atomic(const char *path, const char *text, size_t len, int (*verify)(const char *tmp))
+write_atomic(const char *path, const struct strbuf *sb, int (*verify)(const char *tmp))
 {
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        fprintf(stderr, "error: out of memory\n");
-        return -1;
+    struct err_list errs = {0};
+    struct afile af;
+    int rc = afile_open(&af, path, &errs);
+    if (rc == 0 && (fwrite(sb->buf, 1, sb->len, af.fp) != sb->len || fflush(af.fp) != 0)) {
+        err_add(&errs, path, 0, 0, ERR_ERROR, "cannot write '%s': %s", path, strerror(errno));
+        rc = -1;
     }
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "error: cannot write '%s': %s\n", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    bool ok = fwrite(text, 1, len, f) == len;
-    ok &= fflush(f) == 0 && !ferror(f);
-    ok &= fclose(f) == 0;
-    if (!ok) {
-        fprintf(stderr, "error: cannot write '%s': %s\n", path, strerror(errno));
-        remove(tmp);
-        free(tmp);
-        return -1;
-    }
-    if (verify && verify(tmp) != 0) {
-        remove(tmp);
-        free(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        fprintf(stderr, "error: cannot rename '%s' to '%s': %s\n", tmp, path, strerror(errno));
-        remove(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    if (rc == 0 && verify && af.tmp && verify(af.tmp) != 0)
+        rc = -1;
+    if (rc == 0)
+        rc = afile_commit(&af, &errs);
+    else
+        afile_rollback(&af);
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    return rc;
 }
 
 static int
@@ -152,7 +147,7 @@ static const struct out_field CASE_FIELDS[] = {
     {"time", "t median", OUT_SHOW_TIME, 0, false}, {"spread", "max/min t", OUT_SHOW_NUM, 3, false},
     {"rate", "FLOP/s", OUT_SHOW_RATE, 0, false},   {"bandwidth", "bytes/s", OUT_SHOW_BW, 0, false},
 };
-#define NF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define NF(a) ((int)(ARRAY_SIZE(a)))
 
 static double
 spread(const struct bench_measure *m)
@@ -295,30 +290,26 @@ print_table(const struct bench_report *r)
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, SPEC, NF(SPEC), argc, argv, cmd_bench.usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (a.n_pos) {
-        fprintf(stderr, "error: unexpected argument '%s'\nusage: %s\n", a.pos[0], cmd_bench.usage);
-        return CLI_USAGE;
-    }
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_bench, CLI_NO_FORMAT, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args a = c.a;
     enum out_fmt fmt = OUT_TABLE;
     if (cli_has(&a, "output") &&
         (out_parse_fmt(cli_get(&a, "output"), &fmt) != 0 || fmt == OUT_CSV)) {
         fprintf(stderr, "error: -o: expected table or json\n");
-        return CLI_USAGE;
+        return cli_end(&c, CLI_USAGE);
     }
     long threads = 0;
-    if (cli_long(&a, "threads", 0, 1, &threads) != 0)
-        return CLI_USAGE;
     unsigned parts = BENCH_PART_ALL;
-    if (cli_has(&a, "parts") && parse_parts(cli_get(&a, "parts"), &parts) != 0)
-        return CLI_USAGE;
-    struct mdl_profile *model =
+    if (cli_long(&a, "threads", 0, 1, &threads) != 0 ||
+        (cli_has(&a, "parts") && parse_parts(cli_get(&a, "parts"), &parts) != 0))
+        return cli_end(&c, CLI_USAGE);
+    struct mdl_profile *model = c.model =
         cli_load_model(cli_has(&a, "model") ? cli_get(&a, "model") : "bench-small");
     if (!model)
-        return CLI_FAIL;
+        return cli_end(&c, CLI_FAIL);
     struct bench_options o;
     bench_options_init(&o);
     o.quick = cli_has(&a, "quick");
@@ -333,12 +324,11 @@ run(int argc, char **argv)
     struct err_list errs = {0};
     if (!r) {
         fprintf(stderr, "error: out of memory\n");
-        mdl_free(model);
-        return CLI_FAIL;
+        return cli_end(&c, CLI_FAIL);
     }
     fprintf(stderr, "roofline bench%s: progress on stderr, results on stdout\n",
             o.quick ? " --quick" : "");
-    int rc = CLI_OK;
+    rc = CLI_OK;
     if (bench_run(&o, r, &errs) != 0) {
         cli_print_errs(&errs);
         rc = CLI_FAIL;
@@ -348,40 +338,39 @@ run(int argc, char **argv)
     if (rc == CLI_OK && bench_roofs_warning(r, why, sizeof why))
         fprintf(stderr, "warning: %s\n", why);
     if (rc == CLI_OK && fmt == OUT_JSON) {
-        struct bench_text t = {0};
+        struct strbuf t = {0};
         if (bench_render_json(r, &t) != 0) {
             fprintf(stderr, "error: out of memory\n");
             rc = CLI_FAIL;
         } else {
-            fwrite(t.s, 1, t.len, stdout);
+            fwrite(t.buf, 1, t.len, stdout);
         }
-        bench_text_release(&t);
+        strbuf_release(&t);
     } else if (rc == CLI_OK) {
         print_table(r);
     }
     if (rc == CLI_OK && cli_has(&a, "points")) {
-        struct bench_text t = {0};
-        if (bench_render_points(r, &t) != 0 ||
-            write_atomic(cli_get(&a, "points"), t.s, t.len, NULL) != 0)
+        struct strbuf t = {0};
+        if (bench_render_points(r, &t) != 0 || write_atomic(cli_get(&a, "points"), &t, NULL) != 0)
             rc = CLI_FAIL;
         else
             fprintf(stderr, "wrote %s\n", cli_get(&a, "points"));
-        bench_text_release(&t);
+        strbuf_release(&t);
     }
     if (rc == CLI_OK && cli_has(&a, "write-profile")) {
         struct hw_profile *hw = bench_profile_new(r);
-        struct bench_text t = {0};
+        struct strbuf t = {0};
         if (!hw) {
             fprintf(stderr, "error: --write-profile needs the DRAM bandwidth and the fp32 peak\n");
             rc = CLI_FAIL;
         } else if (bench_render_profile(hw, &t) != 0 ||
-                   write_atomic(cli_get(&a, "write-profile"), t.s, t.len, verify_profile) != 0) {
+                   write_atomic(cli_get(&a, "write-profile"), &t, verify_profile) != 0) {
             rc = CLI_FAIL;
         } else {
             fprintf(stderr, "wrote %s (check it with: roofline show gpu %s)\n",
                     cli_get(&a, "write-profile"), cli_get(&a, "write-profile"));
         }
-        bench_text_release(&t);
+        strbuf_release(&t);
         hw_free(hw);
     }
     if (rc == CLI_OK && r->validation_failures > 0) {
@@ -390,13 +379,5 @@ run(int argc, char **argv)
         rc = CLI_FAIL;
     }
     free(r);
-    mdl_free(model);
-    return cli_finish(rc);
+    return cli_end(&c, rc);
 }
-
-const struct cli_cmd cmd_bench = {
-    "bench", "measure this host's roofs and LLM kernels (hierarchical roofline, STREAM, ERT)",
-    "roofline bench [--quick] [--threads N] [-o table|json] [--write-profile FILE]\n"
-    "         [--points FILE] [--model ID|PATH] [--parts LIST] [--no-pin]\n"
-    "         LIST: sweep,stream,peak,intensity,kernels,model (default all)",
-    run};

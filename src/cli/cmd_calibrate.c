@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/out.h"
 #include "io/profiles.h"
+#include "util/array.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@ static const struct out_field ROW_FIELDS[] = {
     {"band_high", "band hi", OUT_SHOW_SIG, 0, true},
     {"reason", NULL, OUT_SHOW_TEXT, 0, false},
 };
-#define N_ROW ((int)(sizeof ROW_FIELDS / sizeof ROW_FIELDS[0]))
+#define N_ROW ((int)ARRAY_SIZE(ROW_FIELDS))
 
 static const struct out_field SUM_FIELDS[] = {
     {"group", NULL, OUT_SHOW_TEXT, 0, false},
@@ -34,7 +35,7 @@ static const struct out_field SUM_FIELDS[] = {
     {"mean_error_pct", "mean err %", OUT_SHOW_NUM, 1, false},
     {"band_coverage", "in 80% band", OUT_SHOW_PCT, 0, false},
 };
-#define N_SUM ((int)(sizeof SUM_FIELDS / sizeof SUM_FIELDS[0]))
+#define N_SUM ((int)ARRAY_SIZE(SUM_FIELDS))
 
 static const char *const METRIC_NAMES[] = {"tokens_per_s", "time_ms", "latency_s"};
 
@@ -50,11 +51,11 @@ static void
 band_of(const struct caldata *d, const struct fit_case *c, double pred, double *lo, double *hi)
 {
     *lo = *hi = NAN;
-    if (!d->have_bands)
+    if (!d->bands.have)
         return;
     int ph = (int)c->pc->phase;
     enum dev_class k = dev_class_of(c->hw);
-    double q10 = d->bands[ph][k][0], q90 = d->bands[ph][k][1];
+    double q10 = d->bands.q[ph][k][0], q90 = d->bands.q[ph][k][1];
     if (q10 == 0 && q90 == 0)
         return;
     if (c->pc->metric == PRED_TOKENS_PER_S) {
@@ -181,7 +182,7 @@ print_summary(enum out_fmt fmt, const struct caldata *d, const struct result_set
 {
     struct out_table *t = out_table_new(fmt, title, SUM_FIELDS, N_SUM);
     summary_row(t, "all", d, r, pick_all, NULL);
-    for (int ph = 0; ph < 4; ph++) {
+    for (int ph = 0; ph < PRED_PHASE_COUNT; ph++) {
         char g[48];
         snprintf(g, sizeof g, "phase %s", pred_phase_name((enum pred_phase)ph));
         summary_row(t, g, d, r, pick_phase, &ph);
@@ -243,25 +244,29 @@ print_rows(enum out_fmt fmt, const struct caldata *d, const struct result_set *r
     out_table_end(t, stdout, 2);
 }
 
-static const struct cli_opt VSPEC[] = {{"measurements", true}, {"output", true}, {"params", true}};
+static const struct cli_opt VOPTS[] = {
+    CLI_OPT_MEASUREMENTS,
+    CLI_OPT_PARAMS,
+    CLI_OPT_FORMAT,
+};
+
+/* validate --measurements: its own options (cmd_validate dispatches here) */
+static const struct cli_cmd validate_measurements = {
+    "validate", "predict published measurements and report the errors",
+    "roofline validate --measurements FILE [--params DIR] [-o table|csv|json]",
+    cli_validate_measurements, CLI_OPTS(VOPTS)};
 
 int
 cli_validate_measurements(int argc, char **argv)
 {
-    struct cli_args a;
-    const char *usage = "roofline validate --measurements FILE [--params DIR] [-o table|csv|json]";
-    int pr = cli_parse(&a, VSPEC, (int)(sizeof VSPEC / sizeof VSPEC[0]), argc, argv, usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    enum out_fmt fmt = OUT_TABLE;
-    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &fmt) != 0) {
-        fprintf(stderr, "error: -o: expected table, csv or json\n");
-        return CLI_USAGE;
-    }
-    if (!cli_has(&a, "measurements")) {
-        fprintf(stderr, "error: --measurements FILE is required\nusage: %s\n", usage);
-        return CLI_USAGE;
-    }
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &validate_measurements, CLI_POSITIONAL, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args a = c.a;
+    enum out_fmt fmt = c.fmt;
+    if (!cli_has(&a, "measurements"))
+        return cli_usage_error(&validate_measurements, "--measurements FILE is required");
     struct caldata d;
     if (caldata_load(cli_get(&a, "measurements"), cli_get(&a, "params"), &d) != 0) {
         caldata_release(&d);
@@ -292,7 +297,7 @@ cli_validate_measurements(int argc, char **argv)
             unmodelled += !r.ok[i];
         printf("\n%d rows, %d predicted, %d not modelled (reason column)%s\n", d.set->n,
                d.set->n - unmodelled, unmodelled,
-               d.have_bands ? "; bands: 10th-90th percentile of held-out log errors" : "");
+               d.bands.have ? "; bands: 10th-90th percentile of held-out log errors" : "");
     }
     free_results(&r);
     caldata_release(&d);
@@ -390,8 +395,8 @@ derive_bands(struct caldata *d, const struct result_set *r)
     double *x = malloc((size_t)(n ? n : 1) * sizeof *x);
     if (!x)
         return;
-    memset(d->bands, 0, sizeof d->bands);
-    for (int ph = 0; ph < 4; ph++) {
+    memset(d->bands.q, 0, sizeof d->bands.q);
+    for (int ph = 0; ph < PRED_PHASE_COUNT; ph++) {
         int k = 0;
         for (int i = 0; i < n; i++)
             if (r->ok[i] && (int)d->cases[i].pc->phase == ph)
@@ -407,36 +412,41 @@ derive_bands(struct caldata *d, const struct result_set *r)
                     x[m++] = time_log_ratio(&d->cases[i], r->pred[i]);
             if (m == 0)
                 continue;
-            d->bands[ph][c][0] = m >= 5 ? conformal(x, m, true) : pooled_lo;
-            d->bands[ph][c][1] = m >= 5 ? conformal(x, m, false) : pooled_hi;
+            d->bands.q[ph][c][0] = m >= 5 ? conformal(x, m, true) : pooled_lo;
+            d->bands.q[ph][c][1] = m >= 5 ? conformal(x, m, false) : pooled_hi;
         }
     }
-    d->have_bands = true;
+    d->bands.have = true;
     free(x);
 }
 
-static const struct cli_opt CSPEC[] = {{"measurements", true}, {"gpu", true},
-                                       {"engine", true},       {"output-dir", true},
-                                       {"params", true},       {"cross-validate", false},
-                                       {"output", true}};
+static const struct cli_opt COPTS[] = {
+    CLI_OPT_MEASUREMENTS,
+    OPT_VALUE("gpu", "ID", "fit only the rows of this device"),
+    OPT_VALUE("engine", "E", "fit only the rows of this engine"),
+    OPT_VALUE("output-dir", "DIR", "write calibration/ and engine_profiles/ there"),
+    CLI_OPT_PARAMS,
+    OPT_FLAG("cross-validate", "leave-one-device-out: each device predicted by a fit on the rest"),
+    OPT_VALUE("output", "table|csv|json", "with --cross-validate: output format (-o)"),
+};
+
+static int run(int argc, char **argv);
+
+const struct cli_cmd cmd_calibrate = {
+    "calibrate", "fit kernel-model and engine parameters to measurements; cross-validate",
+    "roofline calibrate --measurements FILE [options]", run, CLI_OPTS(COPTS)};
 
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, CSPEC, (int)(sizeof CSPEC / sizeof CSPEC[0]), argc, argv,
-                       cmd_calibrate.usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (!cli_has(&a, "measurements")) {
-        fprintf(stderr, "error: --measurements FILE is required\nusage: %s\n", cmd_calibrate.usage);
-        return CLI_USAGE;
-    }
-    enum out_fmt fmt = OUT_TABLE;
-    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &fmt) != 0) {
-        fprintf(stderr, "error: -o: expected table, csv or json\n");
-        return CLI_USAGE;
-    }
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_calibrate, CLI_POSITIONAL, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args a = c.a;
+    enum out_fmt fmt = c.fmt;
+    if (!cli_has(&a, "measurements"))
+        return cli_usage_error(&cmd_calibrate, "--measurements FILE is required");
     struct caldata d;
     if (caldata_load(cli_get(&a, "measurements"), cli_get(&a, "params"), &d) != 0) {
         caldata_release(&d);
@@ -448,7 +458,7 @@ run(int argc, char **argv)
         caldata_release(&d);
         return CLI_FAIL;
     }
-    int rc = CLI_OK;
+    rc = CLI_OK;
     if (cli_has(&a, "cross-validate")) {
         cross_validate(&d, &r, false);
         derive_bands(&d, &r);
@@ -530,9 +540,3 @@ out:
     caldata_release(&d);
     return cli_finish(rc);
 }
-
-const struct cli_cmd cmd_calibrate = {
-    "calibrate", "fit kernel-model and engine parameters to measurements; cross-validate",
-    "roofline calibrate --measurements FILE [--gpu ID] [--engine E] [--output-dir DIR]\n"
-    "         [--params DIR] [--cross-validate [-o csv]]",
-    run};

@@ -6,23 +6,47 @@
 #include "render/chart_sim.h"
 #include "render/charts.h"
 #include "render/surface.h"
+#include "util/array.h"
 #include "util/strs.h"
 #include "util/units.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define DEFAULT_W 1600
 #define DEFAULT_H 1000
 
-static const struct cli_opt SPEC[] = {
-    {"gpu", true},     {"model", true},    {"batch", true},    {"prompt", true}, {"context", true},
-    {"weights", true}, {"act", true},      {"kv", true},       {"flash", true},  {"output", true},
-    {"size", true},    {"measured", true}, {"scenario", true}, {"seed", true},
+static const struct cli_opt OPTS[] = {
+    OPT_VALUE("gpu", "ID[,ID...]", "up to 5 devices, compared on one chart"),
+    OPT_VALUE("model", "ID|PATH", "the model (may be left out with --measured)"),
+    OPT_VALUE("output", "FILE", "the chart: .png, .svg or .pdf (-o)"),
+    OPT_VALUE("batch", "B[,B...]", "batch sizes (one for roofline and regime)"),
+    OPT_VALUE("prompt", "P", "prompt tokens"),
+    OPT_VALUE("context", "C", "tokens already in the KV cache"),
+    OPT_VALUE("weights", "T", "weight format: fp16, bf16, fp8, int8, int4, q4_k_m, ..."),
+    OPT_VALUE("act", "T", "activation format (default from --weights)"),
+    OPT_VALUE("kv", "T", "KV-cache format (default from --weights)"),
+    OPT_VALUE("flash", "on|off", "fused attention (FlashAttention)"),
+    OPT_VALUE("size", "WxH", "pixels (default 1600x1000)"),
+    OPT_VALUE("measured", "FILE.json",
+              "roofline: add the points of roofline bench --points or -o json"),
+    OPT_VALUE("scenario", "FILE", "simulate: the serving scenario (docs/simulate.md)"),
+    OPT_VALUE("seed", "N", "simulate: the random seed (default the scenario's)"),
 };
-#define N_SPEC ((int)(sizeof SPEC / sizeof SPEC[0]))
+#define N_OPTS ((int)ARRAY_SIZE(OPTS))
+
+static int run(int argc, char **argv);
+
+const struct cli_cmd cmd_chart = {
+    "chart",
+    "draw a chart (roofline, regime, batch, prefill, decode, memory, simulate) to PNG, SVG or "
+    "PDF",
+    "roofline chart KIND --gpu ID[,ID...] --model ID|PATH -o FILE.png|svg|pdf [options]\n"
+    "       roofline chart roofline --gpu host --measured BENCH.json -o FILE\n"
+    "       roofline chart simulate --scenario FILE [--seed N] -o FILE [--size WxH]\n"
+    "  KIND: roofline, regime, batch, prefill, decode, memory, simulate (docs/charts.md)",
+    run, CLI_OPTS(OPTS)};
 
 /* "1600x1000" -> 1600, 1000. */
 static int
@@ -65,52 +89,35 @@ parse_batches(const char *s, double *out, int max, int *n)
     return *n > 0 ? 0 : -1;
 }
 
-static int usage_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-
-/* Prints "error: ..." and the usage; returns the usage exit code. */
-static int
-usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "error: ");
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nusage: %s\n", cmd_chart.usage);
-    return CLI_USAGE;
-}
-
 /* chart simulate: run the scenario once and draw its latency CDFs and timeline. */
 static int
 run_simulate(const struct cli_args *a)
 {
     static const char *const OWN[] = {"scenario", "seed", "output", "size"};
-    for (int i = 0; i < N_SPEC; i++) {
+    for (int i = 0; i < N_OPTS; i++) {
         bool own = false;
-        for (size_t k = 0; k < sizeof OWN / sizeof OWN[0]; k++)
-            own |= strcmp(SPEC[i].name, OWN[k]) == 0;
+        for (size_t k = 0; k < ARRAY_SIZE(OWN); k++)
+            own |= strcmp(OPTS[i].name, OWN[k]) == 0;
         if (!own && a->value[i])
-            return usage_error("--%s does not apply to the simulate chart (the scenario sets "
-                               "the model, hardware and formats)",
-                               SPEC[i].name);
+            return cli_usage_error(&cmd_chart,
+                                   "--%s does not apply to the simulate chart (the scenario sets "
+                                   "the model, hardware and formats)",
+                                   OPTS[i].name);
     }
     if (!cli_has(a, "scenario"))
-        return usage_error("chart simulate needs --scenario FILE");
+        return cli_usage_error(&cmd_chart, "chart simulate needs --scenario FILE");
     const char *out = cli_get(a, "output");
     enum chart_format fmt;
     if (!out)
-        return usage_error("-o FILE is required (.png, .svg or .pdf)");
+        return cli_usage_error(&cmd_chart, "-o FILE is required (.png, .svg or .pdf)");
     if (chart_format_from_path(out, &fmt) != 0)
-        return usage_error("-o: '%s' does not end in .png, .svg or .pdf", out);
+        return cli_usage_error(&cmd_chart, "-o: '%s' does not end in .png, .svg or .pdf", out);
     int width = DEFAULT_W, height = DEFAULT_H;
     if (cli_has(a, "size") && parse_size(cli_get(a, "size"), &width, &height) != 0)
-        return usage_error("--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
-                           "'%s'",
-                           cli_get(a, "size"));
+        return cli_usage_error(&cmd_chart,
+                               "--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
+                               "'%s'",
+                               cli_get(a, "size"));
     long seed = -1;
     if (cli_has(a, "seed") && cli_long(a, "seed", 1, 0, &seed) != 0)
         return CLI_USAGE;
@@ -137,19 +144,21 @@ run_simulate(const struct cli_args *a)
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, SPEC, N_SPEC, argc, argv, cmd_chart.usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_chart, CLI_POSITIONAL | CLI_NO_FORMAT, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args a = c.a;
     if (a.n_pos == 0)
-        return usage_error("missing chart kind (roofline, regime, batch, prefill, decode, "
-                           "memory or simulate)");
+        return cli_usage_error(&cmd_chart,
+                               "missing chart kind (roofline, regime, batch, prefill, decode, "
+                               "memory or simulate)");
     if (a.n_pos > 1)
-        return usage_error("unexpected argument '%s'", a.pos[1]);
+        return cli_usage_error(&cmd_chart, "unexpected argument '%s'", a.pos[1]);
     if (strcmp(a.pos[0], "simulate") == 0)
         return run_simulate(&a);
     if (cli_has(&a, "scenario") || cli_has(&a, "seed"))
-        return usage_error("--scenario and --seed go with the simulate chart");
+        return cli_usage_error(&cmd_chart, "--scenario and --seed go with the simulate chart");
     struct chart_request req;
     memset(&req, 0, sizeof req);
     if (chart_kind_parse(a.pos[0], &req.kind) != 0) {
@@ -171,43 +180,48 @@ run(int argc, char **argv)
     const char *out = cli_get(&a, "output");
     enum chart_format fmt;
     if (!out)
-        return usage_error("-o FILE is required (.png, .svg or .pdf)");
+        return cli_usage_error(&cmd_chart, "-o FILE is required (.png, .svg or .pdf)");
     if (chart_format_from_path(out, &fmt) != 0)
-        return usage_error("-o: '%s' does not end in .png, .svg or .pdf", out);
+        return cli_usage_error(&cmd_chart, "-o: '%s' does not end in .png, .svg or .pdf", out);
     /* roofline --measured BENCH.json: the model defaults to the one the bench ran, in fp32 */
     char bench_model[128];
     bool from_bench =
         !cli_has(&a, "model") && req.kind == CHART_KIND_ROOFLINE && cli_has(&a, "measured") &&
         chart_bench_model(cli_get(&a, "measured"), bench_model, sizeof bench_model) == 0;
     if (!cli_has(&a, "gpu") || (!cli_has(&a, "model") && !from_bench))
-        return usage_error("--gpu and --model are required (--model may be left out with "
-                           "--measured from roofline bench -o json)");
+        return cli_usage_error(&cmd_chart,
+                               "--gpu and --model are required (--model may be left out with "
+                               "--measured from roofline bench -o json)");
     const char *model_arg = from_bench ? bench_model : cli_get(&a, "model");
     int width = DEFAULT_W, height = DEFAULT_H;
     if (cli_has(&a, "size") && parse_size(cli_get(&a, "size"), &width, &height) != 0)
-        return usage_error("--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
-                           "'%s'",
-                           cli_get(&a, "size"));
+        return cli_usage_error(&cmd_chart,
+                               "--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
+                               "'%s'",
+                               cli_get(&a, "size"));
     if (cli_has(&a, "batch")) {
         if (parse_batches(cli_get(&a, "batch"), req.batches, CHART_MAX_BATCHES, &req.n_batches))
-            return usage_error("--batch: expected whole numbers >= 1 separated by commas (at "
-                               "most 8), got '%s'",
-                               cli_get(&a, "batch"));
+            return cli_usage_error(&cmd_chart,
+                                   "--batch: expected whole numbers >= 1 separated by commas (at "
+                                   "most 8), got '%s'",
+                                   cli_get(&a, "batch"));
         if (req.n_batches > 1 && (req.kind == CHART_KIND_ROOFLINE || req.kind == CHART_KIND_REGIME))
-            return usage_error("--batch: the %s chart takes one batch size", a.pos[0]);
+            return cli_usage_error(&cmd_chart, "--batch: the %s chart takes one batch size",
+                                   a.pos[0]);
     }
     if (cli_has(&a, "measured") && req.kind != CHART_KIND_ROOFLINE)
-        return usage_error("--measured applies to the roofline chart, not '%s'", a.pos[0]);
+        return cli_usage_error(&cmd_chart, "--measured applies to the roofline chart, not '%s'",
+                               a.pos[0]);
 
     /* engine options without --batch, which is a list here */
     struct cli_args engine = a;
-    for (int i = 0; i < N_SPEC; i++)
-        if (strcmp(SPEC[i].name, "batch") == 0)
+    for (int i = 0; i < N_OPTS; i++)
+        if (strcmp(OPTS[i].name, "batch") == 0)
             engine.value[i] = NULL;
 
     char gpus[512];
     if (strlen(cli_get(&a, "gpu")) >= sizeof gpus)
-        return usage_error("--gpu: list too long");
+        return cli_usage_error(&cmd_chart, "--gpu: list too long");
     snprintf(gpus, sizeof gpus, "%s", cli_get(&a, "gpu"));
     struct hw_profile *hws[CHART_MAX_GPUS] = {0};
     struct mdl_profile *model = NULL;
@@ -215,11 +229,11 @@ run(int argc, char **argv)
     size_t n_measured = 0;
     struct chart *chart = NULL;
     struct err_list errs = {0};
-    int rc = CLI_FAIL;
+    rc = CLI_FAIL;
     char *save = NULL;
     for (char *tok = strtok_r(gpus, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (req.n_hws == CHART_MAX_GPUS) {
-            rc = usage_error("--gpu: at most 5 devices, got more at '%s'", tok);
+            rc = cli_usage_error(&cmd_chart, "--gpu: at most 5 devices, got more at '%s'", tok);
             goto done;
         }
         if (!(hws[req.n_hws] = cli_load_hw(tok)))
@@ -228,7 +242,7 @@ run(int argc, char **argv)
         req.n_hws++;
     }
     if (req.n_hws == 0) {
-        rc = usage_error("--gpu: no device given");
+        rc = cli_usage_error(&cmd_chart, "--gpu: no device given");
         goto done;
     }
     if (!(model = cli_load_model(model_arg)))
@@ -240,10 +254,9 @@ run(int argc, char **argv)
         req.base.act = DT_FP32;
         req.base.kv = DT_FP32;
     }
-    if (cli_engine_opts(&engine, &req.base) != 0) {
-        rc = CLI_USAGE;
+    if ((rc = cli_engine_opts(&engine, &req.base)) != 0)
         goto done;
-    }
+    rc = CLI_FAIL;
     if (req.n_batches > 0)
         req.base.batch = req.batches[0];
     if (cli_has(&a, "measured")) {
@@ -268,15 +281,3 @@ done:
         hw_free(hws[i]);
     return cli_finish(rc);
 }
-
-const struct cli_cmd cmd_chart = {
-    "chart",
-    "draw a chart (roofline, regime, batch, prefill, decode, memory, simulate) to PNG, SVG or "
-    "PDF",
-    "roofline chart KIND --gpu ID[,ID...] --model ID|PATH -o FILE.png|svg|pdf\n"
-    "       roofline chart roofline --gpu host --measured BENCH.json -o FILE\n"
-    "       roofline chart simulate --scenario FILE [--seed N] -o FILE [--size WxH]\n"
-    "         [--batch B[,B...]] [--prompt P] [--context C] [--weights T] [--act T] [--kv T]\n"
-    "         [--flash on|off] [--size WxH] [--measured FILE.json]\n"
-    "  KIND: roofline, regime, batch, prefill, decode, memory, simulate (docs/charts.md)",
-    run};

@@ -25,5 +25,5 @@ run(int argc, char **argv)
     return cli_finish(rc);
 }
 
-const struct cli_cmd cmd_demo = {"demo", "the worked example (what 'roofline' alone runs)",
-                                 "roofline [demo]", run};
+const struct cli_cmd cmd_demo = {
+    "demo", "the worked example (what 'roofline' alone runs)", "roofline [demo]", run, NULL, 0};

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/explain.h"
 #include "io/profiles.h"
+#include "util/array.h"
 #include "util/units.h"
 
 #include <math.h>
@@ -51,7 +52,7 @@ explain_fit(const struct hw_profile *hw, double params, enum dtype w, double wei
         static const enum dtype SMALLER[] = {DT_FP16,   DT_FP8,  DT_Q8_0, DT_Q4_1,
                                              DT_Q4_K_M, DT_Q4_0, DT_INT4};
         const char *fmt_fit = NULL;
-        for (size_t i = 0; i < sizeof SMALLER / sizeof SMALLER[0]; i++)
+        for (size_t i = 0; i < ARRAY_SIZE(SMALLER); i++)
             if (dtype_bits(SMALLER[i]) <= bits * 0.9 && dtype_bits(SMALLER[i]) < dtype_bits(w)) {
                 fmt_fit = dtype_name(SMALLER[i]);
                 break;
@@ -334,12 +335,30 @@ explain_model(const struct roof_config *cfg)
     return fits ? 0 : 1;
 }
 
-static const struct cli_opt SPEC[] = {
-    {"gpu", true},   {"model", true},   {"params", true}, {"block-size", true},
-    {"draft", true}, {"draft-k", true}, {"accept", true}, {"draft-cost", true},
-    {"hit", true},   {"output", true},  {"rate", true},   {"prefill-batch", true},
+static const struct cli_opt OPTS[] = {
+    OPT_VALUE("gpu", "ID|PATH", "the device (default h100-sxm)"),
+    OPT_VALUE("model", "ID|PATH", "the model (topics have a default)"),
+    OPT_VALUE("params", "N", "prefill|decode: a nominal dense model of N parameters (8B, 70B)"),
     CLI_ENGINE_OPTS,
+    OPT_VALUE("block-size", "N", "kv-cache: tokens per KV block (default 16)"),
+    OPT_VALUE("draft", "MODEL", "speculative: the draft model"),
+    OPT_VALUE("draft-k", "K", "speculative: tokens drafted per step (default 4)"),
+    OPT_VALUE("accept", "P", "speculative: acceptance rate per token (default 0.7)"),
+    OPT_VALUE("draft-cost", "R", "speculative: draft cost relative to the target (default 0.05)"),
+    OPT_VALUE("hit", "F", "prefix-cache: fraction of the prompt already cached (default 0.5)"),
+    OPT_VALUE("output", "N", "disaggregation: output tokens per request (default 256)"),
+    OPT_VALUE("rate", "R", "disaggregation: requests per second (default 10)"),
+    OPT_VALUE("prefill-batch", "N", "disaggregation: prompts per prefill pass (default 1)"),
 };
+
+static int run(int argc, char **argv);
+
+const struct cli_cmd cmd_explain = {
+    "explain", "a worked example, step by step: why prefill and decode take the time they do",
+    "roofline explain prefill|decode [--gpu ID|PATH] (--model ID|PATH | --params N) [options]\n"
+    "       roofline explain kv-cache|batching|quantization|moe|tp|speculative|prefix-cache|\n"
+    "         disaggregation [--gpu ID] [--model ID] [options]",
+    run, CLI_OPTS(OPTS)};
 
 static const struct {
     const char *name;
@@ -355,7 +374,7 @@ static const struct {
     {"prefix-cache", ex_prefix_cache, "llama-3-8b"},
     {"disaggregation", ex_disaggregation, "llama-3-8b"},
 };
-#define N_TOPICS (sizeof TOPICS / sizeof TOPICS[0])
+#define N_TOPICS ARRAY_SIZE(TOPICS)
 
 static int
 run_topic(const struct cli_args *a, int topic)
@@ -378,10 +397,8 @@ run_topic(const struct cli_args *a, int topic)
     roof_config_init(&cfg, hw, m, ROOF_DECODE);
     cfg.context = 1024;
     cfg.prompt = 1024;
-    int rc = CLI_OK;
-    if (cli_engine_opts(a, &cfg) != 0)
-        rc = CLI_USAGE;
-    else if (TOPICS[topic].run(&cfg, a) != 0)
+    int rc = cli_engine_opts(a, &cfg);
+    if (rc == 0 && TOPICS[topic].run(&cfg, a) != 0)
         rc = CLI_FAIL;
     hw_free(hw);
     mdl_free(m);
@@ -391,52 +408,43 @@ run_topic(const struct cli_args *a, int topic)
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr =
-        cli_parse(&a, SPEC, (int)(sizeof SPEC / sizeof SPEC[0]), argc, argv, cmd_explain.usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_explain, CLI_POSITIONAL | CLI_NO_FORMAT, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args a = c.a;
     int topic = -1;
     if (a.n_pos == 1)
         for (size_t i = 0; i < N_TOPICS; i++)
             if (strcmp(a.pos[0], TOPICS[i].name) == 0)
                 topic = (int)i;
     if (a.n_pos != 1 ||
-        (topic < 0 && strcmp(a.pos[0], "prefill") != 0 && strcmp(a.pos[0], "decode") != 0)) {
-        fprintf(stderr,
-                "error: say which topic: prefill, decode, kv-cache, batching, "
-                "quantization, moe, tp, speculative, prefix-cache, disaggregation\n"
-                "usage: %s\n",
-                cmd_explain.usage);
-        return CLI_USAGE;
-    }
+        (topic < 0 && strcmp(a.pos[0], "prefill") != 0 && strcmp(a.pos[0], "decode") != 0))
+        return cli_usage_error(&cmd_explain,
+                               "say which topic: prefill, decode, kv-cache, batching, "
+                               "quantization, moe, tp, speculative, prefix-cache, "
+                               "disaggregation");
     if (topic >= 0)
         return run_topic(&a, topic);
     enum roof_phase phase = strcmp(a.pos[0], "prefill") == 0 ? ROOF_PREFILL : ROOF_DECODE;
-    if (cli_has(&a, "model") == cli_has(&a, "params")) {
-        fprintf(stderr, "error: give exactly one of --model and --params\nusage: %s\n",
-                cmd_explain.usage);
-        return CLI_USAGE;
-    }
+    if (cli_has(&a, "model") == cli_has(&a, "params"))
+        return cli_usage_error(&cmd_explain, "give exactly one of --model and --params");
     const char *gpu = cli_has(&a, "gpu") ? cli_get(&a, "gpu") : "h100-sxm";
-    struct hw_profile *hw = cli_load_hw(gpu);
+    struct hw_profile *hw = c.hw = cli_load_hw(gpu);
+    rc = CLI_FAIL;
     if (!hw)
-        return CLI_FAIL;
+        goto out;
     struct mdl_profile *m = NULL;
-    if (cli_has(&a, "model")) {
-        m = cli_load_model(cli_get(&a, "model"));
-        if (!m) {
-            hw_free(hw);
-            return CLI_FAIL;
-        }
-    }
+    if (cli_has(&a, "model") && !(m = c.model = cli_load_model(cli_get(&a, "model"))))
+        goto out;
     struct roof_config cfg;
     roof_config_init(&cfg, hw, m, phase);
     if (!m)
         cfg.prompt = 512;
-    int rc = CLI_OK;
     double params = 0;
-    if (cli_engine_opts(&a, &cfg) != 0 || cli_count(&a, "params", &params) != 0) {
+    if ((rc = cli_engine_opts(&a, &cfg)) != 0)
+        goto out;
+    if (cli_count(&a, "params", &params) != 0) {
         rc = CLI_USAGE;
     } else if (m) {
         if (explain_model(&cfg) < 0)
@@ -444,18 +452,6 @@ run(int argc, char **argv)
     } else {
         explain_nominal(hw, params, &cfg);
     }
-    hw_free(hw);
-    mdl_free(m);
-    return cli_finish(rc);
+out:
+    return cli_end(&c, rc);
 }
-
-const struct cli_cmd cmd_explain = {
-    "explain", "a worked example, step by step: why prefill and decode take the time they do",
-    "roofline explain prefill|decode [--gpu ID|PATH] (--model ID|PATH | --params N)\n"
-    "         [--weights T] [--act T] [--kv T] [--batch B] [--prompt P] [--context C]\n"
-    "roofline explain kv-cache|batching|quantization|moe|tp|speculative|prefix-cache|\n"
-    "         disaggregation [--gpu ID] [--model ID] [engine options]\n"
-    "         kv-cache: [--block-size 16]; speculative: [--draft MODEL] [--draft-k 4]\n"
-    "         [--accept 0.7] [--draft-cost 0.05]; prefix-cache: [--hit 0.5];\n"
-    "         disaggregation: [--output 256] [--rate 10] [--prefill-batch 1]",
-    run};

@@ -65,24 +65,25 @@ attention_kind(const struct mdl_profile *m)
     return "MHA";
 }
 
+static const struct cli_opt OPTS[] = {CLI_OPT_FORMAT};
+
+static int run(int argc, char **argv);
+
+const struct cli_cmd cmd_list = {"list", "list the shipped GPU or model profiles",
+                                 "roofline list gpus|models [-o table|csv|json]", run,
+                                 CLI_OPTS(OPTS)};
+
 static int
 run(int argc, char **argv)
 {
-    static const struct cli_opt spec[] = {{"output", true}};
-    struct cli_args a;
-    const char *usage = cmd_list.usage;
-    int pr = cli_parse(&a, spec, 1, argc, argv, usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    enum out_fmt fmt = OUT_TABLE;
-    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &fmt) != 0) {
-        fprintf(stderr, "error: -o: expected table, csv or json\n");
-        return CLI_USAGE;
-    }
-    if (a.n_pos != 1 || (strcmp(a.pos[0], "gpus") != 0 && strcmp(a.pos[0], "models") != 0)) {
-        fprintf(stderr, "error: say what to list: 'gpus' or 'models'\nusage: %s\n", usage);
-        return CLI_USAGE;
-    }
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_list, CLI_POSITIONAL, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args a = c.a;
+    enum out_fmt fmt = c.fmt;
+    if (a.n_pos != 1 || (strcmp(a.pos[0], "gpus") != 0 && strcmp(a.pos[0], "models") != 0))
+        return cli_usage_error(&cmd_list, "say what to list: 'gpus' or 'models'");
     bool gpus = strcmp(a.pos[0], "gpus") == 0;
     char **ids;
     int n = prof_list(gpus ? PROF_HARDWARE : PROF_MODEL, &ids);
@@ -139,6 +140,3 @@ run(int argc, char **argv)
     prof_list_free(ids, n);
     return cli_finish(failed ? CLI_FAIL : CLI_OK);
 }
-
-const struct cli_cmd cmd_list = {"list", "list the shipped GPU or model profiles",
-                                 "roofline list gpus|models [-o table|csv|json]", run};

@@ -1,6 +1,7 @@
 /* roofline show gpu|model ID|PATH: a profile's facts, what follows from them, and sources. */
 #include "cli/cli.h"
 #include "io/profiles.h"
+#include "util/array.h"
 #include "util/units.h"
 
 #include <string.h>
@@ -112,9 +113,9 @@ show_model(const struct mdl_profile *m)
            p.lm_head, m->tie_word_embeddings ? " (tied to the embedding)" : "");
     static const enum dtype W[] = {DT_BF16, DT_FP8, DT_INT4, DT_Q4_K_M};
     printf("  weights      ");
-    for (size_t i = 0; i < sizeof W / sizeof W[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(W); i++) {
         unit_format_short(p.total * dtype_bytes(W[i]), "B", 4, a, sizeof a);
-        printf(" %s %s%s", dtype_name(W[i]), a, i + 1 < sizeof W / sizeof W[0] ? "," : "\n");
+        printf(" %s %s%s", dtype_name(W[i]), a, i + 1 < ARRAY_SIZE(W) ? "," : "\n");
     }
     unit_format_short(mdl_kv_bytes_per_token(m, 2.0), "B", 4, a, sizeof a);
     printf("  KV cache      %s per token at 16 bits (%.0f elements per token per layer)\n", a,
@@ -129,14 +130,13 @@ show_model(const struct mdl_profile *m)
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, NULL, 0, argc, argv, cmd_show.usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (a.n_pos != 2 || (strcmp(a.pos[0], "gpu") != 0 && strcmp(a.pos[0], "model") != 0)) {
-        fprintf(stderr, "error: expected 'gpu ID' or 'model ID'\nusage: %s\n", cmd_show.usage);
-        return CLI_USAGE;
-    }
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_show, CLI_POSITIONAL, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args a = c.a;
+    if (a.n_pos != 2 || (strcmp(a.pos[0], "gpu") != 0 && strcmp(a.pos[0], "model") != 0))
+        return cli_usage_error(&cmd_show, "expected 'gpu ID' or 'model ID'");
     if (strcmp(a.pos[0], "gpu") == 0) {
         struct hw_profile *hw = cli_load_hw(a.pos[1]);
         if (!hw)
@@ -153,5 +153,9 @@ run(int argc, char **argv)
     return cli_finish(CLI_OK);
 }
 
-const struct cli_cmd cmd_show = {"show", "show a GPU or model profile and what follows from it",
-                                 "roofline show gpu|model ID|PATH", run};
+const struct cli_cmd cmd_show = {"show",
+                                 "show a GPU or model profile and what follows from it",
+                                 "roofline show gpu|model ID|PATH",
+                                 run,
+                                 NULL,
+                                 0};

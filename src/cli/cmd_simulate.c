@@ -116,8 +116,12 @@ static const struct out_field PROBE_FIELDS[] = {
 #define N_PROBE ((int)(sizeof PROBE_FIELDS / sizeof PROBE_FIELDS[0]))
 
 static const struct cli_opt SPEC[] = {
-    {"scenario", true},     {"seed", true},      {"output", true},
-    {"requests-out", true}, {"max-rate", false}, {"target", true},
+    OPT_VALUE("scenario", "FILE", "the serving scenario (docs/simulate.md)"),
+    OPT_VALUE("seed", "N", "the random seed (default the scenario's)"),
+    CLI_OPT_FORMAT,
+    OPT_VALUE("requests-out", "FILE", "write one row per request (CSV)"),
+    OPT_FLAG("max-rate", "the highest arrival rate that meets the scenario's SLOs"),
+    OPT_VALUE("target", "F", "with --max-rate: the fraction of requests within SLO (0.99)"),
 };
 #define N_SPEC ((int)(sizeof SPEC / sizeof SPEC[0]))
 
@@ -557,4 +561,4 @@ const struct cli_cmd cmd_simulate = {
     "roofline simulate --scenario FILE [--seed N] [-o table|csv|json] [--requests-out FILE]\n"
     "       roofline simulate --scenario FILE --max-rate [--target 0.99] [--seed N]\n"
     "         [-o table|csv|json]",
-    run};
+    run, CLI_OPTS(SPEC)};

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/out.h"
 #include "io/profiles.h"
+#include "util/array.h"
 #include "util/strs.h"
 
 #include <math.h>
@@ -25,7 +26,7 @@ static const struct out_field FIELDS[] = {
     {"compute_utilisation", "util", OUT_SHOW_PCT, 1, false},
     {"pareto", NULL, OUT_SHOW_TEXT, 0, false},
 };
-#define N_FIELDS ((int)(sizeof FIELDS / sizeof FIELDS[0]))
+#define N_FIELDS ((int)ARRAY_SIZE(FIELDS))
 
 /* "1,2,4" -> values; returns count or -1 */
 static int
@@ -63,65 +64,59 @@ struct point {
     bool pareto;
 };
 
-static const struct cli_opt SPEC[] = {
-    {"gpu", true},
-    {"model", true},
-    {"output", true},
+static const struct cli_opt OPTS[] = {
+    OPT_VALUE("gpu", "ID|PATH", "the device: a profile id (roofline list gpus) or a YAML file"),
+    OPT_VALUE("model", "ID|PATH", "the model: a profile id (roofline list models) or a YAML file"),
     CLI_ENGINE_OPTS,
+    CLI_OPT_FORMAT,
 };
+
+static int run(int argc, char **argv);
+
+const struct cli_cmd cmd_sweep = {
+    "sweep", "the batching trade-off: ITL, tokens/s per sequence and in total, memory, Pareto",
+    "roofline sweep --gpu ID|PATH --model ID|PATH [--batch 1,2,4,...|auto] [--context C,...]\n"
+    "         [--prompt P,...] [options]",
+    run, CLI_OPTS(OPTS)};
 
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, SPEC, (int)(sizeof SPEC / sizeof SPEC[0]), argc, argv, cmd_sweep.usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    enum out_fmt fmt = OUT_TABLE;
-    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &fmt) != 0) {
-        fprintf(stderr, "error: -o: expected table, csv or json\n");
-        return CLI_USAGE;
-    }
-    if (!cli_has(&a, "gpu") || !cli_has(&a, "model") || a.n_pos) {
-        fprintf(stderr, "error: --gpu and --model are required\nusage: %s\n", cmd_sweep.usage);
-        return CLI_USAGE;
-    }
+    struct cli_ctx ctx;
+    int rc;
+    if (cli_begin(&ctx, &cmd_sweep, CLI_GPU_MODEL, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args a = ctx.a;
+    enum out_fmt fmt = ctx.fmt;
+    const struct hw_profile *hw = ctx.hw;
+    const struct mdl_profile *m = ctx.model;
     double batches[MAX_POINTS], contexts[MAX_POINTS], prompts[MAX_POINTS];
     int nb = 0, nc = 1, np = 1;
     contexts[0] = 1024;
     prompts[0] = 512;
     const char *bs = cli_get(&a, "batch") ? cli_get(&a, "batch") : "auto";
     bool autob = strcmp(bs, "auto") == 0;
+    rc = CLI_USAGE;
     if (!autob && (nb = parse_list("batch", bs, batches, MAX_POINTS)) < 0)
-        return CLI_USAGE;
+        goto out;
     if (cli_has(&a, "context") &&
         (nc = parse_list("context", cli_get(&a, "context"), contexts, MAX_POINTS)) < 0)
-        return CLI_USAGE;
+        goto out;
     if (cli_has(&a, "prompt") &&
         (np = parse_list("prompt", cli_get(&a, "prompt"), prompts, MAX_POINTS)) < 0)
-        return CLI_USAGE;
+        goto out;
     /* the engine options other than the lists */
     struct cli_args rest = a;
     for (int j = 0; j < rest.n_spec; j++)
         if (strcmp(rest.spec[j].name, "batch") == 0 || strcmp(rest.spec[j].name, "context") == 0 ||
             strcmp(rest.spec[j].name, "prompt") == 0)
             rest.value[j] = NULL;
-    struct hw_profile *hw = cli_load_hw(cli_get(&a, "gpu"));
-    struct mdl_profile *m = hw ? cli_load_model(cli_get(&a, "model")) : NULL;
-    if (!hw || !m) {
-        hw_free(hw);
-        mdl_free(m);
-        return CLI_FAIL;
-    }
     struct roof_config base;
     roof_config_init(&base, hw, m, ROOF_DECODE);
-    if (cli_engine_opts(&rest, &base) != 0) {
-        hw_free(hw);
-        mdl_free(m);
-        return CLI_USAGE;
-    }
+    if ((rc = cli_engine_opts(&rest, &base)) != 0)
+        goto out;
     struct out_table *t = out_table_new(fmt, NULL, FIELDS, N_FIELDS);
-    int rc = CLI_OK;
+    rc = CLI_OK;
     if (fmt == OUT_TABLE)
         printf("sweep of %s on %s: weights %s, KV %s, tp %d\n\n", m->id, hw->id,
                dtype_name(base.weights), dtype_name(base.kv), base.tp);
@@ -195,14 +190,6 @@ run(int argc, char **argv)
     else if (fmt == OUT_TABLE)
         printf("\nPareto: no other point that fits has both more total tokens/s and more tokens/s "
                "per sequence.\nTTFT is the prefill of the whole batch of prompts at once.\n");
-    hw_free(hw);
-    mdl_free(m);
-    return cli_finish(rc);
+out:
+    return cli_end(&ctx, rc);
 }
-
-const struct cli_cmd cmd_sweep = {
-    "sweep", "the batching trade-off: ITL, tokens/s per sequence and in total, memory, Pareto",
-    "roofline sweep --gpu ID|PATH --model ID|PATH [--batch 1,2,4,...|auto] [--context C,...]\n"
-    "         [--prompt P,...] [--weights T] [--kv T] [--tp N] [--reserve SIZE|PCT]\n"
-    "         [-o table|csv|json]",
-    run};

@@ -9,6 +9,7 @@
 #include "cli/out.h"
 #include "io/profiles.h"
 #include "io/ytree.h"
+#include "util/array.h"
 #include "util/units.h"
 
 #include <math.h>
@@ -16,15 +17,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char HOST_USAGE[] =
-    "roofline validate --host [--profile FILE] [--bench FILE] [--quick] [--threads N]\n"
-    "         [--model ID|PATH] [-o table|csv|json]\n"
-    "       roofline validate --measurements FILE [--params DIR] [-o table|csv|json]";
+#define HOST_OPTS                                                                                  \
+    OPT_FLAG("host", "predict this machine's kernels and compare with a measurement"),             \
+        OPT_VALUE("profile", "FILE", "the host's hardware profile (default: from the benchmark)"), \
+        OPT_VALUE("bench", "FILE", "a bench -o json report instead of measuring now"),             \
+        OPT_FLAG("quick", "measure with fewer and shorter samples"),                               \
+        OPT_VALUE("threads", "N", "worker threads when measuring"),                                \
+        OPT_VALUE("model", "ID|PATH", "the model of the LLM kernels (default bench-small)")
+static const struct cli_opt HOST_OPTS_TABLE[] = {HOST_OPTS, CLI_OPT_FORMAT};
+/* the usage of both modes lists both modes' options */
+static const struct cli_opt ALL_OPTS[] = {HOST_OPTS, CLI_OPT_MEASUREMENTS, CLI_OPT_PARAMS,
+                                          CLI_OPT_FORMAT};
 
-static const struct cli_opt HOST_SPEC[] = {
-    {"host", false},   {"profile", true}, {"bench", true},  {"quick", false},
-    {"threads", true}, {"model", true},   {"output", true},
-};
+static int run(int argc, char **argv);
+static int validate_host(int argc, char **argv);
+
+const struct cli_cmd cmd_validate = {
+    "validate",
+    "predict measurements and report the errors: --host (this machine, docs/bench.md) "
+    "or --measurements FILE (docs/calibration.md)",
+    "roofline validate --host [--profile FILE] [--bench FILE] [options]\n"
+    "       roofline validate --measurements FILE [--params DIR] [-o table|csv|json]",
+    run, CLI_OPTS(ALL_OPTS)};
+
+static const struct cli_cmd validate_host_cmd = {
+    "validate", "predict this host's kernels and report the errors",
+    "roofline validate --host [--profile FILE] [--bench FILE] [options]", validate_host,
+    CLI_OPTS(HOST_OPTS_TABLE)};
 
 static const struct out_field ROW_FIELDS[] = {
     {"id", NULL, OUT_SHOW_TEXT, 0, false},
@@ -41,7 +60,7 @@ static const struct out_field SUM_FIELDS[] = {
     {"p90_abs_error_pct", "P90 |error| %", OUT_SHOW_NUM, 1, false},
     {"mean_error_pct", "mean error %", OUT_SHOW_NUM, 1, false},
 };
-#define NF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define NF(a) ((int)(ARRAY_SIZE(a)))
 
 /* ---- reading a bench JSON report ---- */
 
@@ -226,38 +245,32 @@ summarize(const struct row *rows, int n, int cls, struct out_value *v, const cha
 static int
 validate_host(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, HOST_SPEC, NF(HOST_SPEC), argc, argv, HOST_USAGE);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (a.n_pos) {
-        fprintf(stderr, "error: unexpected argument '%s'\nusage: %s\n", a.pos[0], HOST_USAGE);
-        return CLI_USAGE;
-    }
-    enum out_fmt fmt = OUT_TABLE;
-    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &fmt) != 0) {
-        fprintf(stderr, "error: -o: expected table, csv or json\n");
-        return CLI_USAGE;
-    }
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &validate_host_cmd, 0, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args a = c.a;
+    enum out_fmt fmt = c.fmt;
     long threads = 0;
+    struct bench_report *r = NULL;
+    rc = CLI_USAGE;
     if (cli_long(&a, "threads", 0, 1, &threads) != 0)
-        return CLI_USAGE;
+        goto done;
     if (cli_has(&a, "bench") && (cli_has(&a, "quick") || cli_has(&a, "threads"))) {
         fprintf(stderr, "error: --quick and --threads apply when validate measures; with --bench "
                         "the measurements come from the file\n");
-        return CLI_USAGE;
+        goto done;
     }
-    struct mdl_profile *model =
+    rc = CLI_FAIL;
+    struct mdl_profile *model = c.model =
         cli_load_model(cli_has(&a, "model") ? cli_get(&a, "model") : "bench-small");
     if (!model)
-        return CLI_FAIL;
+        goto done;
     struct hw_profile *hw = NULL;
-    if (cli_has(&a, "profile") && !(hw = cli_load_hw(cli_get(&a, "profile")))) {
-        mdl_free(model);
-        return CLI_FAIL;
-    }
-    struct bench_report *r = calloc(1, sizeof *r);
-    int rc = CLI_OK;
+    if (cli_has(&a, "profile") && !(hw = c.hw = cli_load_hw(cli_get(&a, "profile"))))
+        goto done;
+    r = calloc(1, sizeof *r);
+    rc = CLI_OK;
     if (!r) {
         fprintf(stderr, "error: out of memory\n");
         rc = CLI_FAIL;
@@ -292,7 +305,7 @@ validate_host(int argc, char **argv)
     char why[400];
     if (bench_roofs_warning(r, why, sizeof why))
         fprintf(stderr, "warning: %s\n", why);
-    if (!hw && !(hw = bench_profile_new(r))) {
+    if (!hw && !(hw = c.hw = bench_profile_new(r))) {
         fprintf(stderr, "error: the measurements lack the DRAM bandwidth or the fp32 peak; give "
                         "--profile FILE\n");
         rc = CLI_FAIL;
@@ -368,9 +381,7 @@ validate_host(int argc, char **argv)
     }
 done:
     free(r);
-    hw_free(hw);
-    mdl_free(model);
-    return cli_finish(rc);
+    return cli_end(&c, rc);
 }
 
 static int
@@ -382,21 +393,9 @@ run(int argc, char **argv)
         measurements |=
             strcmp(argv[i], "--measurements") == 0 || strncmp(argv[i], "--measurements=", 15) == 0;
     }
-    if (host && measurements) {
-        fprintf(stderr, "error: --host and --measurements are separate modes\nusage: %s\n",
-                HOST_USAGE);
-        return CLI_USAGE;
-    }
+    if (host && measurements)
+        return cli_usage_error(&cmd_validate, "--host and --measurements are separate modes");
     if (host)
         return validate_host(argc, argv);
     return cli_validate_measurements(argc, argv);
 }
-
-const struct cli_cmd cmd_validate = {
-    "validate",
-    "predict measurements and report the errors: --host (this machine, docs/bench.md) "
-    "or --measurements FILE (docs/calibration.md)",
-    "roofline validate --host [--profile FILE] [--bench FILE] [--quick] [--threads N]\n"
-    "         [--model ID|PATH] [-o table|csv|json]\n"
-    "       roofline validate --measurements FILE [--params DIR] [-o table|csv|json]",
-    run};

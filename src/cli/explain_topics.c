@@ -5,6 +5,7 @@
 
 #include "core/serving.h"
 #include "io/profiles.h"
+#include "util/array.h"
 #include "util/strs.h"
 
 #include <math.h>
@@ -188,7 +189,7 @@ ex_quantization(const struct roof_config *cfg, const struct cli_args *a)
         enum dtype w, act;
     } F[] = {{DT_BF16, DT_BF16}, {DT_FP8, DT_FP8},   {DT_INT8, DT_INT8},   {DT_INT8, DT_FP16},
              {DT_Q8_0, DT_FP16}, {DT_INT4, DT_FP16}, {DT_Q4_K_M, DT_FP16}, {DT_Q4_0, DT_FP16}};
-    for (size_t i = 0; i < sizeof F / sizeof F[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(F); i++) {
         struct roof_config c = *cfg;
         c.weights = F[i].w;
         c.act = F[i].act;

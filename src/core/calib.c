@@ -1,5 +1,6 @@
 /* Device classes, engine tuning and the prediction of one measurement (docs/physics.md). */
 #include "core/calib.h"
+#include "util/array.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -128,7 +129,7 @@ kernel_case(const struct pred_case *pc, const struct hw_profile *hw, const struc
     }
     static const char *const KNOWN[] = {"mlp_up", "mlp_down", "qkv", "attn_decode", "attn_prefill"};
     bool known = false;
-    for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++)
+    for (size_t i = 0; i < ARRAY_SIZE(KNOWN); i++)
         known |= strcmp(op, KNOWN[i]) == 0;
     if (!known) {
         *reason = "unsupported kernel op";

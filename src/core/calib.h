@@ -53,7 +53,7 @@ void calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
 void engine_profile_free(struct engine_profile *e);
 
 /* One measurement to predict (the fields of the calibration format, docs/measurements.md). */
-enum pred_phase { PRED_DECODE, PRED_PREFILL, PRED_E2E, PRED_KERNEL };
+enum pred_phase { PRED_DECODE, PRED_PREFILL, PRED_E2E, PRED_KERNEL, PRED_PHASE_COUNT };
 enum pred_metric { PRED_TOKENS_PER_S, PRED_TIME_MS, PRED_LATENCY_S };
 struct pred_case {
     enum pred_phase phase;

@@ -1,5 +1,6 @@
 /* Numeric formats and the rule that picks a GEMM's compute roof (docs/physics.md#data-types). */
 #include "core/dtype.h"
+#include "util/array.h"
 
 #include <string.h>
 
@@ -41,7 +42,7 @@ dtype_parse(const char *name, enum dtype *out)
             return 0;
         }
     }
-    for (size_t i = 0; i < sizeof ALIASES / sizeof ALIASES[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(ALIASES); i++) {
         if (strcmp(name, ALIASES[i].alias) == 0) {
             *out = ALIASES[i].dt;
             return 0;

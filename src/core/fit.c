@@ -285,7 +285,7 @@ fit_calibrate(struct calib_params *p, const struct fit_case *cases, int n, struc
     int info = 0;
     int status = gsl_multifit_nlinear_init(x, &fdf, w);
     if (status == GSL_SUCCESS)
-        status = gsl_multifit_nlinear_driver(200, 1e-8, 1e-8, 1e-8, NULL, NULL, &info, w);
+        status = gsl_multifit_nlinear_driver(FIT_MAX_ITER, 1e-8, 1e-8, 1e-8, NULL, NULL, &info, w);
     rep->status = status;
     rep->iterations = (int)gsl_multifit_nlinear_niter(w);
     if (status != GSL_SUCCESS && status != GSL_EMAXITER) {

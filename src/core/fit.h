@@ -27,6 +27,8 @@ struct fit_report {
     double rms_log_error_before, rms_log_error_after;
 };
 
+/* Iteration cap of the trust-region fit; GSL_EMAXITER there still keeps the best point. */
+#define FIT_MAX_ITER 200
 /* Fit the parameters of the device classes and engines that appear in `cases` (others stay as
  * they are). Returns 0, or -1 when GSL fails (p unchanged). */
 int fit_calibrate(struct calib_params *p, const struct fit_case *cases, int n,

@@ -205,16 +205,28 @@ struct batch_agg {
     double window;
 };
 
-/* Add `c->times` kernel instances of `op`. Bytes: weights, activations in/out, KV read/write;
- * `vec_flops` run on the vector units (dequantization) and add to the compute term; a GEMM
- * passes its M x N (rows x output columns) for wave quantization, others 0. */
+/* The cost of one kernel instance, named so that a call reads without the prototype; fields
+ * left out of a designated initializer are zero. */
+struct op_cost {
+    bool matmul;        /* on the matrix units; otherwise an fp32 kernel runs on the vector units */
+    enum dtype compute; /* the format of the arithmetic */
+    double flops;
+    double weight_bytes, act_in_bytes, act_out_bytes, kv_read_bytes, kv_write_bytes;
+    double vec_flops;      /* on the vector units (dequantization), added to the compute term */
+    double gemm_m, gemm_n; /* a GEMM's rows x output columns, for wave quantization; else 0 */
+};
+
+/* Add `c->times` kernel instances of `op` costing `k` each. */
 static void
-add_full(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, double flops,
-         double w, double ain, double aout, double kvr, double kvw, double vec_flops, double gemm_m,
-         double gemm_n)
+add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
 {
     if (!want(c, op))
         return;
+    bool matmul = k->matmul;
+    enum dtype compute = k->compute;
+    double flops = k->flops, vec_flops = k->vec_flops, gemm_m = k->gemm_m, gemm_n = k->gemm_n;
+    double w = k->weight_bytes, ain = k->act_in_bytes, aout = k->act_out_bytes;
+    double kvr = k->kv_read_bytes, kvw = k->kv_write_bytes;
     struct roof_op_result *r = &c->res->ops[op];
     const struct roof_tuning *tu = &c->cfg->tuning;
     double times = c->times;
@@ -351,13 +363,6 @@ roof_tuned_bandwidth(const struct hw_profile *hw, const struct roof_tuning *tu, 
     return b;
 }
 
-static void
-add(struct acc_ctx *c, enum roof_op op, bool matmul, enum dtype compute, double flops, double w,
-    double ain, double aout, double kvr, double kvw)
-{
-    add_full(c, op, matmul, compute, flops, w, ain, aout, kvr, kvw, 0.0, 0.0, 0.0);
-}
-
 /* Interconnect traffic: `times` transfers of `bytes`, each taking `time_s`. */
 static void
 add_link(struct acc_ctx *c, enum roof_op op, double bytes, double time_s)
@@ -410,7 +415,15 @@ add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, doubl
         /* convert the weights to the activation format in a buffer (read packed, write wide),
          * then a dense GEMM reading the wide copy (ggml-cuda's cuBLAS path) */
         double wide = weight_elems * a, packed = weight_elems * dtype_bytes(cfg->weights);
-        add_full(c, op, true, compute, 2.0 * T * n * k, wide, T * k * a, T * n * a, 0, 0, 0, T, n);
+        add_op(c, op,
+               &(struct op_cost){.matmul = true,
+                                 .compute = compute,
+                                 .flops = 2.0 * T * n * k,
+                                 .weight_bytes = wide,
+                                 .act_in_bytes = T * k * a,
+                                 .act_out_bytes = T * n * a,
+                                 .gemm_m = T,
+                                 .gemm_n = n});
         struct roof_op_result *r = &c->res->ops[op];
         double bw = c->bw;
         double conv = (packed + wide) / bw + tu->memory_latency_s + tu->kernel_overhead_s;
@@ -422,15 +435,28 @@ add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, doubl
     }
     /* each weight is dequantized once per pass, whatever the rows: the tile is reused */
     double deq = weight_elems * roof_dequant_ops_per_weight(cfg->weights, compute);
-    add_full(c, op, true, compute, 2.0 * T * n * k, weight_elems * dtype_bytes(cfg->weights),
-             T * k * a, T * n * a, 0, 0, deq, T, n);
+    add_op(c, op,
+           &(struct op_cost){.matmul = true,
+                             .compute = compute,
+                             .flops = 2.0 * T * n * k,
+                             .weight_bytes = weight_elems * dtype_bytes(cfg->weights),
+                             .act_in_bytes = T * k * a,
+                             .act_out_bytes = T * n * a,
+                             .vec_flops = deq,
+                             .gemm_m = T,
+                             .gemm_n = n});
 }
 
 /* Elementwise / reduction kernels run on the vector units at fp32. */
 static void
 add_vector(struct acc_ctx *c, enum roof_op op, double flops, double w, double ain, double aout)
 {
-    add(c, op, false, DT_FP32, flops, w, ain, aout, 0, 0);
+    add_op(c, op,
+           &(struct op_cost){.compute = DT_FP32,
+                             .flops = flops,
+                             .weight_bytes = w,
+                             .act_in_bytes = ain,
+                             .act_out_bytes = aout});
 }
 
 /* Query-key pairs of one sequence's causal attention. Prefill of P new tokens after `past`
@@ -528,47 +554,92 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         double flops_q = qr > 0 ? 2.0 * T * (h * qr + qr * qd) : 2.0 * T * h * qd;
         double wb = dtype_bytes(cfg->weights);
         enum dtype gc = dtype_gemm_compute(cfg->weights, cfg->act);
+        /* exp, max, sum and scale run on the vector units in fp32 (FlashAttention keeps the
+         * softmax off the tensor cores), as in the standard branch; fused, so no bytes */
+        const struct op_cost softmax = {.compute = DT_FP32, .flops = 5.0 * pairs * H};
         if (prefill) {
             /* naive form: decompress K and V for the new tokens (kv_b on T rows) */
-            add(c, ROOF_OP_QKV, true, gc,
-                flops_q + 2.0 * T * h * (kvr + rope) + 2.0 * T * kvr * H * (nope + dv),
-                (wq + wkv_a + wkv_b) * wb, T * h * a, T * (qd + H * (nope + dv)) * a, 0,
-                T * kv_elems * kvb);
-            add(c, ROOF_OP_ATTN_SCORE, true, att_compute, 2.0 * pairs * H * dqk, 0,
-                T * qd * a + visible * H * dqk * a, 0, 0, 0);
-            add(c, ROOF_OP_SOFTMAX, true, att_compute, 5.0 * pairs * H, 0, 0, 0, 0, 0);
-            add(c, ROOF_OP_ATTN_AV, true, att_compute, 2.0 * pairs * H * dv, 0,
-                visible * H * dv * a, T * H * dv * a, 0, 0);
+            add_op(c, ROOF_OP_QKV,
+                   &(struct op_cost){.matmul = true,
+                                     .compute = gc,
+                                     .flops = flops_q + 2.0 * T * h * (kvr + rope) +
+                                              2.0 * T * kvr * H * (nope + dv),
+                                     .weight_bytes = (wq + wkv_a + wkv_b) * wb,
+                                     .act_in_bytes = T * h * a,
+                                     .act_out_bytes = T * (qd + H * (nope + dv)) * a,
+                                     .kv_write_bytes = T * kv_elems * kvb});
+            add_op(c, ROOF_OP_ATTN_SCORE,
+                   &(struct op_cost){.matmul = true,
+                                     .compute = att_compute,
+                                     .flops = 2.0 * pairs * H * dqk,
+                                     .act_in_bytes = T * qd * a + visible * H * dqk * a});
+            add_op(c, ROOF_OP_SOFTMAX, &softmax);
+            add_op(c, ROOF_OP_ATTN_AV,
+                   &(struct op_cost){.matmul = true,
+                                     .compute = att_compute,
+                                     .flops = 2.0 * pairs * H * dv,
+                                     .act_in_bytes = visible * H * dv * a,
+                                     .act_out_bytes = T * H * dv * a});
         } else {
             /* absorbed form (DeepSeek-V2 sec. 2.1.2): q_nope is multiplied into the latent space,
              * attention runs over the shared latent cache, W_UV is applied after */
-            add(c, ROOF_OP_QKV, true, gc,
-                flops_q + 2.0 * T * h * (kvr + rope) + 2.0 * T * H * nope * kvr,
-                (wq + wkv_a + wkv_b) * wb, T * h * a, T * H * (kvr + rope) * a, 0,
-                T * kv_elems * kvb);
-            add(c, ROOF_OP_ATTN_SCORE, true, att_compute, 2.0 * pairs * H * (kvr + rope), 0,
-                T * H * (kvr + rope) * a, 0, visible * kv_elems * kvb, 0);
-            add(c, ROOF_OP_SOFTMAX, true, att_compute, 5.0 * pairs * H, 0, 0, 0, 0, 0);
-            add(c, ROOF_OP_ATTN_AV, true, att_compute,
-                2.0 * pairs * H * kvr + 2.0 * T * H * kvr * dv, 0, 0, T * H * dv * a, 0, 0);
+            add_op(c, ROOF_OP_QKV,
+                   &(struct op_cost){.matmul = true,
+                                     .compute = gc,
+                                     .flops = flops_q + 2.0 * T * h * (kvr + rope) +
+                                              2.0 * T * H * nope * kvr,
+                                     .weight_bytes = (wq + wkv_a + wkv_b) * wb,
+                                     .act_in_bytes = T * h * a,
+                                     .act_out_bytes = T * H * (kvr + rope) * a,
+                                     .kv_write_bytes = T * kv_elems * kvb});
+            add_op(c, ROOF_OP_ATTN_SCORE,
+                   &(struct op_cost){.matmul = true,
+                                     .compute = att_compute,
+                                     .flops = 2.0 * pairs * H * (kvr + rope),
+                                     .act_in_bytes = T * H * (kvr + rope) * a,
+                                     .kv_read_bytes = visible * kv_elems * kvb});
+            add_op(c, ROOF_OP_SOFTMAX, &softmax);
+            add_op(c, ROOF_OP_ATTN_AV,
+                   &(struct op_cost){.matmul = true,
+                                     .compute = att_compute,
+                                     .flops = 2.0 * pairs * H * kvr + 2.0 * T * H * kvr * dv,
+                                     .act_out_bytes = T * H * dv * a});
         }
     } else {
         double kvd = (double)m->num_kv_heads * (double)m->head_dim;
         double wqkv = h * (qd + 2.0 * kvd);
         /* Q goes on as an activation; K and V are written to the KV cache */
         double wb = dtype_bytes(cfg->weights);
-        add(c, ROOF_OP_QKV, true, dtype_gemm_compute(cfg->weights, cfg->act),
-            2.0 * T * h * (qd + 2.0 * kvd), wqkv * wb, T * h * a, T * qd * a, 0,
-            T * 2.0 * kvd * kvb);
+        add_op(c, ROOF_OP_QKV,
+               &(struct op_cost){.matmul = true,
+                                 .compute = dtype_gemm_compute(cfg->weights, cfg->act),
+                                 .flops = 2.0 * T * h * (qd + 2.0 * kvd),
+                                 .weight_bytes = wqkv * wb,
+                                 .act_in_bytes = T * h * a,
+                                 .act_out_bytes = T * qd * a,
+                                 .kv_write_bytes = T * 2.0 * kvd * kvb});
         double k_read = visible * kvd * kvb; /* compulsory: each key once */
         double score_matrix = cfg->flash_attention ? 0.0 : H * ag->score * a;
         /* scores: Q K^T over the visible keys; softmax; probabilities x V */
-        add(c, ROOF_OP_ATTN_SCORE, true, att_compute, 2.0 * pairs * H * dqk, 0, T * qd * a,
-            score_matrix, k_read, 0);
-        add(c, ROOF_OP_SOFTMAX, false, DT_FP32, 5.0 * pairs * H, 0, score_matrix, score_matrix, 0,
-            0);
-        add(c, ROOF_OP_ATTN_AV, true, att_compute, 2.0 * pairs * H * dv, 0, score_matrix,
-            T * H * dv * a, k_read, 0);
+        add_op(c, ROOF_OP_ATTN_SCORE,
+               &(struct op_cost){.matmul = true,
+                                 .compute = att_compute,
+                                 .flops = 2.0 * pairs * H * dqk,
+                                 .act_in_bytes = T * qd * a,
+                                 .act_out_bytes = score_matrix,
+                                 .kv_read_bytes = k_read});
+        add_op(c, ROOF_OP_SOFTMAX,
+               &(struct op_cost){.compute = DT_FP32,
+                                 .flops = 5.0 * pairs * H,
+                                 .act_in_bytes = score_matrix,
+                                 .act_out_bytes = score_matrix});
+        add_op(c, ROOF_OP_ATTN_AV,
+               &(struct op_cost){.matmul = true,
+                                 .compute = att_compute,
+                                 .flops = 2.0 * pairs * H * dv,
+                                 .act_in_bytes = score_matrix,
+                                 .act_out_bytes = T * H * dv * a,
+                                 .kv_read_bytes = k_read});
         if (!prefill && cfg->flash_attention && b->seqs > 0)
             fused_decode_attention(c, b, visible / b->seqs, (double)m->num_kv_heads,
                                    (double)m->head_dim * 2.0 * kvb);
@@ -591,13 +662,21 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         double wb = dtype_bytes(cfg->weights);
         enum dtype gc = dtype_gemm_compute(cfg->weights, cfg->act);
         double deq = wexp * roof_dequant_ops_per_weight(cfg->weights, gc);
-        add_full(c, ROOF_OP_MLP_GATE, true, gc, 2.0 * rows * h * I, wexp * wb, rows * h * a,
-                 rows * I * a, 0, 0, deq, 0, 0);
-        add_full(c, ROOF_OP_MLP_UP, true, gc, 2.0 * rows * h * I, wexp * wb, rows * h * a,
-                 rows * I * a, 0, 0, deq, 0, 0);
+        /* gate and up: h -> I on the routed rows; down the same FLOPs and weights, I -> h */
+        struct op_cost expert = {.matmul = true,
+                                 .compute = gc,
+                                 .flops = 2.0 * rows * h * I,
+                                 .weight_bytes = wexp * wb,
+                                 .act_in_bytes = rows * h * a,
+                                 .act_out_bytes = rows * I * a,
+                                 .vec_flops = deq};
+        add_op(c, ROOF_OP_MLP_GATE, &expert);
+        add_op(c, ROOF_OP_MLP_UP, &expert);
         add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);
-        add_full(c, ROOF_OP_MLP_DOWN, true, gc, 2.0 * rows * I * h, wexp * wb, rows * I * a,
-                 rows * h * a, 0, 0, deq, 0, 0);
+        expert.flops = 2.0 * rows * I * h;
+        expert.act_in_bytes = rows * I * a;
+        expert.act_out_bytes = rows * h * a;
+        add_op(c, ROOF_OP_MLP_DOWN, &expert);
     } else {
         double I = (double)m->intermediate_size;
         add_gemm(c, ROOF_OP_MLP_GATE, T, I, h, h * I);
@@ -731,8 +810,10 @@ roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_
     double T = b.tokens, R = b.logits_rows;
 
     /* embedding: a gather of T rows of the table (no FLOPs) */
-    add(&c, ROOF_OP_EMBEDDING, false, DT_FP32, 0, T * h * dtype_bytes(cfg->weights), 0, T * h * a,
-        0, 0);
+    add_op(&c, ROOF_OP_EMBEDDING,
+           &(struct op_cost){.compute = DT_FP32,
+                             .weight_bytes = T * h * dtype_bytes(cfg->weights),
+                             .act_out_bytes = T * h * a});
     /* count the layers of each class: [windowed][moe] */
     long classes[2][2] = {{0, 0}, {0, 0}};
     if (m->sliding_window <= 0 && m->n_experts <= 0)

@@ -202,9 +202,11 @@ long roof_max_batch(const struct roof_config *cfg);
 
 /* Solvers (GSL Brent root finding; see core/solve.c). Each returns 0 and sets *out, 1 when the
  * crossing is outside the searched range (with *out at the nearest end), -1 on failure. */
-/* Root of an increasing f on [lo, hi] with GSL's Brent method (at most 200 iterations, relative
- * tolerance tol_rel): 0 and *out; 1 with *out at lo when f(lo) >= 0 or at hi when f(hi) < 0;
- * -1 on a non-finite f or a solver failure. */
+/* Iteration cap of roof_solve_brent (Brent converges superlinearly: ~50 is already generous). */
+#define ROOF_SOLVE_MAX_ITER 200
+/* Root of an increasing f on [lo, hi] with GSL's Brent method (at most ROOF_SOLVE_MAX_ITER
+ * iterations, relative tolerance tol_rel): 0 and *out; 1 with *out at lo when f(lo) >= 0 or at hi
+ * when f(hi) < 0; -1 on a non-finite f or a solver failure. */
 int roof_solve_brent(double (*f)(double, void *), void *params, double lo, double hi,
                      double tol_rel, double *out);
 /* Decode batch at which the weight GEMMs' compute time equals their memory time. */

@@ -64,7 +64,7 @@ roof_solve_brent(double (*f)(double, void *), void *params, double lo, double hi
         return -1;
     }
     int status = GSL_CONTINUE;
-    for (int iter = 0; iter < 200 && status == GSL_CONTINUE; iter++) {
+    for (int iter = 0; iter < ROOF_SOLVE_MAX_ITER && status == GSL_CONTINUE; iter++) {
         if (gsl_root_fsolver_iterate(solver) != GSL_SUCCESS)
             break;
         double a = gsl_root_fsolver_x_lower(solver), b = gsl_root_fsolver_x_upper(solver);

@@ -2,6 +2,7 @@
 #include "io/profiles.h"
 
 #include "io/ycheck.h"
+#include "util/array.h"
 #include "util/strs.h"
 
 #include <math.h>
@@ -28,7 +29,7 @@ static const char *const CLOUD_KEYS[] = {"provider", "usd_per_hour", "date", "ba
 static const char *const VENDORS[] = {"nvidia", "amd", "intel", "google", "apple", "other"};
 static const char *const KINDS[] = {"gpu", "tpu", "npu", "soc", "cpu"};
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define N(a) (ARRAY_SIZE(a))
 
 static void
 check_enum(struct ycheck *y, const struct ynode *map, const char *key, const char *value,

@@ -2,12 +2,13 @@
 #include "io/profiles.h"
 
 #include "io/ycheck.h"
+#include "util/array.h"
 #include "util/strs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define N(a) (ARRAY_SIZE(a))
 
 /* Keys the engine reads. */
 static const char *const USED_KEYS[] = {

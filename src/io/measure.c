@@ -3,6 +3,7 @@
 
 #include "io/profiles.h"
 #include "io/ycheck.h"
+#include "util/array.h"
 #include "util/strs.h"
 
 #include <limits.h>
@@ -11,13 +12,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define N(a) (ARRAY_SIZE(a))
 
 static const char *const ROW_KEYS[] = {
     "id",    "source", "hardware", "count",  "parallel", "model",  "weights", "kv",    "engine",
     "phase", "batch",  "context",  "prompt", "input",    "output", "op",      "m",     "n",
     "k",     "tokens", "tp",       "kv_len", "chunk",    "bytes",  "metric",  "value", "note"};
-static const char *const PHASES[] = {"decode", "prefill", "e2e", "kernel"};
+static const char *const PHASES[PRED_PHASE_COUNT] = {"decode", "prefill", "e2e", "kernel"};
 static const char *const METRICS[] = {"tokens_per_s", "time_ms", "latency_s"};
 static const char *const ENGINES[] = {"llama.cpp", "vllm", "tensorrt-llm", "deepspeed", "kernel"};
 static const char *const OPS[] = {"matmul",      "mlp_up",       "mlp_down", "qkv",
@@ -26,7 +27,7 @@ static const char *const OPS[] = {"matmul",      "mlp_up",       "mlp_down", "qk
 const char *
 pred_phase_name(enum pred_phase p)
 {
-    return p < 4 ? PHASES[p] : "?";
+    return p < PRED_PHASE_COUNT ? PHASES[p] : "?";
 }
 
 static int

@@ -1,6 +1,7 @@
 /* The chart model and its pure layout: building panels, "nice" ranges and ticks, log mapping,
  * engineering labels and collision-avoiding label placement. No Cairo, no printing. */
 #include "render/chart.h"
+#include "util/array.h"
 
 #include <float.h>
 #include <math.h>
@@ -595,10 +596,12 @@ chart_label_box(double x, double y, double w, double h, double gap, enum chart_d
 }
 
 bool
-chart_place(struct chart_obstacles *o, const double *ax, const double *ay, int n_anchors, double w,
-            double h, double gap, const enum chart_dir *dirs, int n_dirs, int rings,
-            struct chart_rect *out, int *anchor_used, int *ring_used)
+chart_place(struct chart_obstacles *o, const struct chart_place_req *q, struct chart_rect *out,
+            int *anchor_used, int *ring_used)
 {
+    const double *ax = q->ax, *ay = q->ay, w = q->w, h = q->h, gap = q->gap;
+    const enum chart_dir *dirs = q->dirs;
+    int n_anchors = q->n_anchors, n_dirs = q->n_dirs, rings = q->rings;
     if (rings < 1)
         rings = 1;
     for (int ring = 0; ring < rings; ring++) {
@@ -917,7 +920,7 @@ layout_panel(struct chart *c, struct chart_panel *p, const struct fonts *f,
             {X + W - m - lw, Y + (H - lh) / 2},
             {X + m, Y + (H - lh) / 2},
         };
-        for (size_t j = 0; j < sizeof cand / sizeof cand[0]; j++) {
+        for (size_t j = 0; j < ARRAY_SIZE(cand); j++) {
             size_t k = p->legend_left && j < 2 ? 1 - j : j;
             struct chart_rect rr = {cand[k][0], cand[k][1], lw, lh};
             if (chart_rect_free(&o, rr)) {
@@ -960,8 +963,16 @@ layout_panel(struct chart *c, struct chart_panel *p, const struct fonts *f,
         int rings = l->leader ? (l->rings > 2 ? l->rings : 2) : (l->rings > 2 ? 2 : l->rings);
         int au = 0, ru = 0;
         l->has_leader = false;
-        l->shown = chart_place(&o, ax, ay, l->n_anchors, tw + 2 * padx, th, gap, l->dirs, l->n_dirs,
-                               rings, &l->box, &au, &ru);
+        struct chart_place_req req = {.ax = ax,
+                                      .ay = ay,
+                                      .n_anchors = l->n_anchors,
+                                      .w = tw + 2 * padx,
+                                      .h = th,
+                                      .gap = gap,
+                                      .dirs = l->dirs,
+                                      .n_dirs = l->n_dirs,
+                                      .rings = rings};
+        l->shown = chart_place(&o, &req, &l->box, &au, &ru);
         if (l->shown && ru >= 1) {
             /* from the marker's edge to the nearest point of the box, when that is far */
             double x1 = fmax(l->box.x, fmin(ax[au], l->box.x + l->box.w));

@@ -255,9 +255,16 @@ struct chart_rect chart_label_box(double x, double y, double w, double h, double
  * be NULL); false (label dropped) when none is free. From ring 1 on the label may get a leader
  * line from the anchor to the box's nearest point, which must cross no label placed before (rects
  * from index n_fixed on). */
-bool chart_place(struct chart_obstacles *o, const double *ax, const double *ay, int n_anchors,
-                 double w, double h, double gap, const enum chart_dir *dirs, int n_dirs, int rings,
-                 struct chart_rect *out, int *anchor_used, int *ring_used);
+struct chart_place_req {
+    const double *ax, *ay; /* anchors in pixels, n_anchors of them, tried in order */
+    int n_anchors;
+    double w, h, gap;           /* the label box and its distance from the anchor (pixels) */
+    const enum chart_dir *dirs; /* the sides to try, in order */
+    int n_dirs;
+    int rings; /* at least 1 */
+};
+bool chart_place(struct chart_obstacles *o, const struct chart_place_req *q, struct chart_rect *out,
+                 int *anchor_used, int *ring_used);
 /* One-dimensional placement of n boxes of heights h[] along [lo, hi] as close as possible to
  * their wanted centres c[] (any order) without overlapping, `gap` apart. When they cannot all
  * fit, the lowest priority[] are dropped. Fills top[] (NaN for dropped). Returns the number kept.

@@ -7,6 +7,7 @@
 #include "core/hw.h"
 #include "io/ycheck.h"
 #include "io/ytree.h"
+#include "util/array.h"
 #include "util/strs.h"
 
 #include <math.h>
@@ -402,7 +403,7 @@ add_roofs(struct chart *c, struct chart_panel *p, const struct chart_request *re
     if (l) {
         static const double F[] = {0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1};
         l->n_anchors = 0;
-        for (size_t k = 0; k < sizeof F / sizeof F[0]; k++) {
+        for (size_t k = 0; k < ARRAY_SIZE(F); k++) {
             double x = log_mid(x0, top / bw, F[k]);
             chart_label_anchor(l, x, bw * x);
         }
@@ -633,6 +634,9 @@ kv_read_bytes(const struct roof_result *r)
 /* Context at which a decode step reads as many KV-cache bytes as weight bytes (bisection in log
  * context; docs/charts.md#regime). Returns 0 and sets *out, or -1 when it does not happen below
  * `cap` tokens. */
+/* geometric bisection of [1, cap] to half a token: log2(log2(cap) / 0.5) < 8 steps; the cap is a
+ * guard against a non-monotone byte count */
+#define KV_BISECT_MAX_ITER 200
 static int
 kv_crossover(const struct roof_config *cfg, double cap, double *out)
 {
@@ -643,7 +647,7 @@ kv_crossover(const struct roof_config *cfg, double cap, double *out)
     if (roof_evaluate(&k, &r) != 0 || kv_read_bytes(&r) < r.bytes_weights)
         return -1;
     double lo = 1, hi = cap;
-    for (int it = 0; it < 200 && hi - lo > 0.5; it++) {
+    for (int it = 0; it < KV_BISECT_MAX_ITER && hi - lo > 0.5; it++) {
         double mid = sqrt(lo * hi);
         k.context = mid;
         if (roof_evaluate(&k, &r) != 0)
@@ -659,7 +663,7 @@ kv_crossover(const struct roof_config *cfg, double cap, double *out)
 
 static const uint32_t OP_RGB[] = {CHART_VERMILLION, CHART_BLUE,   CHART_GREEN,
                                   CHART_PURPLE,     CHART_ORANGE, CHART_SKY};
-#define N_OP_RGB (sizeof OP_RGB / sizeof OP_RGB[0])
+#define N_OP_RGB ARRAY_SIZE(OP_RGB)
 
 static int
 build_regime(struct chart *c, const struct chart_request *req, struct err_list *errs)

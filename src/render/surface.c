@@ -3,17 +3,15 @@
 #include "render/surface.h"
 
 #include "render/draw.h"
+#include "util/afile.h"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 /* Fixed so that the same chart gives the same PDF (Cairo 1.16 ignores SOURCE_DATE_EPOCH). */
 #define PDF_CREATE_DATE "2024-01-01T00:00:00Z"
@@ -191,44 +189,14 @@ chart_save(struct chart *c, const char *path, int width_px, int height_px, struc
                 width_px, height_px);
         return -1;
     }
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
+    struct afile af;
+    if (afile_open(&af, path, errs) != 0)
         return -1;
-    }
-    snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    if (!f) {
-        err_add(errs, path, 0, 0, ERR_ERROR, "cannot create '%s': %s", tmp, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        free(tmp);
-        return -1;
-    }
     const char *why = NULL;
-    int rc = render(c, fmt, width_px, height_px, f, &why);
-    if (rc != 0)
+    if (render(c, fmt, width_px, height_px, af.fp, &why) != 0) {
         err_add(errs, path, 0, 0, ERR_ERROR, "%s", why);
-    if (fflush(f) != 0 || ferror(f)) {
-        if (rc == 0)
-            err_add(errs, path, 0, 0, ERR_ERROR, "cannot write '%s': %s", tmp, strerror(errno));
-        rc = -1;
+        afile_rollback(&af);
+        return -1;
     }
-    if (fclose(f) != 0 && rc == 0) {
-        err_add(errs, path, 0, 0, ERR_ERROR, "cannot write '%s': %s", tmp, strerror(errno));
-        rc = -1;
-    }
-    if (rc == 0 && rename(tmp, path) != 0) {
-        err_add(errs, path, 0, 0, ERR_ERROR, "cannot rename '%s' into place: %s", tmp,
-                strerror(errno));
-        rc = -1;
-    }
-    if (rc != 0)
-        unlink(tmp);
-    free(tmp);
-    return rc;
+    return afile_commit(&af, errs);
 }

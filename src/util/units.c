@@ -1,6 +1,7 @@
 /* Quantity parsing: a number, optional spaces, a prefix and a unit. SI and IEC never mix:
  * "GB" is 1e9, "GiB" is 2^30. */
 #include "util/units.h"
+#include "util/array.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -178,7 +179,7 @@ unit_parse(const char *text, enum unit_kind kind, double *out, const char **why)
         *why = "missing unit";
         return -1;
     }
-    for (size_t i = 0; i < sizeof PREFIXES / sizeof PREFIXES[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(PREFIXES); i++) {
         size_t pl = strlen(PREFIXES[i].text);
         if (strncmp(unit, PREFIXES[i].text, pl) != 0)
             continue;
@@ -213,8 +214,8 @@ unit_format(double value, const char *unit, int sig, char *buf, size_t size)
         return;
     }
     double a = fabs(value);
-    for (size_t i = 0; i < sizeof SI / sizeof SI[0]; i++) {
-        if (a >= SI[i].f * 0.9995 || i + 1 == sizeof SI / sizeof SI[0]) {
+    for (size_t i = 0; i < ARRAY_SIZE(SI); i++) {
+        if (a >= SI[i].f * 0.9995 || i + 1 == ARRAY_SIZE(SI)) {
             double x = value / SI[i].f;
             int digits = sig - 1 - (int)floor(log10(fabs(x) > 0 ? fabs(x) : 1));
             if (digits < 0)

@@ -103,6 +103,23 @@ expect_err unknown-cmd-hint "unknown command 'analyse' (did you mean 'analyze'?)
 run explain-both 2 -- "$ROOFLINE" explain decode --model llama-3-8b --params 8B
 run explain-topic 2 -- "$ROOFLINE" explain everything --params 8B
 
+# options are declared once: the usage lists each with its help (cli.h OPT_*)
+run help-sweep 0 -- "$ROOFLINE" help sweep
+expect_out help-sweep-summary "the batching trade-off"
+expect_out help-sweep-reserve "--reserve SIZE|PCT"
+expect_out help-sweep-format "-o, --output table|csv|json"
+run analyze-help 0 -- "$ROOFLINE" analyze --help
+expect_out analyze-help-bands "--bands"
+run analyze-pos 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b extra
+expect_err analyze-pos-msg "error: unexpected argument 'extra'"
+expect_err analyze-pos-usage "--engine E"
+# an engine name that exists nowhere is a usage error (2); an engine file that does not load
+# is a failure (1), not a usage error
+run engine-none 2 -- "$ROOFLINE" sweep --gpu h100-sxm --model llama-3-8b --engine nosuch
+printf 'name: [unclosed\n' >"$T/bad-engine.yaml"
+run engine-badfile 1 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine "$T/bad-engine.yaml"
+expect_err engine-badfile-msg "bad-engine.yaml:"
+
 # writing to a full device fails with exit 1
 if [ -w /dev/full ]; then
     run dev-full 1 -- sh -c "\"$ROOFLINE\" list gpus >/dev/full"

@@ -16,6 +16,7 @@
 #include "io/profiles.h"
 #include "io/ytree.h"
 #include "render/charts.h"
+#include "util/array.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -245,11 +246,11 @@ check_kernels(const struct bench_kernels *k)
     int MR = k->gemm_mr;
     long kc = 45, lda = 50;
     float A[16 * 50], Ap[16 * 50], B[45 * BENCH_NR], C[16 * 40], C0[16 * 40];
-    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++)
+    for (size_t i = 0; i < ARRAY_SIZE(A); i++)
         A[i] = frand(&st);
-    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++)
+    for (size_t i = 0; i < ARRAY_SIZE(B); i++)
         B[i] = frand(&st);
-    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++)
+    for (size_t i = 0; i < ARRAY_SIZE(C); i++)
         C[i] = C0[i] = frand(&st);
     bench_pack_a(Ap, A, lda, MR, 0, kc, MR);
     CHECK(Ap[3 * MR + 1] == A[1 * lda + 3]);
@@ -393,8 +394,19 @@ check_attention(const struct bench_kernels *k, struct bench_pool *pool, long n, 
     float *scr = calloc((size_t)(bench_attn_scratch_floats(&kv, H) * 2), sizeof *scr);
     for (long i = 0; i < n * H * d; i++)
         q[i] = 2 * frand(&st);
-    bench_attention(pool, k, &kv, 1, H, q, H * d, n, pos0, o, H * d, scr,
-                    bench_attn_scratch_floats(&kv, H));
+    bench_attention(
+        pool, k,
+        &(struct bench_attn_args){.kv = &kv,
+                                  .layer = 1,
+                                  .heads = H,
+                                  .q = q,
+                                  .ldq = H * d,
+                                  .n = n,
+                                  .pos0 = pos0,
+                                  .out = o,
+                                  .ldo = H * d,
+                                  .scratch = scr,
+                                  .scratch_per_thread = bench_attn_scratch_floats(&kv, H)});
     double worst = 0;
     for (long t = 0; t < n; t++)
         for (long h = 0; h < H; h++) {
@@ -732,10 +744,10 @@ TEST(bench_thread_scaling_warning)
     bench_derive_roofs(r);
     CHECK_NEAR(r->roofs.fp32_thread_scaling, 2.0, 1e-12);
     CHECK(bench_roofs_warning(r, buf, sizeof buf) == NULL);
-    struct bench_text t = {0};
+    struct strbuf t = {0};
     CHECK(bench_render_json(r, &t) == 0);
-    CHECK_CONTAINS(t.s, "\"fp32_thread_scaling\": 2");
-    bench_text_release(&t);
+    CHECK_CONTAINS(t.buf, "\"fp32_thread_scaling\": 2");
+    strbuf_release(&t);
     free(r);
 }
 
@@ -751,9 +763,9 @@ TEST(bench_profile_written_and_reloaded)
         free(r);
         return;
     }
-    struct bench_text t = {0};
+    struct strbuf t = {0};
     CHECK(bench_render_profile(hw, &t) == 0);
-    char *path = write_tmp(t.s, ".yaml");
+    char *path = write_tmp(t.buf, ".yaml");
     struct err_list errs = {0};
     struct hw_profile *back = hw_load(path, &errs);
     if (!back) {
@@ -784,7 +796,7 @@ TEST(bench_profile_written_and_reloaded)
     hw_free(back);
     remove(path);
     free(path);
-    bench_text_release(&t);
+    strbuf_release(&t);
     hw_free(hw);
     /* without a DRAM bandwidth there is no profile */
     r->roofs.dram_bandwidth_bytes_per_s = 0;
@@ -798,10 +810,10 @@ TEST(bench_json_and_points_read_back)
 {
     struct bench_report *r = calloc(1, sizeof *r);
     fake_report(r);
-    struct bench_text t = {0};
+    struct strbuf t = {0};
     CHECK(bench_render_json(r, &t) == 0);
     struct err_list errs = {0};
-    struct ynode *root = ynode_parse("bench.json", t.s, t.len, &errs);
+    struct ynode *root = ynode_parse("bench.json", t.buf, t.len, &errs);
     CHECK(root != NULL);
     if (root) {
         CHECK_STR(ynode_get(root, "tool")->value, "roofline");
@@ -820,10 +832,10 @@ TEST(bench_json_and_points_read_back)
         ynode_free(root);
     }
     err_list_release(&errs);
-    bench_text_release(&t);
+    strbuf_release(&t);
     /* points load with the chart's reader */
     CHECK(bench_render_points(r, &t) == 0);
-    char *path = write_tmp(t.s, ".json");
+    char *path = write_tmp(t.buf, ".json");
     struct chart_measured *pts = NULL;
     size_t n = 0;
     CHECK(chart_measured_load(path, &pts, &n, &errs) == 0);
@@ -837,7 +849,7 @@ TEST(bench_json_and_points_read_back)
     err_list_release(&errs);
     remove(path);
     free(path);
-    bench_text_release(&t);
+    strbuf_release(&t);
     free(r);
 }
 
@@ -941,19 +953,19 @@ TEST(bench_gemm_efficiency_from_calibration)
     again->flops = 1.5e11;
     bench_derive_roofs(r);
     CHECK_NEAR(r->roofs.gemm_efficiency, (3e11 / 0.11) / 4e12, 1e-12);
-    struct bench_text t = {0};
+    struct strbuf t = {0};
     CHECK(bench_render_json(r, &t) == 0);
-    CHECK_CONTAINS(t.s, "\"calibration\": true");
-    CHECK_CONTAINS(t.s, "\"gemm_efficiency\": 0.681818");
-    bench_text_release(&t);
+    CHECK_CONTAINS(t.buf, "\"calibration\": true");
+    CHECK_CONTAINS(t.buf, "\"gemm_efficiency\": 0.681818");
+    strbuf_release(&t);
     struct hw_profile *hw = bench_profile_new(r);
     CHECK(hw != NULL);
     if (hw) {
         CHECK(bench_render_profile(hw, &t) == 0);
-        CHECK_CONTAINS(t.s, "gemm_efficiency: 0.6818\n");
-        CHECK_CONTAINS(t.s, "gemm_efficiency: \"measured by roofline bench on 2026-01-02: "
-                            "gemm_calibration_384x3072x3072, median 2727 GFLOP/s");
-        char *path = write_tmp(t.s, ".yaml");
+        CHECK_CONTAINS(t.buf, "gemm_efficiency: 0.6818\n");
+        CHECK_CONTAINS(t.buf, "gemm_efficiency: \"measured by roofline bench on 2026-01-02: "
+                              "gemm_calibration_384x3072x3072, median 2727 GFLOP/s");
+        char *path = write_tmp(t.buf, ".yaml");
         struct err_list errs = {0};
         struct hw_profile *back = hw_load(path, &errs);
         CHECK(back != NULL);
@@ -980,7 +992,7 @@ TEST(bench_gemm_efficiency_from_calibration)
         hw_free(back);
         remove(path);
         free(path);
-        bench_text_release(&t);
+        strbuf_release(&t);
         hw_free(hw);
     }
     free(r);

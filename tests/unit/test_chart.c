@@ -9,6 +9,7 @@
 #include "render/chart.h"
 #include "render/charts.h"
 #include "render/surface.h"
+#include "util/array.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -69,7 +70,7 @@ TEST(chart_format_si)
         {5530.4, "s", true, "5530 s"},
         {1e4, "s", true, "10000 s"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
         char buf[32];
         chart_format_si(cases[i].v, 3, cases[i].unit, cases[i].sub, buf, sizeof buf);
         CHECK_STR(buf, cases[i].want);
@@ -85,7 +86,7 @@ TEST(chart_log_bounds)
         {0.17, 441, 2, 0.05, 1000},    {5, 5, 1, 5, 5},         {1.5e12, 2e15, 1, 1e12, 2e15},
         {2.9e-5, 0.04, 1, 2e-5, 0.05}, {12, 12, 2, 5, 30},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
         double mn, mx;
         CHECK(chart_log_bounds(cases[i].lo, cases[i].hi, cases[i].pad, &mn, &mx) == 0);
         CHECK_NEAR(mn, cases[i].min, 1e-12);
@@ -226,8 +227,17 @@ TEST(chart_place_labels)
                                             CHART_S, CHART_W,  CHART_NW, CHART_SW};
     double ax = 50, ay = 50;
     struct chart_rect got;
+    struct chart_place_req q = {.ax = &ax,
+                                .ay = &ay,
+                                .n_anchors = 1,
+                                .w = 20,
+                                .h = 10,
+                                .gap = 5,
+                                .dirs = AROUND,
+                                .n_dirs = 8,
+                                .rings = 1};
     /* free space: east of the anchor, vertically centred */
-    CHECK(chart_place(&o, &ax, &ay, 1, 20, 10, 5, AROUND, 8, 1, &got, NULL, NULL));
+    CHECK(chart_place(&o, &q, &got, NULL, NULL));
     CHECK_NEAR(got.x, 55, 0);
     CHECK_NEAR(got.y, 45, 0);
     chart_obstacles_release(&o);
@@ -235,11 +245,11 @@ TEST(chart_place_labels)
     /* an obstacle at x 55..85, y 40..60 blocks E, NE, SE, N and S: the label goes west */
     chart_obstacles_init(&o, (struct chart_rect){0, 0, 100, 100});
     chart_obstacles_rect(&o, (struct chart_rect){55, 40, 30, 20});
-    CHECK(chart_place(&o, &ax, &ay, 1, 20, 10, 5, AROUND, 8, 1, &got, NULL, NULL));
+    CHECK(chart_place(&o, &q, &got, NULL, NULL));
     CHECK_NEAR(got.x, 25, 0);
     CHECK_NEAR(got.y, 45, 0);
     /* the placed label is now an obstacle: the same label again goes north-west */
-    CHECK(chart_place(&o, &ax, &ay, 1, 20, 10, 5, AROUND, 8, 1, &got, NULL, NULL));
+    CHECK(chart_place(&o, &q, &got, NULL, NULL));
     CHECK_NEAR(got.x, 25, 0);
     CHECK_NEAR(got.y, 35, 0);
     chart_obstacles_release(&o);
@@ -248,10 +258,15 @@ TEST(chart_place_labels)
     chart_obstacles_init(&o, (struct chart_rect){40, 0, 60, 100});
     chart_obstacles_segment(&o, 50, 0, 100, 100);
     static const enum chart_dir EW[] = {CHART_E, CHART_W};
-    CHECK(!chart_place(&o, &ax, &ay, 1, 20, 10, 5, EW, 2, 1, &got, NULL, NULL)); /* dropped */
+    q.dirs = EW;
+    q.n_dirs = 2;
+    CHECK(!chart_place(&o, &q, &got, NULL, NULL)); /* dropped */
     double ax2[2] = {50, 60}, ay2[2] = {50, 90};
     int au = -1, ru = -1;
-    CHECK(chart_place(&o, ax2, ay2, 2, 20, 10, 5, EW, 2, 1, &got, &au, &ru)); /* 2nd anchor */
+    q.ax = ax2;
+    q.ay = ay2;
+    q.n_anchors = 2;
+    CHECK(chart_place(&o, &q, &got, &au, &ru)); /* 2nd anchor */
     CHECK(au == 1 && ru == 0);
     CHECK_NEAR(got.x, 65, 0);
     CHECK_NEAR(got.y, 85, 0);

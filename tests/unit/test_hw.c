@@ -3,6 +3,7 @@
 
 #include "core/dtype.h"
 #include "core/hw.h"
+#include "util/array.h"
 
 #include <string.h>
 
@@ -119,7 +120,7 @@ TEST(hw_shipped_profiles_exist)
                                            "m3-max-40c",
                                            "m4-10c",
                                            "m4-max-40c"};
-    for (size_t i = 0; i < sizeof REQUIRED / sizeof REQUIRED[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(REQUIRED); i++) {
         struct hw_profile *hw = test_hw(REQUIRED[i]);
         CHECK(hw->memory_bandwidth_bytes_per_s > 0);
         CHECK(hw->memory_capacity_bytes > 0);

@@ -372,3 +372,34 @@ TEST(roof_step_mixed_batches)
     hw_free(hw);
     mdl_free(m);
 }
+
+TEST(roof_mla_softmax_on_vector_units)
+{
+    /* softmax (exp, max, sum, scale) runs on the vector units in fp32 in the MLA branch as in
+     * the standard one, not at the tensor-core peak. DeepSeek-V3 decode, batch 1, context 512,
+     * on an H100 (fp32 vector peak 66.9 TFLOP/s): 513 keys x 128 heads x 5 FLOP = 328,320 FLOP
+     * per layer, 61 layers: 61 x 328320 / 6.69e13 = 2.99365e-7 s */
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("deepseek-v3");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.batch = 1;
+    c.context = 512;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    const struct roof_op_result *sm = &r.ops[ROOF_OP_SOFTMAX];
+    CHECK(!sm->is_matmul);
+    CHECK(sm->roof_dtype == DT_FP32);
+    CHECK_NEAR(sm->flops, 61.0 * 513 * 128 * 5, 1e-12);
+    CHECK_NEAR(sm->peak_flops_per_s, 6.69e13, 1e-12);
+    CHECK_NEAR(sm->compute_time_s, 61.0 * 328320 / 6.69e13, 1e-9);
+    /* the same kernel in a standard-attention model is charged the same way */
+    struct mdl_profile *l = test_model("llama-3-8b");
+    roof_config_init(&c, hw, l, ROOF_DECODE);
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK(!r.ops[ROOF_OP_SOFTMAX].is_matmul);
+    CHECK_NEAR(r.ops[ROOF_OP_SOFTMAX].peak_flops_per_s, 6.69e13, 1e-12);
+    mdl_free(l);
+    mdl_free(m);
+    hw_free(hw);
+}

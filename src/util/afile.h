@@ -1,0 +1,28 @@
+/* Atomic file writing (after git's lockfile): write to a unique temporary name in the target's
+ * directory, fsync, rename into place; a failure never leaves a half-written file. */
+#ifndef ROOFLINE_UTIL_AFILE_H
+#define ROOFLINE_UTIL_AFILE_H
+
+#include "util/err.h"
+
+#include <stdio.h>
+
+struct afile {
+    char *path; /* the target (owned copy) */
+    char *tmp;  /* the temporary file (owned), NULL when writing the target directly */
+    FILE *fp;   /* write here between afile_open and afile_commit/afile_rollback */
+};
+
+/* Create `path`.tmpN (O_EXCL, mode 0666 less the umask) next to `path` and open it for writing;
+ * a target that exists and is not a regular file (/dev/null, a FIFO) is opened directly.
+ * Returns 0, or -1 with the reason in `errs` and nothing to release. */
+int afile_open(struct afile *af, const char *path, struct err_list *errs);
+/* Flush, fsync, close and rename into place; on any failure unlink the temporary file and say
+ * why in `errs`. Releases `af` either way. Returns 0 or -1. */
+int afile_commit(struct afile *af, struct err_list *errs);
+/* Close and unlink the temporary file, releasing `af` (a no-op on a released afile). */
+void afile_rollback(struct afile *af);
+/* Convenience: write `len` bytes of `data` to `path` atomically. Returns 0 or -1 (`errs`). */
+int afile_write(const char *path, const void *data, size_t len, struct err_list *errs);
+
+#endif
