@@ -352,6 +352,9 @@ caldata_write_params(const struct caldata *d, const char *dir, const char *prove
             fprintf(f, "dequant_buffer: true\n");
         if (ep->ubatch_tokens > 0)
             fprintf(f, "ubatch: %.0f\n", ep->ubatch_tokens);
+        char serving[1024];
+        engine_serving_format(ep, serving, sizeof serving);
+        fputs(serving, f);
         fprintf(f, "provenance:\n  fitted: \"%s\"\nsources:\n", provenance);
         if (ep->kernel_overhead_s > 0)
             fprintf(f, "  kernel_overhead: \"%s\"\n", provenance);
@@ -367,7 +370,7 @@ caldata_write_params(const struct caldata *d, const char *dir, const char *prove
         for (int k = 0; k < ep->n_sources; k++)
             if (strcmp(ep->source_keys[k], "fp16_accumulate") == 0 ||
                 strcmp(ep->source_keys[k], "dequant_buffer") == 0 ||
-                strcmp(ep->source_keys[k], "ubatch") == 0)
+                strcmp(ep->source_keys[k], "ubatch") == 0 || engine_serving_key(ep->source_keys[k]))
                 fprintf(f, "  %s: \"%s\"\n", ep->source_keys[k], ep->source_texts[k]);
         if (close_rename(f, tmp, path) != 0)
             return -1;

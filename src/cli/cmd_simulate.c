@@ -24,6 +24,7 @@ static const struct out_field SUM_FIELDS[] = {
     {"hardware", NULL, OUT_SHOW_TEXT, 0, true},
     {"engine", NULL, OUT_SHOW_TEXT, 0, true},
     {"policy", NULL, OUT_SHOW_TEXT, 0, true},
+    {"admission", NULL, OUT_SHOW_TEXT, 0, true},
     {"instances", NULL, OUT_SHOW_NUM, 0, true},
     {"seed", NULL, OUT_SHOW_NUM, 0, true},
     {"requests", "requests arrived", OUT_SHOW_NUM, 0, false},
@@ -36,22 +37,27 @@ static const struct out_field SUM_FIELDS[] = {
     {"measured", "measured (after warm-up)", OUT_SHOW_NUM, 0, false},
     {"makespan_s", "simulated time", OUT_SHOW_TIME, 0, false},
     {"window_s", "measurement window", OUT_SHOW_TIME, 0, false},
-    {"throughput_req_per_s", "throughput requests/s", OUT_SHOW_NUM, 3, false},
-    {"input_tokens_per_s", "input tokens/s", OUT_SHOW_NUM, 1, false},
-    {"output_tokens_per_s", "output tokens/s", OUT_SHOW_NUM, 1, false},
+    {"arrivals_s", "  of it during arrivals", OUT_SHOW_TIME, 0, false},
+    {"arrivals_req_per_s", "during arrivals: requests/s", OUT_SHOW_NUM, 3, false},
+    {"arrivals_input_tokens_per_s", "during arrivals: input tokens/s", OUT_SHOW_NUM, 1, false},
+    {"arrivals_output_tokens_per_s", "during arrivals: output tokens/s", OUT_SHOW_NUM, 1, false},
+    {"throughput_req_per_s", "including drain: requests/s", OUT_SHOW_NUM, 3, false},
+    {"input_tokens_per_s", "including drain: input tokens/s", OUT_SHOW_NUM, 1, false},
+    {"output_tokens_per_s", "including drain: output tokens/s", OUT_SHOW_NUM, 1, false},
     {"goodput_req_per_s", "goodput requests/s", OUT_SHOW_NUM, 3, false},
     {"slo_attainment", "SLO attainment", OUT_SHOW_PCT, 2, false},
     {"preemptions", NULL, OUT_SHOW_NUM, 0, false},
+    {"preemptions_per_request", "preemptions per request", OUT_SHOW_NUM, 3, false},
     {"swapped_blocks", "blocks swapped out", OUT_SHOW_NUM, 0, false},
     {"steps", "engine steps", OUT_SHOW_NUM, 0, false},
     {"step_time_mean_s", "mean step time", OUT_SHOW_TIME, 0, false},
-    {"busy_fraction", "engines busy", OUT_SHOW_PCT, 1, false},
-    {"batch_mean", "batch mean", OUT_SHOW_NUM, 1, false},
+    {"busy_fraction", "engines busy in the window", OUT_SHOW_PCT, 1, false},
+    {"batch_mean", "batch mean (over time)", OUT_SHOW_NUM, 1, false},
     {"batch_p50", "batch p50", OUT_SHOW_NUM, 0, false},
     {"batch_p90", "batch p90", OUT_SHOW_NUM, 0, false},
     {"batch_p99", "batch p99", OUT_SHOW_NUM, 0, false},
     {"batch_max", "batch max", OUT_SHOW_NUM, 0, false},
-    {"kv_occupancy_mean", "KV occupancy mean", OUT_SHOW_PCT, 1, false},
+    {"kv_occupancy_mean", "KV occupancy mean (over time)", OUT_SHOW_PCT, 1, false},
     {"kv_occupancy_p50", "KV occupancy p50", OUT_SHOW_PCT, 1, false},
     {"kv_occupancy_p90", "KV occupancy p90", OUT_SHOW_PCT, 1, false},
     {"kv_occupancy_p99", "KV occupancy p99", OUT_SHOW_PCT, 1, false},
@@ -143,8 +149,9 @@ fill_summary(const struct scenario *sc, const struct sim_config *cfg, const stru
     v[i++].s = sc->path;
     v[i++].s = sc->model->id;
     v[i++].s = sc->hw->id;
-    v[i++].s = sc->engine ? sc->engine : "none";
+    v[i++].s = sc->engine ? sc->engine : "kernel";
     v[i++].s = sim_policy_name(cfg->sched.policy);
+    v[i++].s = sim_admission_name(cfg->sched.admission);
     v[i++].x = cfg->instances;
     v[i++].x = (double)cfg->seed;
     v[i++].x = (double)r->arrived;
@@ -157,12 +164,17 @@ fill_summary(const struct scenario *sc, const struct sim_config *cfg, const stru
     v[i++].x = (double)r->measured;
     v[i++].x = r->makespan_s;
     v[i++].x = r->window_end_s - r->window_start_s;
+    v[i++].x = r->arrivals_end_s - r->window_start_s;
+    v[i++].x = r->arrivals_req_per_s;
+    v[i++].x = r->arrivals_input_tokens_per_s;
+    v[i++].x = r->arrivals_output_tokens_per_s;
     v[i++].x = r->throughput_req_per_s;
     v[i++].x = r->input_tokens_per_s;
     v[i++].x = r->output_tokens_per_s;
     v[i++].x = r->goodput_req_per_s;
     v[i++].x = r->slo_attainment;
     v[i++].x = (double)r->preemptions;
+    v[i++].x = r->preemptions_per_request;
     v[i++].x = (double)r->swapped_blocks;
     v[i++].x = (double)r->steps;
     v[i++].x = r->step_time.mean;
@@ -260,10 +272,11 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
     printf("  %s on %d x %s (tp %d, pp %d: %d instance%s), weights %s, KV %s, engine %s\n",
            sc->model->id, sc->count, sc->hw->id, sc->tp, sc->pp, cfg->instances,
            cfg->instances == 1 ? "" : "s", dtype_name(sc->weights), dtype_name(sc->kv),
-           sc->engine ? sc->engine : "none (datasheet roofline)");
-    printf("  scheduler %s: max batch %ld, %ld tokens per step, KV blocks of %ld tokens",
-           sim_policy_name(cfg->sched.policy), cfg->sched.max_batch, cfg->sched.max_tokens_per_step,
-           cfg->sched.block_tokens);
+           sc->engine ? sc->engine : "kernel");
+    printf("  scheduler %s, admission %s: max batch %ld, %ld tokens per step, KV blocks of %ld "
+           "tokens",
+           sim_policy_name(cfg->sched.policy), sim_admission_name(cfg->sched.admission),
+           cfg->sched.max_batch, cfg->sched.max_tokens_per_step, cfg->sched.block_tokens);
     if (r)
         printf(" (%.0f per instance)", r->kv_blocks);
     printf(", preemption %s", cfg->sched.preempt == SIM_PREEMPT_SWAP ? "swap" : "recompute");
@@ -293,6 +306,22 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
             unit_format_time(cfg->slo.e2e_s, 3, c, sizeof c);
         printf("  SLO: TTFT <= %s, TPOT <= %s, E2E <= %s per request\n", a, b, c);
     }
+}
+
+/* The answer in words first: what the engines delivered and how long a request took. */
+static void
+print_answer(const struct sim_result *r)
+{
+    bool arr = isfinite(r->arrivals_output_tokens_per_s);
+    char ttft[32], tpot[32];
+    unit_format_time(r->ttft.p50, 3, ttft, sizeof ttft);
+    unit_format_time(r->tpot.p50, 3, tpot, sizeof tpot);
+    printf("  answer: %.4g output tokens/s, %.4g requests/s %s; TTFT p50 %s, TPOT p50 %s; "
+           "engines busy %.1f%%, %.3g preemptions per request\n",
+           arr ? r->arrivals_output_tokens_per_s : r->output_tokens_per_s,
+           arr ? r->arrivals_req_per_s : r->throughput_req_per_s,
+           arr ? "during arrivals" : "including drain", ttft, tpot, 100.0 * r->busy_fraction,
+           r->preemptions_per_request);
 }
 
 static void
@@ -396,6 +425,7 @@ run_once(const struct scenario *sc, const struct sim_config *cfg, enum out_fmt f
         printf("\n}\n");
     } else {
         print_header(sc, cfg, &r);
+        print_answer(&r);
         printf("\nlatency (model: the queueing approximation, docs/simulate.md#analytic)\n");
         struct out_table *t = out_table_new(fmt, NULL, LAT_FIELDS, N_LAT);
         latency_rows(t, &r, &a, have_a);
