@@ -113,6 +113,23 @@ caldata_tuning(const struct hw_profile *hw, const char *engine, const char *para
     return 0;
 }
 
+int
+caldata_engine_reserve(const char *engine, struct roof_config *cfg)
+{
+    struct err_list errs = {0};
+    struct engine_profile *e = engine_find(engine, &errs);
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    if (!e)
+        return -1;
+    double ctx = cfg->model ? (double)cfg->model->max_position_embeddings : 0;
+    double r = engine_reserve_bytes(e, cfg, ctx);
+    if (r >= 0)
+        cfg->reserve_bytes = r;
+    engine_profile_free(e);
+    return 0;
+}
+
 static int
 load_classes(struct caldata *d, const char *path)
 {

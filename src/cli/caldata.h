@@ -28,6 +28,10 @@ void caldata_release(struct caldata *d);
 /* The tuning of `engine` on `hw` from the calibrated parameters in `params_dir` (NULL: the data
  * directory), and the device class's bands per phase (log ratios; zeros when none). 0 or -1
  * after printing errors. */
+/* The engine's memory reserve for `cfg` (engine_reserve_bytes: vLLM 1 - gpu_memory_utilization,
+ * TensorRT-LLM none, llama.cpp its compute buffers, DeepSpeed 1 GB) into cfg->reserve_bytes;
+ * unchanged when the profile names none. Returns 0, or -1 after printing the problem. */
+int caldata_engine_reserve(const char *engine, struct roof_config *cfg);
 int caldata_tuning(const struct hw_profile *hw, const char *engine, const char *params_dir,
                    struct roof_tuning *out, double band[4][2]);
 /* Write device classes and engines to `dir` (files renamed into place) with provenance. */

@@ -349,6 +349,8 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
     if (eng) {
         if (caldata_tuning(cfg->hw, eng, NULL, &cfg->tuning, NULL) != 0)
             return -1;
+        if (!rs && caldata_engine_reserve(eng, cfg) != 0) /* the engine's reserve */
+            return -1;
     }
     const char *problem = cfg->model ? roof_config_problem(cfg) : NULL;
     if (problem) {

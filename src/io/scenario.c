@@ -3,6 +3,7 @@
  * scenario's directory. */
 #include "io/scenario.h"
 
+#include "core/fits.h"
 #include "core/roof.h"
 #include "io/measure.h"
 #include "io/profiles.h"
@@ -820,10 +821,25 @@ cross_checks(struct ctx *c)
         unit_format_short(mem.weights_bytes, "B", 3, w, sizeof w);
         unit_format_short(mem.capacity_bytes, "B", 3, cap, sizeof cap);
         unit_format_short(cfg.engine.reserve_bytes, "B", 3, res, sizeof res);
+        /* what would fit one request of one token (roof_fit_advise) */
+        struct roof_config one = cfg.engine;
+        one.phase = ROOF_DECODE;
+        one.batch = 1;
+        one.context = 1;
+        struct roof_fit_advice adv;
+        char fixes[600] = "";
+        if (roof_fit_advise(&one, &adv) == 0)
+            for (int i = 0; i < adv.n_fixes; i++)
+                if (adv.fixes[i].kind != ROOF_FIX_CONTEXT && adv.fixes[i].kind != ROOF_FIX_BATCH)
+                    snprintf(fixes + strlen(fixes), sizeof fixes - strlen(fixes), "%s%s",
+                             fixes[0] ? "; " : "; would fit with ", adv.fixes[i].text);
+        char over[32];
+        unit_format_short(mem.weights_bytes + cfg.engine.reserve_bytes - mem.capacity_bytes, "B", 3,
+                          over, sizeof over);
         ycheck_error(&c->y, c->hw_node,
                      "no memory left for the KV cache: %s of weights and %s of reserve per "
-                     "device in %s on %s",
-                     w, res, cap, s->hw->id);
+                     "device in %s on %s (%s over)%s",
+                     w, res, cap, s->hw->id, over, fixes);
     }
 }
 

@@ -3,6 +3,8 @@
  * estimate against the simulation. docs/simulate.md#tests explains the tolerances. */
 #include "test.h"
 
+#include "core/calib.h"
+#include "core/fits.h"
 #include "core/hw.h"
 #include "core/model.h"
 #include "io/scenario.h"
@@ -735,4 +737,76 @@ TEST(sim_saturation_matches_step_arithmetic)
         }
     mdl_free(m70);
     mdl_free(m8);
+}
+
+/* "Does not fit" advice: by how much, and each fix fits while one step further does not. */
+TEST(fit_advice_fixes)
+{
+    struct hw_profile *hw = test_hw("rtx-4090");
+    struct mdl_profile *m = test_model("llama-3.1-8b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.batch = 16;
+    c.context = 8192;
+    struct roof_fit_advice a;
+    CHECK(roof_fit_advise(&c, &a) == 0);
+    struct roof_memory mem;
+    roof_memory(&c, &mem);
+    CHECK(!a.fits);
+    CHECK_NEAR(a.need_bytes, mem.total_bytes, 1e-12);
+    CHECK_NEAR(a.over_bytes, mem.total_bytes - 24e9, 1e-9);
+    bool kinds[5] = {false};
+    for (int i = 0; i < a.n_fixes; i++) {
+        const struct roof_fix *f = &a.fixes[i];
+        kinds[f->kind] = true;
+        CHECK(f->need_bytes <= 24e9 * (1 + 1e-12));
+        struct roof_config d = c;
+        if (f->kind == ROOF_FIX_CONTEXT) {
+            d.context = f->value + 1; /* one token more no longer fits */
+            roof_memory(&d, &mem);
+            CHECK(!mem.fits);
+        } else if (f->kind == ROOF_FIX_BATCH) {
+            d.batch = f->value + 1;
+            roof_memory(&d, &mem);
+            CHECK(!mem.fits);
+        } else if (f->kind == ROOF_FIX_RESERVE) {
+            /* by hand: the reserve that leaves need - reserve + r = capacity */
+            CHECK_NEAR(f->value, 24e9 - (a.need_bytes - c.reserve_bytes), 1e-9);
+        }
+    }
+    /* 8B bf16 (16 GB) with 16 x 8192 tokens of KV (17 GB) on 24 GB: every kind but tp
+     * heads allow, all five */
+    CHECK(kinds[ROOF_FIX_FORMAT] && kinds[ROOF_FIX_TP] && kinds[ROOF_FIX_CONTEXT] &&
+          kinds[ROOF_FIX_BATCH]);
+    /* fits: no fixes */
+    c.batch = 1;
+    c.context = 100;
+    CHECK(roof_fit_advise(&c, &a) == 0);
+    CHECK(a.fits && a.n_fixes == 0);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+/* Engine reserves: vLLM 10% of memory, llama.cpp its compute buffers by hand:
+ * 4 B x 512 x (max(128256, 2 x 14336) + 4096) for Llama-3.1-8B = 271,060,992 B. */
+TEST(engine_reserve_by_engine)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("llama-3.1-8b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.flash_attention = true;
+    struct engine_profile e;
+    engine_profile_kernel(&e);
+    CHECK(engine_reserve_bytes(&e, &c, 8192) < 0); /* names none */
+    e.serving.reserve_fraction = 0.1;
+    CHECK_NEAR(engine_reserve_bytes(&e, &c, 8192), 0.1 * hw->memory_capacity_bytes, 1e-12);
+    e.serving.reserve_fraction = 0;
+    e.serving.compute_buffers = true;
+    e.ubatch_tokens = 512;
+    CHECK_NEAR(engine_reserve_bytes(&e, &c, 8192), 4.0 * 512 * (128256 + 4096), 1e-12);
+    c.flash_attention = false; /* the scores: 32 heads x 8192 = 262144 columns */
+    CHECK_NEAR(engine_reserve_bytes(&e, &c, 8192), 4.0 * 512 * (262144 + 4096), 1e-12);
+    hw_free(hw);
+    mdl_free(m);
 }
