@@ -356,39 +356,58 @@ csv_num(FILE *f, double x)
         fprintf(f, "%.9g", x);
 }
 
-/* Per-request CSV, written to a temporary name and renamed into place. */
-static int
-write_requests(const char *path, const struct sim_result *r, bool has_slo)
-{
+/* Per-request CSV, streamed as requests finish (completion order) to a temporary name and
+ * renamed into place at the end. */
+struct req_out {
+    FILE *f;
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
+    bool has_slo;
+};
+
+static void
+write_request(void *ctx, const struct sim_request *q)
+{
+    const struct req_out *o = ctx;
+    FILE *f = o->f;
+    fprintf(f, "%ld,", q->id);
+    csv_num(f, q->arrival_s);
+    fprintf(f, ",%ld,%ld,%s,%s,%d,", q->prompt_tokens, q->output_tokens,
+            q->status == SIM_REQ_DONE ? "done" : "rejected", sim_reject_name(q->reject),
+            q->warmup ? 1 : 0);
+    if (q->instance >= 0)
+        fprintf(f, "%d", q->instance);
+    double t[6] = {q->queue_s, q->ttft_s, q->tpot_s, q->max_itl_s, q->e2e_s, q->finish_s};
+    for (int k = 0; k < 6; k++) {
+        fputc(',', f);
+        csv_num(f, t[k]);
+    }
+    fprintf(f, ",%d,%s\n", q->preemptions, o->has_slo ? (q->slo_met ? "1" : "0") : "");
+}
+
+static int
+requests_open(struct req_out *o, const char *path, bool has_slo)
+{
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp", path);
+    o->has_slo = has_slo;
+    o->f = fopen(o->tmp, "w");
+    if (!o->f) {
         fprintf(stderr, "error: cannot write '%s'\n", path);
         return -1;
     }
-    fprintf(f, "id,arrival_s,prompt_tokens,output_tokens,status,reject,warmup,instance,queue_s,"
-               "ttft_s,tpot_s,max_itl_s,e2e_s,finish_s,preemptions,slo_met\n");
-    for (long i = 0; i < r->n_requests; i++) {
-        const struct sim_request *q = &r->requests[i];
-        fprintf(f, "%ld,", q->id);
-        csv_num(f, q->arrival_s);
-        fprintf(f, ",%ld,%ld,%s,%s,%d,", q->prompt_tokens, q->output_tokens,
-                q->status == SIM_REQ_DONE ? "done" : "rejected", sim_reject_name(q->reject),
-                q->warmup ? 1 : 0);
-        if (q->instance >= 0)
-            fprintf(f, "%d", q->instance);
-        double t[6] = {q->queue_s, q->ttft_s, q->tpot_s, q->max_itl_s, q->e2e_s, q->finish_s};
-        for (int k = 0; k < 6; k++) {
-            fputc(',', f);
-            csv_num(f, t[k]);
-        }
-        fprintf(f, ",%d,%s\n", q->preemptions, has_slo ? (q->slo_met ? "1" : "0") : "");
-    }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        fprintf(stderr, "error: cannot write '%s'\n", path);
+    fprintf(o->f, "id,arrival_s,prompt_tokens,output_tokens,status,reject,warmup,instance,"
+                  "queue_s,ttft_s,tpot_s,max_itl_s,e2e_s,finish_s,preemptions,slo_met\n");
+    return 0;
+}
+
+/* close and rename into place (ok), or remove the temporary file */
+static int
+requests_close(struct req_out *o, const char *path, bool ok)
+{
+    int bad = ferror(o->f);
+    if (fclose(o->f) != 0 || bad || !ok || rename(o->tmp, path) != 0) {
+        remove(o->tmp);
+        if (ok)
+            fprintf(stderr, "error: cannot write '%s'\n", path);
         return -1;
     }
     return 0;
@@ -400,12 +419,26 @@ run_once(const struct scenario *sc, const struct sim_config *cfg, enum out_fmt f
 {
     struct err_list errs = {0};
     struct sim_result r;
-    if (sim_run(cfg, &r, &errs) != 0) {
+    struct sim_config run = *cfg;
+    struct req_out ro;
+    run.discard_requests = true; /* the summary needs none; the CSV is streamed */
+    if (requests_out) {
+        if (requests_open(&ro, requests_out, sc->has_slo) != 0)
+            return CLI_FAIL;
+        run.on_request = write_request;
+        run.on_request_ctx = &ro;
+    }
+    if (sim_run(&run, &r, &errs) != 0) {
         cli_print_errs(&errs);
         err_list_release(&errs);
+        if (requests_out)
+            requests_close(&ro, requests_out, false);
         return CLI_FAIL;
     }
     err_list_release(&errs);
+    int rc = CLI_OK;
+    if (requests_out && requests_close(&ro, requests_out, true) != 0)
+        rc = CLI_FAIL;
     struct sim_analytic a;
     bool have_a = sim_analytic(cfg, &a) == 0;
     if (!have_a)
@@ -433,9 +466,6 @@ run_once(const struct scenario *sc, const struct sim_config *cfg, enum out_fmt f
         printf("\n");
         out_record(fmt, stdout, SUM_FIELDS, N_SUM, v, 0);
     }
-    int rc = CLI_OK;
-    if (requests_out && write_requests(requests_out, &r, sc->has_slo) != 0)
-        rc = CLI_FAIL;
     sim_result_release(&r);
     return rc;
 }

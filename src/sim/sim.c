@@ -223,7 +223,7 @@ struct twhist {
 #define LH_BINS 2800
 struct lhist {
     long *n;
-    long total;
+    long total, zeros; /* zeros: values <= 0, below every bin */
     double sum, max;
     double cached_x; /* the last value binned and its bin: most gaps repeat the step time */
     long cached_bin;
@@ -237,9 +237,26 @@ struct sim {
     struct sim_heap heap;
     struct inst *inst;
     int n_inst;
+    /* requests in flight, in slots reused once a request is retired (ids below are slots;
+     * sim_request.id is the arrival index) */
     struct sim_request *req;
     struct rt *rt;
-    long n_req, cap_req;
+    long n_req, cap_req; /* slots used so far, allocated */
+    long *free_slots;
+    long n_free;
+    long n_arrived;
+    /* retired requests kept for the result (arrival order), unless discard_requests */
+    struct sim_request *kept;
+    long cap_kept;
+    /* statistics of retired requests */
+    struct lat {
+        double *v; /* exact samples while n <= SIM_EXACT_CAP */
+        long n, cap;
+        double sum;
+        struct lhist h;
+    } lat[4]; /* ttft, tpot, e2e, queue */
+    long completed, rejected, measured, met, rejected_by[SIM_REJ_COUNT];
+    double sojourn;
     struct roof_seq *seqs;
     long cap_seqs;
     double now;
@@ -278,6 +295,13 @@ static void
 lhist_add(struct lhist *h, double x)
 {
     long b;
+    if (!(x > 0)) {
+        h->zeros++;
+        h->total++;
+        if (h->total == 1 || x > h->max)
+            h->max = x;
+        return;
+    }
     if (x == h->cached_x) {
         b = h->cached_bin;
     } else {
@@ -301,7 +325,9 @@ lhist_quantile(const struct lhist *h, double q)
 {
     if (h->total == 0)
         return NAN;
-    long rank = (long)floor(q * (double)(h->total - 1)), cum = 0;
+    long rank = (long)floor(q * (double)(h->total - 1)), cum = h->zeros;
+    if (cum > rank)
+        return 0;
     for (long b = 0; b < LH_BINS; b++) {
         cum += h->n[b];
         if (cum > rank) {
@@ -321,6 +347,44 @@ lhist_stat(const struct lhist *h, struct sim_stat *out)
     out->p90 = lhist_quantile(h, 0.90);
     out->p99 = lhist_quantile(h, 0.99);
     out->max = h->total ? h->max : NAN;
+}
+
+/* one latency sample: kept exactly while the metric has at most SIM_EXACT_CAP, always binned */
+static int
+lat_add(struct lat *l, double x, long exact_cap)
+{
+    lhist_add(&l->h, x);
+    l->sum += x;
+    if (l->n < exact_cap) {
+        if (l->n == l->cap) {
+            long cap = l->cap ? 2 * l->cap : 1024;
+            double *nv = realloc(l->v, (size_t)cap * sizeof *nv);
+            if (!nv)
+                return -1;
+            l->v = nv;
+            l->cap = cap;
+        }
+        l->v[l->n] = x;
+    } else if (l->v) {
+        free(l->v);
+        l->v = NULL;
+        l->cap = 0;
+    }
+    l->n++;
+    return 0;
+}
+
+static void stat_of(double *v, long n, struct sim_stat *out);
+
+static void
+lat_stat(struct lat *l, struct sim_stat *out, long exact_cap)
+{
+    if (l->n <= exact_cap) {
+        stat_of(l->v, l->n, out);
+        return;
+    }
+    lhist_stat(&l->h, out);
+    out->mean = l->sum / (double)l->n;
 }
 
 static int
@@ -960,6 +1024,66 @@ kick(struct sim *s, int i)
 
 static void schedule_user(struct sim *s, int user);
 
+static bool meets_slo(const struct sim_slo *slo, const struct sim_request *q);
+
+/* A request leaves (finished or rejected): its figures are derived, counted, handed to
+ * on_request, kept when asked, and its slot is freed for the next arrival. */
+static void
+retire(struct sim *s, long id)
+{
+    const struct sim_slo *slo = &s->cfg->slo;
+    struct sim_request *q = &s->req[id];
+    const struct rt *r = &s->rt[id];
+    if (q->status == SIM_REQ_DONE) {
+        q->instance = r->inst;
+        q->queue_s = r->admit_s - q->arrival_s;
+        q->ttft_s = r->first_token_s - q->arrival_s;
+        q->e2e_s = q->finish_s - q->arrival_s;
+        q->tpot_s = q->output_tokens > 1
+                        ? (q->finish_s - r->first_token_s) / (double)(q->output_tokens - 1)
+                        : NAN;
+        s->completed++;
+        s->sojourn += q->e2e_s;
+    } else {
+        s->rejected++;
+        s->rejected_by[q->reject]++;
+    }
+    q->slo_met = (slo->ttft_s > 0 || slo->itl_s > 0 || slo->e2e_s > 0) && meets_slo(slo, q);
+    if (!q->warmup) {
+        s->measured++;
+        if (q->slo_met)
+            s->met++;
+        if (q->status == SIM_REQ_DONE) {
+            long cap = s->cfg->exact_cap > 0 ? s->cfg->exact_cap : SIM_EXACT_CAP;
+            int bad = lat_add(&s->lat[0], q->ttft_s, cap);
+            if (q->output_tokens > 1)
+                bad |= lat_add(&s->lat[1], q->tpot_s, cap);
+            bad |= lat_add(&s->lat[2], q->e2e_s, cap);
+            bad |= lat_add(&s->lat[3], q->queue_s, cap);
+            if (bad)
+                fail(s, "out of memory");
+        }
+    }
+    if (s->cfg->on_request)
+        s->cfg->on_request(s->cfg->on_request_ctx, q);
+    if (!s->cfg->discard_requests) {
+        if (q->id >= s->cap_kept) {
+            long cap = s->cap_kept ? 2 * s->cap_kept : 1024;
+            while (cap <= q->id)
+                cap *= 2;
+            struct sim_request *nk = realloc(s->kept, (size_t)cap * sizeof *nk);
+            if (!nk) {
+                fail(s, "out of memory");
+                return;
+            }
+            s->kept = nk;
+            s->cap_kept = cap;
+        }
+        s->kept[q->id] = *q;
+    }
+    s->free_slots[s->n_free++] = id;
+}
+
 static void
 finish(struct sim *s, long id)
 {
@@ -980,6 +1104,7 @@ finish(struct sim *s, long id)
     s->in_system--;
     if (s->cfg->work.process == SIM_CLOSED)
         schedule_user(s, r->user);
+    retire(s, id);
 }
 
 static void
@@ -1139,22 +1264,29 @@ transfer_done(struct sim *s, int d, long id)
 
 /* ---- arrivals ---- */
 
-static int
-ensure_requests(struct sim *s)
+/* a free slot for a new request (reused from retired ones first), or -1 */
+static long
+alloc_slot(struct sim *s)
 {
-    if (s->n_req < s->cap_req)
-        return 0;
-    long cap = s->cap_req ? 2 * s->cap_req : 1024;
-    struct sim_request *nr = realloc(s->req, (size_t)cap * sizeof *nr);
-    if (!nr)
-        return -1;
-    s->req = nr;
-    struct rt *nt = realloc(s->rt, (size_t)cap * sizeof *nt);
-    if (!nt)
-        return -1;
-    s->rt = nt;
-    s->cap_req = cap;
-    return 0;
+    if (s->n_free > 0)
+        return s->free_slots[--s->n_free];
+    if (s->n_req == s->cap_req) {
+        long cap = s->cap_req ? 2 * s->cap_req : 1024;
+        struct sim_request *nr = realloc(s->req, (size_t)cap * sizeof *nr);
+        if (!nr)
+            return -1;
+        s->req = nr;
+        struct rt *nt = realloc(s->rt, (size_t)cap * sizeof *nt);
+        if (!nt)
+            return -1;
+        s->rt = nt;
+        long *nf = realloc(s->free_slots, (size_t)cap * sizeof *nf);
+        if (!nf)
+            return -1;
+        s->free_slots = nf;
+        s->cap_req = cap;
+    }
+    return s->n_req++;
 }
 
 static bool
@@ -1233,20 +1365,20 @@ static void
 arrival(struct sim *s, long subject)
 {
     const struct sim_workload *w = &s->cfg->work;
-    if (ensure_requests(s) != 0) {
+    long id = alloc_slot(s);
+    if (id < 0) {
         fail(s, "out of memory");
         return;
     }
-    long id = s->n_req++;
     s->arrivals++;
     struct sim_request *q = &s->req[id];
     struct rt *r = &s->rt[id];
     memset(q, 0, sizeof *q);
     memset(r, 0, sizeof *r);
-    q->id = id;
+    q->id = s->n_arrived++;
     q->arrival_s = s->now;
-    sim_gen_lengths(&s->gen, id, &q->prompt_tokens, &q->output_tokens);
-    q->warmup = id < w->warmup_requests || s->now < w->warmup_s;
+    sim_gen_lengths(&s->gen, q->id, &q->prompt_tokens, &q->output_tokens);
+    q->warmup = q->id < w->warmup_requests || s->now < w->warmup_s;
     q->queue_s = q->ttft_s = q->tpot_s = q->e2e_s = q->max_itl_s = NAN;
     r->admit_s = r->first_token_s = r->last_token_s = NAN;
     r->user = (int)subject;
@@ -1265,6 +1397,7 @@ arrival(struct sim *s, long subject)
             snapshot(s, &s->w1);
         if (w->process == SIM_CLOSED)
             schedule_user(s, (int)subject);
+        retire(s, id);
         return;
     }
     area_to_now(s);
@@ -1323,56 +1456,18 @@ collect(struct sim *s, struct sim_result *out)
 {
     const struct sim_slo *slo = &s->cfg->slo;
     bool has_slo = slo->ttft_s > 0 || slo->itl_s > 0 || slo->e2e_s > 0;
-    long n = s->n_req;
-    double *v[4];
-    for (int k = 0; k < 4; k++) {
-        v[k] = malloc((size_t)(n ? n : 1) * sizeof(double));
-        if (!v[k]) {
-            for (int j = 0; j < k; j++)
-                free(v[j]);
-            return -1;
-        }
-    }
-    long nv[4] = {0, 0, 0, 0};
-    double sojourn = 0;
-    long met = 0;
-    for (long id = 0; id < n; id++) {
-        struct sim_request *q = &s->req[id];
-        const struct rt *r = &s->rt[id];
-        if (q->status == SIM_REQ_DONE) {
-            q->instance = r->inst;
-            q->queue_s = r->admit_s - q->arrival_s;
-            q->ttft_s = r->first_token_s - q->arrival_s;
-            q->e2e_s = q->finish_s - q->arrival_s;
-            q->tpot_s = q->output_tokens > 1
-                            ? (q->finish_s - r->first_token_s) / (double)(q->output_tokens - 1)
-                            : NAN;
-            out->completed++;
-            sojourn += q->e2e_s;
-        } else {
-            out->rejected++;
-            out->rejected_by[q->reject]++;
-        }
-        q->slo_met = has_slo && meets_slo(slo, q);
-        if (q->warmup)
-            continue;
-        out->measured++;
-        if (q->slo_met)
-            met++;
-        if (q->status != SIM_REQ_DONE)
-            continue;
-        v[0][nv[0]++] = q->ttft_s;
-        if (q->output_tokens > 1)
-            v[1][nv[1]++] = q->tpot_s;
-        v[2][nv[2]++] = q->e2e_s;
-        v[3][nv[3]++] = q->queue_s;
-    }
-    stat_of(v[0], nv[0], &out->ttft);
-    stat_of(v[1], nv[1], &out->tpot);
-    stat_of(v[2], nv[2], &out->e2e);
-    stat_of(v[3], nv[3], &out->queue);
-    for (int k = 0; k < 4; k++)
-        free(v[k]);
+    long n = s->n_arrived;
+    out->completed = s->completed;
+    out->rejected = s->rejected;
+    out->measured = s->measured;
+    memcpy(out->rejected_by, s->rejected_by, sizeof out->rejected_by);
+    double sojourn = s->sojourn;
+    long met = s->met;
+    long cap = s->cfg->exact_cap > 0 ? s->cfg->exact_cap : SIM_EXACT_CAP;
+    lat_stat(&s->lat[0], &out->ttft, cap);
+    lat_stat(&s->lat[1], &out->tpot, cap);
+    lat_stat(&s->lat[2], &out->e2e, cap);
+    lat_stat(&s->lat[3], &out->queue, cap);
     lhist_stat(&s->itl, &out->itl);
     lhist_stat(&s->step_time, &out->step_time);
     if (s->have_w0 && !(s->a1.t > s->w0.t)) {
@@ -1413,9 +1508,9 @@ collect(struct sim *s, struct sim_result *out)
     out->preemptions_per_request =
         out->completed > 0 ? (double)s->preemptions / (double)out->completed : NAN;
     out->busy_fraction = win > 0 ? (w1->busy - w0->busy) / ((double)s->n_inst * win) : NAN;
-    out->requests = s->req;
-    out->n_requests = n;
-    s->req = NULL;
+    out->requests = s->kept;
+    out->n_requests = s->kept ? n : 0;
+    s->kept = NULL;
     out->batch_hist = s->batch_hist;
     out->batch_hist_n = s->batch_hist_n;
     s->batch_hist = NULL;
@@ -1525,15 +1620,24 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
             return -1;
         }
     }
-    /* the expected number of requests up front; ensure_requests doubles beyond it */
+    /* the kept results: the expected number of requests up front (retire doubles beyond) */
     long cap = w->requests > 0 ? w->requests : w->process == SIM_TRACE ? w->trace->n : 1024;
-    s->req = malloc((size_t)cap * sizeof *s->req);
-    s->rt = malloc((size_t)cap * sizeof *s->rt);
-    if (!s->req || !s->rt) {
-        fail(s, "out of memory");
-        return -1;
+    if (!cfg->discard_requests) {
+        s->kept = malloc((size_t)cap * sizeof *s->kept);
+        if (!s->kept) {
+            fail(s, "out of memory");
+            return -1;
+        }
+        s->cap_kept = cap;
     }
-    s->cap_req = cap;
+    for (int k = 0; k < 4; k++) {
+        s->lat[k].h.n = calloc(LH_BINS, sizeof(long));
+        s->lat[k].h.cached_x = -1;
+        if (!s->lat[k].h.n) {
+            fail(s, "out of memory");
+            return -1;
+        }
+    }
     sim_heap_init(&s->heap);
     /* the first arrivals */
     if (w->process == SIM_CLOSED) {
@@ -1560,6 +1664,12 @@ teardown(struct sim *s)
     free(s->inst);
     free(s->req);
     free(s->rt);
+    free(s->free_slots);
+    free(s->kept);
+    for (int k = 0; k < 4; k++) {
+        free(s->lat[k].v);
+        free(s->lat[k].h.n);
+    }
     free(s->seqs);
     free(s->batch_hist);
     twhist_release(&s->tw_batch);

@@ -74,6 +74,7 @@ struct sim_slo {
     double target; /* attainment target for --max-rate, (0, 1] */
 };
 
+struct sim_request;
 struct sim_config {
     struct roof_config engine; /* one instance: hw, model, formats, tp, pp, tuning, reserve */
     int instances;             /* engine instances (devices / (tp x pp)) */
@@ -82,6 +83,16 @@ struct sim_config {
     struct sim_slo slo;
     unsigned long seed;
     int timeline_points; /* at most 2x this many timeline samples; 0 = SIM_TIMELINE_POINTS */
+    /* Per-request results. By default every request is kept in sim_result.requests (arrival
+     * order, about 120 bytes each). discard_requests keeps none: a request's state lives only
+     * while it is in flight, so memory does not grow with the run (latency percentiles exact
+     * up to SIM_EXACT_CAP samples, then log-binned). on_request, when set, receives each
+     * request as it finishes or is rejected (completion order; the pointer is valid during the
+     * call only). */
+    bool discard_requests;
+    long exact_cap; /* exact latency samples per metric before binning; 0 = SIM_EXACT_CAP */
+    void (*on_request)(void *ctx, const struct sim_request *q);
+    void *on_request_ctx;
 };
 #define SIM_TIMELINE_POINTS 1000
 /* The simulation stops with an error after this many engine steps (a livelock guard). */
@@ -130,6 +141,11 @@ struct sim_request {
     bool slo_met;
 };
 
+/* Latency samples (TTFT, TPOT, E2E, queue) are kept exactly, 8 bytes each, up to this many per
+ * metric; beyond it the quantiles come from a log-binned histogram of ratio 1.01 (relative
+ * error at most 0.5%; mean and max stay exact). */
+#define SIM_EXACT_CAP (1L << 20)
+
 /* mean and quantiles of a sample; all NaN when n = 0 */
 struct sim_stat {
     long n;
@@ -147,7 +163,8 @@ struct sim_timeline_point {
 };
 
 struct sim_result {
-    /* every request in arrival order (owned; sim_result_release frees) */
+    /* every request in arrival order (owned; sim_result_release frees); NULL and 0 with
+     * discard_requests */
     struct sim_request *requests;
     long n_requests;
     struct sim_timeline_point *timeline; /* owned */
@@ -168,7 +185,8 @@ struct sim_result {
     double goodput_req_per_s, slo_attainment; /* NaN when the scenario has no SLO */
     double preemptions_per_request;           /* preemptions / completed requests */
     /* over measured completed requests; itl over every gap between two tokens (log-binned,
-     * 0.5% resolution), the rest exact (GSL quantiles of the sorted sample) */
+     * 0.5% resolution), the rest exact (GSL quantiles of the sorted sample) up to
+     * SIM_EXACT_CAP samples, log-binned beyond */
     struct sim_stat ttft, itl, tpot, e2e, queue;
     /* batch (sequences in an instance's step, 0 while idle) and KV occupancy (fraction of an
      * instance's blocks in use) as time-weighted distributions over the instances' time from
