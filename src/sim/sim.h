@@ -249,7 +249,18 @@ struct sim_analytic {
 int sim_analytic(const struct sim_config *cfg, struct sim_analytic *out);
 
 /* --max-rate: the highest Poisson rate whose SLO attainment stays >= target, by bisection on
- * the rate with the same seed (the same uniforms, so arrivals scale exactly with the rate). */
+ * the rate with the same seed (the same uniforms, so arrivals scale exactly with the rate).
+ *
+ * For a caller such as a capacity planner asking "what rate can one instance carry within
+ * these SLOs": build a sim_config with instances = 1 (the engine: hw, model, formats, tp, pp,
+ * tuning, reserve), the scheduler (sim_sched_defaults, then the engine profile's admission,
+ * max batch, token budget and KV share), the workload's lengths and a number of requests or a
+ * duration (rate_per_s is replaced by each probe; warm-up as for a single run), the SLO bounds
+ * in cfg->slo, then call sim_max_rate(cfg, target, rel_tol, &out, errs): out.rate_per_s is
+ * the answer per instance (0 when even the lowest probe fails), out.probes the evidence. The
+ * probes discard per-request results (memory does not grow with the requests), and the same
+ * config and seed give the same answer. sim_analytic(cfg).capacity_req_per_s is a cheap
+ * upper bound to start from. */
 #define SIM_MAX_PROBES 64
 struct sim_probe {
     double rate_per_s, slo_attainment, goodput_req_per_s;
