@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 
 #include "io/calparams.h"
+#include "io/measure.h"
 #include "io/profiles.h"
 #include "util/array.h"
 #include "util/strs.h"
@@ -459,6 +460,18 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
         err_list_release(&errs);
         if (e != 0)
             return e == -2 ? CLI_USAGE : CLI_FAIL;
+        if (!rs) { /* the engine's own reserve (vLLM 1 - gpu_memory_utilization, ...) */
+            struct engine_profile *ep = engine_find(eng, &errs);
+            cli_print_errs(&errs);
+            err_list_release(&errs);
+            if (!ep)
+                return CLI_FAIL;
+            double ctx = cfg->model ? (double)cfg->model->max_position_embeddings : 0;
+            double r = engine_reserve_bytes(ep, cfg, ctx);
+            if (r >= 0)
+                cfg->reserve_bytes = r;
+            engine_profile_free(ep);
+        }
     }
     const char *problem = cfg->model ? roof_config_problem(cfg) : NULL;
     if (problem) {

@@ -1,6 +1,7 @@
 /* roofline analyze: the per-operator table and the phase summary for prefill and/or decode. */
 #include "cli/caldata.h"
 #include "cli/cli.h"
+#include "cli/fit_advice.h"
 #include "cli/out.h"
 #include "io/profiles.h"
 #include "util/array.h"
@@ -318,6 +319,7 @@ run(int argc, char **argv)
             out_table_end(t, stdout, 0);
             printf("\nsummary (%s):\n", ph);
             out_record(fmt, stdout, SUM_FIELDS, N_SUM_FIELDS, sv, 2);
+            cli_fit_advice(stdout, &cfg, "");
         } else if (fmt == OUT_JSON) {
             printf("%s\n    {\n      \"summary\": ", p != first ? "," : "");
             out_record(fmt, stdout, SUM_FIELDS, N_SUM_FIELDS, sv, 6);

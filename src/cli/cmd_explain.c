@@ -2,6 +2,7 @@
  * units, the result; then the dominant term, intensity against the ridge, and a conclusion. */
 #include "cli/cli.h"
 #include "cli/explain.h"
+#include "cli/fit_advice.h"
 #include "io/profiles.h"
 #include "util/array.h"
 #include "util/units.h"
@@ -20,7 +21,7 @@ peak_label(enum dtype d)
 /* Memory verdict shared by both paths; returns true when it fits. */
 static bool
 explain_fit(const struct hw_profile *hw, double params, enum dtype w, double weight_bytes,
-            double other_bytes, const char *other_what)
+            double other_bytes, const char *other_what, const struct roof_config *cfg)
 {
     double cap = hw->memory_capacity_bytes;
     double total = weight_bytes + other_bytes;
@@ -42,36 +43,9 @@ explain_fit(const struct hw_profile *hw, double params, enum dtype w, double wei
            other_bytes > 0 ? " of KV cache and activations" : "", Q(cap, "B", 3), hw->name);
     fprintf(stderr, "warning: %s does not fit in %s on %s\n", Q(total, "B", 4), Q(cap, "B", 3),
             hw->id);
-    printf("What would fit:\n");
-    if (weight_bytes > cap) {
-        double max_params = cap / dtype_bytes(w);
-        printf("  - a model of at most %s parameters at %s (weights alone, nothing left for the KV "
-               "cache);\n",
-               ex_count(max_params), dtype_name(w));
-        double bits = cap * 8.0 / params;
-        static const enum dtype SMALLER[] = {DT_FP16,   DT_FP8,  DT_Q8_0, DT_Q4_1,
-                                             DT_Q4_K_M, DT_Q4_0, DT_INT4};
-        const char *fmt_fit = NULL;
-        for (size_t i = 0; i < ARRAY_SIZE(SMALLER); i++)
-            if (dtype_bits(SMALLER[i]) <= bits * 0.9 && dtype_bits(SMALLER[i]) < dtype_bits(w)) {
-                fmt_fit = dtype_name(SMALLER[i]);
-                break;
-            }
-        if (fmt_fit)
-            printf("  - this model quantized to %s or smaller (%.2f bits per weight fit, leaving "
-                   "10%% for the KV cache);\n",
-                   fmt_fit, bits);
-        else
-            printf("  - this model would need at most %.2f bits per weight: no supported format is "
-                   "that small;\n",
-                   bits);
-    }
-    int devices = (int)ceil(total / (cap * 0.9));
-    if (devices < 2)
-        devices = 2;
-    printf("  - or %d of these devices sharing the weights (tensor or pipeline parallel), or a "
-           "device with at least %s.\n",
-           devices, Q(total / 0.9, "B", 3));
+    (void)params;
+    (void)w;
+    cli_fit_advice(stdout, cfg, "");
     return false;
 }
 
@@ -152,7 +126,7 @@ explain_nominal(const struct hw_profile *hw, double params, const struct roof_co
            cfg->batch > 1 ? " in the batch" : "");
     (void)p_star;
     printf("\n");
-    bool fits = explain_fit(hw, params, cfg->weights, n.weight_bytes, 0, NULL);
+    bool fits = explain_fit(hw, params, cfg->weights, n.weight_bytes, 0, NULL, cfg);
     printf("\nConclusion: %s of a %s-parameter model at %s on the %s is %s-bound: %s%s, %.0f "
            "tokens/s%s.\n",
            pre ? "a prefill pass" : "each decode step", ex_count(params), w, hw->name,
@@ -320,7 +294,7 @@ explain_model(const struct roof_config *cfg)
     printf("\n");
     bool fits = explain_fit(hw, p.total, cfg->weights, r.mem.weights_bytes,
                             r.mem.kv_bytes + r.mem.act_bytes + r.mem.reserve_bytes,
-                            "KV cache and activations");
+                            "KV cache and activations", cfg);
     long maxb = roof_max_batch(cfg);
     if (fits || r.mem.weights_bytes < hw->memory_capacity_bytes)
         printf("Largest batch that fits at this %s: %ld.\n", pre ? "prompt" : "context", maxb);

@@ -24,6 +24,7 @@ static const struct out_field SUM_FIELDS[] = {
     {"hardware", NULL, OUT_SHOW_TEXT, 0, true},
     {"engine", NULL, OUT_SHOW_TEXT, 0, true},
     {"policy", NULL, OUT_SHOW_TEXT, 0, true},
+    {"admission", NULL, OUT_SHOW_TEXT, 0, true},
     {"instances", NULL, OUT_SHOW_NUM, 0, true},
     {"seed", NULL, OUT_SHOW_NUM, 0, true},
     {"requests", "requests arrived", OUT_SHOW_NUM, 0, false},
@@ -36,22 +37,27 @@ static const struct out_field SUM_FIELDS[] = {
     {"measured", "measured (after warm-up)", OUT_SHOW_NUM, 0, false},
     {"makespan_s", "simulated time", OUT_SHOW_TIME, 0, false},
     {"window_s", "measurement window", OUT_SHOW_TIME, 0, false},
-    {"throughput_req_per_s", "throughput requests/s", OUT_SHOW_NUM, 3, false},
-    {"input_tokens_per_s", "input tokens/s", OUT_SHOW_NUM, 1, false},
-    {"output_tokens_per_s", "output tokens/s", OUT_SHOW_NUM, 1, false},
+    {"arrivals_s", "  of it during arrivals", OUT_SHOW_TIME, 0, false},
+    {"arrivals_req_per_s", "during arrivals: requests/s", OUT_SHOW_NUM, 3, false},
+    {"arrivals_input_tokens_per_s", "during arrivals: input tokens/s", OUT_SHOW_NUM, 1, false},
+    {"arrivals_output_tokens_per_s", "during arrivals: output tokens/s", OUT_SHOW_NUM, 1, false},
+    {"throughput_req_per_s", "including drain: requests/s", OUT_SHOW_NUM, 3, false},
+    {"input_tokens_per_s", "including drain: input tokens/s", OUT_SHOW_NUM, 1, false},
+    {"output_tokens_per_s", "including drain: output tokens/s", OUT_SHOW_NUM, 1, false},
     {"goodput_req_per_s", "goodput requests/s", OUT_SHOW_NUM, 3, false},
     {"slo_attainment", "SLO attainment", OUT_SHOW_PCT, 2, false},
     {"preemptions", NULL, OUT_SHOW_NUM, 0, false},
+    {"preemptions_per_request", "preemptions per request", OUT_SHOW_NUM, 3, false},
     {"swapped_blocks", "blocks swapped out", OUT_SHOW_NUM, 0, false},
     {"steps", "engine steps", OUT_SHOW_NUM, 0, false},
     {"step_time_mean_s", "mean step time", OUT_SHOW_TIME, 0, false},
-    {"busy_fraction", "engines busy", OUT_SHOW_PCT, 1, false},
-    {"batch_mean", "batch mean", OUT_SHOW_NUM, 1, false},
+    {"busy_fraction", "engines busy in the window", OUT_SHOW_PCT, 1, false},
+    {"batch_mean", "batch mean (over time)", OUT_SHOW_NUM, 1, false},
     {"batch_p50", "batch p50", OUT_SHOW_NUM, 0, false},
     {"batch_p90", "batch p90", OUT_SHOW_NUM, 0, false},
     {"batch_p99", "batch p99", OUT_SHOW_NUM, 0, false},
     {"batch_max", "batch max", OUT_SHOW_NUM, 0, false},
-    {"kv_occupancy_mean", "KV occupancy mean", OUT_SHOW_PCT, 1, false},
+    {"kv_occupancy_mean", "KV occupancy mean (over time)", OUT_SHOW_PCT, 1, false},
     {"kv_occupancy_p50", "KV occupancy p50", OUT_SHOW_PCT, 1, false},
     {"kv_occupancy_p90", "KV occupancy p90", OUT_SHOW_PCT, 1, false},
     {"kv_occupancy_p99", "KV occupancy p99", OUT_SHOW_PCT, 1, false},
@@ -147,8 +153,9 @@ fill_summary(const struct scenario *sc, const struct sim_config *cfg, const stru
     v[i++].s = sc->path;
     v[i++].s = sc->model->id;
     v[i++].s = sc->hw->id;
-    v[i++].s = sc->engine ? sc->engine : "none";
+    v[i++].s = sc->engine ? sc->engine : "kernel";
     v[i++].s = sim_policy_name(cfg->sched.policy);
+    v[i++].s = sim_admission_name(cfg->sched.admission);
     v[i++].x = cfg->instances;
     v[i++].x = (double)cfg->seed;
     v[i++].x = (double)r->arrived;
@@ -161,12 +168,17 @@ fill_summary(const struct scenario *sc, const struct sim_config *cfg, const stru
     v[i++].x = (double)r->measured;
     v[i++].x = r->makespan_s;
     v[i++].x = r->window_end_s - r->window_start_s;
+    v[i++].x = r->arrivals_end_s - r->window_start_s;
+    v[i++].x = r->arrivals_req_per_s;
+    v[i++].x = r->arrivals_input_tokens_per_s;
+    v[i++].x = r->arrivals_output_tokens_per_s;
     v[i++].x = r->throughput_req_per_s;
     v[i++].x = r->input_tokens_per_s;
     v[i++].x = r->output_tokens_per_s;
     v[i++].x = r->goodput_req_per_s;
     v[i++].x = r->slo_attainment;
     v[i++].x = (double)r->preemptions;
+    v[i++].x = r->preemptions_per_request;
     v[i++].x = (double)r->swapped_blocks;
     v[i++].x = (double)r->steps;
     v[i++].x = r->step_time.mean;
@@ -264,10 +276,11 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
     printf("  %s on %d x %s (tp %d, pp %d: %d instance%s), weights %s, KV %s, engine %s\n",
            sc->model->id, sc->count, sc->hw->id, sc->tp, sc->pp, cfg->instances,
            cfg->instances == 1 ? "" : "s", dtype_name(sc->weights), dtype_name(sc->kv),
-           sc->engine ? sc->engine : "none (datasheet roofline)");
-    printf("  scheduler %s: max batch %ld, %ld tokens per step, KV blocks of %ld tokens",
-           sim_policy_name(cfg->sched.policy), cfg->sched.max_batch, cfg->sched.max_tokens_per_step,
-           cfg->sched.block_tokens);
+           sc->engine ? sc->engine : "kernel");
+    printf("  scheduler %s, admission %s: max batch %ld, %ld tokens per step, KV blocks of %ld "
+           "tokens",
+           sim_policy_name(cfg->sched.policy), sim_admission_name(cfg->sched.admission),
+           cfg->sched.max_batch, cfg->sched.max_tokens_per_step, cfg->sched.block_tokens);
     if (r)
         printf(" (%.0f per instance)", r->kv_blocks);
     printf(", preemption %s", cfg->sched.preempt == SIM_PREEMPT_SWAP ? "swap" : "recompute");
@@ -297,6 +310,22 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
             unit_format_time(cfg->slo.e2e_s, 3, c, sizeof c);
         printf("  SLO: TTFT <= %s, TPOT <= %s, E2E <= %s per request\n", a, b, c);
     }
+}
+
+/* The answer in words first: what the engines delivered and how long a request took. */
+static void
+print_answer(const struct sim_result *r)
+{
+    bool arr = isfinite(r->arrivals_output_tokens_per_s);
+    char ttft[32], tpot[32];
+    unit_format_time(r->ttft.p50, 3, ttft, sizeof ttft);
+    unit_format_time(r->tpot.p50, 3, tpot, sizeof tpot);
+    printf("  answer: %.4g output tokens/s, %.4g requests/s %s; TTFT p50 %s, TPOT p50 %s; "
+           "engines busy %.1f%%, %.3g preemptions per request\n",
+           arr ? r->arrivals_output_tokens_per_s : r->output_tokens_per_s,
+           arr ? r->arrivals_req_per_s : r->throughput_req_per_s,
+           arr ? "during arrivals" : "including drain", ttft, tpot, 100.0 * r->busy_fraction,
+           r->preemptions_per_request);
 }
 
 static void
@@ -331,39 +360,58 @@ csv_num(FILE *f, double x)
         fprintf(f, "%.9g", x);
 }
 
-/* Per-request CSV, written to a temporary name and renamed into place. */
-static int
-write_requests(const char *path, const struct sim_result *r, bool has_slo)
-{
+/* Per-request CSV, streamed as requests finish (completion order) to a temporary name and
+ * renamed into place at the end. */
+struct req_out {
+    FILE *f;
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
+    bool has_slo;
+};
+
+static void
+write_request(void *ctx, const struct sim_request *q)
+{
+    const struct req_out *o = ctx;
+    FILE *f = o->f;
+    fprintf(f, "%ld,", q->id);
+    csv_num(f, q->arrival_s);
+    fprintf(f, ",%ld,%ld,%s,%s,%d,", q->prompt_tokens, q->output_tokens,
+            q->status == SIM_REQ_DONE ? "done" : "rejected", sim_reject_name(q->reject),
+            q->warmup ? 1 : 0);
+    if (q->instance >= 0)
+        fprintf(f, "%d", q->instance);
+    double t[6] = {q->queue_s, q->ttft_s, q->tpot_s, q->max_itl_s, q->e2e_s, q->finish_s};
+    for (int k = 0; k < 6; k++) {
+        fputc(',', f);
+        csv_num(f, t[k]);
+    }
+    fprintf(f, ",%d,%s\n", q->preemptions, o->has_slo ? (q->slo_met ? "1" : "0") : "");
+}
+
+static int
+requests_open(struct req_out *o, const char *path, bool has_slo)
+{
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp", path);
+    o->has_slo = has_slo;
+    o->f = fopen(o->tmp, "w");
+    if (!o->f) {
         fprintf(stderr, "error: cannot write '%s'\n", path);
         return -1;
     }
-    fprintf(f, "id,arrival_s,prompt_tokens,output_tokens,status,reject,warmup,instance,queue_s,"
-               "ttft_s,tpot_s,max_itl_s,e2e_s,finish_s,preemptions,slo_met\n");
-    for (long i = 0; i < r->n_requests; i++) {
-        const struct sim_request *q = &r->requests[i];
-        fprintf(f, "%ld,", q->id);
-        csv_num(f, q->arrival_s);
-        fprintf(f, ",%ld,%ld,%s,%s,%d,", q->prompt_tokens, q->output_tokens,
-                q->status == SIM_REQ_DONE ? "done" : "rejected", sim_reject_name(q->reject),
-                q->warmup ? 1 : 0);
-        if (q->instance >= 0)
-            fprintf(f, "%d", q->instance);
-        double t[6] = {q->queue_s, q->ttft_s, q->tpot_s, q->max_itl_s, q->e2e_s, q->finish_s};
-        for (int k = 0; k < 6; k++) {
-            fputc(',', f);
-            csv_num(f, t[k]);
-        }
-        fprintf(f, ",%d,%s\n", q->preemptions, has_slo ? (q->slo_met ? "1" : "0") : "");
-    }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        fprintf(stderr, "error: cannot write '%s'\n", path);
+    fprintf(o->f, "id,arrival_s,prompt_tokens,output_tokens,status,reject,warmup,instance,"
+                  "queue_s,ttft_s,tpot_s,max_itl_s,e2e_s,finish_s,preemptions,slo_met\n");
+    return 0;
+}
+
+/* close and rename into place (ok), or remove the temporary file */
+static int
+requests_close(struct req_out *o, const char *path, bool ok)
+{
+    int bad = ferror(o->f);
+    if (fclose(o->f) != 0 || bad || !ok || rename(o->tmp, path) != 0) {
+        remove(o->tmp);
+        if (ok)
+            fprintf(stderr, "error: cannot write '%s'\n", path);
         return -1;
     }
     return 0;
@@ -375,12 +423,26 @@ run_once(const struct scenario *sc, const struct sim_config *cfg, enum out_fmt f
 {
     struct err_list errs = {0};
     struct sim_result r;
-    if (sim_run(cfg, &r, &errs) != 0) {
+    struct sim_config run = *cfg;
+    struct req_out ro;
+    run.discard_requests = true; /* the summary needs none; the CSV is streamed */
+    if (requests_out) {
+        if (requests_open(&ro, requests_out, sc->has_slo) != 0)
+            return CLI_FAIL;
+        run.on_request = write_request;
+        run.on_request_ctx = &ro;
+    }
+    if (sim_run(&run, &r, &errs) != 0) {
         cli_print_errs(&errs);
         err_list_release(&errs);
+        if (requests_out)
+            requests_close(&ro, requests_out, false);
         return CLI_FAIL;
     }
     err_list_release(&errs);
+    int rc = CLI_OK;
+    if (requests_out && requests_close(&ro, requests_out, true) != 0)
+        rc = CLI_FAIL;
     struct sim_analytic a;
     bool have_a = sim_analytic(cfg, &a) == 0;
     if (!have_a)
@@ -400,6 +462,7 @@ run_once(const struct scenario *sc, const struct sim_config *cfg, enum out_fmt f
         printf("\n}\n");
     } else {
         print_header(sc, cfg, &r);
+        print_answer(&r);
         printf("\nlatency (model: the queueing approximation, docs/simulate.md#analytic)\n");
         struct out_table *t = out_table_new(fmt, NULL, LAT_FIELDS, N_LAT);
         latency_rows(t, &r, &a, have_a);
@@ -407,9 +470,6 @@ run_once(const struct scenario *sc, const struct sim_config *cfg, enum out_fmt f
         printf("\n");
         out_record(fmt, stdout, SUM_FIELDS, N_SUM, v, 0);
     }
-    int rc = CLI_OK;
-    if (requests_out && write_requests(requests_out, &r, sc->has_slo) != 0)
-        rc = CLI_FAIL;
     sim_result_release(&r);
     return rc;
 }

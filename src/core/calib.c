@@ -54,6 +54,7 @@ engine_profile_kernel(struct engine_profile *out)
     out->memory_efficiency = 1.0;
     out->compute_efficiency = 1.0;
     out->dequant_scale = 1.0;
+    out->serving.reserve_fraction = -1.0;
 }
 
 void
@@ -91,6 +92,29 @@ engine_profile_free(struct engine_profile *e)
     free(e->source_keys);
     free(e->source_texts);
     free(e);
+}
+
+double
+engine_reserve_bytes(const struct engine_profile *e, const struct roof_config *cfg, double context)
+{
+    const struct engine_serving *sv = &e->serving;
+    if (!(sv->reserve_fraction >= 0) && !(sv->reserve_bytes > 0) && !sv->compute_buffers)
+        return -1.0;
+    double cap = cfg->hw ? cfg->hw->memory_capacity_bytes : 0;
+    double r = (sv->reserve_fraction > 0 ? sv->reserve_fraction * cap : 0) +
+               (sv->reserve_bytes > 0 ? sv->reserve_bytes : 0);
+    if (sv->compute_buffers && cfg->model) {
+        const struct mdl_profile *m = cfg->model;
+        double tp = cfg->tp > 1 ? cfg->tp : 1;
+        double ub = e->ubatch_tokens > 0 ? e->ubatch_tokens : 512;
+        double widest = (double)m->vocab_size / tp;
+        double mlp = 2.0 * (double)m->intermediate_size / tp;
+        widest = mlp > widest ? mlp : widest;
+        double scores = cfg->flash_attention ? 0 : (double)m->num_heads / tp * context;
+        widest = scores > widest ? scores : widest;
+        r += 4.0 * ub * (widest + (double)m->hidden_size);
+    }
+    return r;
 }
 
 /* One kernel in isolation, through the same per-kernel rule as the engine. */

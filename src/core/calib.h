@@ -16,6 +16,20 @@ struct dev_params {
     double compute_units;      /* default when the profile has none */
 };
 
+/* How an engine serves (docs/simulate.md#engines): its scheduler's defaults and the memory it
+ * keeps off the KV cache. Zero / empty = not given (the simulator's defaults apply). */
+struct engine_serving {
+    char admission[16]; /* "vllm", "no_evict" or "greedy" (sim_admission names) */
+    long max_batch;     /* sequences per step */
+    long max_tokens_per_step;
+    double small_memory_bytes; /* devices with less memory use the two values below */
+    long max_batch_small, max_tokens_per_step_small;
+    double reserve_fraction; /* of device memory kept off weights and KV; < 0 = not given */
+    double reserve_bytes;    /* a fixed reserve per device (added to the fraction) */
+    double kv_fraction;      /* of what weights and reserve leave, given to the KV pool */
+    bool compute_buffers;    /* the reserve is llama.cpp's compute buffers (engine_reserve) */
+};
+
 /* Engine profile: what a serving engine adds to the kernels (engine_profiles/<name>.yaml). */
 struct engine_profile {
     char *name, *path;
@@ -28,6 +42,7 @@ struct engine_profile {
     bool fp16_accumulate;           /* its fp16 GEMMs accumulate in fp16 */
     bool dequant_buffer;  /* weight-only GEMMs convert the weights to fp16 first */
     double ubatch_tokens; /* prefill micro-batch; 0 = the whole prompt in one pass */
+    struct engine_serving serving;
     char **source_keys, **source_texts;
     int n_sources;
 };
@@ -51,6 +66,14 @@ void engine_profile_kernel(struct engine_profile *out);
 void calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
                   const struct engine_profile *eng, struct roof_tuning *out);
 void engine_profile_free(struct engine_profile *e);
+/* The memory an engine keeps per device off weights and KV cache for `cfg` (its model,
+ * formats, flash attention, tp): fraction x capacity + fixed bytes, plus, for llama.cpp, its
+ * compute buffers: 4 B x ubatch x (max(vocab / tp, 2 x MLP width / tp, heads / tp x context
+ * without flash attention) + hidden), the largest f32 tensors of one micro-batch's graph
+ * (logits, the MLP's gate and up, the attention scores). `context` in tokens. Negative when
+ * the profile names no reserve. docs/simulate.md#engines */
+double engine_reserve_bytes(const struct engine_profile *e, const struct roof_config *cfg,
+                            double context);
 
 /* One measurement to predict (the fields of the calibration format, docs/measurements.md). */
 enum pred_phase { PRED_DECODE, PRED_PREFILL, PRED_E2E, PRED_KERNEL, PRED_PHASE_COUNT };

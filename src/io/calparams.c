@@ -155,6 +155,9 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         strbuf_addf(out, "dequant_buffer: true\n");
     if (ep->ubatch_tokens > 0)
         strbuf_addf(out, "ubatch: %.0f\n", ep->ubatch_tokens);
+    char serving[1024];
+    engine_serving_format(ep, serving, sizeof serving);
+    strbuf_addstr(out, serving);
     strbuf_addf(out, "provenance:\n  fitted: \"%s\"\nsources:\n", provenance);
     if (ep->kernel_overhead_s > 0)
         strbuf_addf(out, "  kernel_overhead: \"%s\"\n", provenance);
@@ -170,7 +173,7 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
     for (int k = 0; k < ep->n_sources; k++)
         if (strcmp(ep->source_keys[k], "fp16_accumulate") == 0 ||
             strcmp(ep->source_keys[k], "dequant_buffer") == 0 ||
-            strcmp(ep->source_keys[k], "ubatch") == 0)
+            strcmp(ep->source_keys[k], "ubatch") == 0 || engine_serving_key(ep->source_keys[k]))
             strbuf_addf(out, "  %s: \"%s\"\n", ep->source_keys[k], ep->source_texts[k]);
     return out->failed ? -1 : 0;
 }

@@ -226,10 +226,105 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "dequant_buffer",
                                           "ubatch",
                                           "fp16_accumulate",
+                                          "admission",
+                                          "max_batch",
+                                          "max_tokens_per_step",
+                                          "small_memory",
+                                          "max_batch_small",
+                                          "max_tokens_per_step_small",
+                                          "reserve_fraction",
+                                          "reserve",
+                                          "kv_fraction",
+                                          "compute_buffers",
                                           "notes",
                                           "sources",
                                           "provenance"};
 /* provenance is free text: accepted, not interpreted */
+
+static const char *const ADMISSIONS[] = {"vllm", "no_evict", "greedy"};
+
+/* the serving keys of an engine profile (docs/simulate.md#engines) */
+static void
+load_serving(struct ycheck *y, const struct ynode *root, struct engine_serving *sv)
+{
+    const char *s;
+    if (ycheck_str(y, root, "", "admission", false, &s)) {
+        size_t n = sizeof ADMISSIONS / sizeof ADMISSIONS[0];
+        if (pick(y, root, "admission", s, ADMISSIONS, n) >= 0)
+            snprintf(sv->admission, sizeof sv->admission, "%s", s);
+    }
+    const char *lk[4] = {"max_batch", "max_tokens_per_step", "max_batch_small",
+                         "max_tokens_per_step_small"};
+    long *ld[4] = {&sv->max_batch, &sv->max_tokens_per_step, &sv->max_batch_small,
+                   &sv->max_tokens_per_step_small};
+    for (int i = 0; i < 4; i++)
+        ycheck_long(y, root, "", lk[i], false, 1, ld[i]);
+    ycheck_qty(y, root, "", "small_memory", UNIT_BYTES, false, &sv->small_memory_bytes);
+    ycheck_qty(y, root, "", "reserve", UNIT_BYTES, false, &sv->reserve_bytes);
+    const char *fk[2] = {"reserve_fraction", "kv_fraction"};
+    double *fd[2] = {&sv->reserve_fraction, &sv->kv_fraction};
+    for (int i = 0; i < 2; i++) {
+        double v;
+        if (ycheck_num(y, root, "", fk[i], false, &v)) {
+            if (!(v >= 0 && v <= 1) || (i == 1 && v == 0))
+                ycheck_error(y, ynode_get(root, fk[i]), "'%s' must be a fraction in %s, got %g",
+                             fk[i], i == 1 ? "(0, 1]" : "[0, 1]", v);
+            else
+                *fd[i] = v;
+        }
+    }
+    ycheck_bool(y, root, "", "compute_buffers", &sv->compute_buffers);
+}
+
+bool
+engine_serving_key(const char *key)
+{
+    static const char *const K[] = {"admission",           "max_batch",
+                                    "max_tokens_per_step", "small_memory",
+                                    "max_batch_small",     "max_tokens_per_step_small",
+                                    "reserve_fraction",    "reserve",
+                                    "kv_fraction",         "compute_buffers"};
+    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
+        if (strcmp(key, K[i]) == 0)
+            return true;
+    return false;
+}
+
+size_t
+engine_serving_format(const struct engine_profile *e, char *buf, size_t n)
+{
+    const struct engine_serving *sv = &e->serving;
+    size_t k = 0;
+#define PUT(...)                                                                                   \
+    do {                                                                                           \
+        int w = snprintf(buf + (k < n ? k : n), k < n ? n - k : 0, __VA_ARGS__);                   \
+        k += w > 0 ? (size_t)w : 0;                                                                \
+    } while (0)
+    if (n)
+        buf[0] = 0;
+    if (sv->admission[0])
+        PUT("admission: %s\n", sv->admission);
+    if (sv->max_batch > 0)
+        PUT("max_batch: %ld\n", sv->max_batch);
+    if (sv->max_tokens_per_step > 0)
+        PUT("max_tokens_per_step: %ld\n", sv->max_tokens_per_step);
+    if (sv->small_memory_bytes > 0)
+        PUT("small_memory: %.0f B\n", sv->small_memory_bytes);
+    if (sv->max_batch_small > 0)
+        PUT("max_batch_small: %ld\n", sv->max_batch_small);
+    if (sv->max_tokens_per_step_small > 0)
+        PUT("max_tokens_per_step_small: %ld\n", sv->max_tokens_per_step_small);
+    if (sv->reserve_fraction >= 0)
+        PUT("reserve_fraction: %g\n", sv->reserve_fraction);
+    if (sv->reserve_bytes > 0)
+        PUT("reserve: %.0f B\n", sv->reserve_bytes);
+    if (sv->kv_fraction > 0)
+        PUT("kv_fraction: %g\n", sv->kv_fraction);
+    if (sv->compute_buffers)
+        PUT("compute_buffers: true\n");
+#undef PUT
+    return k;
+}
 
 struct engine_profile *
 engine_load(const char *path, struct err_list *errs)
@@ -248,6 +343,7 @@ engine_load(const char *path, struct err_list *errs)
     e->path = str_dup(path);
     e->memory_efficiency = e->compute_efficiency = 1.0;
     e->dequant_scale = 1.0;
+    e->serving.reserve_fraction = -1.0;
     if (root->kind != YNODE_MAP) {
         ycheck_error(&y, root, "an engine profile must be a mapping of keys, not %s",
                      ynode_kind_name(root));
@@ -285,6 +381,7 @@ engine_load(const char *path, struct err_list *errs)
         long ub;
         if (ycheck_long(&y, root, "", "ubatch", false, 1, &ub))
             e->ubatch_tokens = (double)ub;
+        load_serving(&y, root, &e->serving);
         const struct ynode *src = ynode_get(root, "sources");
         if (!src)
             ycheck_error(&y, root,

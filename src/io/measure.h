@@ -6,6 +6,8 @@
 #include "core/calib.h"
 #include "util/err.h"
 
+#include <stddef.h>
+
 struct meas_row {
     char *id, *source, *hardware, *model, *engine, *note;
     char *op_name; /* kernel op (owned) */
@@ -27,6 +29,12 @@ const char *pred_phase_name(enum pred_phase p);
 
 /* Engine profiles: engine_profiles/<name>.yaml (docs/physics.md#engine-overheads). */
 struct engine_profile *engine_load(const char *path, struct err_list *errs);
+/* The serving keys of a profile (admission, batch limits, reserve, KV share) as YAML lines in
+ * `buf` (n bytes, always terminated), for a writer that rewrites the profile; returns the
+ * length the text needs (snprintf's rule). engine_serving_key says whether a sources entry
+ * belongs to them (their sources are facts to keep). */
+size_t engine_serving_format(const struct engine_profile *e, char *buf, size_t n);
+bool engine_serving_key(const char *key);
 /* By name in the data directory ("llama.cpp", "vllm", ...), or the built-in "kernel". */
 struct engine_profile *engine_find(const char *name, struct err_list *errs);
 /* The same in `dir`/engine_profiles (NULL: the data directory). */

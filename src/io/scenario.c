@@ -3,7 +3,9 @@
  * scenario's directory. */
 #include "io/scenario.h"
 
+#include "core/fits.h"
 #include "core/roof.h"
+#include "io/measure.h"
 #include "io/profiles.h"
 #include "io/ycheck.h"
 #include "util/strs.h"
@@ -17,7 +19,7 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-const char *const SCENARIO_ENGINES[] = {"kernel"};
+const char *const SCENARIO_ENGINES[] = {"kernel", "vllm", "tensorrt-llm", "llama.cpp", "deepspeed"};
 const int SCENARIO_N_ENGINES = (int)N(SCENARIO_ENGINES);
 
 static const char *const TOP_KEYS[] = {"name",      "model",    "hardware", "dtypes", "engine",
@@ -25,8 +27,8 @@ static const char *const TOP_KEYS[] = {"name",      "model",    "hardware", "dty
 static const char *const HW_KEYS[] = {"id", "count", "tp", "pp", "reserve"};
 static const char *const DTYPE_KEYS[] = {"weights", "act", "kv"};
 static const char *const SCHED_KEYS[] = {
-    "policy",      "max_batch",  "max_tokens_per_step", "block_size",
-    "kv_fraction", "preemption", "swap_bandwidth",      "prefill_instances"};
+    "policy",     "max_batch",      "max_tokens_per_step", "block_size", "kv_fraction",
+    "preemption", "swap_bandwidth", "prefill_instances",   "admission"};
 static const char *const ARR_KEYS[] = {"process", "rate_per_s", "cv",
                                        "users",   "think_time", "trace"};
 static const char *const LEN_KEYS[] = {"prompt", "output", "trace"};
@@ -36,6 +38,7 @@ static const char *const RUN_KEYS[] = {"requests", "duration", "warmup_requests"
 static const char *const SLO_KEYS[] = {"ttft", "itl", "e2e", "target"};
 static const char *const POLICIES[] = {"static", "continuous", "chunked", "disaggregated"};
 static const char *const PREEMPTS[] = {"recompute", "swap"};
+static const char *const ADMISSIONS[] = {"vllm", "no_evict", "greedy"}; /* enum sim_admission */
 static const char *const PROCESSES[] = {"poisson", "gamma", "constant", "closed", "trace"};
 static const char *const DISTS[] = {"fixed", "uniform", "lognormal", "trace"};
 
@@ -574,6 +577,31 @@ load_hardware(struct ctx *c, const struct ynode *root)
     c->hw_ok = s->hw != NULL;
 }
 
+/* The engine profile's scheduler defaults over the simulator's (docs/simulate.md#engines):
+ * admission, max batch, the step's token budget (chunked prefill; without chunking a prompt
+ * must fit one step, so the budget stays the context length) and the KV share. */
+static void
+engine_sched_defaults(struct scenario *s)
+{
+    if (!s->eng)
+        return;
+    const struct engine_serving *sv = &s->eng->serving;
+    for (int i = 0; i < (int)N(ADMISSIONS); i++)
+        if (strcmp(sv->admission, ADMISSIONS[i]) == 0)
+            s->sched.admission = (enum sim_admission)i;
+    bool small = s->hw && sv->small_memory_bytes > 0 &&
+                 s->hw->memory_capacity_bytes < sv->small_memory_bytes;
+    long mb = small && sv->max_batch_small > 0 ? sv->max_batch_small : sv->max_batch;
+    long mt = small && sv->max_tokens_per_step_small > 0 ? sv->max_tokens_per_step_small
+                                                         : sv->max_tokens_per_step;
+    if (mb > 0)
+        s->sched.max_batch = mb;
+    if (mt > 0 && (s->sched.policy == SIM_CHUNKED || s->sched.policy == SIM_DISAGGREGATED))
+        s->sched.max_tokens_per_step = mt;
+    if (sv->kv_fraction > 0)
+        s->sched.kv_fraction = sv->kv_fraction;
+}
+
 static void
 load_scheduler(struct ctx *c, const struct ynode *root)
 {
@@ -596,6 +624,7 @@ load_scheduler(struct ctx *c, const struct ynode *root)
                        N(POLICIES));
     c->policy_node = ynode_get(sc, "policy");
     sim_sched_defaults(&s->sched, k >= 0 ? (enum sim_policy)k : SIM_CONTINUOUS, s->model);
+    engine_sched_defaults(s);
     long v;
     if (ycheck_long(&c->y, sc, "scheduler", "max_batch", false, 1, &v))
         s->sched.max_batch = v < 1000000 ? v : 1000000;
@@ -609,6 +638,12 @@ load_scheduler(struct ctx *c, const struct ynode *root)
                            N(PREEMPTS));
         if (e >= 0)
             s->sched.preempt = (enum sim_preempt)e;
+    }
+    if (ycheck_str(&c->y, sc, "scheduler", "admission", false, &p)) {
+        int e = check_enum(&c->y, ynode_get(sc, "admission"), "scheduler.admission", p, ADMISSIONS,
+                           N(ADMISSIONS));
+        if (e >= 0)
+            s->sched.admission = (enum sim_admission)e;
     }
     ycheck_qty(&c->y, sc, "scheduler", "swap_bandwidth", UNIT_BYTES_PER_S, false,
                &s->sched.swap_bytes_per_s);
@@ -786,10 +821,25 @@ cross_checks(struct ctx *c)
         unit_format_short(mem.weights_bytes, "B", 3, w, sizeof w);
         unit_format_short(mem.capacity_bytes, "B", 3, cap, sizeof cap);
         unit_format_short(cfg.engine.reserve_bytes, "B", 3, res, sizeof res);
+        /* what would fit one request of one token (roof_fit_advise) */
+        struct roof_config one = cfg.engine;
+        one.phase = ROOF_DECODE;
+        one.batch = 1;
+        one.context = 1;
+        struct roof_fit_advice adv;
+        char fixes[600] = "";
+        if (roof_fit_advise(&one, &adv) == 0)
+            for (int i = 0; i < adv.n_fixes; i++)
+                if (adv.fixes[i].kind != ROOF_FIX_CONTEXT && adv.fixes[i].kind != ROOF_FIX_BATCH)
+                    snprintf(fixes + strlen(fixes), sizeof fixes - strlen(fixes), "%s%s",
+                             fixes[0] ? "; " : "; would fit with ", adv.fixes[i].text);
+        char over[32];
+        unit_format_short(mem.weights_bytes + cfg.engine.reserve_bytes - mem.capacity_bytes, "B", 3,
+                          over, sizeof over);
         ycheck_error(&c->y, c->hw_node,
                      "no memory left for the KV cache: %s of weights and %s of reserve per "
-                     "device in %s on %s",
-                     w, res, cap, s->hw->id);
+                     "device in %s on %s (%s over)%s",
+                     w, res, cap, s->hw->id, over, fixes);
     }
 }
 
@@ -843,6 +893,8 @@ from_tree(const struct ynode *root, const char *path, struct err_list *errs)
         read_dtype(&c.y, dt, "act", false, &s->act);
         read_dtype(&c.y, dt, "kv", false, &s->kv);
     }
+    if (!ynode_get(root, "engine"))
+        s->engine = str_dup("kernel");
     if (ycheck_str(&c.y, root, "", "engine", false, &str)) {
         bool known = false;
         for (int i = 0; i < SCENARIO_N_ENGINES; i++)
@@ -863,10 +915,14 @@ from_tree(const struct ynode *root, const char *path, struct err_list *errs)
                              list);
             else
                 ycheck_error(&c.y, ynode_get(root, "engine"),
-                             "unknown engine '%s'; accepted: %s (or leave 'engine' out for the "
-                             "datasheet roofline)",
-                             str, list);
+                             "unknown engine '%s'; accepted: %s (left out: kernel)", str, list);
         }
+    }
+    if (s->engine) {
+        s->eng = engine_find(s->engine, errs);
+        if (!s->eng)
+            ycheck_error(&c.y, ynode_get(root, "engine") ? ynode_get(root, "engine") : root,
+                         "cannot load the engine profile '%s'", s->engine);
     }
     load_scheduler(&c, root);
     load_arrivals(&c, root);
@@ -914,6 +970,7 @@ scenario_free(struct scenario *s)
     free(s->path);
     free(s->name);
     free(s->engine);
+    engine_profile_free(s->eng);
     free(s->trace_path);
     free(s->trace.rows);
     mdl_free(s->model);
@@ -931,8 +988,14 @@ scenario_sim_config(const struct scenario *s, struct sim_config *cfg)
     cfg->engine.kv = s->kv;
     cfg->engine.tp = s->tp;
     cfg->engine.pp = s->pp;
-    if (s->reserve_bytes >= 0)
+    if (s->reserve_bytes >= 0) {
         cfg->engine.reserve_bytes = s->reserve_bytes;
+    } else if (s->eng) {
+        double ctx = s->model ? (double)s->model->max_position_embeddings : 0;
+        double r = engine_reserve_bytes(s->eng, &cfg->engine, ctx);
+        if (r >= 0)
+            cfg->engine.reserve_bytes = r;
+    }
     int per = s->tp * s->pp > 0 ? s->tp * s->pp : 1;
     cfg->instances = s->count / per > 0 ? s->count / per : 1;
     cfg->sched = s->sched;

@@ -5,6 +5,7 @@
 #ifndef ROOFLINE_IO_SCENARIO_H
 #define ROOFLINE_IO_SCENARIO_H
 
+#include "core/calib.h"
 #include "core/hw.h"
 #include "core/model.h"
 #include "sim/sim.h"
@@ -16,8 +17,9 @@ struct scenario {
     struct hw_profile *hw;     /* owned */
     int count, tp, pp;         /* devices, tensor and pipeline degrees */
     enum dtype weights, act, kv;
-    double reserve_bytes; /* per device; < 0 = the default (10% of memory) */
-    char *engine;         /* NULL = the datasheet roofline */
+    double reserve_bytes;       /* per device; < 0 = the engine's (engine_reserve_bytes) */
+    char *engine;               /* engine profile name; "kernel" when the file names none */
+    struct engine_profile *eng; /* owned: its serving defaults were applied */
     struct sim_sched sched;
     struct sim_workload work; /* work.trace points at `trace` */
     struct sim_slo slo;

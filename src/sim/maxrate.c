@@ -54,6 +54,8 @@ sim_max_rate(const struct sim_config *cfg, double target, double rel_tol, struct
     }
     struct sim_config c = *cfg;
     c.work.process = SIM_POISSON;
+    c.discard_requests = true; /* a probe needs the summary only */
+    c.on_request = NULL;
     if (c.work.requests <= 0 && !(c.work.duration_s > 0))
         c.work.requests = cfg->work.trace ? cfg->work.trace->n : 1000;
     if (c.work.prompt.kind == SIM_DIST_TRACE || c.work.output.kind == SIM_DIST_TRACE)

@@ -37,6 +37,20 @@ sim_policy_name(enum sim_policy p)
 }
 
 const char *
+sim_admission_name(enum sim_admission a)
+{
+    switch (a) {
+    case SIM_ADMIT_VLLM:
+        return "vllm";
+    case SIM_ADMIT_NO_EVICT:
+        return "no_evict";
+    case SIM_ADMIT_GREEDY:
+        return "greedy";
+    }
+    return "?";
+}
+
+const char *
 sim_process_name(enum sim_process p)
 {
     switch (p) {
@@ -82,6 +96,7 @@ sim_sched_defaults(struct sim_sched *s, enum sim_policy policy, const struct mdl
     s->block_tokens = 16;
     s->kv_fraction = 0.9;
     s->preempt = SIM_PREEMPT_RECOMPUTE;
+    s->admission = SIM_ADMIT_VLLM;
     s->swap_bytes_per_s = 25e9; /* PCIe 4.0 x16, about 80% of its 32 GB/s */
     s->prefill_instances = 1;
 }
@@ -157,7 +172,10 @@ struct rt {
     long blocks;    /* device blocks held */
     long host_blocks;
     long src_blocks; /* disaggregated: blocks still held on the prefill instance */
-    long step_new;   /* tokens in the step now running (0 = not in it) */
+    long promised;   /* no_evict: blocks promised on its instance (released when it leaves) */
+    long cached_at, cached_n; /* vllm: its blocks freed by a preemption, from tail index */
+    long src_promised;        /* disaggregated no_evict: still promised on the prefill instance */
+    long step_new;            /* tokens in the step now running (0 = not in it) */
     double last_token_s, admit_s, first_token_s;
     int inst, src, user;
     unsigned char state;
@@ -171,11 +189,32 @@ struct inst {
     long *step; /* ids in the step now running */
     long n_step;
     long total_blocks, free_blocks;
-    long n_xfer; /* disaggregated decode: transfers in flight to it */
+    /* blocks given back to the free queue so far: the queue is taken to hold the last
+     * free_blocks given (vLLM's FIFO free queue), for the prefix cache of a preempted request
+     * (docs/simulate.md#admission) */
+    long given;
+    long promised_blocks; /* no_evict: sum of the admitted requests' promises */
+    bool preempted_now;   /* vllm: the step being planned preempted */
+    bool preempted_last;  /* vllm: the last step planned preempted */
+    long n_xfer;          /* disaggregated decode: transfers in flight to it */
     bool busy, kicked;
     double swap_s; /* swap traffic of the step being planned */
     double link_free_s;
     double busy_s;
+    double step_start_s, idle_since_s; /* the running step's start; idle from (busy: unused) */
+};
+
+/* Cumulative counters at an instant, for throughput and busy time over a span. */
+struct snap {
+    double t, tok_out, tok_in, done, busy;
+};
+
+/* A time-weighted histogram: weights committed up to the last measured arrival, and pending
+ * since (with the bins touched, so a commit costs what was added). */
+struct twhist {
+    double *w, *pend;
+    long *touched;
+    long n, n_touched;
 };
 
 /* log-binned histogram of durations: bins of ratio 1.01 from 1e-7 s (0.5% resolution) */
@@ -184,7 +223,7 @@ struct inst {
 #define LH_BINS 2800
 struct lhist {
     long *n;
-    long total;
+    long total, zeros; /* zeros: values <= 0, below every bin */
     double sum, max;
     double cached_x; /* the last value binned and its bin: most gaps repeat the step time */
     long cached_bin;
@@ -198,9 +237,26 @@ struct sim {
     struct sim_heap heap;
     struct inst *inst;
     int n_inst;
+    /* requests in flight, in slots reused once a request is retired (ids below are slots;
+     * sim_request.id is the arrival index) */
     struct sim_request *req;
     struct rt *rt;
-    long n_req, cap_req;
+    long n_req, cap_req; /* slots used so far, allocated */
+    long *free_slots;
+    long n_free;
+    long n_arrived;
+    /* retired requests kept for the result (arrival order), unless discard_requests */
+    struct sim_request *kept;
+    long cap_kept;
+    /* statistics of retired requests */
+    struct lat {
+        double *v; /* exact samples while n <= SIM_EXACT_CAP */
+        long n, cap;
+        double sum;
+        struct lhist h;
+    } lat[4]; /* ttft, tpot, e2e, queue */
+    long completed, rejected, measured, met, rejected_by[SIM_REJ_COUNT];
+    double sojourn;
     struct roof_seq *seqs;
     long cap_seqs;
     double now;
@@ -213,9 +269,14 @@ struct sim {
     /* statistics */
     long *batch_hist;
     long batch_hist_n;
-    long kv_hist[1001];
     struct lhist itl, step_time;
     long steps, preemptions, swapped_blocks;
+    /* what the engines delivered: output and input tokens produced, requests finished, busy
+     * time of the steps that ended (docs/simulate.md#figures) */
+    double tok_out, tok_in, n_done, busy_done;
+    struct snap w0, a1, w1; /* first and last measured arrival, last measured completion */
+    bool have_w0;
+    struct twhist tw_batch, tw_kv;
     struct sim_timeline_point *tl;
     int n_tl, cap_tl;
     long tl_stride, tl_count;
@@ -234,6 +295,13 @@ static void
 lhist_add(struct lhist *h, double x)
 {
     long b;
+    if (!(x > 0)) {
+        h->zeros++;
+        h->total++;
+        if (h->total == 1 || x > h->max)
+            h->max = x;
+        return;
+    }
     if (x == h->cached_x) {
         b = h->cached_bin;
     } else {
@@ -257,7 +325,9 @@ lhist_quantile(const struct lhist *h, double q)
 {
     if (h->total == 0)
         return NAN;
-    long rank = (long)floor(q * (double)(h->total - 1)), cum = 0;
+    long rank = (long)floor(q * (double)(h->total - 1)), cum = h->zeros;
+    if (cum > rank)
+        return 0;
     for (long b = 0; b < LH_BINS; b++) {
         cum += h->n[b];
         if (cum > rank) {
@@ -277,6 +347,169 @@ lhist_stat(const struct lhist *h, struct sim_stat *out)
     out->p90 = lhist_quantile(h, 0.90);
     out->p99 = lhist_quantile(h, 0.99);
     out->max = h->total ? h->max : NAN;
+}
+
+/* one latency sample: kept exactly while the metric has at most SIM_EXACT_CAP, always binned */
+static int
+lat_add(struct lat *l, double x, long exact_cap)
+{
+    lhist_add(&l->h, x);
+    l->sum += x;
+    if (l->n < exact_cap) {
+        if (l->n == l->cap) {
+            long cap = l->cap ? 2 * l->cap : 1024;
+            double *nv = realloc(l->v, (size_t)cap * sizeof *nv);
+            if (!nv)
+                return -1;
+            l->v = nv;
+            l->cap = cap;
+        }
+        l->v[l->n] = x;
+    } else if (l->v) {
+        free(l->v);
+        l->v = NULL;
+        l->cap = 0;
+    }
+    l->n++;
+    return 0;
+}
+
+static void stat_of(double *v, long n, struct sim_stat *out);
+
+static void
+lat_stat(struct lat *l, struct sim_stat *out, long exact_cap)
+{
+    if (l->n <= exact_cap) {
+        stat_of(l->v, l->n, out);
+        return;
+    }
+    lhist_stat(&l->h, out);
+    out->mean = l->sum / (double)l->n;
+}
+
+static int
+twhist_init(struct twhist *h, long n)
+{
+    h->n = n;
+    h->n_touched = 0;
+    h->w = calloc((size_t)n, sizeof *h->w);
+    h->pend = calloc((size_t)n, sizeof *h->pend);
+    h->touched = malloc((size_t)n * sizeof *h->touched);
+    return h->w && h->pend && h->touched ? 0 : -1;
+}
+
+static void
+twhist_release(struct twhist *h)
+{
+    free(h->w);
+    free(h->pend);
+    free(h->touched);
+}
+
+static void
+twhist_add(struct twhist *h, long bin, double weight)
+{
+    if (!(weight > 0))
+        return;
+    bin = bin < 0 ? 0 : bin >= h->n ? h->n - 1 : bin;
+    if (h->pend[bin] == 0)
+        h->touched[h->n_touched++] = bin;
+    h->pend[bin] += weight;
+}
+
+static void
+twhist_commit(struct twhist *h)
+{
+    for (long k = 0; k < h->n_touched; k++) {
+        long b = h->touched[k];
+        h->w[b] += h->pend[b];
+        h->pend[b] = 0;
+    }
+    h->n_touched = 0;
+}
+
+/* mean and quantiles of the committed weights, bins scaled by `unit`; the q-quantile is the
+ * first bin whose cumulative weight reaches q of the total */
+static void
+twhist_stat(const struct twhist *h, double unit, struct sim_stat *out)
+{
+    double total = 0, sum = 0;
+    long last = -1;
+    for (long b = 0; b < h->n; b++)
+        if (h->w[b] > 0) {
+            total += h->w[b];
+            sum += h->w[b] * (double)b * unit;
+            last = b;
+        }
+    out->n = last >= 0 ? 1 : 0;
+    if (!(total > 0)) {
+        out->mean = out->p50 = out->p90 = out->p99 = out->max = NAN;
+        return;
+    }
+    out->mean = sum / total;
+    double q[3] = {0.50, 0.90, 0.99}, *dst[3] = {&out->p50, &out->p90, &out->p99};
+    for (int k = 0; k < 3; k++) {
+        double cum = 0;
+        *dst[k] = (double)last * unit;
+        for (long b = 0; b <= last; b++) {
+            cum += h->w[b];
+            if (cum >= q[k] * total * (1 - 1e-12)) {
+                *dst[k] = (double)b * unit;
+                break;
+            }
+        }
+    }
+    out->max = (double)last * unit;
+}
+
+static void
+snapshot(const struct sim *s, struct snap *p)
+{
+    p->t = s->now;
+    p->tok_out = s->tok_out;
+    p->tok_in = s->tok_in;
+    p->done = s->n_done;
+    p->busy = s->busy_done;
+    for (int i = 0; i < s->n_inst; i++)
+        if (s->inst[i].busy)
+            p->busy += s->now - s->inst[i].step_start_s;
+}
+
+static double
+kv_occ(const struct inst *in)
+{
+    return (double)(in->total_blocks - in->free_blocks) / (double)in->total_blocks;
+}
+
+/* the time-weighted batch and occupancy of instance `in` idle from idle_since_s to now */
+static void
+tw_idle(struct sim *s, struct inst *in)
+{
+    double from = in->idle_since_s > s->w0.t ? in->idle_since_s : s->w0.t;
+    if (s->have_w0 && s->now > from) {
+        twhist_add(&s->tw_batch, 0, s->now - from);
+        twhist_add(&s->tw_kv, (long)floor(kv_occ(in) * 1000.0 + 0.5), s->now - from);
+    }
+    in->idle_since_s = s->now;
+}
+
+/* a measured request arrives: the window opens at the first; each moves the end of the
+ * arrivals span and commits the time-weighted statistics up to it */
+static void
+measured_arrival(struct sim *s)
+{
+    if (!s->have_w0) {
+        s->have_w0 = true;
+        snapshot(s, &s->w0);
+        for (int i = 0; i < s->n_inst; i++)
+            s->inst[i].idle_since_s = s->now;
+    }
+    for (int i = 0; i < s->n_inst; i++)
+        if (!s->inst[i].busy)
+            tw_idle(s, &s->inst[i]);
+    twhist_commit(&s->tw_batch);
+    twhist_commit(&s->tw_kv);
+    snapshot(s, &s->a1);
 }
 
 static long
@@ -313,10 +546,41 @@ step_add(struct inst *in, struct rt *r, long id, long tokens)
     in->step[in->n_step++] = id;
 }
 
+/* Blocks a request may come to hold on `in`: its prompt on a prefill-only instance, else
+ * prompt + output (what TensorRT-LLM's GUARANTEED_NO_EVICT reserves). */
+static long
+promise_of(const struct sim *s, const struct inst *in, long id)
+{
+    const struct sim_request *q = &s->req[id];
+    return in->role == ROLE_PREFILL ? nblocks(s, q->prompt_tokens)
+                                    : nblocks(s, q->prompt_tokens + q->output_tokens);
+}
+
+/* May `in` take request `id` from its queue in the step being planned (blocks for the chunk
+ * itself are checked by the caller)? docs/simulate.md#admission */
+static bool
+admissible(const struct sim *s, const struct inst *in, long id)
+{
+    switch (s->cfg->sched.admission) {
+    case SIM_ADMIT_NO_EVICT:
+        return s->rt[id].promised > 0 ||
+               in->promised_blocks + promise_of(s, in, id) <= in->total_blocks;
+    case SIM_ADMIT_VLLM:
+        return !in->preempted_now && !in->preempted_last;
+    case SIM_ADMIT_GREEDY:
+        break;
+    }
+    return true;
+}
+
 static void
 admit(struct sim *s, struct inst *in, long id)
 {
     struct rt *r = &s->rt[id];
+    if (s->cfg->sched.admission == SIM_ADMIT_NO_EVICT && r->promised == 0) {
+        r->promised = promise_of(s, in, id);
+        in->promised_blocks += r->promised;
+    }
     r->state = RS_RUNNING;
     if (isnan(r->admit_s))
         r->admit_s = s->now;
@@ -333,7 +597,15 @@ preempt_last(struct sim *s, struct inst *in)
     struct rt *r = &s->rt[id];
     s->preemptions++;
     s->req[id].preemptions++;
+    in->preempted_now = true;
+    in->promised_blocks -= r->promised;
+    r->promised = 0;
     in->free_blocks += r->blocks;
+    /* freed in reverse order (vLLM's free_blocks): the prompt's first block goes last, so the
+     * prefix outlives the tail in the free queue */
+    r->cached_at = in->total_blocks + in->given;
+    r->cached_n = s->cfg->sched.preempt == SIM_PREEMPT_RECOMPUTE ? r->blocks : 0;
+    in->given += r->blocks;
     if (s->cfg->sched.preempt == SIM_PREEMPT_SWAP) {
         r->host_blocks = r->blocks;
         in->swap_s += (double)r->blocks * s->block_bytes / s->cfg->sched.swap_bytes_per_s;
@@ -435,6 +707,84 @@ plan_static(struct sim *s, struct inst *in)
     }
 }
 
+/* vllm: a request preempted by recompute takes back the blocks of its prompt that are still
+ * in the free queue, as cache hits (vLLM v1's prefix cache, on by default): those among the
+ * last free_blocks given have not been reused. At least one token is computed again. Returns
+ * the blocks taken back (undo with unreuse). */
+static long
+reuse_cached(struct sim *s, struct inst *in, struct rt *r)
+{
+    if (s->cfg->sched.admission != SIM_ADMIT_VLLM || r->cached_n <= 0 || r->blocks > 0)
+        return 0;
+    long alive = r->cached_at + r->cached_n - (in->total_blocks + in->given - in->free_blocks);
+    long h = alive < 0 ? 0 : alive > r->cached_n ? r->cached_n : alive;
+    long cap = (r->need - 1) / s->block_tokens;
+    h = h < cap ? h : cap;
+    if (h <= 0 || h > in->free_blocks)
+        return 0;
+    in->free_blocks -= h;
+    r->blocks = h;
+    r->kv = r->prefilled = h * s->block_tokens;
+    return h;
+}
+
+static void
+unreuse(struct inst *in, struct rt *r, long h)
+{
+    in->free_blocks += h;
+    r->blocks -= h;
+    r->kv = r->prefilled = 0;
+}
+
+/* vllm with chunked prefill (vLLM v1's Scheduler.schedule): the running requests first, in
+ * admission order, each its decode token or its next prompt chunk; one that finds no blocks
+ * preempts the most recently admitted (itself last); then, only when nothing was preempted,
+ * the waiting queue in order while a whole chunk's blocks are free. */
+static void
+plan_v1(struct sim *s, struct inst *in)
+{
+    const struct sim_sched *sc = &s->cfg->sched;
+    long budget = sc->max_tokens_per_step;
+    swap_in(s, in);
+    for (long i = 0; i < in->n_run && budget > 0; i++) {
+        long id = in->run[i];
+        struct rt *r = &s->rt[id];
+        if (r->step_new > 0)
+            continue;
+        long want = r->prefilled < r->need
+                        ? (r->need - r->prefilled < budget ? r->need - r->prefilled : budget)
+                        : 1;
+        bool self = false;
+        while (!grow(s, in, r, r->kv + want)) {
+            self = in->n_run - 1 == i;
+            preempt_last(s, in);
+            if (self)
+                break;
+        }
+        if (self)
+            break;
+        step_add(in, r, id, want);
+        budget -= want;
+    }
+    if (in->preempted_now || in->swapped.n > 0)
+        return;
+    while (budget > 0 && in->waiting.n > 0 && in->n_run + in->n_xfer < sc->max_batch) {
+        long id = lq_front(&in->waiting);
+        struct rt *r = &s->rt[id];
+        long h = reuse_cached(s, in, r);
+        long want = r->need - r->prefilled < budget ? r->need - r->prefilled : budget;
+        if (!grow(s, in, r, r->kv + want)) {
+            unreuse(in, r, h);
+            break;
+        }
+        r->cached_n = 0;
+        lq_pop_front(&in->waiting);
+        admit(s, in, id);
+        step_add(in, r, id, want);
+        budget -= want;
+    }
+}
+
 /* continuous (vLLM's scheduler without chunked prefill, Orca's iteration-level batching):
  * swapped-out requests come back first; otherwise waiting prompts are admitted whole while
  * seats, budget and blocks last, and such a step is prefill only; else every running sequence
@@ -453,8 +803,15 @@ plan_continuous(struct sim *s, struct inst *in)
             /* a recomputed request may exceed the budget: it goes alone */
             if (tokens > budget && in->n_step > 0)
                 break;
-            if (!grow(s, in, r, r->need))
+            if (!admissible(s, in, id))
                 break;
+            long h = reuse_cached(s, in, r);
+            tokens = r->need - r->prefilled;
+            if (!grow(s, in, r, r->need)) {
+                unreuse(in, r, h);
+                break;
+            }
+            r->cached_n = 0;
             lq_pop_front(&in->waiting);
             admit(s, in, id);
             step_add(in, r, id, tokens);
@@ -496,6 +853,8 @@ plan_chunked(struct sim *s, struct inst *in)
         long id = lq_front(&in->waiting);
         struct rt *r = &s->rt[id];
         long want = r->need - r->prefilled < budget ? r->need - r->prefilled : budget;
+        if (!admissible(s, in, id))
+            break;
         long c = fit_chunk(s, in, r, want);
         if (c <= 0)
             break;
@@ -507,14 +866,19 @@ plan_chunked(struct sim *s, struct inst *in)
 }
 
 static void
-plan(struct sim *s, struct inst *in)
+plan_steps(struct sim *s, struct inst *in)
 {
     in->n_step = 0;
     in->swap_s = 0;
+    in->preempted_now = false;
     enum sim_policy p = s->cfg->sched.policy;
     for (int guard = 0; guard < 1000000; guard++) {
         long before = s->preemptions;
-        if (in->role != ROLE_ALL || p == SIM_CHUNKED)
+        if (in->n_run == 0) /* nothing running: the queue may come in (vLLM's next step) */
+            in->preempted_now = in->preempted_last = false;
+        if ((in->role != ROLE_ALL || p == SIM_CHUNKED) && s->cfg->sched.admission == SIM_ADMIT_VLLM)
+            plan_v1(s, in);
+        else if (in->role != ROLE_ALL || p == SIM_CHUNKED)
             plan_chunked(s, in);
         else if (p == SIM_STATIC)
             plan_static(s, in);
@@ -529,6 +893,16 @@ plan(struct sim *s, struct inst *in)
         else if (s->preemptions == before)
             return;
     }
+}
+
+/* vllm admission: a step that preempted admits nothing new. The continuous policy admits
+ * before it decodes (a step is prefill or decode), so there the rule reads: no admission right
+ * after a decode step that preempted. */
+static void
+plan(struct sim *s, struct inst *in)
+{
+    plan_steps(s, in);
+    in->preempted_last = s->cfg->sched.policy == SIM_CONTINUOUS && in->preempted_now;
 }
 
 /* ---- statistics at step start ---- */
@@ -625,12 +999,16 @@ try_start(struct sim *s, int i)
         fail(s, "the simulation did not finish within its step limit (10^8 engine steps)");
         return;
     }
+    tw_idle(s, in);
     in->busy = true;
     in->busy_s += dt;
+    in->step_start_s = s->now;
     long b = in->n_step < s->batch_hist_n ? in->n_step : s->batch_hist_n - 1;
     s->batch_hist[b]++;
-    double occ = (double)(in->total_blocks - in->free_blocks) / (double)in->total_blocks;
-    s->kv_hist[(long)floor(occ * 1000.0 + 0.5)]++;
+    if (s->have_w0) {
+        twhist_add(&s->tw_batch, b, dt);
+        twhist_add(&s->tw_kv, (long)floor(kv_occ(in) * 1000.0 + 0.5), dt);
+    }
     lhist_add(&s->step_time, dt);
     timeline_sample(s, in->n_step);
     push(s, s->now + dt, SIM_EV_STEP_DONE, i, 0);
@@ -646,20 +1024,87 @@ kick(struct sim *s, int i)
 
 static void schedule_user(struct sim *s, int user);
 
+static bool meets_slo(const struct sim_slo *slo, const struct sim_request *q);
+
+/* A request leaves (finished or rejected): its figures are derived, counted, handed to
+ * on_request, kept when asked, and its slot is freed for the next arrival. */
+static void
+retire(struct sim *s, long id)
+{
+    const struct sim_slo *slo = &s->cfg->slo;
+    struct sim_request *q = &s->req[id];
+    const struct rt *r = &s->rt[id];
+    if (q->status == SIM_REQ_DONE) {
+        q->instance = r->inst;
+        q->queue_s = r->admit_s - q->arrival_s;
+        q->ttft_s = r->first_token_s - q->arrival_s;
+        q->e2e_s = q->finish_s - q->arrival_s;
+        q->tpot_s = q->output_tokens > 1
+                        ? (q->finish_s - r->first_token_s) / (double)(q->output_tokens - 1)
+                        : NAN;
+        s->completed++;
+        s->sojourn += q->e2e_s;
+    } else {
+        s->rejected++;
+        s->rejected_by[q->reject]++;
+    }
+    q->slo_met = (slo->ttft_s > 0 || slo->itl_s > 0 || slo->e2e_s > 0) && meets_slo(slo, q);
+    if (!q->warmup) {
+        s->measured++;
+        if (q->slo_met)
+            s->met++;
+        if (q->status == SIM_REQ_DONE) {
+            long cap = s->cfg->exact_cap > 0 ? s->cfg->exact_cap : SIM_EXACT_CAP;
+            int bad = lat_add(&s->lat[0], q->ttft_s, cap);
+            if (q->output_tokens > 1)
+                bad |= lat_add(&s->lat[1], q->tpot_s, cap);
+            bad |= lat_add(&s->lat[2], q->e2e_s, cap);
+            bad |= lat_add(&s->lat[3], q->queue_s, cap);
+            if (bad)
+                fail(s, "out of memory");
+        }
+    }
+    if (s->cfg->on_request)
+        s->cfg->on_request(s->cfg->on_request_ctx, q);
+    if (!s->cfg->discard_requests) {
+        if (q->id >= s->cap_kept) {
+            long cap = s->cap_kept ? 2 * s->cap_kept : 1024;
+            while (cap <= q->id)
+                cap *= 2;
+            struct sim_request *nk = realloc(s->kept, (size_t)cap * sizeof *nk);
+            if (!nk) {
+                fail(s, "out of memory");
+                return;
+            }
+            s->kept = nk;
+            s->cap_kept = cap;
+        }
+        s->kept[q->id] = *q;
+    }
+    s->free_slots[s->n_free++] = id;
+}
+
 static void
 finish(struct sim *s, long id)
 {
     struct rt *r = &s->rt[id];
     struct inst *in = &s->inst[r->inst];
     in->free_blocks += r->blocks;
+    in->given += r->blocks;
     r->blocks = 0;
+    in->promised_blocks -= r->promised;
+    r->promised = 0;
     r->state = RS_DONE;
     s->req[id].status = SIM_REQ_DONE;
     s->req[id].finish_s = s->now;
+    s->n_done++;
+    if (!s->req[id].warmup)
+        snapshot(s, &s->w1);
     area_to_now(s);
     s->in_system--;
     if (s->cfg->work.process == SIM_CLOSED)
         schedule_user(s, r->user);
+    retire(s, id);
 }
 
 static void
@@ -667,7 +1112,9 @@ emit_token(struct sim *s, long id)
 {
     struct rt *r = &s->rt[id];
     r->generated++;
+    s->tok_out++;
     if (r->generated == 1) {
+        s->tok_in += (double)s->req[id].prompt_tokens;
         r->first_token_s = s->now;
     } else {
         double gap = s->now - r->last_token_s;
@@ -692,13 +1139,25 @@ disagg_admit(struct sim *s, int d)
         struct rt *r = &s->rt[id];
         long kv = r->kv;
         long had = r->blocks;
+        long had_promise = r->promised;
+        r->promised = 0;
+        if (!admissible(s, in, id)) {
+            r->promised = had_promise;
+            break;
+        }
         r->blocks = 0;
         if (!grow(s, in, r, kv)) {
             r->blocks = had;
+            r->promised = had_promise;
             break;
         }
         lq_pop_front(&in->pending);
         r->src_blocks = had;
+        r->src_promised = had_promise;
+        if (s->cfg->sched.admission == SIM_ADMIT_NO_EVICT) {
+            r->promised = promise_of(s, in, id);
+            in->promised_blocks += r->promised;
+        }
         r->state = RS_TRANSFER;
         r->inst = d;
         in->n_xfer++;
@@ -734,6 +1193,8 @@ step_done(struct sim *s, int i)
 {
     struct inst *in = &s->inst[i];
     in->busy = false;
+    in->idle_since_s = s->now;
+    s->busy_done += s->now - in->step_start_s;
     bool handed = false;
     for (long k = 0; k < in->n_step; k++) {
         long id = in->step[k];
@@ -786,34 +1247,46 @@ transfer_done(struct sim *s, int d, long id)
     struct inst *in = &s->inst[d];
     struct inst *src = &s->inst[r->src];
     src->free_blocks += r->src_blocks;
+    src->given += r->src_blocks;
     r->src_blocks = 0;
+    src->promised_blocks -= r->src_promised;
+    r->src_promised = 0;
     in->n_xfer--;
     r->state = RS_RUNNING;
     in->run[in->n_run++] = id;
     r->first_token_s = s->now;
     r->last_token_s = s->now;
+    s->tok_out++;
+    s->tok_in += (double)s->req[id].prompt_tokens;
     kick(s, r->src);
     kick(s, d);
 }
 
 /* ---- arrivals ---- */
 
-static int
-ensure_requests(struct sim *s)
+/* a free slot for a new request (reused from retired ones first), or -1 */
+static long
+alloc_slot(struct sim *s)
 {
-    if (s->n_req < s->cap_req)
-        return 0;
-    long cap = s->cap_req ? 2 * s->cap_req : 1024;
-    struct sim_request *nr = realloc(s->req, (size_t)cap * sizeof *nr);
-    if (!nr)
-        return -1;
-    s->req = nr;
-    struct rt *nt = realloc(s->rt, (size_t)cap * sizeof *nt);
-    if (!nt)
-        return -1;
-    s->rt = nt;
-    s->cap_req = cap;
-    return 0;
+    if (s->n_free > 0)
+        return s->free_slots[--s->n_free];
+    if (s->n_req == s->cap_req) {
+        long cap = s->cap_req ? 2 * s->cap_req : 1024;
+        struct sim_request *nr = realloc(s->req, (size_t)cap * sizeof *nr);
+        if (!nr)
+            return -1;
+        s->req = nr;
+        struct rt *nt = realloc(s->rt, (size_t)cap * sizeof *nt);
+        if (!nt)
+            return -1;
+        s->rt = nt;
+        long *nf = realloc(s->free_slots, (size_t)cap * sizeof *nf);
+        if (!nf)
+            return -1;
+        s->free_slots = nf;
+        s->cap_req = cap;
+    }
+    return s->n_req++;
 }
 
 static bool
@@ -892,25 +1365,27 @@ static void
 arrival(struct sim *s, long subject)
 {
     const struct sim_workload *w = &s->cfg->work;
-    if (ensure_requests(s) != 0) {
+    long id = alloc_slot(s);
+    if (id < 0) {
         fail(s, "out of memory");
         return;
     }
-    long id = s->n_req++;
     s->arrivals++;
     struct sim_request *q = &s->req[id];
     struct rt *r = &s->rt[id];
     memset(q, 0, sizeof *q);
     memset(r, 0, sizeof *r);
-    q->id = id;
+    q->id = s->n_arrived++;
     q->arrival_s = s->now;
-    sim_gen_lengths(&s->gen, id, &q->prompt_tokens, &q->output_tokens);
-    q->warmup = id < w->warmup_requests || s->now < w->warmup_s;
+    sim_gen_lengths(&s->gen, q->id, &q->prompt_tokens, &q->output_tokens);
+    q->warmup = q->id < w->warmup_requests || s->now < w->warmup_s;
     q->queue_s = q->ttft_s = q->tpot_s = q->e2e_s = q->max_itl_s = NAN;
     r->admit_s = r->first_token_s = r->last_token_s = NAN;
     r->user = (int)subject;
     r->need = q->prompt_tokens;
     q->reject = check_request(s, q->prompt_tokens, q->output_tokens);
+    if (!q->warmup)
+        measured_arrival(s);
     if (w->process != SIM_CLOSED)
         next_open_arrival(s);
     if (q->reject != SIM_REJ_NONE) {
@@ -918,8 +1393,11 @@ arrival(struct sim *s, long subject)
         q->instance = -1;
         q->finish_s = s->now;
         r->state = RS_DONE;
+        if (!q->warmup)
+            snapshot(s, &s->w1);
         if (w->process == SIM_CLOSED)
             schedule_user(s, (int)subject);
+        retire(s, id);
         return;
     }
     area_to_now(s);
@@ -959,40 +1437,6 @@ stat_of(double *v, long n, struct sim_stat *out)
     sim_stat_from_sorted(v, n, out);
 }
 
-/* quantile of a histogram of integer-indexed values scaled by `unit` */
-static double
-hist_quantile(const long *h, long nb, long total, double q, double unit)
-{
-    if (total == 0)
-        return NAN;
-    long rank = (long)floor(q * (double)(total - 1)), cum = 0;
-    for (long b = 0; b < nb; b++) {
-        cum += h[b];
-        if (cum > rank)
-            return (double)b * unit;
-    }
-    return (double)(nb - 1) * unit;
-}
-
-static void
-hist_stat(const long *h, long nb, double unit, struct sim_stat *out)
-{
-    long total = 0;
-    double sum = 0, max = NAN;
-    for (long b = 0; b < nb; b++) {
-        total += h[b];
-        sum += (double)h[b] * (double)b * unit;
-        if (h[b])
-            max = (double)b * unit;
-    }
-    out->n = total;
-    out->mean = total ? sum / (double)total : NAN;
-    out->p50 = hist_quantile(h, nb, total, 0.50, unit);
-    out->p90 = hist_quantile(h, nb, total, 0.90, unit);
-    out->p99 = hist_quantile(h, nb, total, 0.99, unit);
-    out->max = max;
-}
-
 static bool
 meets_slo(const struct sim_slo *slo, const struct sim_request *q)
 {
@@ -1012,75 +1456,46 @@ collect(struct sim *s, struct sim_result *out)
 {
     const struct sim_slo *slo = &s->cfg->slo;
     bool has_slo = slo->ttft_s > 0 || slo->itl_s > 0 || slo->e2e_s > 0;
-    long n = s->n_req;
-    double *v[4];
-    for (int k = 0; k < 4; k++) {
-        v[k] = malloc((size_t)(n ? n : 1) * sizeof(double));
-        if (!v[k]) {
-            for (int j = 0; j < k; j++)
-                free(v[j]);
-            return -1;
-        }
-    }
-    long nv[4] = {0, 0, 0, 0};
-    double start = INFINITY, end = 0, in_tok = 0, out_tok = 0, sojourn = 0;
-    long met = 0;
-    for (long id = 0; id < n; id++) {
-        struct sim_request *q = &s->req[id];
-        const struct rt *r = &s->rt[id];
-        if (q->status == SIM_REQ_DONE) {
-            q->instance = r->inst;
-            q->queue_s = r->admit_s - q->arrival_s;
-            q->ttft_s = r->first_token_s - q->arrival_s;
-            q->e2e_s = q->finish_s - q->arrival_s;
-            q->tpot_s = q->output_tokens > 1
-                            ? (q->finish_s - r->first_token_s) / (double)(q->output_tokens - 1)
-                            : NAN;
-            out->completed++;
-            sojourn += q->e2e_s;
-        } else {
-            out->rejected++;
-            out->rejected_by[q->reject]++;
-        }
-        if (q->finish_s > end)
-            end = q->finish_s;
-        q->slo_met = has_slo && meets_slo(slo, q);
-        if (q->warmup)
-            continue;
-        out->measured++;
-        if (q->arrival_s < start)
-            start = q->arrival_s;
-        if (q->slo_met)
-            met++;
-        if (q->status != SIM_REQ_DONE)
-            continue;
-        in_tok += (double)q->prompt_tokens;
-        out_tok += (double)q->output_tokens;
-        v[0][nv[0]++] = q->ttft_s;
-        if (q->output_tokens > 1)
-            v[1][nv[1]++] = q->tpot_s;
-        v[2][nv[2]++] = q->e2e_s;
-        v[3][nv[3]++] = q->queue_s;
-    }
-    stat_of(v[0], nv[0], &out->ttft);
-    stat_of(v[1], nv[1], &out->tpot);
-    stat_of(v[2], nv[2], &out->e2e);
-    stat_of(v[3], nv[3], &out->queue);
-    for (int k = 0; k < 4; k++)
-        free(v[k]);
+    long n = s->n_arrived;
+    out->completed = s->completed;
+    out->rejected = s->rejected;
+    out->measured = s->measured;
+    memcpy(out->rejected_by, s->rejected_by, sizeof out->rejected_by);
+    double sojourn = s->sojourn;
+    long met = s->met;
+    long cap = s->cfg->exact_cap > 0 ? s->cfg->exact_cap : SIM_EXACT_CAP;
+    lat_stat(&s->lat[0], &out->ttft, cap);
+    lat_stat(&s->lat[1], &out->tpot, cap);
+    lat_stat(&s->lat[2], &out->e2e, cap);
+    lat_stat(&s->lat[3], &out->queue, cap);
     lhist_stat(&s->itl, &out->itl);
     lhist_stat(&s->step_time, &out->step_time);
-    hist_stat(s->batch_hist, s->batch_hist_n, 1.0, &out->batch);
-    hist_stat(s->kv_hist, 1001, 0.001, &out->kv_occupancy);
+    if (s->have_w0 && !(s->a1.t > s->w0.t)) {
+        /* every measured request arrived at one instant: the statistics cover the run */
+        for (int i = 0; i < s->n_inst; i++)
+            if (!s->inst[i].busy)
+                tw_idle(s, &s->inst[i]);
+        twhist_commit(&s->tw_batch);
+        twhist_commit(&s->tw_kv);
+    }
+    twhist_stat(&s->tw_batch, 1.0, &out->batch);
+    twhist_stat(&s->tw_kv, 0.001, &out->kv_occupancy);
     out->arrived = n;
-    out->window_start_s = isfinite(start) ? start : 0;
-    out->window_end_s = end;
+    /* the window: first measured arrival -> last measured completion (docs/simulate.md#figures) */
+    const struct snap *w0 = &s->w0, *w1 = &s->w1, *a1 = &s->a1;
+    bool have_w1 = s->have_w0 && w1->t >= w0->t;
+    out->window_start_s = s->have_w0 ? w0->t : 0;
+    out->window_end_s = have_w1 ? w1->t : out->window_start_s;
+    out->arrivals_end_s = s->have_w0 ? a1->t : 0;
     out->makespan_s = s->now;
-    double win = end - out->window_start_s;
-    long measured_done = nv[2];
-    out->throughput_req_per_s = win > 0 ? (double)measured_done / win : NAN;
-    out->input_tokens_per_s = win > 0 ? in_tok / win : NAN;
-    out->output_tokens_per_s = win > 0 ? out_tok / win : NAN;
+    double win = out->window_end_s - out->window_start_s;
+    out->throughput_req_per_s = win > 0 ? (w1->done - w0->done) / win : NAN;
+    out->input_tokens_per_s = win > 0 ? (w1->tok_in - w0->tok_in) / win : NAN;
+    out->output_tokens_per_s = win > 0 ? (w1->tok_out - w0->tok_out) / win : NAN;
+    double span = s->have_w0 ? a1->t - w0->t : 0;
+    out->arrivals_req_per_s = span > 0 ? (a1->done - w0->done) / span : NAN;
+    out->arrivals_input_tokens_per_s = span > 0 ? (a1->tok_in - w0->tok_in) / span : NAN;
+    out->arrivals_output_tokens_per_s = span > 0 ? (a1->tok_out - w0->tok_out) / span : NAN;
     out->goodput_req_per_s = has_slo && win > 0 ? (double)met / win : NAN;
     out->slo_attainment = has_slo && out->measured > 0 ? (double)met / (double)out->measured : NAN;
     out->preemptions = s->preemptions;
@@ -1090,13 +1505,12 @@ collect(struct sim *s, struct sim_result *out)
     double T = s->now;
     out->littles_l = T > 0 ? s->area / T : 0;
     out->littles_lambda_w = T > 0 ? sojourn / T : 0;
-    double busy = 0;
-    for (int i = 0; i < s->n_inst; i++)
-        busy += s->inst[i].busy_s;
-    out->busy_fraction = T > 0 ? busy / ((double)s->n_inst * T) : 0;
-    out->requests = s->req;
-    out->n_requests = n;
-    s->req = NULL;
+    out->preemptions_per_request =
+        out->completed > 0 ? (double)s->preemptions / (double)out->completed : NAN;
+    out->busy_fraction = win > 0 ? (w1->busy - w0->busy) / ((double)s->n_inst * win) : NAN;
+    out->requests = s->kept;
+    out->n_requests = s->kept ? n : 0;
+    s->kept = NULL;
     out->batch_hist = s->batch_hist;
     out->batch_hist_n = s->batch_hist_n;
     s->batch_hist = NULL;
@@ -1179,6 +1593,10 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
     s->seqs = calloc((size_t)sc->max_batch + 4, sizeof *s->seqs);
     s->batch_hist_n = sc->max_batch + 1;
     s->batch_hist = calloc((size_t)s->batch_hist_n, sizeof *s->batch_hist);
+    if (twhist_init(&s->tw_batch, s->batch_hist_n) != 0 || twhist_init(&s->tw_kv, 1001) != 0) {
+        fail(s, "out of memory");
+        return -1;
+    }
     s->itl.n = calloc(LH_BINS, sizeof(long));
     s->step_time.n = calloc(LH_BINS, sizeof(long));
     s->itl.cached_x = s->step_time.cached_x = -1;
@@ -1202,15 +1620,24 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
             return -1;
         }
     }
-    /* the expected number of requests up front; ensure_requests doubles beyond it */
+    /* the kept results: the expected number of requests up front (retire doubles beyond) */
     long cap = w->requests > 0 ? w->requests : w->process == SIM_TRACE ? w->trace->n : 1024;
-    s->req = malloc((size_t)cap * sizeof *s->req);
-    s->rt = malloc((size_t)cap * sizeof *s->rt);
-    if (!s->req || !s->rt) {
-        fail(s, "out of memory");
-        return -1;
+    if (!cfg->discard_requests) {
+        s->kept = malloc((size_t)cap * sizeof *s->kept);
+        if (!s->kept) {
+            fail(s, "out of memory");
+            return -1;
+        }
+        s->cap_kept = cap;
     }
-    s->cap_req = cap;
+    for (int k = 0; k < 4; k++) {
+        s->lat[k].h.n = calloc(LH_BINS, sizeof(long));
+        s->lat[k].h.cached_x = -1;
+        if (!s->lat[k].h.n) {
+            fail(s, "out of memory");
+            return -1;
+        }
+    }
     sim_heap_init(&s->heap);
     /* the first arrivals */
     if (w->process == SIM_CLOSED) {
@@ -1237,8 +1664,16 @@ teardown(struct sim *s)
     free(s->inst);
     free(s->req);
     free(s->rt);
+    free(s->free_slots);
+    free(s->kept);
+    for (int k = 0; k < 4; k++) {
+        free(s->lat[k].v);
+        free(s->lat[k].h.n);
+    }
     free(s->seqs);
     free(s->batch_hist);
+    twhist_release(&s->tw_batch);
+    twhist_release(&s->tw_kv);
     free(s->itl.n);
     free(s->step_time.n);
     free(s->tl);

@@ -12,6 +12,15 @@
 
 enum sim_policy { SIM_STATIC, SIM_CONTINUOUS, SIM_CHUNKED, SIM_DISAGGREGATED };
 enum sim_preempt { SIM_PREEMPT_RECOMPUTE, SIM_PREEMPT_SWAP };
+/* How an instance admits new requests (docs/simulate.md#admission):
+ * vllm: admit what fits now; a decode that finds no free block preempts the most recently
+ *   admitted sequence (back to the head of the queue), and a step that preempted admits nothing
+ *   new (vLLM v1's scheduler; TensorRT-LLM's MAX_UTILIZATION is close to it);
+ * no_evict: admit only when prompt + output fit in the blocks not yet promised to the running
+ *   requests, so a started request is never preempted (TensorRT-LLM GUARANTEED_NO_EVICT);
+ * greedy: admit what fits now, preempt on need, keep admitting (kept for comparison).
+ * The zero value is vllm. */
+enum sim_admission { SIM_ADMIT_VLLM, SIM_ADMIT_NO_EVICT, SIM_ADMIT_GREEDY };
 enum sim_process { SIM_POISSON, SIM_GAMMA, SIM_CONSTANT, SIM_CLOSED, SIM_TRACE };
 enum sim_dist_kind { SIM_DIST_FIXED, SIM_DIST_UNIFORM, SIM_DIST_LOGNORMAL, SIM_DIST_TRACE };
 
@@ -53,6 +62,7 @@ struct sim_sched {
     long block_tokens;        /* tokens per KV block */
     double kv_fraction;       /* share of (capacity - weights - reserve) given to the KV pool */
     enum sim_preempt preempt;
+    enum sim_admission admission;
     double swap_bytes_per_s; /* device <-> host link for swap preemption */
     int prefill_instances;   /* disaggregated: instances that only prefill; the rest decode */
 };
@@ -64,6 +74,7 @@ struct sim_slo {
     double target; /* attainment target for --max-rate, (0, 1] */
 };
 
+struct sim_request;
 struct sim_config {
     struct roof_config engine; /* one instance: hw, model, formats, tp, pp, tuning, reserve */
     int instances;             /* engine instances (devices / (tp x pp)) */
@@ -72,14 +83,24 @@ struct sim_config {
     struct sim_slo slo;
     unsigned long seed;
     int timeline_points; /* at most 2x this many timeline samples; 0 = SIM_TIMELINE_POINTS */
+    /* Per-request results. By default every request is kept in sim_result.requests (arrival
+     * order, about 120 bytes each). discard_requests keeps none: a request's state lives only
+     * while it is in flight, so memory does not grow with the run (latency percentiles exact
+     * up to SIM_EXACT_CAP samples, then log-binned). on_request, when set, receives each
+     * request as it finishes or is rejected (completion order; the pointer is valid during the
+     * call only). */
+    bool discard_requests;
+    long exact_cap; /* exact latency samples per metric before binning; 0 = SIM_EXACT_CAP */
+    void (*on_request)(void *ctx, const struct sim_request *q);
+    void *on_request_ctx;
 };
 #define SIM_TIMELINE_POINTS 1000
 /* The simulation stops with an error after this many engine steps (a livelock guard). */
 #define SIM_MAX_STEPS 100000000L
 
 /* Defaults of a scheduler (vLLM's where it has one): max batch 256, block 16 tokens, KV
- * fraction 0.9, recompute, swap at 25 GB/s; tokens per step 2048 for chunked prefill, else the
- * model's context length (at least 2048). */
+ * fraction 0.9, recompute, admission vllm, swap at 25 GB/s; tokens per step 2048 for chunked
+ * prefill, else the model's context length (at least 2048). */
 void sim_sched_defaults(struct sim_sched *s, enum sim_policy policy,
                         const struct mdl_profile *model);
 
@@ -96,6 +117,7 @@ enum sim_reject {
 };
 const char *sim_reject_name(enum sim_reject r);
 const char *sim_policy_name(enum sim_policy p);
+const char *sim_admission_name(enum sim_admission a);
 const char *sim_process_name(enum sim_process p);
 const char *sim_dist_name(enum sim_dist_kind d);
 
@@ -119,6 +141,11 @@ struct sim_request {
     bool slo_met;
 };
 
+/* Latency samples (TTFT, TPOT, E2E, queue) are kept exactly, 8 bytes each, up to this many per
+ * metric; beyond it the quantiles come from a log-binned histogram of ratio 1.01 (relative
+ * error at most 0.5%; mean and max stay exact). */
+#define SIM_EXACT_CAP (1L << 20)
+
 /* mean and quantiles of a sample; all NaN when n = 0 */
 struct sim_stat {
     long n;
@@ -136,7 +163,8 @@ struct sim_timeline_point {
 };
 
 struct sim_result {
-    /* every request in arrival order (owned; sim_result_release frees) */
+    /* every request in arrival order (owned; sim_result_release frees); NULL and 0 with
+     * discard_requests */
     struct sim_request *requests;
     long n_requests;
     struct sim_timeline_point *timeline; /* owned */
@@ -145,14 +173,25 @@ struct sim_result {
     long arrived, completed, rejected, measured; /* measured: completed or rejected after warm-up */
     long rejected_by[SIM_REJ_COUNT];
     long preemptions, steps, swapped_blocks;
-    /* measurement window: first measured arrival -> last finish */
+    /* measurement window: first measured arrival -> last measured completion */
     double window_start_s, window_end_s, makespan_s;
+    /* throughput including drain: everything the engines delivered inside the window (tokens
+     * of any request, warm-up ones too, counted when produced; requests when they finish) */
     double throughput_req_per_s, input_tokens_per_s, output_tokens_per_s;
+    /* throughput during arrivals: the same from the first to the last measured arrival (the
+     * offered load's steady state, without the drain); NaN when that span is empty */
+    double arrivals_end_s;
+    double arrivals_req_per_s, arrivals_input_tokens_per_s, arrivals_output_tokens_per_s;
     double goodput_req_per_s, slo_attainment; /* NaN when the scenario has no SLO */
+    double preemptions_per_request;           /* preemptions / completed requests */
     /* over measured completed requests; itl over every gap between two tokens (log-binned,
-     * 0.5% resolution), the rest exact (GSL quantiles of the sorted sample) */
+     * 0.5% resolution), the rest exact (GSL quantiles of the sorted sample) up to
+     * SIM_EXACT_CAP samples, log-binned beyond */
     struct sim_stat ttft, itl, tpot, e2e, queue;
-    /* per step */
+    /* batch (sequences in an instance's step, 0 while idle) and KV occupancy (fraction of an
+     * instance's blocks in use) as time-weighted distributions over the instances' time from
+     * the first to the last measured arrival (mean, p50, p90, p99, max; 1-sequence and 0.1%
+     * bins); step_time per step over the whole run */
     struct sim_stat batch, kv_occupancy, step_time;
     long *batch_hist; /* owned: steps by batch size 0..batch_hist_n-1 */
     long batch_hist_n;
@@ -161,7 +200,7 @@ struct sim_result {
     double littles_l, littles_lambda_w;
     /* the pool of one instance (disaggregated: of a decode instance) */
     double kv_blocks, kv_block_bytes, kv_pool_bytes;
-    double busy_fraction; /* engine busy time / (instances x makespan) */
+    double busy_fraction; /* engine busy time inside the window / (instances x window) */
 };
 
 /* Run the scenario. Returns 0 and fills `out` (release with sim_result_release), or -1 with the
@@ -210,7 +249,18 @@ struct sim_analytic {
 int sim_analytic(const struct sim_config *cfg, struct sim_analytic *out);
 
 /* --max-rate: the highest Poisson rate whose SLO attainment stays >= target, by bisection on
- * the rate with the same seed (the same uniforms, so arrivals scale exactly with the rate). */
+ * the rate with the same seed (the same uniforms, so arrivals scale exactly with the rate).
+ *
+ * For a caller such as a capacity planner asking "what rate can one instance carry within
+ * these SLOs": build a sim_config with instances = 1 (the engine: hw, model, formats, tp, pp,
+ * tuning, reserve), the scheduler (sim_sched_defaults, then the engine profile's admission,
+ * max batch, token budget and KV share), the workload's lengths and a number of requests or a
+ * duration (rate_per_s is replaced by each probe; warm-up as for a single run), the SLO bounds
+ * in cfg->slo, then call sim_max_rate(cfg, target, rel_tol, &out, errs): out.rate_per_s is
+ * the answer per instance (0 when even the lowest probe fails), out.probes the evidence. The
+ * probes discard per-request results (memory does not grow with the requests), and the same
+ * config and seed give the same answer. sim_analytic(cfg).capacity_req_per_s is a cheap
+ * upper bound to start from. */
 #define SIM_MAX_PROBES 64
 struct sim_probe {
     double rate_per_s, slo_attainment, goodput_req_per_s;

@@ -10,11 +10,12 @@ cd "$top" || exit 1
 # the examples, one per scheduler, in all three formats
 for s in static continuous chunked disaggregated; do
     run sim-$s 0 -- "$ROOFLINE" simulate --scenario scenarios/$s.yaml
-    expect_out sim-$s-policy "scheduler $s:"
+    expect_out sim-$s-policy "scheduler $s, admission "
     expect_out sim-$s-latency "model mean"
-    expect_out sim-$s-throughput "throughput requests/s"
+    expect_out sim-$s-throughput "during arrivals: output tokens/s"
+    expect_out sim-$s-answer "  answer: "
     run sim-$s-csv 0 -- "$ROOFLINE" simulate --scenario scenarios/$s.yaml -o csv
-    expect_out sim-$s-csv-header "scenario,model,hardware,engine,policy,instances,seed,requests,"
+    expect_out sim-$s-csv-header "scenario,model,hardware,engine,policy,admission,instances,seed,requests,"
     [ "$(wc -l <"$T/out")" = 2 ] && echo "ok sim-$s-csv-lines" || echo "not ok sim-$s-csv-lines"
     # Little's law: L = lambda W (equal to rounding: the run ends empty)
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
@@ -97,6 +98,23 @@ run sim-full 1 -- sh -c "'$ROOFLINE' simulate --scenario scenarios/static.yaml >
 run sim-requests-out-bad 1 -- "$ROOFLINE" simulate --scenario scenarios/static.yaml --requests-out "$T/no/such/dir.csv"
 run sim-help 0 -- "$ROOFLINE" help simulate
 expect_out sim-help-usage "roofline simulate --scenario FILE"
+
+# every engine profile runs in a scenario, and the output names the engine and its admission;
+# without 'engine' the calibrated kernel model runs
+for e in kernel vllm tensorrt-llm llama.cpp deepspeed; do
+    { grep -v "^engine:" scenarios/chunked.yaml; echo "engine: $e"; } >"$T/eng.yaml"
+    run sim-engine-$e 0 -- "$ROOFLINE" simulate --scenario "$T/eng.yaml"
+    expect_out sim-engine-$e-named "engine $e"
+done
+# the engine's own limits when the scenario sets none (vLLM's on a device of 70 GiB or more)
+{ grep -v -e "^engine:" -e "max_batch:" -e "max_tokens_per_step:" scenarios/chunked.yaml
+  echo "engine: vllm"; } >"$T/eng.yaml"
+run sim-engine-vllm-limits 0 -- "$ROOFLINE" simulate --scenario "$T/eng.yaml"
+expect_out sim-engine-vllm-admission "admission vllm: max batch 1024, 8192 tokens per step"
+grep -v '^engine:' scenarios/chunked.yaml >"$T/noeng.yaml"
+run sim-engine-default 0 -- "$ROOFLINE" simulate --scenario "$T/noeng.yaml"
+expect_out sim-engine-default-kernel "engine kernel"
+expect_out sim-engine-default-no-evict "admission no_evict"
 
 # the bad-scenario catalogue
 n=0

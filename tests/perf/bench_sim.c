@@ -2,13 +2,16 @@
  * scenario (prompt lognormal mean 200, output lognormal mean 180 tokens; Llama-3-8B bf16 on one
  * H100 SXM; Poisson arrivals at 70% of the analytic capacity) on one core, per scheduler.
  * A benchmark that prints figures, never a test: one discarded warm-up run, then 3 timed runs;
- * min, median and max. Target: the whole scenario in at most 1 s. */
+ * min, median and max. Target: the whole scenario in at most 1 s. Then memory: the peak RSS a
+ * run of SIM_BENCH_REQUESTS (default 10^6) continuous-batching requests adds, with the
+ * per-request results discarded (the CLI's mode) and kept (the library default). */
 #include "io/profiles.h"
 #include "sim/sim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #define REQUESTS 100000L
@@ -84,6 +87,54 @@ bench(const struct hw_profile *hw, const struct mdl_profile *m, enum sim_policy 
            sink);
 }
 
+static double
+peak_rss_bytes(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return 1024.0 * (double)ru.ru_maxrss; /* Linux: kilobytes */
+}
+
+/* peak RSS growth of one run of n requests at 70% of capacity, discarding or keeping results */
+static void
+bench_memory(const struct hw_profile *hw, const struct mdl_profile *m, long n, bool discard)
+{
+    struct sim_config c;
+    memset(&c, 0, sizeof c);
+    roof_config_init(&c.engine, hw, m, ROOF_DECODE);
+    c.engine.weights = c.engine.act = c.engine.kv = DT_BF16;
+    c.instances = 1;
+    sim_sched_defaults(&c.sched, SIM_CONTINUOUS, m);
+    c.work.process = SIM_POISSON;
+    c.work.rate_per_s = 1;
+    c.work.prompt.kind = c.work.output.kind = SIM_DIST_LOGNORMAL;
+    c.work.prompt.mean = 200;
+    c.work.prompt.sd = 250;
+    c.work.prompt.max = 4096;
+    c.work.output.mean = 180;
+    c.work.output.sd = 150;
+    c.work.output.max = 2048;
+    c.work.requests = n;
+    c.seed = 1;
+    c.discard_requests = discard;
+    struct sim_analytic a;
+    if (sim_analytic(&c, &a) != 0)
+        exit(1);
+    c.work.rate_per_s = 0.7 * a.capacity_req_per_s;
+    double before = peak_rss_bytes(), t0 = now_s();
+    struct sim_result r;
+    if (sim_run(&c, &r, NULL) != 0) {
+        fprintf(stderr, "bench_sim: simulation failed\n");
+        exit(1);
+    }
+    double t = now_s() - t0, grew = peak_rss_bytes() - before;
+    printf("sim memory: %ld continuous requests, results %s: %.2f s = %.0f requests/s, peak RSS "
+           "+%.1f MB = %.1f bytes/request (checksum %.4g)\n",
+           n, discard ? "discarded" : "kept    ", t, (double)n / t, grew / 1e6, grew / (double)n,
+           r.e2e.p99);
+    sim_result_release(&r);
+}
+
 int
 main(void)
 {
@@ -99,6 +150,12 @@ main(void)
     enum sim_policy p[4] = {SIM_STATIC, SIM_CONTINUOUS, SIM_CHUNKED, SIM_DISAGGREGATED};
     for (int i = 0; i < 4; i++)
         bench(hw, m, p[i]);
+    long n = getenv("SIM_BENCH_REQUESTS") ? atol(getenv("SIM_BENCH_REQUESTS")) : 1000000;
+    if (n > 0) {
+        /* discarded first: the peak it sets is below the kept run's */
+        bench_memory(hw, m, n, true);
+        bench_memory(hw, m, n, false);
+    }
     hw_free(hw);
     mdl_free(m);
     return 0;

@@ -65,6 +65,7 @@ TEST(io_calparams_round_trip)
     ep.inflight_bytes_per_unit = 32768;
     ep.dequant_scale = 1.5;
     ep.ubatch_tokens = 512;
+    ep.serving.reserve_fraction = -1; /* not given (engine_serving convention) */
     /* a fact that is not fitted keeps its own source */
     char *keys[] = {"ubatch"}, *texts[] = {"llama.cpp default -ub 512"};
     ep.source_keys = keys;
