@@ -75,6 +75,16 @@ struct plan_tco {
     double facility_per_server_month; /* rack, space, network (default 0) */
 };
 
+/* A named SLO preset (docs/plan.md#slo-presets). */
+struct plan_slo_preset {
+    const char *name;
+    double ttft_s, itl_s, e2e_s; /* 0 = no bound */
+    double target;               /* attainment, e.g. 0.99 for p99 */
+    const char *source;
+};
+extern const struct plan_slo_preset PLAN_SLO_PRESETS[];
+extern const int PLAN_N_SLO_PRESETS;
+
 struct plan_question {
     char *path, *name;         /* owned */
     struct mdl_profile *model; /* owned */

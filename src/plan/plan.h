@@ -27,16 +27,6 @@ struct plan_assumption {
     bool is_default;        /* true: the planner's default; false: the question's value */
 };
 
-/* A named SLO preset (docs/plan.md#slo-presets). */
-struct plan_slo_preset {
-    const char *name;
-    double ttft_s, itl_s, e2e_s; /* 0 = no bound */
-    double target;               /* attainment, e.g. 0.99 for p99 */
-    const char *source;
-};
-extern const struct plan_slo_preset PLAN_SLO_PRESETS[];
-extern const int PLAN_N_SLO_PRESETS;
-
 /* One feasible candidate, evaluated and priced. Rates are per instance (a disaggregated
  * instance is one prefill:decode unit); costs per hour of the whole fleet unless named. */
 struct plan_option {
@@ -82,7 +72,7 @@ struct plan_option {
     /* latency at the planned load (simulated when `simulated`, else the analytic estimate);
      * itl is each request's mean time between tokens (TPOT), the quantity the SLO bounds */
     double ttft_p99_s, itl_p99_s, e2e_p99_s, attainment;
-    double ttft_p50_s, itl_p50_s;
+    double ttft_p50_s, itl_p50_s, e2e_mean_s;
     double output_tokens_per_s_planned;         /* per instance at the planned load */
     double margin_ttft, margin_itl, margin_e2e; /* bound / p99: > 1 = headroom; NaN = no bound */
     enum plan_slo_status status;
