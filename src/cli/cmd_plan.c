@@ -506,6 +506,24 @@ print_table(const struct plan_question *q, const struct plan_result *r)
         printf("  per instance up to %.4g requests/s meet the SLO; planned at %.0f%% of it, "
                "N+%d spares; %s\n",
                op->rate_per_s, 100 * q->utilisation, q->spares, op->price_basis);
+        /* cheaper options the simulator did not confirm (ranked after the confirmed) */
+        int cheaper = 0, first = -1;
+        for (int i = 0; i < r->n_options; i++) {
+            const struct plan_option *o2 = &r->options[i];
+            if (!o2->simulated && o2->status == PLAN_SLO_MET &&
+                o2->cost_per_hour < op->cost_per_hour) {
+                cheaper++;
+                if (first < 0)
+                    first = i;
+            }
+        }
+        if (cheaper > 0) {
+            describe(q, &r->options[first], b, sizeof b);
+            printf("  note: %d option%s estimated only analytically would cost less (rank %d: %s, "
+                   "%.2f %s/h); raise plan.confirm_top (%d) to simulate them\n",
+                   cheaper, cheaper == 1 ? "" : "s", first + 1, b, r->options[first].cost_per_hour,
+                   q->currency, q->confirm_top);
+        }
         for (int s = 1; s < r->n_shown; s++) {
             const struct plan_option *ru = &r->options[r->shown[s]];
             describe(q, ru, b, sizeof b);

@@ -895,6 +895,8 @@ cmp_option(const void *a, const void *b)
     int sx = status_rank(x->status), sy = status_rank(y->status);
     if (sx != sy)
         return sx - sy;
+    if (sx == 0 && x->simulated != y->simulated) /* confirmed by the simulator first */
+        return x->simulated ? -1 : 1;
     if (sx > 0) { /* not met: the closest first */
         if (x->miss_factor != y->miss_factor)
             return x->miss_factor < y->miss_factor ? -1 : 1;
