@@ -7,6 +7,8 @@
 #include "cli/out.h"
 #include "io/ytree.h"
 #include "plan/plan.h"
+#include "render/chart_plan.h"
+#include "render/surface.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -946,6 +948,32 @@ run(int argc, char **argv)
     plan_result_release(&r);
     plan_question_free(q);
     return cli_finish(rc);
+}
+
+int
+cli_plan_chart(const char *question, const char *out, int width, int height)
+{
+    struct plan_question *q = load_question(question, NULL);
+    if (!q)
+        return CLI_FAIL;
+    struct plan_opts o;
+    plan_opts_init(&o);
+    o.jobs = 2;
+    o.tuning = tuning_hook;
+    struct plan_result r;
+    struct err_list errs = {0};
+    int rc = CLI_FAIL;
+    if (plan_run(q, &o, &r, &errs) == 0) {
+        struct chart *c = chart_build_plan(q, &o, &r, &errs);
+        if (c && chart_save(c, out, width, height, &errs) == 0)
+            rc = CLI_OK;
+        chart_free(c);
+        plan_result_release(&r);
+    }
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    plan_question_free(q);
+    return rc;
 }
 
 const struct cli_cmd cmd_plan = {

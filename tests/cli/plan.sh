@@ -64,3 +64,8 @@ for f in tests/data/bad-questions/*.yaml; do
         diff "tests/data/bad-questions/$n.err" "$T/err" | head -n 5
     fi
 done
+
+# the chart renders to a PNG (looked at by hand: docs/plan.md#chart)
+run plan-chart 0 -- "$ROOFLINE" chart plan --question $q -o "$T/plan.png"
+[ -s "$T/plan.png" ] && head -c 8 "$T/plan.png" | grep -q PNG && echo "ok plan-chart-png" || echo "not ok plan-chart-png"
+run plan-chart-no-question 2 -- "$ROOFLINE" chart plan -o "$T/plan.png"
