@@ -464,8 +464,8 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct ca
         return -1;
     if (p.meets) {
         lo = ra;
-        for (int i = 0; i < 8; i++) {
-            double r = lo * 1.3;
+        for (int i = 0; i < 16; i++) {
+            double r = lo * (i < 4 ? 1.3 : 2.0);
             if (sim_probe(q, &cfg, r, &p) != 0)
                 return -1;
             if (!p.meets) {
