@@ -364,9 +364,10 @@ describe(const struct plan_question *q, const struct plan_option *op, char *b, s
 {
     char f[48];
     if (op->policy == SIM_DISAGGREGATED)
-        snprintf(b, n, "%d x (%d prefill + %d decode) %s (tp %d, pp %d, %s, disaggregated)",
-                 op->instances, op->prefill_instances, op->decode_instances, op->hw_id, op->tp,
-                 op->pp, fmt_name(&op->format, f, sizeof f));
+        snprintf(b, n, "%d x (%d prefill%s%s + %d decode) %s (tp %d, pp %d, %s, disaggregated)",
+                 op->instances, op->prefill_instances, op->prefill_hw_id[0] ? " on " : "",
+                 op->prefill_hw_id, op->decode_instances, op->hw_id, op->tp, op->pp,
+                 fmt_name(&op->format, f, sizeof f));
     else
         snprintf(b, n, "%d x %s (tp %d, pp %d, %s, %s, max batch %ld)", op->instances, op->hw_id,
                  op->tp, op->pp, fmt_name(&op->format, f, sizeof f), sim_policy_name(op->policy),
@@ -419,16 +420,18 @@ static const struct out_field RANK_F[] = {
     {"price_basis", "price", OUT_SHOW_TEXT, 0, true},
     {"launch", NULL, OUT_SHOW_TEXT, 0, true},
     {"miss", NULL, OUT_SHOW_TEXT, 0, true},
+    {"prefill_hardware", NULL, OUT_SHOW_TEXT, 0, true},
 };
 #define N_RANK ((int)(sizeof RANK_F / sizeof RANK_F[0]))
 
 static void
 rank_row(struct out_table *t, int rank, const struct plan_option *op)
 {
-    char fm[48], pol[32], ex[16];
+    char fm[48], pol[128], ex[16];
     fmt_name(&op->format, fm, sizeof fm);
     if (op->policy == SIM_DISAGGREGATED)
-        snprintf(pol, sizeof pol, "disagg %d:%d", op->prefill_instances, op->decode_instances);
+        snprintf(pol, sizeof pol, "disagg %d:%d%s%s", op->prefill_instances, op->decode_instances,
+                 op->prefill_hw_id[0] ? ", prefill on " : "", op->prefill_hw_id);
     else
         snprintf(pol, sizeof pol, "%s", sim_policy_name(op->policy));
     if (op->exhaust_month > 0)
@@ -464,6 +467,7 @@ rank_row(struct out_table *t, int rank, const struct plan_option *op)
         {op->price_basis, 0},
         {op->launch, 0},
         {op->miss, 0},
+        {op->prefill_hw_id, 0},
     };
     out_table_row(t, v);
 }

@@ -126,7 +126,7 @@ chart_build_plan(const struct plan_question *q, const struct plan_opts *o,
         int n = 0;
         for (int i = 0; i < r->n_options; i++) {
             const struct plan_option *op = &r->options[i];
-            if (!same_group(lead, op) || !(op->rate_per_s > 0))
+            if (!same_group(lead, op) || !(op->rate_per_s > 0) || op->prefill_hw_id[0])
                 continue;
             struct sim_config cfg;
             if (plan_option_sim_config(q, o, op, 1.0, &cfg) != 0)
