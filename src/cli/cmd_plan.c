@@ -427,7 +427,7 @@ static const struct out_field RANK_F[] = {
 static void
 rank_row(struct out_table *t, int rank, const struct plan_option *op)
 {
-    char fm[48], pol[128], ex[16];
+    char fm[48], pol[128], ex[32];
     fmt_name(&op->format, fm, sizeof fm);
     if (op->policy == SIM_DISAGGREGATED)
         snprintf(pol, sizeof pol, "disagg %d:%d%s%s", op->prefill_instances, op->decode_instances,
@@ -509,9 +509,11 @@ print_table(const struct plan_question *q, const struct plan_result *r)
             printf("  no latency SLO: sized at %.4g requests/s per instance (saturation)\n",
                    op->rate_per_s);
         }
-        printf("  per instance up to %.4g requests/s meet the SLO; planned at %.0f%% of it, "
-               "N+%d spares; %s\n",
-               op->rate_per_s, 100 * q->utilisation, q->spares, op->price_basis);
+        printf("  per instance %s %.4g requests/s%s; planned at %.0f%% of it, N+%d spares; "
+               "%s\n",
+               r->has_slo ? "up to" : "", op->rate_per_s,
+               r->has_slo ? " meet the SLO" : " at saturation", 100 * q->utilisation, q->spares,
+               op->price_basis);
         /* cheaper options the simulator did not confirm (ranked after the confirmed) */
         int cheaper = 0, first = -1;
         for (int i = 0; i < r->n_options; i++) {
@@ -586,7 +588,7 @@ print_table(const struct plan_question *q, const struct plan_result *r)
             printf("\n");
         }
         printf("\ncost per hour against volume (x today's %.4g requests/s)", r->rate_per_s);
-        char lab[PLAN_MAX_SHOWN][64];
+        char lab[PLAN_MAX_SHOWN][160];
         for (int s = 0; s < r->n_shown; s++) {
             const struct plan_option *op = &r->options[r->shown[s]];
             char f[48];

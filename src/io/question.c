@@ -145,7 +145,8 @@ duration(struct ycheck *y, const struct ynode *map, const char *prefix, const ch
             return true;
         }
     }
-    ycheck_error(y, v, "'%s.%s' must be a time such as '2 s', '50 ms', '168 h' or '7 days', got '%s'",
+    ycheck_error(y, v,
+                 "'%s.%s' must be a time such as '2 s', '50 ms', '168 h' or '7 days', got '%s'",
                  prefix, key, v->kind == YNODE_SCALAR ? v->value : ynode_kind_name(v));
     return false;
 }

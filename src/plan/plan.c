@@ -796,7 +796,7 @@ price_option(const struct plan_question *q, const struct hw_profile *hw, struct 
             plan_rent_per_hour(q, pf, &o2, pb, sizeof pb);
         snprintf(both, sizeof both, "decode %s: %s; prefill %s: %s", hw->id, op->price_basis,
                  pf->id, pb);
-        snprintf(op->price_basis, sizeof op->price_basis, "%s", both);
+        snprintf(op->price_basis, sizeof op->price_basis, "%.500s", both);
     }
     if (!(op->rate_per_s > 0)) {
         op->cost_per_hour = op->cost_per_mtok_output = op->cost_per_mtok_input =
@@ -979,7 +979,7 @@ stage2_or_reject(const struct plan_question *q, const struct plan_opts *o, const
     if (stage2(q, o, c, ev) == 0)
         return 0;
     char why[PLAN_TEXT];
-    snprintf(why, sizeof why, "the simulator failed: %s", sim_error);
+    snprintf(why, sizeof why, "the simulator failed: %.400s", sim_error);
     fill_rej(c, PLAN_REJ_RATE, why, &ev->rej);
     ev->rejected = true;
     ev->feasible = false;
@@ -1233,7 +1233,7 @@ plan_evaluate(const struct plan_question *q, const struct plan_opts *o, struct p
             price_option(q, c->hw, op);
             if (ev[i].feasible && planned_load(q, o, c, op) != 0) {
                 char why[PLAN_TEXT];
-                snprintf(why, sizeof why, "the simulator failed at the planned load: %s",
+                snprintf(why, sizeof why, "the simulator failed at the planned load: %.400s",
                          sim_error);
                 fill_rej(c, PLAN_REJ_RATE, why, &ev[i].rej);
                 ev[i].rejected = true;
@@ -1387,11 +1387,13 @@ plan_finish(const struct plan_question *q, struct plan_result *r, struct err_lis
     snprintf(r->slo_preset, sizeof r->slo_preset, "%s", q->slo_preset);
     snprintf(r->slo_source, sizeof r->slo_source, "%s", q->slo_source ? q->slo_source : "");
     memset(r->rejected_by, 0, sizeof r->rejected_by);
-    qsort(r->rejected, (size_t)r->n_rejected, sizeof *r->rejected, cmp_rej);
+    if (r->n_rejected > 1)
+        qsort(r->rejected, (size_t)r->n_rejected, sizeof *r->rejected, cmp_rej);
     for (int i = 0; i < r->n_rejected; i++)
         r->rejected_by[r->rejected[i].kind]++;
     g_rank_q = q;
-    qsort(r->options, (size_t)r->n_options, sizeof *r->options, cmp_option);
+    if (r->n_options > 1)
+        qsort(r->options, (size_t)r->n_options, sizeof *r->options, cmp_option);
     r->chosen = -1;
     r->n_shown = 0;
     for (int i = 0; i < r->n_options && r->n_shown < PLAN_MAX_SHOWN; i++) {

@@ -244,7 +244,7 @@ chart_build_plan(const struct plan_question *q, const struct plan_opts *o,
         chart_add_legend(c, cost, "TTFT bound", &s, false);
     }
     cost->legend_left = true;
-    snprintf(c->title, sizeof c->title, "Capacity plan: %s", r->question);
+    snprintf(c->title, sizeof c->title, "Capacity plan: %.200s", r->question);
     snprintf(c->subtitle, sizeof c->subtitle,
              "%s" DOT "%.4g requests/s" DOT "%d candidates, %d options, %d simulated" DOT
              "the %d best hardware and format pairs",
