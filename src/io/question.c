@@ -553,9 +553,11 @@ const struct plan_slo_preset PLAN_SLO_PRESETS[] = {
     {"batch", 2.0, 0.045, 0, 0.95,
      "llm-d planner use-case table (batch: TTFT 2 s, ITL 45 ms, p95)"},
     {"mlperf-server", 2.0, 0.200, 0, 0.99,
-     "MLPerf Inference llama2-70b Server scenario: TTFT 2 s, TPOT 200 ms, p99"},
+     "MLPerf Inference loadgen mlperf.conf: llama2-70b.Server.ttft_latency = 2000, "
+     "tpot_latency = 200 (ms), p99"},
     {"mlperf-interactive", 0.450, 0.040, 0, 0.99,
-     "MLPerf Inference llama2-70b Interactive scenario: TTFT 450 ms, TPOT 40 ms, p99"},
+     "MLPerf Inference llama2-70b Interactive: TTFT 450 ms, TPOT 40 ms, p99 (as quoted in "
+     "planning-anchors.md; not found in mlperf.conf)"},
     {"relaxed", 2.0, 0.030, 0, 0.99,
      "NVIDIA aiconfigurator defaults (TTFT 2000 ms, TPOT 30 ms; docs/cli_user_guide.md)"},
 };
