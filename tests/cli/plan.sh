@@ -69,3 +69,15 @@ done
 run plan-chart 0 -- "$ROOFLINE" chart plan --question $q -o "$T/plan.png"
 [ -s "$T/plan.png" ] && head -c 8 "$T/plan.png" | grep -q PNG && echo "ok plan-chart-png" || echo "not ok plan-chart-png"
 run plan-chart-no-question 2 -- "$ROOFLINE" chart plan -o "$T/plan.png"
+
+# a power budget caps the fleet: 1 kW rejects every option for power
+run plan-power 0 -- "$ROOFLINE" plan --question $q --power-budget-kw 1
+expect_out plan-power-none "answer: no candidate meets"
+expect_out plan-power-reason "over the 1.0 kW budget"
+run plan-power-bad 1 -- "$ROOFLINE" plan --question $q --power-budget-kw -3
+expect_err plan-power-bad-msg "--power-budget-kw: expected a power in kW above 0"
+
+# the offline example: no SLO, sized on saturation, finishes within the deadline
+run plan-offline 0 -- "$ROOFLINE" plan --question reports/offline-batch.yaml
+expect_out plan-offline-answer "finishes 1e+07 documents in"
+expect_out plan-offline-slo "no latency SLO (offline: maximise throughput)"
