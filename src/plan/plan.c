@@ -1365,14 +1365,15 @@ assumptions(const struct plan_question *q, struct plan_result *r)
     }
     add_assumption(r, &cap, "cost.per_mtok", "$/h / (tokens/s x 3600 / 1e6)",
                    "SemiAnalysis InferenceMAX cost formula, at the planned traffic", true);
-    add_assumption(r, &cap, "price.rent",
-                   "question, else the profile's cheapest dated cloud price, else the "
-                   "InferenceMAX tier",
-                   "profiles' sources; InferenceMAX tiers dated 2026-04-03", true);
-    add_assumption(r, &cap, "slo.attainment",
-                   "a request meets the SLO when its TTFT, its mean time between tokens and its "
-                   "E2E are all within the bounds",
-                   "DistServe's SLO attainment; roofline simulate --max-rate", true);
+    add_assumption(r, &cap, "price.rent", "question > on-demand > any dated > tier",
+                   "the question's price, else the profile's cheapest dated on-demand cloud "
+                   "price, else its cheapest dated price of any basis, else the InferenceMAX "
+                   "tier (2026-04-03)",
+                   true);
+    add_assumption(r, &cap, "slo.attainment", "TTFT, TPOT and E2E all within bounds",
+                   "a request meets the SLO when all its figures do (DistServe's SLO attainment; "
+                   "roofline simulate --max-rate); the percentile is the share that must",
+                   true);
 }
 
 int
