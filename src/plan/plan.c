@@ -851,6 +851,14 @@ planned_load(const struct plan_question *q, const struct plan_opts *o, const str
     double t99, i99, e99, att = NAN;
     if (op->simulated) {
         struct probe p;
+        if (q->workload == PLAN_WL_USERS) {
+            /* concurrent users: the planned load is a closed loop of the users spread evenly
+             * over the serving instances, each with its think time */
+            int serving = op->instances - op->spares;
+            cfg.work.process = SIM_CLOSED;
+            cfg.work.users = (q->users + serving - 1) / serving;
+            cfg.work.think_time_s = q->think_time_s;
+        }
         if (sim_probe(q, &cfg, r, &p) != 0)
             return -1;
         t99 = p.ttft_p99, i99 = p.tpot_p99, e99 = p.e2e_p99;
