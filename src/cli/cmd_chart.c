@@ -33,6 +33,7 @@ static const struct cli_opt OPTS[] = {
               "roofline: add the points of roofline bench --points or -o json"),
     OPT_VALUE("scenario", "FILE", "simulate: the serving scenario (docs/simulate.md)"),
     OPT_VALUE("seed", "N", "simulate: the random seed (default the scenario's)"),
+    OPT_VALUE("question", "FILE", "plan: the planner's question (docs/plan.md)"),
 };
 #define N_OPTS ((int)ARRAY_SIZE(OPTS))
 
@@ -141,6 +142,26 @@ run_simulate(const struct cli_args *a)
     return cli_finish(rc);
 }
 
+/* chart plan: answer the question and draw its Pareto fronts and cost against latency. */
+static int
+run_plan(const struct cli_args *a)
+{
+    if (!cli_has(a, "question"))
+        return cli_usage_error(&cmd_chart, "chart plan needs --question FILE");
+    const char *out = cli_get(a, "output");
+    enum chart_format fmt;
+    if (!out)
+        return cli_usage_error(&cmd_chart, "-o FILE is required (.png, .svg or .pdf)");
+    if (chart_format_from_path(out, &fmt) != 0)
+        return cli_usage_error(&cmd_chart, "-o: '%s' does not end in .png, .svg or .pdf", out);
+    int width = DEFAULT_W, height = DEFAULT_H;
+    if (cli_has(a, "size") && parse_size(cli_get(a, "size"), &width, &height) != 0)
+        return cli_usage_error(&cmd_chart, "--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
+                           "'%s'",
+                           cli_get(a, "size"));
+    return cli_finish(cli_plan_chart(cli_get(a, "question"), out, width, height));
+}
+
 static int
 run(int argc, char **argv)
 {
@@ -157,6 +178,8 @@ run(int argc, char **argv)
         return cli_usage_error(&cmd_chart, "unexpected argument '%s'", a.pos[1]);
     if (strcmp(a.pos[0], "simulate") == 0)
         return run_simulate(&a);
+    if (strcmp(a.pos[0], "plan") == 0)
+        return run_plan(&a);
     if (cli_has(&a, "scenario") || cli_has(&a, "seed"))
         return cli_usage_error(&cmd_chart, "--scenario and --seed go with the simulate chart");
     struct chart_request req;
