@@ -110,17 +110,7 @@ done
 timeout 5 munge -n -S "$sock" | timeout 5 unmunge -S "$sock" >/dev/null 2>&1 ||
     fail "munged does not answer on $sock"
 
-# 2. slurm.conf: two free TCP ports, the node as slurmd sees it (CPUs, sockets, memory)
-ports=$(python3 -c '
-import socket
-s = [socket.socket() for _ in range(2)]
-for x in s:
-    x.bind(("", 0))
-print(*[x.getsockname()[1] for x in s])
-for x in s:
-    x.close()') || fail "cannot find free ports"
-port_ctld=${ports% *}
-port_slurmd=${ports#* }
+# 2. slurm.conf: the node as slurmd sees it (CPUs, sockets, memory), two free TCP ports
 node_hw=$(timeout 10 slurmd -C 2>/dev/null | head -n 1 | sed -E 's/^NodeName=[^ ]+ //')
 case "$node_hw" in
 *CPUs=*RealMemory=*) ;;
@@ -128,7 +118,14 @@ case "$node_hw" in
 esac
 user=$(id -un)
 : >"$dir/plugstack.conf"
-cat >"$dir/slurm.conf" <<EOF
+SLURM_CONF=$dir/slurm.conf
+CLUSTER_DIR=$dir/work
+CLUSTER_PARTITION="test"
+CLUSTER_LOGS=$dir/log
+export SLURM_CONF CLUSTER_DIR CLUSTER_PARTITION CLUSTER_LOGS
+
+write_conf() {
+    cat >"$dir/slurm.conf" <<EOF
 # private test cluster written by tests/cluster/slurm-local.sh
 ClusterName=roofline-test
 SlurmctldHost=localhost(127.0.0.1)
@@ -163,32 +160,56 @@ SchedulerParameters=batch_sched_delay=0,sched_min_interval=0
 NodeName=localnode NodeAddr=127.0.0.1 NodeHostname=localhost $node_hw State=UNKNOWN
 PartitionName=test Nodes=localnode Default=YES MaxTime=60 State=UP
 EOF
-SLURM_CONF=$dir/slurm.conf
-CLUSTER_DIR=$dir/work
-CLUSTER_PARTITION="test"
-CLUSTER_LOGS=$dir/log
-export SLURM_CONF CLUSTER_DIR CLUSTER_PARTITION CLUSTER_LOGS
+}
 
-# 3. the daemons in the foreground of their own background jobs, so that $! is their PID
-slurmctld -D -i >>"$dir/log/slurmctld.out" 2>&1 &
-pid_ctld=$!
-slurmd -D -N localnode >>"$dir/log/slurmd.out" 2>&1 &
-pid_slurmd=$!
+# 3. the daemons in the foreground of their own background jobs, so that $! is their PID;
+# up when the node is idle, 30 s at most. Returns 2 when a port was taken meanwhile (the
+# ports are free when chosen, not reserved), after stopping both daemons.
+start_slurm() {
+    slurmctld -D -i >>"$dir/log/slurmctld.out" 2>&1 &
+    pid_ctld=$!
+    slurmd -D -N localnode >>"$dir/log/slurmd.out" 2>&1 &
+    pid_slurmd=$!
+    i=0
+    state=
+    while [ $i -lt 150 ]; do
+        if ! kill -0 "$pid_ctld" 2>/dev/null || ! kill -0 "$pid_slurmd" 2>/dev/null; then
+            if grep -q -s 'Address already in use' "$dir"/log/slurm*; then
+                stop "$pid_slurmd" slurmd
+                stop "$pid_ctld" slurmctld
+                pid_slurmd=
+                pid_ctld=
+                return 2
+            fi
+            kill -0 "$pid_ctld" 2>/dev/null ||
+                fail "slurmctld exited ($(tail -n 3 "$dir/log/slurmctld.out"))"
+            fail "slurmd exited ($(tail -n 3 "$dir/log/slurmd.out"))"
+        fi
+        state=$(timeout 5 sinfo -h -n localnode -o %t 2>/dev/null)
+        [ "$state" = idle ] && return 0
+        sleep 0.2
+        i=$((i + 1))
+    done
+    fail "node not idle after 30 s (state '$state')"
+}
 
-# 4. up when the node is idle; 30 s at most
-i=0
-state=
-while [ $i -lt 150 ]; do
-    kill -0 "$pid_ctld" 2>/dev/null ||
-        fail "slurmctld exited ($(tail -n 3 "$dir/log/slurmctld.out"))"
-    kill -0 "$pid_slurmd" 2>/dev/null ||
-        fail "slurmd exited ($(tail -n 3 "$dir/log/slurmd.out"))"
-    state=$(timeout 5 sinfo -h -n localnode -o %t 2>/dev/null)
-    [ "$state" = idle ] && break
-    sleep 0.2
-    i=$((i + 1))
+for attempt in 1 2 3; do
+    ports=$(timeout 10 python3 -c '
+import socket
+s = [socket.socket() for _ in range(2)]
+for x in s:
+    x.bind(("", 0))
+print(*[x.getsockname()[1] for x in s])
+for x in s:
+    x.close()') || fail "cannot find free ports"
+    port_ctld=${ports% *}
+    port_slurmd=${ports#* }
+    write_conf
+    start_slurm && break
+    echo "slurm-local: port $port_ctld or $port_slurmd taken meanwhile (attempt $attempt)" >&2
+    rm -f "$dir"/log/slurm*
+    [ $attempt = 3 ] && fail "no free ports in 3 attempts"
 done
-[ "$state" = idle ] || fail "node not idle after 30 s (state '$state')"
 echo "slurm-local: cluster up in $(since "$t_start") s (slurmctld port $port_ctld, slurmd port \
 $port_slurmd, node $(echo "$node_hw" | sed -E 's/.*(CPUs=[0-9]+).*(RealMemory=[0-9]+).*/\1 \2/'))"
 
