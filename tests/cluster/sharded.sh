@@ -74,17 +74,20 @@ same() {
 }
 
 # workload KIND: KIND's three commands, written as scripts into $w (the workload's directory):
-#   shard.sh I N (one slice to stdout), whole.sh (the unsharded run), merge.sh FILES...
+#   shard.sh I N (one slice to stdout), whole.sh (the unsharded run), merge.sh FILES...; and
+#   $first, the first shard's number (the stand-in counts shards from 1, the planner from 0)
 # shellcheck disable=SC2016 # the $ in these scripts are theirs, not this shell's
 workload() {
     case "$1" in
     standin)
+        first=1
         printf '#!/bin/sh\nexec sh "%s/standin.sh" "$1" "$2"\n' "$here" >"$w/shard.sh"
         printf '#!/bin/sh\nexec sh "%s/standin.sh" 1 1\n' "$here" >"$w/whole.sh"
         printf '#!/bin/sh\nset -e\nfor f; do [ -s "$f" ]; done\ncat "$@" | sort -s -t, -k1,1n\n' \
             >"$w/merge.sh"
         ;;
     plan)
+        first=0
         printf '#!/bin/sh\nexec "$ROOFLINE" plan --question "%s" --shard "$1/$2" -o json\n' \
             "$question" >"$w/shard.sh"
         printf '#!/bin/sh\nexec "$ROOFLINE" plan --question "%s" -o json\n' "$question" \
@@ -96,8 +99,8 @@ workload() {
 
 # shards DIR: the shard files of DIR in index order (1..N, not 1, 10, 2)
 shards() {
-    i=1
-    while [ $i -le "$n" ]; do
+    i=$first
+    while [ "$i" -le "$last" ]; do
         printf '%s ' "$1/shard-$i.out"
         i=$((i + 1))
     done
@@ -109,6 +112,7 @@ check() {
     w=$CLUSTER_DIR/$kind
     mkdir -p "$w/slurm" "$w/parallel"
     workload "$kind"
+    last=$((first + n - 1))
 
     t=$(now)
     if ! bg timeout 300 sh "$w/whole.sh" >"$w/whole.out" 2>"$w/whole.err"; then
@@ -128,15 +132,16 @@ sh "$w/shard.sh" "\$i" "$n" >"$w/slurm/shard-\$i.out"
 echo "\$SLURM_ARRAY_JOB_ID \$SLURM_ARRAY_TASK_ID \$SLURM_ARRAY_TASK_COUNT" >"$w/slurm/ids-\$i"
 date +%s.%N >"$w/slurm/end-\$i"
 EOF
-    t=$(now)
+    t_submit=$(now)
+    t=$t_submit
     # --foreground: sbatch stays in this process group, so a signal to the group reaches it
-    bg timeout --foreground 300 sbatch --quiet --wait --array="1-$n" \
+    bg timeout --foreground 300 sbatch --quiet --wait --array="$first-$last" \
         --partition="$CLUSTER_PARTITION" --job-name="roofline-$kind" --cpus-per-task=1 \
         --time=10 --chdir="$w/slurm" --output="$w/slurm/task-%a.log" "$w/job.sh" >"$w/slurm/sbatch.log" 2>&1
     rc=$?
     t_array=$(since "$t")
     ids=$(cat "$w"/slurm/ids-* 2>/dev/null | sort -u -k2,2n)
-    want_ids=$(i=1; while [ $i -le "$n" ]; do echo "$i $n"; i=$((i + 1)); done)
+    want_ids=$(i=$first; while [ "$i" -le "$last" ]; do echo "$i $n"; i=$((i + 1)); done)
     if [ $rc != 0 ] || [ "$(echo "$ids" | cut -d' ' -f2-)" != "$want_ids" ] ||
         [ "$(echo "$ids" | cut -d' ' -f1 | sort -u | wc -l)" != 1 ]; then
         seen=$(echo "$ids" | cut -d' ' -f2 | tr '\n' ' ')
@@ -146,10 +151,12 @@ EOF
             grep -v -E 'pmix|state file|backup state' | tail -n 10 | sed 's/^/  log: /'
         return
     fi
-    ok "$kind: Slurm array job $(echo "$ids" | head -n 1 | cut -d' ' -f1) ran tasks 1-$n of $n"
+    ok "$kind: Slurm array job $(echo "$ids" | head -n 1 | cut -d' ' -f1) ran tasks $first-$last"
     span=$(cat "$w"/slurm/start-* "$w"/slurm/end-* |
         awk 'NR == 1 || $1 < lo { lo = $1 } NR == 1 || $1 > hi { hi = $1 }
              END { printf "%.2f", hi - lo }')
+    wait_s=$(cat "$w"/slurm/start-* | awk -v t="$t_submit" 'NR == 1 || $1 < lo { lo = $1 }
+             END { printf "%.2f", lo - t }')
     [ -n "$corrupt" ] && corrupt_shard "$w/slurm/shard-$corrupt.out"
     t=$(now)
     # shellcheck disable=SC2046
@@ -166,7 +173,7 @@ EOF
     t=$(now)
     # shellcheck disable=SC2046
     if ! bg timeout 300 parallel --will-cite --halt now,fail=1 \
-        sh "$w/shard.sh" "{}" "$n" ">" "$w/parallel/shard-{}.out" ::: $(seq 1 "$n") \
+        sh "$w/shard.sh" "{}" "$n" ">" "$w/parallel/shard-{}.out" ::: $(seq "$first" "$last") \
         2>"$w/parallel/err"; then
         notok "$kind: GNU parallel run failed"
         sed 's/^/  /' "$w/parallel/err" | head -n 5
@@ -183,7 +190,8 @@ EOF
         same "$kind: GNU parallel" "$w/whole.out" "$w/parallel/merged.out"
     fi
     echo "timing $kind, $n shards: unsharded $t_whole s; Slurm array job $t_array s wall" \
-        "(sbatch --wait polls at 2 s, then 8 s), tasks ran within $span s; merge" \
+        "(sbatch --wait polls at 2 s, then 8 s): first task started after $wait_s s," \
+        "all ran within $span s; merge" \
         "${t_merge:-?} s; GNU parallel $t_par s"
 }
 
