@@ -1,10 +1,11 @@
 #!/bin/sh
 # Sharded runs merged must equal one unsharded run byte for byte: each workload runs as a
-# Slurm array job (sbatch --array=1-N --wait) on the cluster of slurm-local.sh and with GNU
-# parallel, then its shards are merged and compared (cmp) with the unsharded output. Workloads:
-# the stand-in (standin.sh: roofline analyze over every GPU x two models, merged by a numeric
-# sort) and, when this roofline has 'plan merge', the capacity planner (plan --shard I/N, plan
-# merge). Prints "ok NAME" / "not ok NAME", the timings, and last "N passed, N failed".
+# Slurm array job (sbatch --array --wait, one task per shard) on the cluster of slurm-local.sh
+# and with GNU parallel, then its shards are merged and compared (cmp) with the unsharded
+# output. Workloads: the capacity planner (plan --shard I/N -o json, plan merge) and a stand-in
+# (standin.sh: roofline analyze over every GPU x two models, merged by a numeric sort) that
+# tells a broken cluster from a planner whose shards disagree. Prints "ok NAME" / "not ok
+# NAME", the timings, and last "N passed, N failed".
 # Environment: ROOFLINE, SLURM_CONF, CLUSTER_DIR, CLUSTER_PARTITION (from slurm-local.sh);
 # CLUSTER_SHARDS (default 4); PLAN_QUESTION (default reports/chat-service.yaml);
 # CLUSTER_CORRUPT=I changes one digit of shard I after each run, to see the check fail.
@@ -190,7 +191,7 @@ EOF
         same "$kind: GNU parallel" "$w/whole.out" "$w/parallel/merged.out"
     fi
     echo "timing $kind, $n shards: unsharded $t_whole s; Slurm array job $t_array s wall" \
-        "(sbatch --wait polls at 2 s, then 8 s): first task started after $wait_s s," \
+        "(sbatch --wait polls every 2 s): first task started after $wait_s s," \
         "all ran within $span s; merge" \
         "${t_merge:-?} s; GNU parallel $t_par s"
 }
@@ -198,15 +199,12 @@ EOF
 check standin
 
 question=${PLAN_QUESTION:-$top/reports/chat-service.yaml}
-if "$ROOFLINE" help plan 2>&1 | grep -q 'plan merge'; then
-    if [ -f "$question" ]; then
-        check plan
-    else
-        notok "plan: question file '$question' not found"
-    fi
+if ! "$ROOFLINE" help plan 2>&1 | grep -q 'plan merge'; then
+    notok "plan: this roofline has no 'plan merge'"
+elif [ ! -f "$question" ]; then
+    notok "plan: question file '$question' not found"
 else
-    echo "skip plan: this roofline has no 'plan merge' (the planner is not merged yet);" \
-        "only the stand-in workload ran"
+    check plan
 fi
 
 echo "$passed passed, $failed failed"

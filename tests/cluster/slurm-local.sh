@@ -156,6 +156,8 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 ReturnToService=2
 MailProg=/bin/true
+# keep finished jobs: sbatch --wait then polls every 2 s (not 2, 8, 32 s) and sees every exit
+MinJobAge=0
 SchedulerParameters=batch_sched_delay=0,sched_min_interval=0
 NodeName=localnode NodeAddr=127.0.0.1 NodeHostname=localhost $node_hw State=UNKNOWN
 PartitionName=test Nodes=localnode Default=YES MaxTime=60 State=UP
