@@ -52,8 +52,22 @@ stop() {
     wait "$1" 2>/dev/null
 }
 
+# leftovers: the PIDs of processes started under this cluster that are still alive: job
+# steps (slurmd starts slurmstepd in its own session, with slurmd's environment) and the jobs'
+# processes (sbatch passes on the submitter's). All of them, and nothing else, were started
+# with this cluster's SLURM_CONF; this script's own environment did not have it at exec.
+leftovers() {
+    for p in /proc/[0-9]*; do
+        [ "${p#/proc/}" = $$ ] && continue
+        grep -qzxF "SLURM_CONF=$dir/slurm.conf" "$p/environ" 2>/dev/null && echo "${p#/proc/}"
+    done
+}
+
 cleanup() {
-    trap - EXIT INT TERM
+    # ignore further signals: timeout(1) signals the script and then its whole process group,
+    # and a second SIGTERM must not cut the cleanup short (every step here is bounded)
+    trap '' INT TERM
+    trap - EXIT
     stop "$pid_cmd" "the command"
     if [ -n "$pid_ctld" ] && kill -0 "$pid_ctld" 2>/dev/null; then
         # cancel what is left so that no slurmstepd outlives its slurmd
@@ -67,6 +81,18 @@ cleanup() {
     stop "$pid_slurmd" slurmd
     stop "$pid_ctld" slurmctld
     stop "$pid_munged" munged
+    # a step whose job was not cancelled (slurmctld already gone) waits for its slurmd for
+    # ever and ignores SIGTERM: SIGTERM, then SIGKILL for what is left after 2 s
+    left=$(leftovers)
+    if [ -n "$left" ]; then
+        echo "slurm-local: stopping what outlived the daemons: $(echo "$left" | tr "\n" " ")" >&2
+        # shellcheck disable=SC2086
+        kill -TERM $left 2>/dev/null
+        sleep 2
+        left=$(leftovers)
+        # shellcheck disable=SC2086
+        [ -z "$left" ] || kill -KILL $left 2>/dev/null
+    fi
     if [ "$cluster_failed" = 1 ]; then
         for f in "$dir"/log/*.log; do
             [ -s "$f" ] || continue
