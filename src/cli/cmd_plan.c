@@ -7,6 +7,8 @@
 #include "cli/out.h"
 #include "io/ytree.h"
 #include "plan/plan.h"
+#include "render/chart_plan.h"
+#include "render/surface.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -506,6 +508,24 @@ print_table(const struct plan_question *q, const struct plan_result *r)
         printf("  per instance up to %.4g requests/s meet the SLO; planned at %.0f%% of it, "
                "N+%d spares; %s\n",
                op->rate_per_s, 100 * q->utilisation, q->spares, op->price_basis);
+        /* cheaper options the simulator did not confirm (ranked after the confirmed) */
+        int cheaper = 0, first = -1;
+        for (int i = 0; i < r->n_options; i++) {
+            const struct plan_option *o2 = &r->options[i];
+            if (!o2->simulated && o2->status == PLAN_SLO_MET &&
+                o2->cost_per_hour < op->cost_per_hour) {
+                cheaper++;
+                if (first < 0)
+                    first = i;
+            }
+        }
+        if (cheaper > 0) {
+            describe(q, &r->options[first], b, sizeof b);
+            printf("  note: %d option%s estimated only analytically would cost less (rank %d: %s, "
+                   "%.2f %s/h); raise plan.confirm_top (%d) to simulate them\n",
+                   cheaper, cheaper == 1 ? "" : "s", first + 1, b, r->options[first].cost_per_hour,
+                   q->currency, q->confirm_top);
+        }
         for (int s = 1; s < r->n_shown; s++) {
             const struct plan_option *ru = &r->options[r->shown[s]];
             describe(q, ru, b, sizeof b);
@@ -928,6 +948,32 @@ run(int argc, char **argv)
     plan_result_release(&r);
     plan_question_free(q);
     return cli_finish(rc);
+}
+
+int
+cli_plan_chart(const char *question, const char *out, int width, int height)
+{
+    struct plan_question *q = load_question(question, NULL);
+    if (!q)
+        return CLI_FAIL;
+    struct plan_opts o;
+    plan_opts_init(&o);
+    o.jobs = 2;
+    o.tuning = tuning_hook;
+    struct plan_result r;
+    struct err_list errs = {0};
+    int rc = CLI_FAIL;
+    if (plan_run(q, &o, &r, &errs) == 0) {
+        struct chart *c = chart_build_plan(q, &o, &r, &errs);
+        if (c && chart_save(c, out, width, height, &errs) == 0)
+            rc = CLI_OK;
+        chart_free(c);
+        plan_result_release(&r);
+    }
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    plan_question_free(q);
+    return rc;
 }
 
 const struct cli_cmd cmd_plan = {

@@ -145,7 +145,7 @@ duration(struct ycheck *y, const struct ynode *map, const char *prefix, const ch
             return true;
         }
     }
-    ycheck_error(y, v, "'%s.%s' must be a time such as '2 s', '50 ms', '168 h' or '7 days', got %s",
+    ycheck_error(y, v, "'%s.%s' must be a time such as '2 s', '50 ms', '168 h' or '7 days', got '%s'",
                  prefix, key, v->kind == YNODE_SCALAR ? v->value : ynode_kind_name(v));
     return false;
 }
@@ -508,6 +508,9 @@ load_workload(struct ycheck *y, const struct ynode *root, struct plan_question *
         if (ynode_get(w, "think_time") &&
             !duration(y, w, "workload", "think_time", &q->think_time_s))
             q->think_time_s = 0;
+        /* planning rate: every user sends once per think time (responses taken as instant,
+         * an upper bound on a closed loop's rate); no think time: one request per user-second */
+        q->rate_per_s = (double)q->users / (q->think_time_s > 1 ? q->think_time_s : 1);
         break;
     case PLAN_WL_OFFLINE:
         num_range(y, w, "workload", "documents", 0, true, INFINITY, &q->offline_requests);

@@ -239,6 +239,8 @@ struct probe {
     long rejected;
 };
 
+static _Thread_local char sim_error[PLAN_TEXT];
+
 static int
 sim_probe(const struct plan_question *q, const struct sim_config *base, double rate,
           struct probe *p)
@@ -248,6 +250,7 @@ sim_probe(const struct plan_question *q, const struct sim_config *base, double r
     struct sim_result r;
     struct err_list e = {0};
     int rc = sim_run(&c, &r, &e);
+    snprintf(sim_error, sizeof sim_error, "%s", e.n ? e.items[0].msg : "unknown");
     err_list_release(&e);
     if (rc != 0)
         return -1;
@@ -781,6 +784,22 @@ launch_line(const struct plan_question *q, const struct cand *c, const struct pl
                  op->prefill_instances, op->decode_instances);
 }
 
+/* A simulator failure (the step guard, out of memory) rejects the candidate with the reason. */
+static int
+stage2_or_reject(const struct plan_question *q, const struct plan_opts *o, const struct cand *c,
+                 struct eval *ev)
+{
+    if (stage2(q, o, c, ev) == 0)
+        return 0;
+    char why[PLAN_TEXT];
+    snprintf(why, sizeof why, "the simulator failed: %s", sim_error);
+    fill_rej(c, PLAN_REJ_RATE, why, &ev->rej);
+    ev->rejected = true;
+    ev->feasible = false;
+    ev->keep_op = false;
+    return 0;
+}
+
 /* ---- threads ---- */
 
 struct work {
@@ -811,7 +830,7 @@ worker(void *arg)
         if (w->stage == 1)
             stage1(w->q, w->o, &w->cands[i], &w->evals[i]);
         else
-            rc = stage2(w->q, w->o, &w->cands[i], &w->evals[i]);
+            rc = stage2_or_reject(w->q, w->o, &w->cands[i], &w->evals[i]);
         pthread_mutex_lock(&w->mu);
         w->done++;
         if (rc)
@@ -844,7 +863,7 @@ run_pool(struct work *w)
         if (w->stage == 1)
             stage1(w->q, w->o, &w->cands[i], &w->evals[i]);
         else
-            rc = stage2(w->q, w->o, &w->cands[i], &w->evals[i]);
+            rc = stage2_or_reject(w->q, w->o, &w->cands[i], &w->evals[i]);
         pthread_mutex_lock(&w->mu);
         w->done++;
         if (rc)
@@ -876,6 +895,8 @@ cmp_option(const void *a, const void *b)
     int sx = status_rank(x->status), sy = status_rank(y->status);
     if (sx != sy)
         return sx - sy;
+    if (sx == 0 && x->simulated != y->simulated) /* confirmed by the simulator first */
+        return x->simulated ? -1 : 1;
     if (sx > 0) { /* not met: the closest first */
         if (x->miss_factor != y->miss_factor)
             return x->miss_factor < y->miss_factor ? -1 : 1;
@@ -1020,9 +1041,16 @@ plan_evaluate(const struct plan_question *q, const struct plan_opts *o, struct p
             struct plan_option *op = &ev[i].op;
             price_option(q, c->hw, op);
             if (ev[i].feasible && planned_load(q, o, c, op) != 0) {
-                err_add(errs, q->path, 0, 0, ERR_ERROR, "the simulator failed on a candidate");
-                rc = -1;
-                break;
+                char why[PLAN_TEXT];
+                snprintf(why, sizeof why, "the simulator failed at the planned load: %s",
+                         sim_error);
+                fill_rej(c, PLAN_REJ_RATE, why, &ev[i].rej);
+                ev[i].rejected = true;
+                ev[i].feasible = false;
+                ev[i].keep_op = false;
+                if (push_rej(out, &ev[i].rej, &rcap) != 0)
+                    rc = -1;
+                continue;
             }
             if (ev[i].feasible && q->power_budget_w > 0 && op->power_w > q->power_budget_w) {
                 char why[PLAN_TEXT];
@@ -1253,6 +1281,27 @@ plan_finish(const struct plan_question *q, struct plan_result *r, struct err_lis
     r->n_assumptions = 0;
     assumptions(q, r);
     return 0;
+}
+
+int
+plan_option_sim_config(const struct plan_question *q, const struct plan_opts *o,
+                       const struct plan_option *op, double rate_per_s, struct sim_config *cfg)
+{
+    struct cand c;
+    memset(&c, 0, sizeof c);
+    c.index = op->index;
+    c.hw = find_hw(q, op->hw_id);
+    if (!c.hw)
+        return -1;
+    c.fmt = op->format;
+    c.tp = op->tp;
+    c.pp = op->pp;
+    c.policy = op->policy;
+    c.max_batch = op->max_batch;
+    c.mtps = op->max_tokens_per_step;
+    c.np = op->prefill_instances;
+    c.nd = op->decode_instances;
+    return plan_sim_config(q, o, &c, rate_per_s, cfg);
 }
 
 int
