@@ -8,7 +8,8 @@
 # NAME", the timings, and last "N passed, N failed".
 # Environment: ROOFLINE, SLURM_CONF, CLUSTER_DIR, CLUSTER_PARTITION (from slurm-local.sh);
 # CLUSTER_SHARDS (default 4); PLAN_QUESTION (default reports/chat-service.yaml);
-# CLUSTER_CORRUPT=I changes one digit of shard I after each run, to see the check fail.
+# CLUSTER_CORRUPT=I changes one digit of shard I after each run, to see the check fail (the
+# stand-in numbers its shards 1..N, the planner 0..N-1: 1..N-1 hit both).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -16,6 +17,9 @@ top=$(cd "$here/../.." && pwd)
 ROOFLINE_DATA=${ROOFLINE_DATA:-$top}
 export ROOFLINE ROOFLINE_DATA
 n=${CLUSTER_SHARDS:-4}
+case "$n" in
+'' | *[!0-9]* | 0) echo "error: CLUSTER_SHARDS must be a count, got '$n'" >&2; exit 2 ;;
+esac
 corrupt=${CLUSTER_CORRUPT:-}
 passed=0
 failed=0
@@ -45,6 +49,7 @@ notok() {
 # corrupt_shard FILE: add one to the last digit of the last line that has one (still valid
 # CSV/JSON, different bytes); the merged result must then differ from the unsharded one
 corrupt_shard() {
+    [ -f "$1" ] || { echo "  (CLUSTER_CORRUPT: there is no $(basename "$1") here)"; return; }
     awk '{ l[NR] = $0 } /[0-9]/ { last = NR }
          END { s = l[last]; p = 0
                for (j = length(s); j > 0; j--) if (substr(s, j, 1) ~ /[0-9]/) { p = j; break }
