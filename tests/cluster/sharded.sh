@@ -178,7 +178,7 @@ EOF
     # GNU parallel: the same shards, one job per shard on this machine's cores
     t=$(now)
     # shellcheck disable=SC2046
-    if ! bg timeout 300 parallel --will-cite --halt now,fail=1 \
+    if ! bg timeout 300 parallel --will-cite --halt now,fail=1 --joblog "$w/parallel/joblog" \
         sh "$w/shard.sh" "{}" "$n" ">" "$w/parallel/shard-{}.out" ::: $(seq "$first" "$last") \
         2>"$w/parallel/err"; then
         notok "$kind: GNU parallel run failed"
