@@ -74,6 +74,14 @@ test: $(BIN) $(BUILD)/unit_tests check-layers
 
 check: test
 
+# Sharding for real: a private single-node Slurm cluster on localhost (slurm-wlm, munge; its own
+# key, conf, ports and spool in a temporary directory) runs the sharded work as an array job,
+# GNU parallel runs it again, and the merged shards must equal one unsharded run byte for byte.
+# Prints the timings. CLUSTER_CORRUPT=I alters shard I to show the check failing.
+.PHONY: test-cluster
+test-cluster: $(BIN)
+	@ROOFLINE=$(abspath $(BIN)) timeout 900 sh tests/cluster/slurm-local.sh sh tests/cluster/sharded.sh
+
 # Benchmarks that print figures (never timed tests): the engine's evaluations per second and
 # the simulator's requests per wall-second on a 100,000-request ShareGPT-like scenario.
 perf: $(BUILD)/bench_engine $(BUILD)/bench_sim $(BUILD)/bench_plan
@@ -119,6 +127,7 @@ help:
 	@echo "make            build ./roofline"
 	@echo "make test       run the whole suite (SANITIZE=address,undefined for sanitizers)"
 	@echo "make perf       engine and simulator benchmarks (print figures, never assert speed)"
+	@echo "make test-cluster  sharded runs on a private local Slurm and GNU parallel = one run"
 	@echo "make validate   leave-one-device-out cross-validation on calibration/measurements.yaml"
 	@echo "make install    PREFIX=/usr/local"
 	@echo "make deps       install Debian packages (apt-get; sudo when not root)"

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Install the Debian 12 packages roofline needs to build, test and render. As root it runs
 # apt-get directly; as a user it uses sudo. Skips the install when everything is present.
+# slurm-wlm, munge and parallel are for 'make test-cluster' (a private Slurm on localhost).
 set -eu
 PKGS="build-essential pkg-config libyaml-dev libgsl-dev libcairo2-dev libpango1.0-dev \
-fonts-dejavu-core poppler-utils libxml2-utils python3"
+fonts-dejavu-core poppler-utils libxml2-utils python3 slurm-wlm munge parallel"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
