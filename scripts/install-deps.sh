@@ -3,7 +3,8 @@
 # apt-get directly; as a user it uses sudo. Skips the install when everything is present.
 set -eu
 PKGS="build-essential pkg-config libyaml-dev libgsl-dev libcairo2-dev libpango1.0-dev \
-fonts-dejavu-core poppler-utils libxml2-utils python3"
+fonts-dejavu-core poppler-utils libxml2-utils python3 \
+libmicrohttpd-dev libcurl4-openssl-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
