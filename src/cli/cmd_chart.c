@@ -138,6 +138,8 @@ static int
 run(int argc, char **argv)
 {
     struct cli_args a;
+    if (argc > 1 && strcmp(argv[1], "profile") == 0)
+        return cli_chart_profile(argc - 1, argv + 1);
     int pr = cli_parse(&a, SPEC, N_SPEC, argc, argv, cmd_chart.usage);
     if (pr != 0)
         return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
