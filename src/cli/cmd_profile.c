@@ -747,10 +747,10 @@ run(int argc, char **argv)
                 q->level = li;
             }
             struct load L = {&o.c, reqs, nr, n, 0, PTHREAD_MUTEX_INITIALIZER, now_s(), NULL};
-            fprintf(stderr, "load %s %s: %ld requests ...", rv ? "rate" : "concurrency",
-                    rv ? rv : "", n);
+            if (rv)
+                fprintf(stderr, "load rate %s/s: %ld requests ...", rv, n);
             if (!rv) {
-                fprintf(stderr, "\rload concurrency %ld: %ld requests ...", o.conc[li], n);
+                fprintf(stderr, "load concurrency %ld: %ld requests ...", o.conc[li], n);
                 pthread_t th[256];
                 int started = 0;
                 for (long t = 0; t < o.conc[li]; t++)

@@ -286,6 +286,12 @@ loop(void *arg)
                 req_unref(r);
                 continue;
             }
+            /* zeroed: attention reads whole blocks of 32 positions and masks the unwritten
+             * ones, and a NaN bit pattern times a zero weight is still NaN */
+            size_t kv_floats = (size_t)r->kv.layers * (size_t)r->kv.kv_heads *
+                               (size_t)r->kv.head_dim * (size_t)r->kv.max_ctx;
+            memset(r->kv.k, 0, kv_floats * sizeof(float));
+            memset(r->kv.v, 0, kv_floats * sizeof(float));
             e->kv_used += r->kv_tokens;
             e->run[e->n_run++] = r;
         }
