@@ -439,7 +439,7 @@ vllm(const char *path, const struct json *d, struct imp_result *out, struct err_
     else
         snprintf(rate_s, sizeof rate_s, "%g", rate);
     struct imp_row *p = add_row(out), *q = add_row(out);
-    snprintf(p->id, sizeof p->id, "vllm-%s-rate%s-prefill", str(d, "date"), rate_s);
+    snprintf(p->id, sizeof p->id, "vllm-%.24s-rate%.16s-prefill", str(d, "date"), rate_s);
     snprintf(p->phase, sizeof p->phase, "prefill");
     snprintf(p->metric, sizeof p->metric, "time_ms");
     p->value = num(d, "median_ttft_ms");
@@ -448,7 +448,7 @@ vllm(const char *path, const struct json *d, struct imp_result *out, struct err_
              "benchmark_serving.py %s: median TTFT of %.0f requests at %s req/s (mean input %.1f "
              "tokens; queueing included)",
              str(d, "date"), n, rate_s, in);
-    snprintf(q->id, sizeof q->id, "vllm-%s-rate%s-decode", str(d, "date"), rate_s);
+    snprintf(q->id, sizeof q->id, "vllm-%.24s-rate%.16s-decode", str(d, "date"), rate_s);
     snprintf(q->phase, sizeof q->phase, "decode");
     snprintf(q->metric, sizeof q->metric, "time_ms");
     q->value = num(d, "median_tpot_ms");
@@ -517,7 +517,8 @@ genai_perf(const char *path, const struct json *d, struct imp_result *out, struc
         snprintf(load, sizeof load, "rate %g req/s", rate);
     else
         snprintf(load, sizeof load, "unknown load");
-    snprintf(p->id, sizeof p->id, "genai-perf-%s-c%.0f-prefill", out->model, conc >= 1 ? conc : 0);
+    snprintf(p->id, sizeof p->id, "genai-perf-%.48s-c%.0f-prefill", out->model,
+             conc >= 1 ? conc : 0);
     snprintf(p->phase, sizeof p->phase, "prefill");
     snprintf(p->metric, sizeof p->metric, "time_ms");
     p->value = ttft;
@@ -525,7 +526,8 @@ genai_perf(const char *path, const struct json *d, struct imp_result *out, struc
     snprintf(p->note, sizeof p->note,
              "genai-perf: median TTFT at %s (mean input %.1f tokens; queueing included)", load,
              isl);
-    snprintf(q->id, sizeof q->id, "genai-perf-%s-c%.0f-decode", out->model, conc >= 1 ? conc : 0);
+    snprintf(q->id, sizeof q->id, "genai-perf-%.48s-c%.0f-decode", out->model,
+             conc >= 1 ? conc : 0);
     snprintf(q->phase, sizeof q->phase, "decode");
     snprintf(q->metric, sizeof q->metric, "time_ms");
     q->value = itl;
