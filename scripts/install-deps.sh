@@ -4,7 +4,8 @@
 # slurm-wlm, munge and parallel are for 'make test-cluster' (a private Slurm on localhost).
 set -eu
 PKGS="build-essential pkg-config libyaml-dev libgsl-dev libcairo2-dev libpango1.0-dev \
-fonts-dejavu-core poppler-utils libxml2-utils python3 slurm-wlm munge parallel"
+fonts-dejavu-core poppler-utils libxml2-utils python3 slurm-wlm munge parallel \
+libmicrohttpd-dev libcurl4-openssl-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -146,6 +146,9 @@ int cli_finish(int rc);
 
 extern const struct cli_cmd cmd_list, cmd_show, cmd_analyze, cmd_explain, cmd_demo, cmd_sweep, cmd_chart,
     cmd_calibrate, cmd_validate, cmd_bench, cmd_simulate, cmd_plan;
+extern const struct cli_cmd cmd_serve, cmd_profile, cmd_import;
+/* chart profile (cmd_profile.c); cmd_chart dispatches to it */
+int cli_chart_profile(int argc, char **argv);
 /* A scenario and its simulator config: the profiles, formats, engine tuning (its engine
  * profile) and the seed (seed < 0: the scenario's). Errors are printed; NULL on failure. The
  * config borrows from the scenario (scenario_free). cmd_simulate.c */

@@ -165,6 +165,8 @@ run_plan(const struct cli_args *a)
 static int
 run(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "profile") == 0)
+        return cli_chart_profile(argc - 1, argv + 1);
     struct cli_ctx c;
     int rc;
     if (cli_begin(&c, &cmd_chart, CLI_POSITIONAL | CLI_NO_FORMAT, argc, argv, &rc) != 0)
