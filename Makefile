@@ -19,9 +19,9 @@ else
   SANFLAGS :=
   BUILD := build/rel
 endif
-VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+# -ffile-prefix-map: the same binary whichever directory it is built in
 CFLAGS_ALL := -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) $(OPT) $(SANFLAGS) -Isrc $(PKG_CFLAGS) \
-              -DROOFLINE_DATADIR='"$(DATADIR)"' -DROOFLINE_VERSION='"$(VERSION)"' \
+              -ffile-prefix-map=$(CURDIR)=. -DROOFLINE_DATADIR='"$(DATADIR)"' \
               -DROOFLINE_CFLAGS='"$(strip -std=c17 $(OPT) $(SANFLAGS) $(CFLAGS))"' $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(filter -flto%,$(OPT)) $(LDFLAGS)
 LIBS := $(PKG_LIBS) -lm -lpthread
@@ -39,7 +39,7 @@ ifneq ($(SANITIZE),)
   BIN := $(BUILD)/roofline
 endif
 
-.PHONY: all test check unit perf install clean help check-layers format-check deps run validate
+.PHONY: all test check unit perf install clean help check-layers format-check deps run validate FORCE
 
 all: $(BIN)
 
@@ -47,6 +47,19 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+# The version (git describe) lives in one generated header that only util/version.c includes;
+# it is rewritten only when the string changes (git's GIT-VERSION-FILE), so after a commit
+# `make` rebuilds one object and `roofline version` is never stale.
+VERSION_H := $(BUILD)/gen/version-gen.h
+$(VERSION_H): FORCE
+	@mkdir -p $(dir $@)
+	@v=$$(git describe --always --dirty 2>/dev/null || echo 0.1); \
+	  new="#define ROOFLINE_VERSION_STRING \"$$v\""; \
+	  if [ "$$(cat $@ 2>/dev/null)" != "$$new" ]; then echo "$$new" >$@; echo "  GEN     $@ ($$v)"; fi
+$(BUILD)/src/util/version.o: $(VERSION_H)
+$(BUILD)/src/util/version.o: CFLAGS_ALL += -I$(BUILD)/gen
+FORCE:
 
 $(BUILD)/libroofline.a: $(LIB_OBJ)
 	@rm -f $@

@@ -2,7 +2,7 @@
 # Install the Debian 12 packages roofline needs to build, test and render. As root it runs
 # apt-get directly; as a user it uses sudo. Skips the install when everything is present.
 set -eu
-PKGS="build-essential pkg-config libyaml-dev libgsl-dev libcairo2-dev libpango1.0-dev \
+PKGS="build-essential pkg-config clang-format libyaml-dev libgsl-dev libcairo2-dev libpango1.0-dev \
 fonts-dejavu-core poppler-utils libxml2-utils python3"
 missing=""
 for p in $PKGS; do

@@ -7,6 +7,7 @@
 #include "bench/linalg.h"
 #include "bench/tfm.h"
 #include "core/roof.h"
+#include "util/version.h"
 #include "util/array.h"
 
 #include <gsl/gsl_rng.h>
@@ -17,9 +18,6 @@
 #include <string.h>
 #include <time.h>
 
-#ifndef ROOFLINE_VERSION
-#define ROOFLINE_VERSION "0.1"
-#endif
 
 #define MiB (1024.0 * 1024.0)
 #define GiB (1024.0 * MiB)
@@ -1173,7 +1171,7 @@ bench_run(const struct bench_options *o, struct bench_report *r, struct err_list
     memset(r, 0, sizeof *r);
     r->opt = *o;
     snprintf(r->validation, sizeof r->validation, "ok");
-    snprintf(r->version, sizeof r->version, "%s", ROOFLINE_VERSION[0] ? ROOFLINE_VERSION : "0.1");
+    snprintf(r->version, sizeof r->version, "%s", roofline_version());
     time_t now = time(NULL);
     struct tm tmv;
     if (gmtime_r(&now, &tmv))

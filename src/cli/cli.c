@@ -6,13 +6,11 @@
 #include "util/array.h"
 #include "util/strs.h"
 #include "util/units.h"
+#include "util/version.h"
 
 #include <stdarg.h>
 #include <string.h>
 
-#ifndef ROOFLINE_VERSION
-#define ROOFLINE_VERSION "0.1"
-#endif
 
 static int cmd_help_run(int argc, char **argv);
 static int cmd_version_run(int argc, char **argv);
@@ -116,7 +114,7 @@ cmd_version_run(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    printf("roofline %s\n", ROOFLINE_VERSION);
+    printf("roofline %s\n", roofline_version());
     return cli_finish(CLI_OK);
 }
 

@@ -33,6 +33,7 @@
 #include "cli/out.h"
 #include "core/roof.h"
 #include "util/err.h"
+#include "util/version.h"
 
 #include <stdbool.h>
 #include <stdio.h>
