@@ -7,8 +7,8 @@
 #include "bench/linalg.h"
 #include "bench/tfm.h"
 #include "core/roof.h"
-#include "util/version.h"
 #include "util/array.h"
+#include "util/version.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
 
 #define MiB (1024.0 * 1024.0)
 #define GiB (1024.0 * MiB)

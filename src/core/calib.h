@@ -26,8 +26,8 @@ struct engine_profile {
     double inflight_bytes_per_unit; /* bytes its kernels keep in flight per compute unit; 0 */
     double dequant_scale;           /* dequantization work vs the minimal count (1 = minimal) */
     bool fp16_accumulate;           /* its fp16 GEMMs accumulate in fp16 */
-    bool dequant_buffer;  /* weight-only GEMMs convert the weights to fp16 first */
-    double ubatch_tokens; /* prefill micro-batch; 0 = the whole prompt in one pass */
+    bool dequant_buffer;            /* weight-only GEMMs convert the weights to fp16 first */
+    double ubatch_tokens;           /* prefill micro-batch; 0 = the whole prompt in one pass */
     char **source_keys, **source_texts;
     int n_sources;
 };

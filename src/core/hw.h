@@ -35,7 +35,7 @@ struct hw_profile {
     /* measured fraction of the fp32 peak that a large GEMM reaches (host profiles written by
      * roofline bench); the engine's default compute efficiency; 0 = unknown (1 is used) */
     double gemm_efficiency;
-    char *link_kind;                       /* NULL = none */
+    char *link_kind; /* NULL = none */
     double link_bandwidth_bytes_per_s;
     enum hw_link_direction link_direction;
     double tdp_w; /* 0 = unknown */

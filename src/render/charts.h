@@ -42,5 +42,4 @@ int chart_kind_parse(const char *name, enum chart_kind *out);
  * reason in `errs` (NULL: quiet), e.g. when the model does not fit any device. */
 struct chart *chart_build(const struct chart_request *req, struct err_list *errs);
 
-
 #endif
