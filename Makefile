@@ -39,7 +39,7 @@ ifneq ($(SANITIZE),)
   BIN := $(BUILD)/roofline
 endif
 
-.PHONY: all test check unit perf install clean help check-layers format-check deps run validate FORCE
+.PHONY: all test check unit perf install clean help check-layers check-links format-check deps run validate FORCE
 
 all: $(BIN)
 
@@ -78,7 +78,7 @@ $(BUILD)/bench_sim: $(BUILD)/tests/perf/bench_sim.o $(BUILD)/libroofline.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 
 # The whole suite: unit tests plus CLI tests; the last line is "N passed, N failed".
-test: $(BIN) $(BUILD)/unit_tests check-layers
+test: $(BIN) $(BUILD)/unit_tests check-layers check-links
 	@LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	  ROOFLINE=$(abspath $(BIN)) UNIT=$(abspath $(BUILD)/unit_tests) sh tests/run.sh
 
@@ -103,6 +103,11 @@ validate: $(BIN)
 # or Cairo in core/ and util/, no printing in library code (scripts/check-layers.sh).
 check-layers:
 	@sh scripts/check-layers.sh src
+
+# Links in docs/ and README.md, and docs references in source comments, resolve (file and
+# heading anchor).
+check-links:
+	@python3 scripts/check-links.py .
 
 format-check:
 	clang-format --dry-run --Werror src/*.c src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h

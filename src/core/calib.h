@@ -52,7 +52,8 @@ void calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
                   const struct engine_profile *eng, struct roof_tuning *out);
 void engine_profile_free(struct engine_profile *e);
 
-/* One measurement to predict (the fields of the calibration format, docs/measurements.md). */
+/* One measurement to predict (the fields of the calibration format,
+ * docs/calibration.md#the-measurement-format). */
 enum pred_phase { PRED_DECODE, PRED_PREFILL, PRED_E2E, PRED_KERNEL, PRED_PHASE_COUNT };
 enum pred_metric { PRED_TOKENS_PER_S, PRED_TIME_MS, PRED_LATENCY_S };
 struct pred_case {

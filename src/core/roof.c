@@ -479,7 +479,7 @@ causal_pairs(double past, double P, double window)
 }
 
 /* Expected distinct experts touched when T tokens each pick k of E uniformly at random:
- * E (1 - (1 - k/E)^T). docs/physics.md#moe */
+ * E (1 - (1 - k/E)^T). docs/physics.md#operators */
 static double
 distinct_experts(double E, double k, double T)
 {

@@ -1,5 +1,5 @@
-/* The measurement format (docs/measurements.md; ../shared/calibration/README.md): a YAML list
- * of rows, one published measurement each. Strict: positioned errors, all in one pass. */
+/* The measurement format (docs/calibration.md#the-measurement-format): a YAML list of rows, one
+ * published measurement each. Strict: positioned errors, all in one pass. */
 #ifndef ROOFLINE_IO_MEASURE_H
 #define ROOFLINE_IO_MEASURE_H
 
@@ -25,7 +25,7 @@ struct meas_set *meas_load(const char *path, struct err_list *errs);
 void meas_set_free(struct meas_set *s);
 const char *pred_phase_name(enum pred_phase p);
 
-/* Engine profiles: engine_profiles/<name>.yaml (docs/physics.md#engine-overheads). */
+/* Engine profiles: engine_profiles/<name>.yaml (docs/calibration.md). */
 struct engine_profile *engine_load(const char *path, struct err_list *errs);
 /* By name in the data directory ("llama.cpp", "vllm", ...), or the built-in "kernel". */
 struct engine_profile *engine_find(const char *name, struct err_list *errs);

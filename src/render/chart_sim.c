@@ -1,4 +1,4 @@
-/* The simulator's chart (docs/charts.md#simulate): four panels, the latency CDFs of the measured
+/* The simulator's chart (docs/charts.md#kinds): four panels, the latency CDFs of the measured
  * requests with the SLO bounds and p99s, then a timeline of the requests waiting and running,
  * the batch of every step and the KV-cache occupancy, all from one sim_result. */
 #include "render/chart_sim.h"

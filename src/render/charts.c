@@ -632,7 +632,7 @@ kv_read_bytes(const struct roof_result *r)
 }
 
 /* Context at which a decode step reads as many KV-cache bytes as weight bytes (bisection in log
- * context; docs/charts.md#regime). Returns 0 and sets *out, or -1 when it does not happen below
+ * context; docs/charts.md#kinds). Returns 0 and sets *out, or -1 when it does not happen below
  * `cap` tokens. */
 /* geometric bisection of [1, cap] to half a token: log2(log2(cap) / 0.5) < 8 steps; the cap is a
  * guard against a non-monotone byte count */
@@ -1259,7 +1259,7 @@ build_decode(struct chart *c, const struct chart_request *req, struct err_list *
                 range_add(&iyr, r.itl_s);
             }
             /* sum of step times over output tokens: trapezoid between grid points, exact where
-             * the step time is linear in context (docs/charts.md#decode) */
+             * the step time is linear in context (docs/charts.md#kinds) */
             double prev_n = 1, prev_t = 0, acc = 0;
             for (size_t i = 0; i < nn; i++) {
                 double nk = ngrid[i];
