@@ -1071,3 +1071,14 @@ chart_layout(struct chart *c, double width, double height, chart_measure_fn meas
     }
     return c->failed ? -1 : 0;
 }
+
+struct chart_style
+chart_line_style(uint32_t rgb, double px, enum chart_dash dash)
+{
+    struct chart_style s = {0};
+    s.rgb = rgb;
+    s.line_px = px;
+    s.dash = dash;
+    s.alpha = 1;
+    return s;
+}

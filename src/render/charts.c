@@ -54,17 +54,6 @@ chart_kind_parse(const char *name, enum chart_kind *out)
 /* ---- shared helpers ---- */
 
 static struct chart_style
-line_style(uint32_t rgb, double px, enum chart_dash dash)
-{
-    struct chart_style s = {0};
-    s.rgb = rgb;
-    s.line_px = px;
-    s.dash = dash;
-    s.alpha = 1;
-    return s;
-}
-
-static struct chart_style
 marker_style(enum chart_marker m, double px, uint32_t stroke, double stroke_px, uint32_t fill,
              double fill_alpha)
 {
@@ -198,7 +187,7 @@ any_false(const bool *v, size_t n)
 static void
 faded_legend(struct chart *c, struct chart_panel *p)
 {
-    struct chart_style s = line_style(CHART_GREY, 2.8, CHART_SOLID);
+    struct chart_style s = chart_line_style(CHART_GREY, 2.8, CHART_SOLID);
     s.alpha = FADED;
     chart_add_legend(c, p, "does not fit in memory", &s, false);
 }
@@ -393,7 +382,7 @@ add_roofs(struct chart *c, struct chart_panel *p, const struct chart_request *re
     char num[48], text[160];
     /* memory roof: bandwidth x intensity up to the highest roof drawn */
     double dx[2] = {x0, top / bw}, dy[2] = {bw * x0, top};
-    struct chart_style s = line_style(rgb, 2.6, CHART_SOLID);
+    struct chart_style s = chart_line_style(rgb, 2.6, CHART_SOLID);
     chart_add_line(c, p, &s, dx, dy, 2);
     chart_format_si(bw, 3, "B/s", false, num, sizeof num);
     snprintf(text, sizeof text, "%s%s%s", req->n_hws > 1 ? hw->id : "memory",
@@ -422,8 +411,8 @@ add_roofs(struct chart *c, struct chart_panel *p, const struct chart_request *re
         if (rg->peak > top * 1.0001)
             continue;
         double hx[2] = {rg->peak / bw, x1}, hy[2] = {rg->peak, rg->peak};
-        struct chart_style hs =
-            is_used ? line_style(rgb, 2.6, CHART_SOLID) : line_style(rgb, 1.4, CHART_DASHED);
+        struct chart_style hs = is_used ? chart_line_style(rgb, 2.6, CHART_SOLID)
+                                        : chart_line_style(rgb, 1.4, CHART_DASHED);
         chart_add_line(c, p, &hs, hx, hy, 2);
         chart_format_si(rg->peak, 3, "FLOP/s", false, num, sizeof num);
         snprintf(text, sizeof text, "%s %s", rg->names, num);
@@ -472,7 +461,7 @@ static void
 gpu_legend(struct chart *c, struct chart_panel *p, const struct chart_request *req, bool markers)
 {
     for (int g = 0; g < req->n_hws; g++) {
-        struct chart_style s = line_style(GPU_RGB[g], 2.6, CHART_SOLID);
+        struct chart_style s = chart_line_style(GPU_RGB[g], 2.6, CHART_SOLID);
         if (markers) {
             s.marker = GPU_MARKER[g];
             s.marker_px = 11;
@@ -569,12 +558,12 @@ build_roofline(struct chart *c, const struct chart_request *req, struct err_list
     chart_add_legend(c, p, "decode operators", &s, false);
     if (req->n_hws > 1) {
         gpu_legend(c, p, req, true);
-        s = line_style(CHART_GREY, 1.4, CHART_DASHED);
+        s = chart_line_style(CHART_GREY, 1.4, CHART_DASHED);
         chart_add_legend(c, p, "roofs of formats the GEMMs do not use", &s, false);
     } else {
-        s = line_style(CHART_BLACK, 2.6, CHART_SOLID);
+        s = chart_line_style(CHART_BLACK, 2.6, CHART_SOLID);
         chart_add_legend(c, p, "roofs used by the weight GEMMs", &s, false);
-        s = line_style(CHART_BLACK, 1.4, CHART_DASHED);
+        s = chart_line_style(CHART_BLACK, 1.4, CHART_DASHED);
         chart_add_legend(c, p, "roofs of other formats", &s, false);
     }
     s = marker_style(CHART_MARKER_CIRCLE, 14, CHART_BLACK, 2.4, 0xFFFFFF, 1);
@@ -825,7 +814,7 @@ build_regime(struct chart *c, const struct chart_request *req, struct err_list *
         if (nb[g] == 0)
             continue;
         /* the whole step underneath, the operators on top (smaller markers show inside) */
-        struct chart_style s = line_style(CHART_BLACK, 3.0, CHART_SOLID);
+        struct chart_style s = chart_line_style(CHART_BLACK, 3.0, CHART_SOLID);
         s.marker = GPU_MARKER[g];
         s.marker_px = 11;
         s.filled = true;
@@ -834,7 +823,7 @@ build_regime(struct chart *c, const struct chart_request *req, struct err_list *
         s.arrow = true;
         chart_add_line(c, p, &s, bx[g][n_groups], by[g][n_groups], (size_t)nb[g]);
         for (int k = 0; k < n_groups; k++) {
-            struct chart_style os = line_style(OP_RGB[k % N_OP_RGB], 2.2, CHART_SOLID);
+            struct chart_style os = chart_line_style(OP_RGB[k % N_OP_RGB], 2.2, CHART_SOLID);
             os.marker = GPU_MARKER[g];
             os.marker_px = 7;
             os.filled = true;
@@ -873,7 +862,7 @@ build_regime(struct chart *c, const struct chart_request *req, struct err_list *
             l->leader = true;
         }
         if (nc[g] >= 2 && g == 0) {
-            struct chart_style cs = line_style(CHART_GREY, 2.4, CHART_DASHED);
+            struct chart_style cs = chart_line_style(CHART_GREY, 2.4, CHART_DASHED);
             cs.marker = GPU_MARKER[g];
             cs.marker_px = 7;
             cs.filled = true;
@@ -935,7 +924,7 @@ build_regime(struct chart *c, const struct chart_request *req, struct err_list *
     }
     for (int k = 0; k < n_groups; k++) {
         const char *names = group_names[k];
-        struct chart_style s = line_style(OP_RGB[k % N_OP_RGB], 2.2, CHART_SOLID);
+        struct chart_style s = chart_line_style(OP_RGB[k % N_OP_RGB], 2.2, CHART_SOLID);
         s.marker = CHART_MARKER_CIRCLE;
         s.marker_px = 8;
         s.filled = true;
@@ -943,13 +932,13 @@ build_regime(struct chart *c, const struct chart_request *req, struct err_list *
         s.fill_alpha = 1;
         chart_add_legend(c, p, names, &s, false);
     }
-    struct chart_style s = line_style(CHART_BLACK, 3.0, CHART_SOLID);
+    struct chart_style s = chart_line_style(CHART_BLACK, 3.0, CHART_SOLID);
     s.marker = CHART_MARKER_CIRCLE;
     s.marker_px = 9;
     s.filled = true;
     s.fill_alpha = 1;
     chart_add_legend(c, p, "whole decode step, batch 1, 2, 4 ...", &s, false);
-    s = line_style(CHART_GREY, 2.4, CHART_DASHED);
+    s = chart_line_style(CHART_GREY, 2.4, CHART_DASHED);
     s.marker = CHART_MARKER_CIRCLE;
     s.marker_px = 7;
     s.filled = true;
@@ -1024,7 +1013,7 @@ build_batch(struct chart *c, const struct chart_request *req, struct err_list *e
     char text[256], num[48];
     for (int g = 0; g < req->n_hws; g++) {
         uint32_t rgb = GPU_RGB[g];
-        struct chart_style s = line_style(rgb, 2.8, CHART_SOLID);
+        struct chart_style s = chart_line_style(rgb, 2.8, CHART_SOLID);
         if (req->n_batches > 1) {
             s.marker = GPU_MARKER[g];
             s.marker_px = 9;
@@ -1051,7 +1040,7 @@ build_batch(struct chart *c, const struct chart_request *req, struct err_list *e
             for (int k = 0; k < 2; k++) {
                 struct chart_panel *p = k ? bot : top;
                 double vx[2] = {mb, mb}, vy[2] = {p->y.min, p->y.max};
-                struct chart_style vs = line_style(rgb, 1.8, CHART_DOTTED);
+                struct chart_style vs = chart_line_style(rgb, 1.8, CHART_DOTTED);
                 chart_add_line(c, p, &vs, vx, vy, 2);
                 if (k)
                     continue;
@@ -1100,7 +1089,7 @@ build_batch(struct chart *c, const struct chart_request *req, struct err_list *e
         misfit |= any_false(fits[g], n[g]);
     if (misfit)
         faded_legend(c, top);
-    struct chart_style s = line_style(CHART_GREY, 1.8, CHART_DOTTED);
+    struct chart_style s = chart_line_style(CHART_GREY, 1.8, CHART_DOTTED);
     chart_add_legend(c, top, "memory limit (largest batch that fits)", &s, false);
     s = marker_style(CHART_MARKER_DIAMOND, 17, CHART_BLACK, 2, CHART_YELLOW, 1);
     chart_add_legend(c, top, "critical batch (weight GEMMs reach the ridge)", &s, false);
@@ -1186,7 +1175,7 @@ build_prefill(struct chart *c, const struct chart_request *req, struct err_list 
     char text[200], num[32];
     for (int g = 0; g < req->n_hws; g++)
         for (int b = 0; b < nbl; b++) {
-            struct chart_style s = line_style(GPU_RGB[g], 2.8, BATCH_DASH[b]);
+            struct chart_style s = chart_line_style(GPU_RGB[g], 2.8, BATCH_DASH[b]);
             add_split_line(c, p, &s, grid, t[g][b], fits[g][b], n);
             series_name(req, g, bl[b], nbl, text, sizeof text);
             chart_add_legend(c, p, text, &s, false);
@@ -1299,7 +1288,7 @@ build_decode(struct chart *c, const struct chart_request *req, struct err_list *
     bool any_kv = false;
     for (int g = 0; g < req->n_hws; g++)
         for (int b = 0; b < nbl; b++) {
-            struct chart_style s = line_style(GPU_RGB[g], 2.8, BATCH_DASH[b]);
+            struct chart_style s = chart_line_style(GPU_RGB[g], 2.8, BATCH_DASH[b]);
             add_split_line(c, left, &s, cgrid, itl[g][b], cfits[g][b], nc);
             add_split_line(c, right, &s, ngrid, tot[g][b], nfits[g][b], nn);
             series_name(req, g, bl[b], nbl, text, sizeof text);
@@ -1460,7 +1449,7 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
             cx[0] = p->x.min;
             cx[1] = p->x.max;
         }
-        struct chart_style s = line_style(CHART_BLACK, 2.2, CHART_DASHED);
+        struct chart_style s = chart_line_style(CHART_BLACK, 2.2, CHART_DASHED);
         chart_add_line(c, p, &s, cx, cy, 2);
         chart_format_si(m->capacity_bytes, 3, "B", false, num, sizeof num);
         snprintf(text, sizeof text, "capacity %s", num);
@@ -1482,7 +1471,7 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
         s.fill_alpha = 1;
         chart_add_legend(c, p, PART[k], &s, true);
     }
-    struct chart_style s = line_style(CHART_BLACK, 2.2, CHART_DASHED);
+    struct chart_style s = chart_line_style(CHART_BLACK, 2.2, CHART_DASHED);
     chart_add_legend(c, p, "device memory capacity", &s, false);
     set_titles(c, req, "Memory footprint of decoding", req->n_batches <= 1 && req->n_hws > 1, false,
                true);
