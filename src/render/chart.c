@@ -1,5 +1,7 @@
 /* The chart model and its pure layout: building panels, "nice" ranges and ticks, log mapping,
- * engineering labels and collision-avoiding label placement. No Cairo, no printing. */
+ * engineering labels and collision-avoiding label placement. No Cairo, no printing.
+ * Over 1,000 lines because the layout works on the model's own arrays (panels, series,
+ * obstacles); the chart kinds that fill it live in charts.c and chart_sim.c. */
 #include "render/chart.h"
 #include "util/array.h"
 

@@ -1,6 +1,7 @@
 /* Builds the chart model of each kind from the engine: the roofline with every operator, the decode
  * regime paths, throughput against batch, TTFT against prompt, decode time against context and
- * output length, and the memory footprint. Physics comes from core/roof.h only; no drawing. */
+ * output length, and the memory footprint. Physics comes from core/roof.h only; no drawing.
+ * Over 1,000 lines until it is split into one file per chart kind (issue 12, item 2). */
 #include "render/charts.h"
 
 #include "core/dtype.h"
