@@ -3,7 +3,7 @@
 # apt-get directly; as a user it uses sudo. Skips the install when everything is present.
 # slurm-wlm, munge and parallel are for 'make test-cluster' (a private Slurm on localhost).
 set -eu
-PKGS="build-essential pkg-config libyaml-dev libgsl-dev libcairo2-dev libpango1.0-dev \
+PKGS="build-essential pkg-config clang-format libyaml-dev libgsl-dev libcairo2-dev libpango1.0-dev \
 fonts-dejavu-core poppler-utils libxml2-utils python3 slurm-wlm munge parallel \
 libmicrohttpd-dev libcurl4-openssl-dev"
 missing=""

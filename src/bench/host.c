@@ -11,10 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef ROOFLINE_VERSION
-#define ROOFLINE_VERSION "0.1"
-#endif
-
 const char *
 bench_vendor_of(const char *vendor_id)
 {

@@ -7,24 +7,41 @@
 #include "util/array.h"
 #include "util/strs.h"
 #include "util/units.h"
+#include "util/version.h"
 
 #include <stdarg.h>
 #include <string.h>
 
-#ifndef ROOFLINE_VERSION
-#define ROOFLINE_VERSION "0.1"
-#endif
-
 static int cmd_help_run(int argc, char **argv);
 static int cmd_version_run(int argc, char **argv);
-static const struct cli_cmd cmd_help = {"help", "show commands or one command's usage",
-                                        "roofline help [COMMAND]", cmd_help_run, NULL, 0};
-static const struct cli_cmd cmd_version = {"version", "print the version", "roofline version",
-                                           cmd_version_run, NULL, 0};
+static const struct cli_cmd cmd_help = {
+    "help", "show commands or one command's usage", "roofline help [COMMAND]", cmd_help_run, NULL,
+    0};
+static const struct cli_cmd cmd_version = {
+    "version", "print the version", "roofline version", cmd_version_run, NULL, 0};
 
+/* one command per line, so that a new command is a one-line change */
+/* clang-format off */
 static const struct cli_cmd *const COMMANDS[] = {
-    &cmd_demo, &cmd_list, &cmd_show, &cmd_analyze, &cmd_explain, &cmd_sweep, &cmd_calibrate, &cmd_validate, &cmd_bench, &cmd_simulate, &cmd_plan, &cmd_serve, &cmd_profile, &cmd_import, &cmd_chart, &cmd_help, &cmd_version,
+    &cmd_demo,
+    &cmd_list,
+    &cmd_show,
+    &cmd_analyze,
+    &cmd_explain,
+    &cmd_sweep,
+    &cmd_calibrate,
+    &cmd_validate,
+    &cmd_bench,
+    &cmd_simulate,
+    &cmd_plan,
+    &cmd_serve,
+    &cmd_profile,
+    &cmd_import,
+    &cmd_chart,
+    &cmd_help,
+    &cmd_version,
 };
+/* clang-format on */
 #define N_COMMANDS ARRAY_SIZE(COMMANDS)
 
 static const struct cli_cmd *
@@ -117,7 +134,7 @@ cmd_version_run(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    printf("roofline %s\n", ROOFLINE_VERSION);
+    printf("roofline %s\n", roofline_version());
     return cli_finish(CLI_OK);
 }
 
@@ -437,8 +454,10 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
             char num[32];
             snprintf(num, sizeof num, "%.*s", (int)(l - 1), rs);
             if (str_to_double(num, &v) != 0 || v < 0 || v >= 100) {
-                fprintf(stderr, "error: --reserve: expected a size such as '8 GB' or a percentage "
-                                "such as '10%%', got '%s'\n", rs);
+                fprintf(stderr,
+                        "error: --reserve: expected a size such as '8 GB' or a percentage "
+                        "such as '10%%', got '%s'\n",
+                        rs);
                 return CLI_USAGE;
             }
             cfg->reserve_bytes = v / 100.0 * cfg->hw->memory_capacity_bytes;
@@ -447,8 +466,10 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
         } else if (unit_parse(rs, UNIT_BYTES, &v, &why) == 0 && v >= 0) {
             cfg->reserve_bytes = v;
         } else {
-            fprintf(stderr, "error: --reserve: expected a size such as '8 GB' or a percentage "
-                            "such as '10%%', got '%s'\n", rs);
+            fprintf(stderr,
+                    "error: --reserve: expected a size such as '8 GB' or a percentage "
+                    "such as '10%%', got '%s'\n",
+                    rs);
             return CLI_USAGE;
         }
     }

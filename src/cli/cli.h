@@ -33,6 +33,7 @@
 #include "cli/out.h"
 #include "core/roof.h"
 #include "util/err.h"
+#include "util/version.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,8 +50,10 @@ struct cli_opt {
     const char *arg;  /* the value's placeholder in the usage ("N", "FILE") */
     const char *help; /* one line in the usage */
 };
+/* clang-format off */
 #define OPT_VALUE(name, arg, help) {(name), true, (arg), (help)}
 #define OPT_FLAG(name, help) {(name), false, NULL, (help)}
+/* clang-format on */
 
 struct cli_args {
     const struct cli_opt *spec;
@@ -122,17 +125,17 @@ struct mdl_profile *cli_load_model(const char *arg);
  * files do not load, after printing. */
 int cli_engine_opts(const struct cli_args *a, struct roof_config *cfg);
 #define CLI_ENGINE_OPTS                                                                            \
-    OPT_VALUE("batch", "B", "concurrent sequences (default 1)"),                                  \
-        OPT_VALUE("prompt", "P", "prompt tokens (default 512)"),                                  \
-        OPT_VALUE("context", "C", "tokens already in the KV cache (default 512)"),                \
-        OPT_VALUE("weights", "T", "weight format: fp16, bf16, fp8, int8, int4, q4_k_m, ..."),    \
-        OPT_VALUE("act", "T", "activation format (default from --weights)"),                     \
-        OPT_VALUE("kv", "T", "KV-cache format (default from --weights)"),                        \
-        OPT_VALUE("flash", "on|off", "fused attention (FlashAttention)"),                         \
-        OPT_VALUE("tp", "N", "tensor-parallel degree"),                                           \
-        OPT_VALUE("pp", "N", "pipeline-parallel degree"),                                         \
-        OPT_VALUE("gpus", "N", "devices in total (replicas = N / (tp x pp))"),                    \
-        OPT_VALUE("reserve", "SIZE|PCT", "memory held back from the KV cache (8 GB, 10%)"),      \
+    OPT_VALUE("batch", "B", "concurrent sequences (default 1)"),                                   \
+        OPT_VALUE("prompt", "P", "prompt tokens (default 512)"),                                   \
+        OPT_VALUE("context", "C", "tokens already in the KV cache (default 512)"),                 \
+        OPT_VALUE("weights", "T", "weight format: fp16, bf16, fp8, int8, int4, q4_k_m, ..."),      \
+        OPT_VALUE("act", "T", "activation format (default from --weights)"),                       \
+        OPT_VALUE("kv", "T", "KV-cache format (default from --weights)"),                          \
+        OPT_VALUE("flash", "on|off", "fused attention (FlashAttention)"),                          \
+        OPT_VALUE("tp", "N", "tensor-parallel degree"),                                            \
+        OPT_VALUE("pp", "N", "pipeline-parallel degree"),                                          \
+        OPT_VALUE("gpus", "N", "devices in total (replicas = N / (tp x pp))"),                     \
+        OPT_VALUE("reserve", "SIZE|PCT", "memory held back from the KV cache (8 GB, 10%)"),        \
         OPT_VALUE("engine", "E", "calibrated engine: kernel, llama.cpp, vllm, ...")
 /* calibrate and validate --measurements */
 #define CLI_OPT_MEASUREMENTS                                                                       \
@@ -144,9 +147,22 @@ int cli_engine_opts(const struct cli_args *a, struct roof_config *cfg);
 /* Finish stdout: flush and report write errors (e.g. >/dev/full) as exit 1. */
 int cli_finish(int rc);
 
-extern const struct cli_cmd cmd_list, cmd_show, cmd_analyze, cmd_explain, cmd_demo, cmd_sweep, cmd_chart,
-    cmd_calibrate, cmd_validate, cmd_bench, cmd_simulate, cmd_plan;
-extern const struct cli_cmd cmd_serve, cmd_profile, cmd_import;
+/* the commands (one line each) */
+extern const struct cli_cmd cmd_list;
+extern const struct cli_cmd cmd_show;
+extern const struct cli_cmd cmd_analyze;
+extern const struct cli_cmd cmd_explain;
+extern const struct cli_cmd cmd_demo;
+extern const struct cli_cmd cmd_sweep;
+extern const struct cli_cmd cmd_chart;
+extern const struct cli_cmd cmd_calibrate;
+extern const struct cli_cmd cmd_validate;
+extern const struct cli_cmd cmd_bench;
+extern const struct cli_cmd cmd_simulate;
+extern const struct cli_cmd cmd_plan;
+extern const struct cli_cmd cmd_serve;
+extern const struct cli_cmd cmd_profile;
+extern const struct cli_cmd cmd_import;
 /* chart profile (cmd_profile.c); cmd_chart dispatches to it */
 int cli_chart_profile(int argc, char **argv);
 /* A scenario and its simulator config: the profiles, formats, engine tuning (its engine

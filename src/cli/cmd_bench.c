@@ -2,7 +2,7 @@
  * and LLM kernels, print them, and optionally write a hardware profile and chart points.
  * The measuring is src/bench/; this file prints and writes files. */
 #include "bench/bench.h"
-#include "bench/render.h"
+#include "bench/report.h"
 #include "cli/cli.h"
 #include "cli/out.h"
 #include "io/profiles.h"
@@ -363,7 +363,7 @@ run(int argc, char **argv)
         if (!hw) {
             fprintf(stderr, "error: --write-profile needs the DRAM bandwidth and the fp32 peak\n");
             rc = CLI_FAIL;
-        } else if (bench_render_profile(hw, &t) != 0 ||
+        } else if (hw_profile_text(hw, &t) != 0 ||
                    write_atomic(cli_get(&a, "write-profile"), &t, verify_profile) != 0) {
             rc = CLI_FAIL;
         } else {

@@ -212,7 +212,7 @@ run(int argc, char **argv)
     char bench_model[128];
     bool from_bench =
         !cli_has(&a, "model") && req.kind == CHART_KIND_ROOFLINE && cli_has(&a, "measured") &&
-        chart_bench_model(cli_get(&a, "measured"), bench_model, sizeof bench_model) == 0;
+        points_bench_model(cli_get(&a, "measured"), bench_model, sizeof bench_model) == 0;
     if (!cli_has(&a, "gpu") || (!cli_has(&a, "model") && !from_bench))
         return cli_usage_error(&cmd_chart,
                                "--gpu and --model are required (--model may be left out with "
@@ -285,7 +285,7 @@ run(int argc, char **argv)
     if (req.n_batches > 0)
         req.base.batch = req.batches[0];
     if (cli_has(&a, "measured")) {
-        int mr = chart_measured_load(cli_get(&a, "measured"), &measured, &n_measured, &errs);
+        int mr = points_load(cli_get(&a, "measured"), &measured, &n_measured, &errs);
         cli_print_errs(&errs);
         err_list_release(&errs);
         if (mr != 0)
@@ -300,7 +300,7 @@ run(int argc, char **argv)
     err_list_release(&errs);
 done:
     chart_free(chart);
-    chart_measured_free(measured, n_measured);
+    points_free(measured, n_measured);
     mdl_free(model);
     for (int i = 0; i < CHART_MAX_GPUS; i++)
         hw_free(hws[i]);

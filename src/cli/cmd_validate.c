@@ -4,7 +4,7 @@
  * (published measurements) is cli_validate_measurements in cmd_calibrate.c. */
 #include "bench/bench.h"
 #include "bench/predict.h"
-#include "bench/render.h"
+#include "bench/report.h"
 #include "cli/cli.h"
 #include "cli/out.h"
 #include "io/profiles.h"

@@ -40,8 +40,8 @@ struct engine_profile {
     double inflight_bytes_per_unit; /* bytes its kernels keep in flight per compute unit; 0 */
     double dequant_scale;           /* dequantization work vs the minimal count (1 = minimal) */
     bool fp16_accumulate;           /* its fp16 GEMMs accumulate in fp16 */
-    bool dequant_buffer;  /* weight-only GEMMs convert the weights to fp16 first */
-    double ubatch_tokens; /* prefill micro-batch; 0 = the whole prompt in one pass */
+    bool dequant_buffer;            /* weight-only GEMMs convert the weights to fp16 first */
+    double ubatch_tokens;           /* prefill micro-batch; 0 = the whole prompt in one pass */
     struct engine_serving serving;
     char **source_keys, **source_texts;
     int n_sources;
@@ -75,7 +75,8 @@ void engine_profile_free(struct engine_profile *e);
 double engine_reserve_bytes(const struct engine_profile *e, const struct roof_config *cfg,
                             double context);
 
-/* One measurement to predict (the fields of the calibration format, docs/measurements.md). */
+/* One measurement to predict (the fields of the calibration format,
+ * docs/calibration.md#the-measurement-format). */
 enum pred_phase { PRED_DECODE, PRED_PREFILL, PRED_E2E, PRED_KERNEL, PRED_PHASE_COUNT };
 enum pred_metric { PRED_TOKENS_PER_S, PRED_TIME_MS, PRED_LATENCY_S };
 struct pred_case {

@@ -1,4 +1,4 @@
-/* Nonlinear least squares over bounded physical parameters (docs/physics.md#calibration). */
+/* Nonlinear least squares over bounded physical parameters (docs/calibration.md). */
 #include "core/fit.h"
 
 #include <gsl/gsl_blas.h>

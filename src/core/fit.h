@@ -1,6 +1,6 @@
 /* Fitting the calibration parameters (device-class efficiencies and latency, engine overheads)
  * to measurements by nonlinear least squares on log errors (GSL multifit_nlinear), and the
- * statistics of prediction errors. docs/physics.md#calibration. */
+ * statistics of prediction errors. docs/calibration.md. */
 #ifndef ROOFLINE_CORE_FIT_H
 #define ROOFLINE_CORE_FIT_H
 

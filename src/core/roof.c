@@ -1,5 +1,8 @@
 /* Per-operator roofline of one transformer pass (docs/physics.md#operators). Each operator's
- * time is max(FLOPs / peak, bytes / bandwidth) per kernel instance, summed over layers. */
+ * time is max(FLOPs / peak, bytes / bandwidth) per kernel instance, summed over layers.
+ * Over 1,000 lines on purpose: every operator is charged through one accumulator (add_op with a
+ * named struct op_cost) inside one layer walk, and the memory footprint and the parallel split
+ * read the same shapes; split apart, one set of formulas would live in several files. */
 #include "core/roof.h"
 
 #include <math.h>
@@ -479,7 +482,7 @@ causal_pairs(double past, double P, double window)
 }
 
 /* Expected distinct experts touched when T tokens each pick k of E uniformly at random:
- * E (1 - (1 - k/E)^T). docs/physics.md#moe */
+ * E (1 - (1 - k/E)^T). docs/physics.md#operators */
 static double
 distinct_experts(double E, double k, double T)
 {

@@ -135,10 +135,9 @@ calparams_classes_text(const struct dev_params dev[DEV_CLASS_COUNT], const struc
 int
 calparams_engine_text(const struct engine_profile *ep, const char *provenance, struct strbuf *out)
 {
-    strbuf_addf(out,
-                "# Engine profile (docs/physics.md#engine-overheads), written by roofline "
-                "calibrate.\nname: %s\n",
-                ep->name);
+    strbuf_addf(
+        out, "# Engine profile (docs/calibration.md), written by roofline calibrate.\nname: %s\n",
+        ep->name);
     if (ep->kernel_overhead_s > 0)
         strbuf_addf(out, "kernel_overhead: %.3f us\n", ep->kernel_overhead_s * 1e6);
     if (ep->step_overhead_s > 0)

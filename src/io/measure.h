@@ -1,5 +1,5 @@
-/* The measurement format (docs/measurements.md; ../shared/calibration/README.md): a YAML list
- * of rows, one published measurement each. Strict: positioned errors, all in one pass. */
+/* The measurement format (docs/calibration.md#the-measurement-format): a YAML list of rows, one
+ * published measurement each. Strict: positioned errors, all in one pass. */
 #ifndef ROOFLINE_IO_MEASURE_H
 #define ROOFLINE_IO_MEASURE_H
 
@@ -27,7 +27,7 @@ struct meas_set *meas_load(const char *path, struct err_list *errs);
 void meas_set_free(struct meas_set *s);
 const char *pred_phase_name(enum pred_phase p);
 
-/* Engine profiles: engine_profiles/<name>.yaml (docs/physics.md#engine-overheads). */
+/* Engine profiles: engine_profiles/<name>.yaml (docs/calibration.md). */
 struct engine_profile *engine_load(const char *path, struct err_list *errs);
 /* The serving keys of a profile (admission, batch limits, reserve, KV share) as YAML lines in
  * `buf` (n bytes, always terminated), for a writer that rewrites the profile; returns the

@@ -11,6 +11,10 @@
 /* Load a hardware profile from `path`. Returns a profile the caller frees with hw_free, or NULL
  * with every problem added to `errs`. Warnings may be added on success. */
 struct hw_profile *hw_load(const char *path, struct err_list *errs);
+/* The profile as the YAML that hw_load reads back (io/hw_save.c), appended to out; 0, or -1 when
+ * out of memory. */
+struct strbuf;
+int hw_profile_text(const struct hw_profile *hw, struct strbuf *out);
 struct hw_profile *hw_from_tree(const struct ynode *root, const char *path, const char *id,
                                 struct err_list *errs);
 /* Load a model profile (YAML) or a Hugging Face config.json. Caller frees with mdl_free. */

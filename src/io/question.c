@@ -557,9 +557,9 @@ const struct plan_slo_preset PLAN_SLO_PRESETS[] = {
      "tpot_latency = 200 (ms), p99"},
     {"mlperf-interactive", 0.450, 0.040, 0, 0.99,
      "MLPerf Inference llama2-70b Interactive: TTFT 450 ms, TPOT 40 ms, p99 (as quoted in "
-     "planning-anchors.md; not found in mlperf.conf)"},
+     "shared/reference/planning-anchors.md; not found in mlperf.conf)"},
     {"relaxed", 2.0, 0.030, 0, 0.99,
-     "NVIDIA aiconfigurator defaults (TTFT 2000 ms, TPOT 30 ms; docs/cli_user_guide.md)"},
+     "NVIDIA aiconfigurator defaults (TTFT 2000 ms, TPOT 30 ms; its CLI user guide)"},
 };
 const int PLAN_N_SLO_PRESETS = (int)N(PLAN_SLO_PRESETS);
 

@@ -29,7 +29,7 @@ enum plan_money { PLAN_RENT, PLAN_BUY };
  * concurrent users with a think time, or an offline job (a count of requests and a deadline). */
 enum plan_workload { PLAN_WL_RATE, PLAN_WL_TOKENS_PER_MONTH, PLAN_WL_USERS, PLAN_WL_OFFLINE };
 enum plan_slo_status { PLAN_SLO_MET, PLAN_SLO_NEAR_MISS, PLAN_SLO_MISSED, PLAN_SLO_NONE };
-/* Where a device's $/h came from (docs/plan.md#prices). */
+/* Where a device's $/h came from (docs/plan.md#costs). */
 enum plan_price_origin {
     PLAN_PRICE_QUESTION, /* money.rent_per_hour / money.purchase.price_per_device */
     PLAN_PRICE_PROFILE,  /* the hardware profile's dated cloud or purchase entry */
@@ -61,7 +61,7 @@ struct plan_price_override {
     double purchase_per_device; /* currency, the device's share of a server */
 };
 
-/* Purchase (TCO) assumptions; docs/plan.md#tco gives the formula and the sources. */
+/* Purchase (TCO) assumptions; docs/plan.md#costs gives the formula and the sources. */
 struct plan_tco {
     double life_years;                /* amortisation life (default 4) */
     double residual_fraction;         /* resale value at the end of the life (default 0.2) */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* SemiAnalysis InferenceMAX per-GPU hourly cost tiers (owned hyperscaler tier, read from
- * SemiAnalysisAI/InferenceX-app @77ca49a, dated 2026-04-03; docs/plan.md#prices). */
+ * SemiAnalysisAI/InferenceX-app @77ca49a, dated 2026-04-03; docs/plan.md#costs). */
 static const struct {
     const char *id;
     double usd_per_hour;
@@ -26,7 +26,7 @@ plan_server_devices(const struct hw_profile *hw)
         return hw->server_devices;
     if (hw->server_devices == 1)
         return 0;
-    /* HGX / OAM baseboards carry 8; a GB200 NVL72 compute tray 4 (docs/plan.md#servers) */
+    /* HGX / OAM baseboards carry 8; a GB200 NVL72 compute tray 4 (docs/plan.md#costs) */
     static const char *const EIGHT[] = {"a100-sxm-40gb", "a100-sxm-80gb", "h100-sxm", "h200",
                                         "b200",          "mi250",         "mi250x",   "mi300x",
                                         "mi325x",        "gaudi2",        "v100-sxm2"};

@@ -270,7 +270,7 @@ sim_probe(const struct plan_question *q, const struct sim_config *base, double r
     return 0;
 }
 
-/* Prefill on one device type, decode on another (docs/plan.md#heterogeneous): the simulator
+/* Prefill on one device type, decode on another (docs/plan.md#heterogeneous-disaggregation): the simulator
  * runs one device type, so the unit is composed from two analytic estimates of homogeneous
  * disaggregated units: TTFT from the prefill type's (its decode pool made 64 times larger so
  * that only prefill and transfer count), TPOT from the decode type's (its prefill pool made 64
@@ -1337,9 +1337,9 @@ assumptions(const struct plan_question *q, struct plan_result *r)
     }
     static const char *const SRC[] = {
         "4 years (SemiAnalysis AI cloud TCO model)",
-        "20% (planning-anchors.md: public sizing tools)",
-        "8%/year (planning-anchors.md: ConfigIQ)",
-        "5%/year of the purchase price (planning-anchors.md: ConfigIQ)",
+        "20% (shared/reference/planning-anchors.md: public sizing tools)",
+        "8%/year (shared/reference/planning-anchors.md: ConfigIQ)",
+        "5%/year of the purchase price (shared/reference/planning-anchors.md: ConfigIQ)",
         "1.4 (ConfigIQ; Uptime Institute industry average 1.56-1.58 is the pessimistic case)",
         "0.12/kWh (EIA US industrial 2024 ~0.08; ConfigIQ 0.12)",
         "450 W per server (ConfigIQ)",

@@ -1,5 +1,7 @@
 /* The chart model and its pure layout: building panels, "nice" ranges and ticks, log mapping,
- * engineering labels and collision-avoiding label placement. No Cairo, no printing. */
+ * engineering labels and collision-avoiding label placement. No Cairo, no printing.
+ * Over 1,000 lines because the layout works on the model's own arrays (panels, series,
+ * obstacles); the chart kinds that fill it live in charts.c and chart_sim.c. */
 #include "render/chart.h"
 #include "util/array.h"
 
@@ -1070,4 +1072,15 @@ chart_layout(struct chart *c, double width, double height, chart_measure_fn meas
         }
     }
     return c->failed ? -1 : 0;
+}
+
+struct chart_style
+chart_line_style(uint32_t rgb, double px, enum chart_dash dash)
+{
+    struct chart_style s = {0};
+    s.rgb = rgb;
+    s.line_px = px;
+    s.dash = dash;
+    s.alpha = 1;
+    return s;
 }

@@ -250,6 +250,8 @@ bool chart_rect_free(const struct chart_obstacles *o, struct chart_rect r);
 /* Box of size w x h on side `d` of the anchor (x, y) at distance `gap`. */
 struct chart_rect chart_label_box(double x, double y, double w, double h, double gap,
                                   enum chart_dir d);
+/* An opaque line of `px` pixels (at scale 1) in colour `rgb` with `dash`. */
+struct chart_style chart_line_style(uint32_t rgb, double px, enum chart_dash dash);
 /* Tries each ring (ring k at gap + 0.9 k h) x each anchor (pixels) x each side; keeps the first
  * free box, records it as an obstacle and returns true with the anchor and ring used (either may
  * be NULL); false (label dropped) when none is free. From ring 1 on the label may get a leader

@@ -1,4 +1,4 @@
-/* The profile chart (docs/profile.md#chart): a measured server's TTFT against prompt length and
+/* The profile chart (docs/profile.md#roofline-chart-profile): a measured server's TTFT against prompt length and
  * its inter-token latency against context, the least-squares lines through them and, given a
  * device and a model, the roofline's prediction as a line beside them. No drawing, no printing. */
 #ifndef ROOFLINE_RENDER_CHART_PROFILE_H

@@ -1,4 +1,4 @@
-/* The simulator's chart (docs/charts.md#simulate): four panels, the latency CDFs of the measured
+/* The simulator's chart (docs/charts.md#kinds): four panels, the latency CDFs of the measured
  * requests with the SLO bounds and p99s, then a timeline of the requests waiting and running,
  * the batch of every step and the KV-cache occupancy, all from one sim_result. */
 #include "render/chart_sim.h"
@@ -57,17 +57,6 @@ chart_sim_cdf(const double *v, long n, double *x, double *y, long max_pts)
     }
     free(s);
     return k;
-}
-
-static struct chart_style
-line_style(uint32_t rgb, double px, enum chart_dash dash)
-{
-    struct chart_style s = {0};
-    s.rgb = rgb;
-    s.line_px = px;
-    s.dash = dash;
-    s.alpha = 1;
-    return s;
 }
 
 static struct chart_style
@@ -191,7 +180,7 @@ build_cdfs(struct chart *c, struct chart_panel *p, const struct sim_config *cfg,
             continue;
         for (long i = 0; i < np; i++)
             y[i] *= 100;
-        struct chart_style s = line_style(m[k].rgb, 3, m[k].dash);
+        struct chart_style s = chart_line_style(m[k].rgb, 3, m[k].dash);
         chart_add_line(c, p, &s, x, y, (size_t)np);
         /* p99 marked on the curve, SLO as a dotted line; their values go in the footnote */
         struct sim_stat st = k == 0 ? r->ttft : k == 1 ? r->tpot : k == 2 ? r->e2e : r->queue;
@@ -208,7 +197,7 @@ build_cdfs(struct chart *c, struct chart_panel *p, const struct sim_config *cfg,
             chart_format_si(m[k].slo, 3, "s", true, num, sizeof num);
             flen += snprintf(foot + flen, sizeof foot - (size_t)flen, " (SLO %s)", num);
             double sx[2] = {m[k].slo, m[k].slo}, sy[2] = {0, 100};
-            struct chart_style ss = line_style(m[k].rgb, 2, CHART_DOTTED);
+            struct chart_style ss = chart_line_style(m[k].rgb, 2, CHART_DOTTED);
             chart_add_line(c, p, &ss, sx, sy, 2);
         }
         if ((size_t)flen >= sizeof foot)
@@ -304,7 +293,7 @@ warmup_marker(struct chart *c, struct chart_panel *p, double t, double ymax)
     if (!(t > 0))
         return;
     double x[2] = {t, t}, y[2] = {0, ymax};
-    struct chart_style s = line_style(CHART_GREY, 1.5, CHART_DASHED);
+    struct chart_style s = chart_line_style(CHART_GREY, 1.5, CHART_DASHED);
     chart_add_line(c, p, &s, x, y, 2);
 }
 
@@ -337,8 +326,8 @@ chart_build_simulate(const struct sim_config *cfg, const struct sim_result *r, c
     double wu = warmup_end(r);
     /* requests waiting and running */
     double qmax = 0;
-    struct chart_style sq = line_style(CHART_VERMILLION, 2, CHART_SOLID);
-    struct chart_style sr = line_style(CHART_BLUE, 2, CHART_SOLID);
+    struct chart_style sq = chart_line_style(CHART_VERMILLION, 2, CHART_SOLID);
+    struct chart_style sr = chart_line_style(CHART_BLUE, 2, CHART_SOLID);
     timeline_line(c, queue, r, 0, &sq, x, y, &qmax);
     timeline_line(c, queue, r, 1, &sr, x, y, &qmax);
     time_axis(queue, r);
@@ -349,7 +338,7 @@ chart_build_simulate(const struct sim_config *cfg, const struct sim_result *r, c
     warmup_marker(c, queue, wu, queue->y.max);
     /* batch of every step */
     double bmax = (double)cfg->sched.max_batch;
-    struct chart_style sb = line_style(CHART_BLACK, 1.5, CHART_SOLID);
+    struct chart_style sb = chart_line_style(CHART_BLACK, 1.5, CHART_SOLID);
     double bseen = 0;
     timeline_line(c, batch, r, 2, &sb, x, y, &bseen);
     time_axis(batch, r);
@@ -359,21 +348,21 @@ chart_build_simulate(const struct sim_config *cfg, const struct sim_result *r, c
     chart_add_legend(c, batch, "sequences in the step", &sb, false);
     if (show_cap) {
         double hx[2] = {0, batch->x.max}, hy[2] = {bmax, bmax};
-        struct chart_style sc = line_style(CHART_GREY, 2, CHART_DASHED);
+        struct chart_style sc = chart_line_style(CHART_GREY, 2, CHART_DASHED);
         chart_add_line(c, batch, &sc, hx, hy, 2);
         chart_add_legend(c, batch, "max batch", &sc, false);
     }
     warmup_marker(c, batch, wu, batch->y.max);
     /* KV occupancy */
     double kmax = 0;
-    struct chart_style sk = line_style(CHART_PURPLE, 2, CHART_SOLID);
+    struct chart_style sk = chart_line_style(CHART_PURPLE, 2, CHART_SOLID);
     timeline_line(c, kv, r, 3, &sk, x, y, &kmax);
     time_axis(kv, r);
     double khi = kmax > 50 ? 100 / 1.45 : fmax(kmax, 1);
     count_axis(kv, khi, "KV blocks in use (%)");
     if (kmax > 50) {
         double hx[2] = {0, kv->x.max}, hy[2] = {100, 100};
-        struct chart_style sc = line_style(CHART_GREY, 2, CHART_DASHED);
+        struct chart_style sc = chart_line_style(CHART_GREY, 2, CHART_DASHED);
         chart_add_line(c, kv, &sc, hx, hy, 2);
         chart_add_legend(c, kv, "pool full", &sc, false);
     }
@@ -383,7 +372,7 @@ chart_build_simulate(const struct sim_config *cfg, const struct sim_result *r, c
     free(x);
     free(y);
     if (wu > 0) {
-        struct chart_style sw = line_style(CHART_GREY, 1.5, CHART_DASHED);
+        struct chart_style sw = chart_line_style(CHART_GREY, 1.5, CHART_DASHED);
         chart_add_legend(c, queue, "end of the warm-up", &sw, false);
     }
 

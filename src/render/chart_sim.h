@@ -1,5 +1,5 @@
 /* The simulator's chart: latency CDFs of the measured requests and a timeline of the queue, the
- * batch and the KV-cache occupancy (docs/charts.md#simulate). No drawing and no printing. */
+ * batch and the KV-cache occupancy (docs/charts.md#kinds). No drawing and no printing. */
 #ifndef ROOFLINE_RENDER_CHART_SIM_H
 #define ROOFLINE_RENDER_CHART_SIM_H
 

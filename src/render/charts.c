@@ -1,6 +1,7 @@
 /* Builds the chart model of each kind from the engine: the roofline with every operator, the decode
  * regime paths, throughput against batch, TTFT against prompt, decode time against context and
- * output length, and the memory footprint. Physics comes from core/roof.h only; no drawing. */
+ * output length, and the memory footprint. Physics comes from core/roof.h only; no drawing.
+ * Over 1,000 lines until it is split into one file per chart kind (issue 12, item 2). */
 #include "render/charts.h"
 
 #include "core/dtype.h"
@@ -52,17 +53,6 @@ chart_kind_parse(const char *name, enum chart_kind *out)
 }
 
 /* ---- shared helpers ---- */
-
-static struct chart_style
-line_style(uint32_t rgb, double px, enum chart_dash dash)
-{
-    struct chart_style s = {0};
-    s.rgb = rgb;
-    s.line_px = px;
-    s.dash = dash;
-    s.alpha = 1;
-    return s;
-}
 
 static struct chart_style
 marker_style(enum chart_marker m, double px, uint32_t stroke, double stroke_px, uint32_t fill,
@@ -198,7 +188,7 @@ any_false(const bool *v, size_t n)
 static void
 faded_legend(struct chart *c, struct chart_panel *p)
 {
-    struct chart_style s = line_style(CHART_GREY, 2.8, CHART_SOLID);
+    struct chart_style s = chart_line_style(CHART_GREY, 2.8, CHART_SOLID);
     s.alpha = FADED;
     chart_add_legend(c, p, "does not fit in memory", &s, false);
 }
@@ -393,7 +383,7 @@ add_roofs(struct chart *c, struct chart_panel *p, const struct chart_request *re
     char num[48], text[160];
     /* memory roof: bandwidth x intensity up to the highest roof drawn */
     double dx[2] = {x0, top / bw}, dy[2] = {bw * x0, top};
-    struct chart_style s = line_style(rgb, 2.6, CHART_SOLID);
+    struct chart_style s = chart_line_style(rgb, 2.6, CHART_SOLID);
     chart_add_line(c, p, &s, dx, dy, 2);
     chart_format_si(bw, 3, "B/s", false, num, sizeof num);
     snprintf(text, sizeof text, "%s%s%s", req->n_hws > 1 ? hw->id : "memory",
@@ -422,8 +412,8 @@ add_roofs(struct chart *c, struct chart_panel *p, const struct chart_request *re
         if (rg->peak > top * 1.0001)
             continue;
         double hx[2] = {rg->peak / bw, x1}, hy[2] = {rg->peak, rg->peak};
-        struct chart_style hs =
-            is_used ? line_style(rgb, 2.6, CHART_SOLID) : line_style(rgb, 1.4, CHART_DASHED);
+        struct chart_style hs = is_used ? chart_line_style(rgb, 2.6, CHART_SOLID)
+                                        : chart_line_style(rgb, 1.4, CHART_DASHED);
         chart_add_line(c, p, &hs, hx, hy, 2);
         chart_format_si(rg->peak, 3, "FLOP/s", false, num, sizeof num);
         snprintf(text, sizeof text, "%s %s", rg->names, num);
@@ -472,7 +462,7 @@ static void
 gpu_legend(struct chart *c, struct chart_panel *p, const struct chart_request *req, bool markers)
 {
     for (int g = 0; g < req->n_hws; g++) {
-        struct chart_style s = line_style(GPU_RGB[g], 2.6, CHART_SOLID);
+        struct chart_style s = chart_line_style(GPU_RGB[g], 2.6, CHART_SOLID);
         if (markers) {
             s.marker = GPU_MARKER[g];
             s.marker_px = 11;
@@ -569,12 +559,12 @@ build_roofline(struct chart *c, const struct chart_request *req, struct err_list
     chart_add_legend(c, p, "decode operators", &s, false);
     if (req->n_hws > 1) {
         gpu_legend(c, p, req, true);
-        s = line_style(CHART_GREY, 1.4, CHART_DASHED);
+        s = chart_line_style(CHART_GREY, 1.4, CHART_DASHED);
         chart_add_legend(c, p, "roofs of formats the GEMMs do not use", &s, false);
     } else {
-        s = line_style(CHART_BLACK, 2.6, CHART_SOLID);
+        s = chart_line_style(CHART_BLACK, 2.6, CHART_SOLID);
         chart_add_legend(c, p, "roofs used by the weight GEMMs", &s, false);
-        s = line_style(CHART_BLACK, 1.4, CHART_DASHED);
+        s = chart_line_style(CHART_BLACK, 1.4, CHART_DASHED);
         chart_add_legend(c, p, "roofs of other formats", &s, false);
     }
     s = marker_style(CHART_MARKER_CIRCLE, 14, CHART_BLACK, 2.4, 0xFFFFFF, 1);
@@ -632,7 +622,7 @@ kv_read_bytes(const struct roof_result *r)
 }
 
 /* Context at which a decode step reads as many KV-cache bytes as weight bytes (bisection in log
- * context; docs/charts.md#regime). Returns 0 and sets *out, or -1 when it does not happen below
+ * context; docs/charts.md#kinds). Returns 0 and sets *out, or -1 when it does not happen below
  * `cap` tokens. */
 /* geometric bisection of [1, cap] to half a token: log2(log2(cap) / 0.5) < 8 steps; the cap is a
  * guard against a non-monotone byte count */
@@ -825,7 +815,7 @@ build_regime(struct chart *c, const struct chart_request *req, struct err_list *
         if (nb[g] == 0)
             continue;
         /* the whole step underneath, the operators on top (smaller markers show inside) */
-        struct chart_style s = line_style(CHART_BLACK, 3.0, CHART_SOLID);
+        struct chart_style s = chart_line_style(CHART_BLACK, 3.0, CHART_SOLID);
         s.marker = GPU_MARKER[g];
         s.marker_px = 11;
         s.filled = true;
@@ -834,7 +824,7 @@ build_regime(struct chart *c, const struct chart_request *req, struct err_list *
         s.arrow = true;
         chart_add_line(c, p, &s, bx[g][n_groups], by[g][n_groups], (size_t)nb[g]);
         for (int k = 0; k < n_groups; k++) {
-            struct chart_style os = line_style(OP_RGB[k % N_OP_RGB], 2.2, CHART_SOLID);
+            struct chart_style os = chart_line_style(OP_RGB[k % N_OP_RGB], 2.2, CHART_SOLID);
             os.marker = GPU_MARKER[g];
             os.marker_px = 7;
             os.filled = true;
@@ -873,7 +863,7 @@ build_regime(struct chart *c, const struct chart_request *req, struct err_list *
             l->leader = true;
         }
         if (nc[g] >= 2 && g == 0) {
-            struct chart_style cs = line_style(CHART_GREY, 2.4, CHART_DASHED);
+            struct chart_style cs = chart_line_style(CHART_GREY, 2.4, CHART_DASHED);
             cs.marker = GPU_MARKER[g];
             cs.marker_px = 7;
             cs.filled = true;
@@ -935,7 +925,7 @@ build_regime(struct chart *c, const struct chart_request *req, struct err_list *
     }
     for (int k = 0; k < n_groups; k++) {
         const char *names = group_names[k];
-        struct chart_style s = line_style(OP_RGB[k % N_OP_RGB], 2.2, CHART_SOLID);
+        struct chart_style s = chart_line_style(OP_RGB[k % N_OP_RGB], 2.2, CHART_SOLID);
         s.marker = CHART_MARKER_CIRCLE;
         s.marker_px = 8;
         s.filled = true;
@@ -943,13 +933,13 @@ build_regime(struct chart *c, const struct chart_request *req, struct err_list *
         s.fill_alpha = 1;
         chart_add_legend(c, p, names, &s, false);
     }
-    struct chart_style s = line_style(CHART_BLACK, 3.0, CHART_SOLID);
+    struct chart_style s = chart_line_style(CHART_BLACK, 3.0, CHART_SOLID);
     s.marker = CHART_MARKER_CIRCLE;
     s.marker_px = 9;
     s.filled = true;
     s.fill_alpha = 1;
     chart_add_legend(c, p, "whole decode step, batch 1, 2, 4 ...", &s, false);
-    s = line_style(CHART_GREY, 2.4, CHART_DASHED);
+    s = chart_line_style(CHART_GREY, 2.4, CHART_DASHED);
     s.marker = CHART_MARKER_CIRCLE;
     s.marker_px = 7;
     s.filled = true;
@@ -1024,7 +1014,7 @@ build_batch(struct chart *c, const struct chart_request *req, struct err_list *e
     char text[256], num[48];
     for (int g = 0; g < req->n_hws; g++) {
         uint32_t rgb = GPU_RGB[g];
-        struct chart_style s = line_style(rgb, 2.8, CHART_SOLID);
+        struct chart_style s = chart_line_style(rgb, 2.8, CHART_SOLID);
         if (req->n_batches > 1) {
             s.marker = GPU_MARKER[g];
             s.marker_px = 9;
@@ -1051,7 +1041,7 @@ build_batch(struct chart *c, const struct chart_request *req, struct err_list *e
             for (int k = 0; k < 2; k++) {
                 struct chart_panel *p = k ? bot : top;
                 double vx[2] = {mb, mb}, vy[2] = {p->y.min, p->y.max};
-                struct chart_style vs = line_style(rgb, 1.8, CHART_DOTTED);
+                struct chart_style vs = chart_line_style(rgb, 1.8, CHART_DOTTED);
                 chart_add_line(c, p, &vs, vx, vy, 2);
                 if (k)
                     continue;
@@ -1100,7 +1090,7 @@ build_batch(struct chart *c, const struct chart_request *req, struct err_list *e
         misfit |= any_false(fits[g], n[g]);
     if (misfit)
         faded_legend(c, top);
-    struct chart_style s = line_style(CHART_GREY, 1.8, CHART_DOTTED);
+    struct chart_style s = chart_line_style(CHART_GREY, 1.8, CHART_DOTTED);
     chart_add_legend(c, top, "memory limit (largest batch that fits)", &s, false);
     s = marker_style(CHART_MARKER_DIAMOND, 17, CHART_BLACK, 2, CHART_YELLOW, 1);
     chart_add_legend(c, top, "critical batch (weight GEMMs reach the ridge)", &s, false);
@@ -1186,7 +1176,7 @@ build_prefill(struct chart *c, const struct chart_request *req, struct err_list 
     char text[200], num[32];
     for (int g = 0; g < req->n_hws; g++)
         for (int b = 0; b < nbl; b++) {
-            struct chart_style s = line_style(GPU_RGB[g], 2.8, BATCH_DASH[b]);
+            struct chart_style s = chart_line_style(GPU_RGB[g], 2.8, BATCH_DASH[b]);
             add_split_line(c, p, &s, grid, t[g][b], fits[g][b], n);
             series_name(req, g, bl[b], nbl, text, sizeof text);
             chart_add_legend(c, p, text, &s, false);
@@ -1259,7 +1249,7 @@ build_decode(struct chart *c, const struct chart_request *req, struct err_list *
                 range_add(&iyr, r.itl_s);
             }
             /* sum of step times over output tokens: trapezoid between grid points, exact where
-             * the step time is linear in context (docs/charts.md#decode) */
+             * the step time is linear in context (docs/charts.md#kinds) */
             double prev_n = 1, prev_t = 0, acc = 0;
             for (size_t i = 0; i < nn; i++) {
                 double nk = ngrid[i];
@@ -1299,7 +1289,7 @@ build_decode(struct chart *c, const struct chart_request *req, struct err_list *
     bool any_kv = false;
     for (int g = 0; g < req->n_hws; g++)
         for (int b = 0; b < nbl; b++) {
-            struct chart_style s = line_style(GPU_RGB[g], 2.8, BATCH_DASH[b]);
+            struct chart_style s = chart_line_style(GPU_RGB[g], 2.8, BATCH_DASH[b]);
             add_split_line(c, left, &s, cgrid, itl[g][b], cfits[g][b], nc);
             add_split_line(c, right, &s, ngrid, tot[g][b], nfits[g][b], nn);
             series_name(req, g, bl[b], nbl, text, sizeof text);
@@ -1460,7 +1450,7 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
             cx[0] = p->x.min;
             cx[1] = p->x.max;
         }
-        struct chart_style s = line_style(CHART_BLACK, 2.2, CHART_DASHED);
+        struct chart_style s = chart_line_style(CHART_BLACK, 2.2, CHART_DASHED);
         chart_add_line(c, p, &s, cx, cy, 2);
         chart_format_si(m->capacity_bytes, 3, "B", false, num, sizeof num);
         snprintf(text, sizeof text, "capacity %s", num);
@@ -1482,7 +1472,7 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
         s.fill_alpha = 1;
         chart_add_legend(c, p, PART[k], &s, true);
     }
-    struct chart_style s = line_style(CHART_BLACK, 2.2, CHART_DASHED);
+    struct chart_style s = chart_line_style(CHART_BLACK, 2.2, CHART_DASHED);
     chart_add_legend(c, p, "device memory capacity", &s, false);
     set_titles(c, req, "Memory footprint of decoding", req->n_batches <= 1 && req->n_hws > 1, false,
                true);
@@ -1537,202 +1527,3 @@ chart_build(const struct chart_request *req, struct err_list *errs)
 }
 
 /* ---- measured points ---- */
-
-void
-chart_measured_free(struct chart_measured *m, size_t n)
-{
-    if (!m)
-        return;
-    for (size_t i = 0; i < n; i++)
-        free(m[i].label);
-    free(m);
-}
-
-static double
-node_num(const struct ynode *map, const char *key)
-{
-    double v;
-    const struct ynode *n = map ? ynode_get(map, key) : NULL;
-    return n && ynode_double(n, &v) == 0 ? v : NAN;
-}
-
-static bool
-is_bench_report(const struct ynode *root)
-{
-    if (root->kind != YNODE_MAP)
-        return false;
-    const struct ynode *tool = ynode_get(root, "tool"), *cmd = ynode_get(root, "command");
-    return tool && cmd && tool->kind == YNODE_SCALAR && cmd->kind == YNODE_SCALAR &&
-           strcmp(tool->value, "roofline") == 0 && strcmp(cmd->value, "bench") == 0;
-}
-
-/* Appends a bench point when intensity and rate are positive and finite (cases with no FLOPs,
- * such as STREAM copy, have no place on a FLOP/s roofline). */
-static int
-bench_point(struct chart_measured **pts, size_t *np, size_t *cap, const char *label, double x,
-            double y)
-{
-    if (!(x > 0 && isfinite(x) && y > 0 && isfinite(y)))
-        return 0;
-    if (*np == *cap) {
-        size_t nc = *cap ? 2 * *cap : 32;
-        struct chart_measured *m = realloc(*pts, nc * sizeof *m);
-        if (!m)
-            return -1;
-        *pts = m;
-        *cap = nc;
-    }
-    struct chart_measured *m = &(*pts)[*np];
-    m->label = str_dup(label);
-    if (!m->label)
-        return -1;
-    m->intensity_flop_per_byte = x;
-    m->flops_per_s = y;
-    (*np)++;
-    return 0;
-}
-
-/* The points of a `roofline bench -o json` report, as `bench --points` writes them: the
- * intensity sweep at its median rates, then every case with FLOPs at flops / median time. */
-static int
-bench_report_points(const char *path, const struct ynode *root, struct chart_measured **out,
-                    size_t *n, struct err_list *e)
-{
-    struct chart_measured *pts = NULL;
-    size_t np = 0, cap = 0;
-    int rc = 0;
-    const struct ynode *sw = ynode_get(root, "intensity_sweep");
-    const struct ynode *list = sw && sw->kind == YNODE_MAP ? ynode_get(sw, "points") : NULL;
-    for (size_t i = 0; rc == 0 && list && list->kind == YNODE_SEQ && i < list->n; i++) {
-        const struct ynode *it = list->items[i];
-        double x = node_num(it, "intensity_flop_per_byte");
-        double y = node_num(it, "flops_per_s_median");
-        if (!isfinite(y))
-            y = node_num(it, "flops_per_s");
-        char label[64];
-        snprintf(label, sizeof label, "ERT %g FLOP/B", x);
-        rc = bench_point(&pts, &np, &cap, label, x, y);
-    }
-    const struct ynode *cases = ynode_get(root, "cases");
-    for (size_t i = 0; rc == 0 && cases && cases->kind == YNODE_SEQ && i < cases->n; i++) {
-        const struct ynode *it = cases->items[i];
-        if (it->kind != YNODE_MAP)
-            continue;
-        const struct ynode *id = ynode_get(it, "id");
-        const struct ynode *t = ynode_get(it, "time_s");
-        double flops = node_num(it, "flops"), bytes = node_num(it, "bytes");
-        double med = t && t->kind == YNODE_MAP ? node_num(t, "median") : NAN;
-        rc = bench_point(&pts, &np, &cap, id && id->kind == YNODE_SCALAR ? id->value : "",
-                         flops / bytes, flops / med);
-    }
-    if (rc == 0 && np == 0) {
-        err_add(e, path, root->line, root->col, ERR_ERROR,
-                "the bench report holds no measured points with FLOPs (run roofline bench "
-                "with the intensity or kernels parts)");
-        rc = -1;
-    } else if (rc != 0)
-        err_add(e, path, root->line, root->col, ERR_ERROR, "out of memory");
-    if (rc != 0) {
-        chart_measured_free(pts, np);
-        return -1;
-    }
-    *out = pts;
-    *n = np;
-    return 0;
-}
-
-int
-chart_bench_model(const char *path, char *id, size_t size)
-{
-    struct ynode *root = ynode_load(path, NULL);
-    int rc = -1;
-    if (root && is_bench_report(root)) {
-        const struct ynode *m = ynode_get(root, "model");
-        const struct ynode *v = m && m->kind == YNODE_MAP ? ynode_get(m, "id") : NULL;
-        if (v && v->kind == YNODE_SCALAR && strlen(v->value) < size) {
-            snprintf(id, size, "%s", v->value);
-            rc = 0;
-        }
-    }
-    ynode_free(root);
-    return rc;
-}
-
-int
-chart_measured_load(const char *path, struct chart_measured **out, size_t *n, struct err_list *errs)
-{
-    *out = NULL;
-    *n = 0;
-    struct err_list local = {0};
-    struct err_list *e = errs ? errs : &local;
-    size_t before = err_count(e, ERR_ERROR);
-    struct ynode *root = ynode_load(path, e);
-    if (!root) {
-        err_list_release(&local);
-        return -1;
-    }
-    if (is_bench_report(root)) {
-        int rc = bench_report_points(path, root, out, n, e);
-        ynode_free(root);
-        err_list_release(&local);
-        return rc;
-    }
-    struct ycheck y;
-    ycheck_init(&y, path, e);
-    struct chart_measured *pts = NULL;
-    size_t np = 0;
-    static const char *const TOP[] = {"points"};
-    static const char *const KEYS[] = {"label", "intensity_flop_per_byte", "flops_per_s"};
-    if (ycheck_map(&y, root, "the measured-points file")) {
-        ycheck_keys(&y, root, "", TOP, 1);
-        const struct ynode *list = ynode_get(root, "points");
-        if (!list)
-            ycheck_error(&y, root, "missing key 'points' (a list of measured points)");
-        else if (list->kind != YNODE_SEQ)
-            ycheck_error(&y, list, "'points' must be a list, got %s", ynode_kind_name(list));
-        else if (list->n > 0 && !(pts = calloc(list->n, sizeof *pts)))
-            ycheck_error(&y, list, "out of memory");
-        for (size_t i = 0; pts && i < list->n; i++) {
-            const struct ynode *it = list->items[i];
-            char prefix[32];
-            snprintf(prefix, sizeof prefix, "points[%zu]", i);
-            if (!ycheck_map(&y, it, prefix))
-                continue;
-            ycheck_keys(&y, it, prefix, KEYS, 3);
-            const char *label = NULL;
-            double x = NAN, v = NAN;
-            ycheck_str(&y, it, prefix, "label", false, &label);
-            bool okx = ycheck_num(&y, it, prefix, "intensity_flop_per_byte", true, &x);
-            bool oky = ycheck_num(&y, it, prefix, "flops_per_s", true, &v);
-            if (okx && !(x > 0 && isfinite(x)))
-                ycheck_error(&y, ynode_get(it, "intensity_flop_per_byte"),
-                             "'%s.intensity_flop_per_byte' must be positive", prefix);
-            if (oky && !(v > 0 && isfinite(v)))
-                ycheck_error(&y, ynode_get(it, "flops_per_s"), "'%s.flops_per_s' must be positive",
-                             prefix);
-            struct chart_measured *m = &pts[np++];
-            m->intensity_flop_per_byte = x;
-            m->flops_per_s = v;
-            size_t len = label ? strlen(label) : 0;
-            m->label = malloc(len + 1);
-            if (!m->label)
-                ycheck_error(&y, it, "out of memory");
-            else {
-                if (len)
-                    memcpy(m->label, label, len);
-                m->label[len] = '\0';
-            }
-        }
-    }
-    ycheck_release(&y);
-    ynode_free(root);
-    bool bad = err_count(e, ERR_ERROR) > before;
-    err_list_release(&local);
-    if (bad) {
-        chart_measured_free(pts, np);
-        return -1;
-    }
-    *out = pts;
-    *n = np;
-    return 0;
-}

@@ -4,6 +4,7 @@
 #define ROOFLINE_RENDER_CHARTS_H
 
 #include "core/roof.h"
+#include "io/points.h"
 #include "render/chart.h"
 #include "util/err.h"
 
@@ -21,10 +22,6 @@ enum chart_kind {
 #define CHART_MAX_BATCHES 8
 
 /* A measured point to overlay on a roofline chart. */
-struct chart_measured {
-    char *label; /* owned; may be empty */
-    double intensity_flop_per_byte, flops_per_s;
-};
 
 struct chart_request {
     enum chart_kind kind;
@@ -44,17 +41,5 @@ int chart_kind_parse(const char *name, enum chart_kind *out);
 /* Builds the chart for `req`. Returns a chart the caller frees with chart_free, or NULL with the
  * reason in `errs` (NULL: quiet), e.g. when the model does not fit any device. */
 struct chart *chart_build(const struct chart_request *req, struct err_list *errs);
-
-/* Reads measured points from a JSON (or YAML) file:
- *   {"points": [{"label": "...", "intensity_flop_per_byte": X, "flops_per_s": Y}, ...]}
- * X and Y positive numbers, label optional; or from a `roofline bench -o json` report (its
- * intensity sweep and every case with FLOPs, at median rates, as `bench --points` writes them). Every problem is added to `errs` with its position.
- * Returns 0 and sets *out (caller frees with chart_measured_free) and *n, or -1. */
-int chart_measured_load(const char *path, struct chart_measured **out, size_t *n,
-                        struct err_list *errs);
-/* The model a `roofline bench -o json` report ran (its model.id) into id; -1 when `path` is not
- * such a report. */
-int chart_bench_model(const char *path, char *id, size_t size);
-void chart_measured_free(struct chart_measured *m, size_t n);
 
 #endif

@@ -272,7 +272,7 @@ struct sim {
     struct lhist itl, step_time;
     long steps, preemptions, swapped_blocks;
     /* what the engines delivered: output and input tokens produced, requests finished, busy
-     * time of the steps that ended (docs/simulate.md#figures) */
+     * time of the steps that ended (docs/simulate.md#metrics) */
     double tok_out, tok_in, n_done, busy_done;
     struct snap w0, a1, w1; /* first and last measured arrival, last measured completion */
     bool have_w0;
@@ -1481,7 +1481,7 @@ collect(struct sim *s, struct sim_result *out)
     twhist_stat(&s->tw_batch, 1.0, &out->batch);
     twhist_stat(&s->tw_kv, 0.001, &out->kv_occupancy);
     out->arrived = n;
-    /* the window: first measured arrival -> last measured completion (docs/simulate.md#figures) */
+    /* the window: first measured arrival -> last measured completion (docs/simulate.md#metrics) */
     const struct snap *w0 = &s->w0, *w1 = &s->w1, *a1 = &s->a1;
     bool have_w1 = s->have_w0 && w1->t >= w0->t;
     out->window_start_s = s->have_w0 ? w0->t : 0;

@@ -77,3 +77,18 @@ strbuf_release(struct strbuf *sb)
     free(sb->buf);
     memset(sb, 0, sizeof *sb);
 }
+
+void
+strbuf_add_quoted(struct strbuf *sb, const char *s)
+{
+    strbuf_addstr(sb, "\"");
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            strbuf_addf(sb, "\\%c", *p);
+        else if (*p < 0x20)
+            strbuf_addf(sb, "\\u%04x", *p);
+        else
+            strbuf_add(sb, p, 1);
+    }
+    strbuf_addstr(sb, "\"");
+}

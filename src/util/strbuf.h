@@ -22,6 +22,9 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* s (NULL: empty) as a JSON string literal with its quotes, which is also a valid YAML
+ * double-quoted scalar: '"' and '\\' escaped, control characters as \\u00XX. */
+void strbuf_add_quoted(struct strbuf *sb, const char *s);
 /* Frees the buffer and zeroes the struct (reusable afterwards). */
 void strbuf_release(struct strbuf *sb);
 

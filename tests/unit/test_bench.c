@@ -10,7 +10,7 @@
 #include "bench/kern.h"
 #include "bench/linalg.h"
 #include "bench/predict.h"
-#include "bench/render.h"
+#include "bench/report.h"
 #include "bench/tfm.h"
 #include "core/roof.h"
 #include "io/profiles.h"
@@ -764,7 +764,7 @@ TEST(bench_profile_written_and_reloaded)
         return;
     }
     struct strbuf t = {0};
-    CHECK(bench_render_profile(hw, &t) == 0);
+    CHECK(hw_profile_text(hw, &t) == 0);
     char *path = write_tmp(t.buf, ".yaml");
     struct err_list errs = {0};
     struct hw_profile *back = hw_load(path, &errs);
@@ -838,14 +838,14 @@ TEST(bench_json_and_points_read_back)
     char *path = write_tmp(t.buf, ".json");
     struct chart_measured *pts = NULL;
     size_t n = 0;
-    CHECK(chart_measured_load(path, &pts, &n, &errs) == 0);
+    CHECK(points_load(path, &pts, &n, &errs) == 0);
     CHECK(n == 2);
     if (n == 2) {
         CHECK_STR(pts[0].label, "gemv_1x4096x4096_x8");
         CHECK_NEAR(pts[0].intensity_flop_per_byte, r->cases[0].flops / r->cases[0].bytes, 1e-8);
         CHECK_NEAR(pts[0].flops_per_s, r->cases[0].flops / 0.11, 1e-8);
     }
-    chart_measured_free(pts, n);
+    points_free(pts, n);
     err_list_release(&errs);
     remove(path);
     free(path);
@@ -961,7 +961,7 @@ TEST(bench_gemm_efficiency_from_calibration)
     struct hw_profile *hw = bench_profile_new(r);
     CHECK(hw != NULL);
     if (hw) {
-        CHECK(bench_render_profile(hw, &t) == 0);
+        CHECK(hw_profile_text(hw, &t) == 0);
         CHECK_CONTAINS(t.buf, "gemm_efficiency: 0.6818\n");
         CHECK_CONTAINS(t.buf, "gemm_efficiency: \"measured by roofline bench on 2026-01-02: "
                               "gemm_calibration_384x3072x3072, median 2727 GFLOP/s");

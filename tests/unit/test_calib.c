@@ -202,8 +202,7 @@ TEST(calib_ubatch_and_dequant_buffer)
     roof_step(&c, &q2, 1, &b);
     CHECK_NEAR(whole.time_s, a.time_s + b.time_s, 1e-12);
     /* the weights are read once per micro-batch */
-    CHECK_NEAR(whole.ops[ROOF_OP_MLP_UP].bytes_weights, 2 * 32.0 * 4096 * 14336 * 4.85 / 8,
-               1e-12);
+    CHECK_NEAR(whole.ops[ROOF_OP_MLP_UP].bytes_weights, 2 * 32.0 * 4096 * 14336 * 4.85 / 8, 1e-12);
     /* dequantizing into an fp16 buffer: per pass, read 4.85 bits and write 2 B per weight
      * (conversion), then the GEMM reads the 2 B copy */
     c.tuning.ubatch_tokens = 0;

@@ -447,7 +447,7 @@ write_temp(const char *text)
     return path;
 }
 
-TEST(chart_measured_load)
+TEST(points_load)
 {
     char *ok = write_temp("{\"points\": [{\"label\": \"gemm 4k\", \"intensity_flop_per_byte\": "
                           "120.5, \"flops_per_s\": 3.1e14},\n {\"intensity_flop_per_byte\": 0.5, "
@@ -456,7 +456,7 @@ TEST(chart_measured_load)
     struct chart_measured *m = NULL;
     size_t n = 0;
     struct err_list errs = {0};
-    CHECK(chart_measured_load(ok, &m, &n, &errs) == 0);
+    CHECK(points_load(ok, &m, &n, &errs) == 0);
     CHECK(n == 2);
     if (n == 2) {
         CHECK_STR(m[0].label, "gemm 4k");
@@ -464,13 +464,13 @@ TEST(chart_measured_load)
         CHECK_NEAR(m[0].flops_per_s, 3.1e14, 0);
         CHECK_STR(m[1].label, "");
     }
-    chart_measured_free(m, n);
+    points_free(m, n);
     err_list_release(&errs);
 
     /* every problem reported with its position */
     char *bad = write_temp("{\"points\": [{\"label\": \"x\", \"intensity\": 1, \"flops_per_s\": "
                            "-2},\n {\"intensity_flop_per_byte\": \"7\", \"flops_per_s\": 1}]}\n");
-    CHECK(chart_measured_load(bad, &m, &n, &errs) == -1);
+    CHECK(points_load(bad, &m, &n, &errs) == -1);
     CHECK(m == NULL && n == 0);
     char buf[512], all[2048] = "";
     for (size_t i = 0; i < errs.n; i++) {

@@ -2,7 +2,10 @@
 #include "core/calib.h"
 #include "io/calparams.h"
 #include "io/measure.h"
+#include "io/profiles.h"
 #include "test.h"
+#include "util/afile.h"
+#include "util/strbuf.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -124,5 +127,51 @@ TEST(io_calparams_round_trip)
         CHECK_CONTAINS(errs.items[0].msg, "bogus");
     }
     err_list_release(&errs);
+    rm_tree(dir);
+}
+
+TEST(io_hw_profile_round_trip)
+{
+    /* every field the writer knows survives hw_profile_text -> hw_load; a datasheet profile
+     * (interconnect, power, memory type) as well as the host profiles bench writes */
+    char *dir = tmp_dir();
+    if (!dir) {
+        FAIL_AT("mkdtemp failed");
+        return;
+    }
+    static const char *const IDS[] = {"h100-sxm", "mi300x", "rtx-4090"};
+    for (size_t i = 0; i < sizeof IDS / sizeof IDS[0]; i++) {
+        struct hw_profile *hw = test_hw(IDS[i]);
+        struct strbuf t = {0};
+        CHECK(hw_profile_text(hw, &t) == 0);
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s.yaml", dir, IDS[i]);
+        struct err_list errs = {0};
+        CHECK(afile_write(path, t.buf, t.len, &errs) == 0);
+        struct hw_profile *back = hw_load(path, &errs);
+        print_errs(&errs);
+        CHECK(back != NULL);
+        if (back) {
+            CHECK_STR(back->name, hw->name);
+            CHECK_STR(back->vendor, hw->vendor);
+            CHECK_STR(back->kind, hw->kind);
+            CHECK_NEAR(back->memory_capacity_bytes, hw->memory_capacity_bytes, 1e-6);
+            CHECK_NEAR(back->memory_bandwidth_bytes_per_s, hw->memory_bandwidth_bytes_per_s, 1e-4);
+            for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++)
+                CHECK_NEAR(back->peak_flops_per_s[d], hw->peak_flops_per_s[d], 1e-4);
+            CHECK_NEAR(back->compute_units, hw->compute_units, 0);
+            CHECK_NEAR(back->boost_clock_hz, hw->boost_clock_hz, 1e-4);
+            for (int l = 0; l < 4; l++)
+                CHECK_NEAR(back->cache_bytes[l], hw->cache_bytes[l], 1e-6);
+            CHECK((back->link_kind == NULL) == (hw->link_kind == NULL));
+            CHECK_NEAR(back->link_bandwidth_bytes_per_s, hw->link_bandwidth_bytes_per_s, 1e-4);
+            CHECK(back->link_direction == hw->link_direction);
+            CHECK_NEAR(back->tdp_w, hw->tdp_w, 1e-4);
+            hw_free(back);
+        }
+        err_list_release(&errs);
+        strbuf_release(&t);
+        hw_free(hw);
+    }
     rm_tree(dir);
 }

@@ -1,8 +1,8 @@
-/* Benchmark results as text: the JSON report, the measured-points file for `roofline chart
- * roofline --measured`, and a hardware profile of the host (struct and YAML). Everything goes
- * into memory buffers; the CLI writes them to stdout or renames them into place. */
-#ifndef ROOFLINE_BENCH_RENDER_H
-#define ROOFLINE_BENCH_RENDER_H
+/* The bench report: the JSON report, the measured-points file for `roofline chart roofline
+ * --measured`, and a hardware profile of the host (hw_profile_text in io/ writes its YAML).
+ * Everything goes into memory buffers; the CLI writes them to stdout or renames them into place. */
+#ifndef ROOFLINE_BENCH_REPORT_H
+#define ROOFLINE_BENCH_REPORT_H
 
 #include "bench/bench.h"
 #include "core/hw.h"
@@ -25,8 +25,5 @@ int bench_render_points(const struct bench_report *r, struct strbuf *out);
  * provenance; every number sourced as "measured by roofline bench on DATE"). Caller frees with
  * hw_free. NULL when the report has no DRAM bandwidth or no fp32 peak, or out of memory. */
 struct hw_profile *bench_profile_new(const struct bench_report *r);
-
-/* A hardware profile as YAML that hw_load reads back (docs/profiles.md). Returns 0 or -1. */
-int bench_render_profile(const struct hw_profile *hw, struct strbuf *out);
 
 #endif

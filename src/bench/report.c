@@ -1,7 +1,7 @@
-/* Text renderings of a benchmark report: JSON (field names are a stable interface, documented in
- * docs/bench.md), the chart's measured points, and the host hardware profile in the YAML that
- * io/hw_load.c reads. Only memory buffers here; the CLI does the writing. */
-#include "bench/render.h"
+/* The bench report: the JSON document (field names are a stable interface, docs/bench.md), its
+ * measured points for chart roofline --measured (read by io/points.c), and the host's hardware
+ * profile as a struct (io/hw_save.c writes it as YAML). Memory buffers only; the CLI writes. */
+#include "bench/report.h"
 
 #include "util/array.h"
 #include "util/strbuf.h"
@@ -15,21 +15,6 @@
 #include <string.h>
 
 /* ---- JSON ---- */
-
-static void
-jstr(struct strbuf *t, const char *s)
-{
-    strbuf_addf(t, "\"");
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            strbuf_addf(t, "\\%c", *p);
-        else if (*p < 0x20)
-            strbuf_addf(t, "\\u%04x", *p);
-        else
-            strbuf_addf(t, "%c", *p);
-    }
-    strbuf_addf(t, "\"");
-}
 
 static void
 jnum(struct strbuf *t, double x)
@@ -46,7 +31,7 @@ jkey(struct strbuf *t, bool *first, const char *key)
 {
     strbuf_addf(t, "%s", *first ? "" : ", ");
     *first = false;
-    jstr(t, key);
+    strbuf_add_quoted(t, key);
     strbuf_addf(t, ": ");
 }
 
@@ -68,7 +53,7 @@ static void
 jkv_str(struct strbuf *t, bool *first, const char *key, const char *s)
 {
     jkey(t, first, key);
-    jstr(t, s);
+    strbuf_add_quoted(t, s);
 }
 
 static void
@@ -516,120 +501,4 @@ bench_profile_new(const struct bench_report *r)
 fail:
     hw_free(hw);
     return NULL;
-}
-
-static void
-yaml_str(struct strbuf *t, const char *s)
-{
-    jstr(t, s); /* a JSON string is a valid YAML double-quoted scalar */
-}
-
-static void
-yaml_bytes(struct strbuf *t, double b)
-{
-    static const struct {
-        double f;
-        const char *u;
-    } IEC[] = {
-        {1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}};
-    for (size_t i = 0; i < ARRAY_SIZE(IEC); i++)
-        if (b >= IEC[i].f) {
-            double x = b / IEC[i].f;
-            if (x == floor(x))
-                strbuf_addf(t, "%.0f %s", x, IEC[i].u);
-            else
-                strbuf_addf(t, "%.6g %s", x, IEC[i].u);
-            return;
-        }
-    strbuf_addf(t, "%.0f B", b);
-}
-
-static void
-yaml_qty(struct strbuf *t, double v, const char *unit)
-{
-    char buf[64];
-    unit_format_short(v, unit, 5, buf, sizeof buf);
-    strbuf_addf(t, "%s", buf);
-}
-
-int
-bench_render_profile(const struct hw_profile *hw, struct strbuf *t)
-{
-    static const char *const CL[4] = {"l1", "l2", "l3", "llc"};
-    strbuf_addf(t, "# hardware profile written by roofline bench (docs/bench.md)\nname: ");
-    yaml_str(t, hw->name);
-    strbuf_addf(t, "\nvendor: %s\nkind: %s\nmemory:\n  capacity: ", hw->vendor, hw->kind);
-    yaml_bytes(t, hw->memory_capacity_bytes);
-    strbuf_addf(t, "\n  bandwidth: ");
-    yaml_qty(t, hw->memory_bandwidth_bytes_per_s, "B/s");
-    if (hw->memory_type) {
-        strbuf_addf(t, "\n  type: ");
-        yaml_str(t, hw->memory_type);
-    }
-    strbuf_addf(t, "\ncompute:\n");
-    for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++)
-        if (hw->peak_flops_per_s[d] > 0) {
-            strbuf_addf(t, "  %s: ", dtype_name((enum dtype)d));
-            yaml_qty(t, hw->peak_flops_per_s[d], d == DT_INT8 || d == DT_INT4 ? "OPS" : "FLOPS");
-            strbuf_addf(t, "\n");
-        }
-    if (hw->compute_units > 0)
-        strbuf_addf(t, "compute_units: %.0f\n", hw->compute_units);
-    if (hw->gemm_efficiency > 0)
-        strbuf_addf(t, "gemm_efficiency: %.4f\n", hw->gemm_efficiency);
-    if (hw->boost_clock_hz > 0) {
-        strbuf_addf(t, "boost_clock: ");
-        yaml_qty(t, hw->boost_clock_hz, "Hz");
-        strbuf_addf(t, "\n");
-    }
-    bool any = false;
-    for (int l = 0; l < 4; l++)
-        if (hw->cache_bytes[l] > 0) {
-            strbuf_addf(t, "%s  %s: ", any ? "" : "cache:\n", CL[l]);
-            yaml_bytes(t, hw->cache_bytes[l]);
-            strbuf_addf(t, "\n");
-            any = true;
-        }
-    any = false;
-    for (int l = 0; l < 4; l++)
-        if (hw->cache_bandwidth_bytes_per_s[l] > 0) {
-            strbuf_addf(t, "%s  %s: ", any ? "" : "cache_bandwidth:\n", CL[l]);
-            yaml_qty(t, hw->cache_bandwidth_bytes_per_s[l], "B/s");
-            strbuf_addf(t, "\n");
-            any = true;
-        }
-    if (hw->link_kind) {
-        strbuf_addf(t, "interconnect:\n  kind: ");
-        yaml_str(t, hw->link_kind);
-        strbuf_addf(t, "\n  bandwidth: ");
-        yaml_qty(t, hw->link_bandwidth_bytes_per_s, "B/s");
-        strbuf_addf(t, "\n  direction: %s\n",
-                    hw->link_direction == HW_LINK_PER_DIRECTION ? "per-direction"
-                                                                : "bidirectional");
-    }
-    if (hw->tdp_w > 0) {
-        strbuf_addf(t, "power:\n  tdp: ");
-        yaml_qty(t, hw->tdp_w, "W");
-        strbuf_addf(t, "\n");
-    }
-    if (hw->n_provenance > 0) {
-        strbuf_addf(t, "provenance:\n");
-        for (int i = 0; i < hw->n_provenance; i++) {
-            strbuf_addf(t, "  %s: ", hw->provenance_keys[i]);
-            yaml_str(t, hw->provenance_texts[i]);
-            strbuf_addf(t, "\n");
-        }
-    }
-    if (hw->notes) {
-        strbuf_addf(t, "notes: ");
-        yaml_str(t, hw->notes);
-        strbuf_addf(t, "\n");
-    }
-    strbuf_addf(t, "sources:\n");
-    for (int i = 0; i < hw->n_sources; i++) {
-        strbuf_addf(t, "  %s: ", hw->source_keys[i]);
-        yaml_str(t, hw->source_texts[i]);
-        strbuf_addf(t, "\n");
-    }
-    return t->failed ? -1 : 0;
 }
