@@ -253,6 +253,7 @@ explain_model(const struct roof_config *cfg)
            T(r.bytes / hw->memory_bandwidth_bytes_per_s));
     double gemm = weight_gemm_flops(&r);
     double attn = r.ops[ROOF_OP_ATTN_SCORE].flops + r.ops[ROOF_OP_ATTN_AV].flops;
+    enum hw_vector_origin vo;
     printf("Step 5. FLOPs\n");
     printf("  weight GEMMs = 2 x weights used x tokens ~= %s\n", Q(gemm, "FLOP", 3));
     printf("  attention (QK^T and PV) = %s; norms, softmax, activations: %s\n", Q(attn, "FLOP", 3),
@@ -267,6 +268,12 @@ explain_model(const struct roof_config *cfg)
         printf("  (%s is a weight-only format: weights are dequantized to %s, so the %s roof "
                "applies)\n",
                dtype_name(cfg->weights), dtype_name(cfg->act), dtype_name(r.gemm_dtype));
+    if (hw_vector_peak(hw, &vo) > 0 && vo != HW_VECTOR_DATASHEET) {
+        char how[256];
+        hw_vector_describe(hw, how, sizeof how);
+        printf("  (norms, softmax, residuals and activations run on the vector units at %s: %s)\n",
+               Q(hw_vector_peak(hw, NULL), "FLOP/s", 4), how);
+    }
     printf("Step 6. %s\n", pre ? "Pass time (time to first token, before queueing)"
                                : "Step time (inter-token latency)");
     printf("  t = sum over kernels of max(t_compute, t_memory) = %s\n", T(r.time_s));
