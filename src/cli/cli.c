@@ -346,7 +346,7 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
         }
     }
     const char *eng = cli_get(a, "engine");
-    if (eng) {
+    if (eng && strcmp(eng, "datasheet") != 0) { /* datasheet: the pure roofline */
         if (caldata_tuning(cfg->hw, eng, NULL, &cfg->tuning, NULL) != 0)
             return -1;
     }

@@ -1,5 +1,6 @@
 /* roofline explain prefill|decode: a worked example, step by step: each formula, the values with
  * units, the result; then the dominant term, intensity against the ridge, and a conclusion. */
+#include "cli/caldata.h"
 #include "cli/cli.h"
 #include "cli/explain.h"
 #include "io/profiles.h"
@@ -176,6 +177,45 @@ weight_gemm_flops(const struct roof_result *r)
         if (r->ops[i].present && r->ops[i].is_matmul && r->ops[i].bytes_weights > 0)
             f += r->ops[i].flops;
     return f;
+}
+
+/* The engine explain expects when none is named: llama.cpp for GGUF block formats (the engine
+ * that runs them), else vLLM; "datasheet" means the bound alone (NULL). */
+static const char *
+expected_engine(const struct cli_args *a, const struct roof_config *cfg)
+{
+    const char *eng = cli_get(a, "engine");
+    if (eng)
+        return strcmp(eng, "datasheet") == 0 ? NULL : eng;
+    return dtype_name(cfg->weights)[0] == 'q' ? "llama.cpp" : "vllm";
+}
+
+/* What the engine is expected to reach, beside the bound the worked steps derived. */
+static int
+explain_expected(const struct roof_config *cfg, const struct roof_result *bound, const char *engine,
+                 bool engine_named)
+{
+    struct roof_config e = *cfg;
+    double band[4][2] = {{0}};
+    if (caldata_tuning(cfg->hw, engine, NULL, &e.tuning, band) != 0)
+        return -1;
+    struct roof_result r;
+    if (roof_evaluate(&e, &r) != 0 || !(r.time_s > 0) || !isfinite(r.time_s)) {
+        fprintf(stderr, "error: the %s kernel model cannot evaluate this configuration\n", engine);
+        return -1;
+    }
+    bool pre = cfg->phase == ROOF_PREFILL;
+    int ph = pre ? PRED_PREFILL : PRED_DECODE;
+    printf("\nExpected with %s%s, through the calibrated kernel model (docs/calibration.md): %s "
+           "%s, %.1f tokens/s, %.2f x the bound of %s above",
+           engine, engine_named ? "" : ", the default engine", pre ? "TTFT" : "ITL", T(r.time_s),
+           r.tokens_per_s_total, r.time_s / bound->time_s, T(bound->time_s));
+    if (band[ph][0] != 0 || band[ph][1] != 0)
+        printf("; 80%% band %s-%s", T(r.time_s * exp(band[ph][0])), T(r.time_s * exp(band[ph][1])));
+    printf(".\n  The bound is what the physics allows; the engine adds per-kernel and per-step "
+           "overheads and reaches a fraction of the peaks (--engine NAME for another engine, "
+           "--engine datasheet for the bound alone).\n");
+    return 0;
 }
 
 static int
@@ -386,10 +426,22 @@ run_topic(const struct cli_args *a, int topic)
     cfg.context = 1024;
     cfg.prompt = 1024;
     int rc = CLI_OK;
-    if (cli_engine_opts(a, &cfg) != 0)
+    /* disaggregation sizes pools from pass times: the engine's expected times, not the bound
+     * (the simulator's step costs are the same kernel model) */
+    const char *engine = strcmp(TOPICS[topic].name, "disaggregation") == 0 && !cli_has(a, "engine")
+                             ? expected_engine(a, &cfg)
+                             : NULL;
+    if (cli_engine_opts(a, &cfg) != 0 ||
+        (engine && caldata_tuning(hw, engine, NULL, &cfg.tuning, NULL) != 0)) {
         rc = CLI_USAGE;
-    else if (TOPICS[topic].run(&cfg, a) != 0)
-        rc = CLI_FAIL;
+    } else {
+        if (engine)
+            printf("Times from %s's calibrated kernel model (--engine datasheet for the pure "
+                   "roofline).\n",
+                   engine);
+        if (TOPICS[topic].run(&cfg, a) != 0)
+            rc = CLI_FAIL;
+    }
     hw_free(hw);
     mdl_free(m);
     return cli_finish(rc);
@@ -446,8 +498,21 @@ run(int argc, char **argv)
     if (cli_engine_opts(&a, &cfg) != 0 || cli_count(&a, "params", &params) != 0) {
         rc = CLI_USAGE;
     } else if (m) {
-        if (explain_model(&cfg) < 0)
+        /* the worked steps derive the bound (the datasheet roofline); the engine's expected time
+         * follows */
+        const char *engine = expected_engine(&a, &cfg);
+        struct roof_config bound;
+        roof_config_init(&bound, hw, m, phase);
+        cfg.tuning = bound.tuning;
+        int er = explain_model(&cfg);
+        if (er < 0)
             rc = CLI_FAIL;
+        else if (engine) {
+            struct roof_result r;
+            if (roof_evaluate(&cfg, &r) != 0 ||
+                explain_expected(&cfg, &r, engine, cli_has(&a, "engine")) != 0)
+                rc = CLI_FAIL;
+        }
     } else {
         explain_nominal(hw, params, &cfg);
     }
