@@ -77,8 +77,9 @@ enum hw_vector_origin {
  * in FLOP/s: the datasheet fp32 peak, else derived (see enum hw_vector_origin); 0 when nothing
  * is known. Sets *origin (may be NULL). */
 double hw_vector_peak(const struct hw_profile *hw, enum hw_vector_origin *origin);
-/* One line saying how the vector rate was obtained ("fp32 datasheet peak", "derived: 80 units x
- * 1.71 GHz x 256 FLOP/cycle"), written into buf (NUL-terminated, truncated to n). */
+/* One line saying how the vector rate was obtained ("the datasheet's fp32 peak", "derived, the
+ * datasheet has no fp32 peak: 0.5 x the fp16 tensor peak 70 TFLOP/s = 35 TFLOP/s"), written into
+ * buf (NUL-terminated, truncated to n). */
 void hw_vector_describe(const struct hw_profile *hw, char *buf, size_t n);
 /* Ridge point of format `dt` in FLOP/byte: peak / bandwidth (after fallback). */
 double hw_ridge(const struct hw_profile *hw, enum dtype dt);
