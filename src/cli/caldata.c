@@ -68,6 +68,8 @@ engine_index(struct caldata *d, const char *dir, const char *name, const char **
     }
     struct err_list errs = {0};
     struct engine_profile *e = engine_find_in(dir, name, &errs);
+    if (e)
+        cli_print_errs(&errs); /* once per engine: a generic model or an alias */
     err_list_release(&errs);
     if (!e) {
         *reason = "no engine profile for this engine";

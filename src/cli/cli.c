@@ -474,7 +474,7 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
         }
     }
     const char *eng = cli_get(a, "engine");
-    if (eng) {
+    if (eng && strcmp(eng, "datasheet") != 0) { /* datasheet: the pure roofline */
         struct err_list errs = {0};
         int e = calparams_tuning(cfg->hw, eng, NULL, &cfg->tuning, NULL, &errs);
         cli_print_errs(&errs);

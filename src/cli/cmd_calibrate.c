@@ -58,12 +58,34 @@ band_of(const struct caldata *d, const struct fit_case *c, double pred, double *
     double q10 = d->bands.q[ph][k][0], q90 = d->bands.q[ph][k][1];
     if (q10 == 0 && q90 == 0)
         return;
+    double base_lo = pred, base_hi = pred;
+    const struct engine_profile *e = c->engine >= 0 ? &d->params.engine[c->engine] : NULL;
+    if (e && e->generic) {
+        /* an engine without a profile could behave like any profiled one: the band starts from
+         * the fastest and the slowest combination of their overheads and efficiencies */
+        for (int side = 0; side < 2; side++) {
+            struct calib_params p = d->params;
+            struct engine_profile *g = &p.engine[c->engine];
+            /* side 0: the smallest overheads and the largest efficiencies; side 1: the reverse */
+            const double *ovh = side ? e->span_max : e->span_min;
+            const double *eff = side ? e->span_min : e->span_max;
+            g->kernel_overhead_s = ovh[0];
+            g->step_overhead_s = ovh[1];
+            g->memory_efficiency = eff[2];
+            g->compute_efficiency = eff[3];
+            double v;
+            if (fit_predict(&p, c, &v, NULL) == 0 && v > 0 && isfinite(v)) {
+                base_lo = v < base_lo ? v : base_lo;
+                base_hi = v > base_hi ? v : base_hi;
+            }
+        }
+    }
     if (c->pc->metric == PRED_TOKENS_PER_S) {
-        *lo = pred * exp(-q90);
-        *hi = pred * exp(-q10);
+        *lo = base_lo * exp(-q90);
+        *hi = base_hi * exp(-q10);
     } else {
-        *lo = pred * exp(q10);
-        *hi = pred * exp(q90);
+        *lo = base_lo * exp(q10);
+        *hi = base_hi * exp(q90);
     }
 }
 

@@ -1,5 +1,6 @@
 /* roofline explain prefill|decode: a worked example, step by step: each formula, the values with
  * units, the result; then the dominant term, intensity against the ridge, and a conclusion. */
+#include "cli/caldata.h"
 #include "cli/cli.h"
 #include "cli/explain.h"
 #include "cli/fit_advice.h"
@@ -153,6 +154,45 @@ weight_gemm_flops(const struct roof_result *r)
     return f;
 }
 
+/* The engine explain expects when none is named: llama.cpp for GGUF block formats (the engine
+ * that runs them), else vLLM; "datasheet" means the bound alone (NULL). */
+static const char *
+expected_engine(const struct cli_args *a, const struct roof_config *cfg)
+{
+    const char *eng = cli_get(a, "engine");
+    if (eng)
+        return strcmp(eng, "datasheet") == 0 ? NULL : eng;
+    return dtype_name(cfg->weights)[0] == 'q' ? "llama.cpp" : "vllm";
+}
+
+/* What the engine is expected to reach, beside the bound the worked steps derived. */
+static int
+explain_expected(const struct roof_config *cfg, const struct roof_result *bound, const char *engine,
+                 bool engine_named)
+{
+    struct roof_config e = *cfg;
+    double band[4][2] = {{0}};
+    if (caldata_tuning(cfg->hw, engine, NULL, &e.tuning, band) != 0)
+        return -1;
+    struct roof_result r;
+    if (roof_evaluate(&e, &r) != 0 || !(r.time_s > 0) || !isfinite(r.time_s)) {
+        fprintf(stderr, "error: the %s kernel model cannot evaluate this configuration\n", engine);
+        return -1;
+    }
+    bool pre = cfg->phase == ROOF_PREFILL;
+    int ph = pre ? PRED_PREFILL : PRED_DECODE;
+    printf("\nExpected with %s%s, through the calibrated kernel model (docs/calibration.md): %s "
+           "%s, %.1f tokens/s, %.2f x the bound of %s above",
+           engine, engine_named ? "" : ", the default engine", pre ? "TTFT" : "ITL", T(r.time_s),
+           r.tokens_per_s_total, r.time_s / bound->time_s, T(bound->time_s));
+    if (band[ph][0] != 0 || band[ph][1] != 0)
+        printf("; 80%% band %s-%s", T(r.time_s * exp(band[ph][0])), T(r.time_s * exp(band[ph][1])));
+    printf(".\n  The bound is what the physics allows; the engine adds per-kernel and per-step "
+           "overheads and reaches a fraction of the peaks (--engine NAME for another engine, "
+           "--engine datasheet for the bound alone).\n");
+    return 0;
+}
+
 static int
 explain_model(const struct roof_config *cfg)
 {
@@ -228,6 +268,7 @@ explain_model(const struct roof_config *cfg)
            T(r.bytes / hw->memory_bandwidth_bytes_per_s));
     double gemm = weight_gemm_flops(&r);
     double attn = r.ops[ROOF_OP_ATTN_SCORE].flops + r.ops[ROOF_OP_ATTN_AV].flops;
+    enum hw_vector_origin vo;
     printf("Step 5. FLOPs\n");
     printf("  weight GEMMs = 2 x weights used x tokens ~= %s\n", Q(gemm, "FLOP", 3));
     printf("  attention (QK^T and PV) = %s; norms, softmax, activations: %s\n", Q(attn, "FLOP", 3),
@@ -242,6 +283,12 @@ explain_model(const struct roof_config *cfg)
         printf("  (%s is a weight-only format: weights are dequantized to %s, so the %s roof "
                "applies)\n",
                dtype_name(cfg->weights), dtype_name(cfg->act), dtype_name(r.gemm_dtype));
+    if (hw_vector_peak(hw, &vo) > 0 && vo != HW_VECTOR_DATASHEET) {
+        char how[256];
+        hw_vector_describe(hw, how, sizeof how);
+        printf("  (norms, softmax, residuals and activations run on the vector units at %s: %s)\n",
+               Q(hw_vector_peak(hw, NULL), "FLOP/s", 4), how);
+    }
     printf("Step 6. %s\n", pre ? "Pass time (time to first token, before queueing)"
                                : "Step time (inter-token latency)");
     printf("  t = sum over kernels of max(t_compute, t_memory) = %s\n", T(r.time_s));
@@ -371,9 +418,24 @@ run_topic(const struct cli_args *a, int topic)
     roof_config_init(&cfg, hw, m, ROOF_DECODE);
     cfg.context = 1024;
     cfg.prompt = 1024;
-    int rc = cli_engine_opts(a, &cfg);
-    if (rc == 0 && TOPICS[topic].run(&cfg, a) != 0)
+    int rc = CLI_OK;
+    /* disaggregation sizes pools from pass times: the engine's expected times, not the bound
+     * (the simulator's step costs are the same kernel model) */
+    const char *engine = strcmp(TOPICS[topic].name, "disaggregation") == 0 && !cli_has(a, "engine")
+                             ? expected_engine(a, &cfg)
+                             : NULL;
+    if ((rc = cli_engine_opts(a, &cfg)) != 0) {
+        /* rc says usage or failure */
+    } else if (engine && caldata_tuning(hw, engine, NULL, &cfg.tuning, NULL) != 0) {
         rc = CLI_FAIL;
+    } else {
+        if (engine)
+            printf("Times from %s's calibrated kernel model (--engine datasheet for the pure "
+                   "roofline).\n",
+                   engine);
+        if (TOPICS[topic].run(&cfg, a) != 0)
+            rc = CLI_FAIL;
+    }
     hw_free(hw);
     mdl_free(m);
     return cli_finish(rc);
@@ -421,8 +483,21 @@ run(int argc, char **argv)
     if (cli_count(&a, "params", &params) != 0) {
         rc = CLI_USAGE;
     } else if (m) {
-        if (explain_model(&cfg) < 0)
+        /* the worked steps derive the bound (the datasheet roofline); the engine's expected time
+         * follows */
+        const char *engine = expected_engine(&a, &cfg);
+        struct roof_config bound;
+        roof_config_init(&bound, hw, m, phase);
+        cfg.tuning = bound.tuning;
+        int er = explain_model(&cfg);
+        if (er < 0)
             rc = CLI_FAIL;
+        else if (engine) {
+            struct roof_result r;
+            if (roof_evaluate(&cfg, &r) != 0 ||
+                explain_expected(&cfg, &r, engine, cli_has(&a, "engine")) != 0)
+                rc = CLI_FAIL;
+        }
     } else {
         explain_nominal(hw, params, &cfg);
     }

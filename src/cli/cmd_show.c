@@ -25,6 +25,15 @@ show_gpu(const struct hw_profile *hw)
         printf("    %-5s %16s   ridge %7.1f FLOP/B\n", dtype_name((enum dtype)d), a,
                hw->peak_flops_per_s[d] / hw->memory_bandwidth_bytes_per_s);
     }
+    enum hw_vector_origin vo;
+    double vec = hw_vector_peak(hw, &vo);
+    if (vo != HW_VECTOR_DATASHEET) {
+        char how[256];
+        hw_vector_describe(hw, how, sizeof how);
+        unit_format_short(vec, "FLOP/s", 4, a, sizeof a);
+        printf("    %-5s %16s   ridge %7.1f FLOP/B  (vector units; %s)\n", "fp32", a,
+               vec / hw->memory_bandwidth_bytes_per_s, how);
+    }
     if (hw->gemm_efficiency > 0)
         printf("  GEMMs reach   %.1f%% of the fp32 peak (measured; the engine's compute "
                "efficiency)\n",

@@ -433,6 +433,18 @@ ex_disaggregation(const struct roof_config *cfg, const struct cli_args *a)
            "prefill + %.0f decode devices\n",
            r.prefill_req_per_s, r.decode_req_per_s, r.decode_per_prefill, rate, r.prefill_devices,
            r.decode_devices);
+    /* each prefill device sees rate / devices requests/s with a deterministic pass: the M/D/1
+     * mean wait rho / (2 mu (1 - rho)) (Pollaczek-Khinchine) before its TTFT starts */
+    double mu = r.prefill_req_per_s, rho = rate / (r.prefill_devices * mu);
+    if (rho < 1)
+        printf("  prefill utilisation = %.1f / (%.0f x %.2f) = %.0f%%; mean queueing wait (M/D/1) "
+               "= rho / (2 mu (1 - rho)) = %s, so the TTFT is about %s\n",
+               rate, r.prefill_devices, mu, 100 * rho, T(rho / (2 * mu * (1 - rho))),
+               T(r.ttft_s + rho / (2 * mu * (1 - rho))));
+    else
+        printf("  prefill utilisation = %.1f / (%.0f x %.2f) = %.0f%%: the prompts queue without "
+               "bound; add prefill devices\n",
+               rate, r.prefill_devices, mu, 100 * rho);
     printf("\nConclusion: separate pools let prefill run compute-bound and decode run at its best "
            "batch without prefill stalls; the KV transfer adds %s to the TTFT.\n",
            T(r.transfer_s));

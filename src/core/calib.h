@@ -43,6 +43,12 @@ struct engine_profile {
     bool dequant_buffer;            /* weight-only GEMMs convert the weights to fp16 first */
     double ubatch_tokens;           /* prefill micro-batch; 0 = the whole prompt in one pass */
     struct engine_serving serving;
+    /* no profile of its own: the generic kernel model (engine_find_in), predicted with a band
+     * that spans the profiled engines' predictions */
+    bool generic;
+    /* for a generic engine: the smallest and largest kernel overhead, step overhead, memory and
+     * compute efficiency multipliers among the profiled engines (the band's extremes) */
+    double span_min[4], span_max[4];
     char **source_keys, **source_texts;
     int n_sources;
 };

@@ -1,6 +1,7 @@
 /* Hardware roofs: per-format peak with documented fallbacks, ridge points, links. */
 #include "core/hw.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* When a device has no roof for a format, the computation runs in the next wider format the
@@ -19,6 +20,62 @@ static const enum dtype FALLBACK[DT_COUNT][4] = {
 };
 
 double
+hw_vector_peak(const struct hw_profile *hw, enum hw_vector_origin *origin)
+{
+    enum hw_vector_origin o = HW_VECTOR_NONE;
+    double v = 0.0;
+    if (hw->peak_flops_per_s[DT_FP32] > 0) {
+        o = HW_VECTOR_DATASHEET;
+        v = hw->peak_flops_per_s[DT_FP32];
+    } else if (hw->compute_units > 0 && hw->boost_clock_hz > 0 && hw->vector_flops_per_cycle > 0) {
+        /* every unit retires its vector lanes' FLOPs each cycle at the boost clock: the same
+         * product that gives a datasheet's non-tensor fp32 figure (e.g. A100: 108 SMs x
+         * 1.41 GHz x 64 FMA lanes x 2 = 19.5 TFLOP/s) */
+        o = HW_VECTOR_UNITS;
+        v = hw->compute_units * hw->boost_clock_hz * hw->vector_flops_per_cycle;
+    } else if (hw->vector_fraction > 0 && dtype_is_roof(hw->vector_fraction_of) &&
+               hw->peak_flops_per_s[hw->vector_fraction_of] > 0) {
+        /* the vector and tensor units run on one clock: their rates stand in the ratio of
+         * their FLOPs per cycle, an architecture fact the profile cites */
+        o = HW_VECTOR_FRACTION;
+        v = hw->vector_fraction * hw->peak_flops_per_s[hw->vector_fraction_of];
+    }
+    if (origin)
+        *origin = o;
+    return v;
+}
+
+void
+hw_vector_describe(const struct hw_profile *hw, char *buf, size_t n)
+{
+    enum hw_vector_origin o;
+    double v = hw_vector_peak(hw, &o);
+    if (n == 0)
+        return;
+    switch (o) {
+    case HW_VECTOR_DATASHEET:
+        snprintf(buf, n, "the datasheet's fp32 peak");
+        break;
+    case HW_VECTOR_UNITS:
+        snprintf(buf, n,
+                 "derived, the datasheet has no fp32 peak: %.0f compute units x %.4g GHz x %.0f "
+                 "FLOP/cycle = %.4g TFLOP/s",
+                 hw->compute_units, hw->boost_clock_hz / 1e9, hw->vector_flops_per_cycle, v / 1e12);
+        break;
+    case HW_VECTOR_FRACTION:
+        snprintf(buf, n,
+                 "derived, the datasheet has no fp32 peak: %.4g x the %s tensor peak %.4g TFLOP/s "
+                 "= %.4g TFLOP/s",
+                 hw->vector_fraction, dtype_name(hw->vector_fraction_of),
+                 hw->peak_flops_per_s[hw->vector_fraction_of] / 1e12, v / 1e12);
+        break;
+    default:
+        snprintf(buf, n, "unknown");
+        break;
+    }
+}
+
+double
 hw_peak(const struct hw_profile *hw, enum dtype want, enum dtype *used)
 {
     if (!dtype_is_roof(want))
@@ -31,8 +88,9 @@ hw_peak(const struct hw_profile *hw, enum dtype want, enum dtype *used)
         enum dtype d = FALLBACK[want][i];
         if (d == DT_COUNT && i > 0)
             break;
-        if (hw->peak_flops_per_s[d] > best) {
-            best = hw->peak_flops_per_s[d];
+        double p = d == DT_FP32 ? hw_vector_peak(hw, NULL) : hw->peak_flops_per_s[d];
+        if (p > best) {
+            best = p;
             best_dt = d;
         }
     }

@@ -6,6 +6,7 @@
 #include "core/dtype.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum hw_link_direction { HW_LINK_UNKNOWN, HW_LINK_BIDIRECTIONAL, HW_LINK_PER_DIRECTION };
 
@@ -37,6 +38,13 @@ struct hw_profile {
     /* measured fraction of the fp32 peak that a large GEMM reaches (host profiles written by
      * roofline bench); the engine's default compute efficiency; 0 = unknown (1 is used) */
     double gemm_efficiency;
+    /* the vector (non-tensor) units, for a profile whose datasheet gives no fp32 peak: fp32
+     * FLOPs per cycle per compute unit (an FMA lane counts 2), or the vector rate as a fraction
+     * of the tensor peak of format `vector_fraction_of` (both from architecture facts, cited);
+     * 0 = not given. docs/physics.md#vector-rate */
+    double vector_flops_per_cycle;
+    double vector_fraction;
+    enum dtype vector_fraction_of;
     char *link_kind; /* NULL = none */
     double link_bandwidth_bytes_per_s;
     enum hw_link_direction link_direction;
@@ -60,8 +68,24 @@ enum hw_cache_level { HW_L1, HW_L2, HW_L3, HW_LLC };
 
 /* The roof a computation in format `want` runs on: `want` itself if the device has it, else the
  * nearest format it falls back to (fp8 -> fp16 -> bf16 -> fp32 ...). Sets *used (may be NULL)
- * and returns the peak in FLOP/s, or 0 when the device has no usable roof. */
+ * and returns the peak in FLOP/s, or 0 when the device has no usable roof. The fp32 roof is
+ * hw_vector_peak: derived when the datasheet has none. */
 double hw_peak(const struct hw_profile *hw, enum dtype want, enum dtype *used);
+/* How the fp32 vector rate of a device is known. */
+enum hw_vector_origin {
+    HW_VECTOR_NONE,      /* unknown: the profile is refused by the loader */
+    HW_VECTOR_DATASHEET, /* compute.fp32 */
+    HW_VECTOR_UNITS,     /* compute_units x boost_clock x vector.flops_per_cycle */
+    HW_VECTOR_FRACTION   /* vector.fraction x the tensor peak of vector.fraction_of */
+};
+/* The rate of the vector units (norms, softmax, residuals, activations, dequantization, GEMV)
+ * in FLOP/s: the datasheet fp32 peak, else derived (see enum hw_vector_origin); 0 when nothing
+ * is known. Sets *origin (may be NULL). */
+double hw_vector_peak(const struct hw_profile *hw, enum hw_vector_origin *origin);
+/* One line saying how the vector rate was obtained ("the datasheet's fp32 peak", "derived, the
+ * datasheet has no fp32 peak: 0.5 x the fp16 tensor peak 70 TFLOP/s = 35 TFLOP/s"), written into
+ * buf (NUL-terminated, truncated to n). */
+void hw_vector_describe(const struct hw_profile *hw, char *buf, size_t n);
 /* Ridge point of format `dt` in FLOP/byte: peak / bandwidth (after fallback). */
 double hw_ridge(const struct hw_profile *hw, enum dtype dt);
 /* Bandwidth of one direction of the scale-up link in bytes/s (half of a bidirectional figure). */

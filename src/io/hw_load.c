@@ -15,8 +15,9 @@ static const char *const TOP_KEYS[] = {
     "compute",       "compute_units",   "boost_clock", "cache",
     "interconnect",  "power",           "price",       "notes",
     "sources",       "cache_bandwidth", "provenance",  "gemm_efficiency",
-    "server_devices"};
+    "server_devices", "vector"};
 static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
+static const char *const VECTOR_KEYS[] = {"flops_per_cycle", "fraction", "fraction_of"};
 static const char *const CACHE_KEYS[] = {"l1", "l2", "l3", "llc"};
 static const char *const LINK_KEYS[] = {"kind", "bandwidth", "direction"};
 static const char *const POWER_KEYS[] = {"tdp"};
@@ -72,6 +73,45 @@ load_compute(struct ycheck *y, const struct ynode *map, struct hw_profile *hw)
     }
     if (found == 0 && map->n == 0)
         ycheck_error(y, map, "'compute' needs at least one peak rate (fp32, fp16, ...)");
+}
+
+/* The vector units (docs/physics.md#vector-rate): FLOPs per cycle per compute unit, or a fraction
+ * of a format's tensor peak. */
+static void
+load_vector(struct ycheck *y, const struct ynode *map, struct hw_profile *hw)
+{
+    if (!ycheck_map(y, map, "vector"))
+        return;
+    ycheck_keys(y, map, "vector", VECTOR_KEYS, N(VECTOR_KEYS));
+    double v;
+    if (ycheck_num(y, map, "vector", "flops_per_cycle", false, &v)) {
+        if (!(v > 0))
+            ycheck_error(y, ynode_get(map, "flops_per_cycle"),
+                         "'vector.flops_per_cycle' must be positive, got %g", v);
+        else
+            hw->vector_flops_per_cycle = v;
+    }
+    bool has_fraction = ycheck_num(y, map, "vector", "fraction", false, &v);
+    if (has_fraction && !(v > 0 && v <= 1))
+        ycheck_error(y, ynode_get(map, "fraction"),
+                     "'vector.fraction' must be a fraction in (0, 1], got %g", v);
+    const char *of = NULL;
+    bool has_of = ycheck_str(y, map, "vector", "fraction_of", false, &of);
+    if (has_fraction != has_of) {
+        ycheck_error(y, map, "'vector.fraction' and 'vector.fraction_of' go together");
+        return;
+    }
+    if (!has_fraction || !(v > 0 && v <= 1))
+        return;
+    enum dtype d;
+    if (dtype_parse(of, &d) != 0 || !dtype_is_roof(d) || hw->peak_flops_per_s[d] <= 0) {
+        ycheck_error(y, ynode_get(map, "fraction_of"),
+                     "'vector.fraction_of' is '%s'; it must name a format with a peak in 'compute'",
+                     of);
+        return;
+    }
+    hw->vector_fraction = v;
+    hw->vector_fraction_of = d;
 }
 
 static char *
@@ -339,6 +379,9 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
         else
             hw->gemm_efficiency = ge;
     }
+    const struct ynode *vec = ynode_get(root, "vector");
+    if (vec && !ynode_is_null(vec))
+        load_vector(&y, vec, hw);
     const struct ynode *prov = ynode_get(root, "provenance");
     if (prov && !ynode_is_null(prov) && ycheck_map(&y, prov, "provenance")) {
         hw->provenance_keys = calloc(prov->n / 2 + 1, sizeof(char *));
@@ -386,6 +429,15 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
     if (price && !ynode_is_null(price))
         load_prices(&y, price, hw);
     check_sources(&y, root, ynode_get(root, "sources"), hw);
+    /* norms, softmax, residuals and dequantization run on the vector units: a profile must give
+     * their rate or what derives it (checked once the rest of the file is valid, since it
+     * depends on the peaks, units and clock read above) */
+    if (comp && comp->kind == YNODE_MAP && err_count(errs, ERR_ERROR) == before &&
+        hw_vector_peak(hw, NULL) <= 0)
+        ycheck_error(&y, comp,
+                     "'compute' has no fp32 peak and the vector rate cannot be derived (add "
+                     "'compute.fp32', or 'compute_units', 'boost_clock' and "
+                     "'vector.flops_per_cycle', or 'vector.fraction' and 'vector.fraction_of')");
     ycheck_release(&y);
     if (err_count(errs, ERR_ERROR) > before) {
         hw_free(hw);

@@ -7,6 +7,7 @@
 #include "util/strs.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,14 @@ static const char *const ROW_KEYS[] = {
     "k",     "tokens", "tp",       "kv_len", "chunk",    "bytes",  "metric",  "value", "note"};
 static const char *const PHASES[PRED_PHASE_COUNT] = {"decode", "prefill", "e2e", "kernel"};
 static const char *const METRICS[] = {"tokens_per_s", "time_ms", "latency_s"};
-static const char *const ENGINES[] = {"llama.cpp", "vllm", "tensorrt-llm", "deepspeed", "kernel"};
+static const char *const ENGINES[] = {
+    "llama.cpp", "vllm",          "tensorrt-llm",   "deepspeed", "kernel", "sglang", "tgi",
+    "lmdeploy",  "deepspeed-mii", "optimum-habana", "mlc-llm",   "mlx",    "ollama"};
+/* Serving engines with a profile in engine_profiles/ that the generic model averages. */
+static const char *const PROFILED[] = {"llama.cpp", "vllm", "tensorrt-llm", "deepspeed"};
+/* Engines that run another engine's kernels: the other's profile applies. Ollama serves models
+ * through llama.cpp's ggml backend (github.com/ollama/ollama, llama/ and ml/backend/ggml/). */
+static const char *const ALIAS[][2] = {{"ollama", "llama.cpp"}};
 static const char *const OPS[] = {"matmul",      "mlp_up",       "mlp_down", "qkv",
                                   "attn_decode", "attn_prefill", "allreduce"};
 
@@ -448,9 +456,84 @@ engine_find_in(const char *dir, const char *name, struct err_list *errs)
         snprintf(p, sizeof p, "%s/engine_profiles/%s.yaml", dir ? dir : prof_data_dir(), name);
     }
     if (stat(p, &st) != 0) {
+        for (size_t i = 0; i < N(ALIAS); i++)
+            if (strcmp(name, ALIAS[i][0]) == 0) {
+                struct engine_profile *e = engine_find_in(dir, ALIAS[i][1], errs);
+                if (e) {
+                    err_add(errs, NULL, 0, 0, ERR_WARNING,
+                            "engine '%s' runs %s's kernels: engine_profiles/%s.yaml is used", name,
+                            ALIAS[i][1], ALIAS[i][1]);
+                    free(e->name);
+                    e->name = str_dup(name);
+                }
+                return e;
+            }
+        bool known = false;
+        for (size_t i = 0; i < N(ENGINES) && !known; i++)
+            known = strcmp(name, ENGINES[i]) == 0;
+        if (known)
+            return engine_generic(dir, name, errs);
         err_add(errs, NULL, 0, 0, ERR_ERROR,
-                "unknown engine '%s' (llama.cpp, vllm, tensorrt-llm, kernel)", name);
+                "unknown engine '%s' (llama.cpp, vllm, tensorrt-llm, deepspeed, kernel, or one "
+                "predicted by the generic model: sglang, tgi, lmdeploy, deepspeed-mii, "
+                "optimum-habana, mlc-llm, mlx, ollama)",
+                name);
         return NULL;
     }
     return engine_load(p, errs);
+}
+
+struct engine_profile *
+engine_generic(const char *dir, const char *name, struct err_list *errs)
+{
+    /* the geometric mean of the profiled serving engines' fixed costs and efficiency
+     * multipliers: an engine we know nothing about is assumed typical of those we do, and its
+     * band spans all of them (docs/calibration.md#engines-without-a-profile) */
+    double log_sum[4] = {0}, lo[4] = {0}, hi[4] = {0};
+    int n = 0;
+    for (size_t i = 0; i < N(PROFILED); i++) {
+        char p[PATH_MAX + 64];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/engine_profiles/%s.yaml", dir ? dir : prof_data_dir(),
+                 PROFILED[i]);
+        if (stat(p, &st) != 0)
+            continue;
+        struct err_list quiet = {0};
+        struct engine_profile *k = engine_load(p, &quiet);
+        err_list_release(&quiet);
+        if (!k)
+            continue;
+        double v[4] = {k->kernel_overhead_s, k->step_overhead_s, k->memory_efficiency,
+                       k->compute_efficiency};
+        bool ok = true;
+        for (int j = 0; j < 4; j++)
+            ok &= v[j] > 0;
+        for (int j = 0; ok && j < 4; j++) {
+            log_sum[j] += log(v[j]);
+            lo[j] = n == 0 || v[j] < lo[j] ? v[j] : lo[j];
+            hi[j] = n == 0 || v[j] > hi[j] ? v[j] : hi[j];
+        }
+        n += ok;
+        engine_profile_free(k);
+    }
+    struct engine_profile *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    engine_profile_kernel(e);
+    e->name = str_dup(name);
+    e->generic = true;
+    if (n > 0) {
+        e->kernel_overhead_s = exp(log_sum[0] / n);
+        e->step_overhead_s = exp(log_sum[1] / n);
+        e->memory_efficiency = exp(log_sum[2] / n);
+        e->compute_efficiency = exp(log_sum[3] / n);
+        memcpy(e->span_min, lo, sizeof lo);
+        memcpy(e->span_max, hi, sizeof hi);
+    }
+    err_add(errs, NULL, 0, 0, ERR_WARNING,
+            "no engine profile for '%s': predicted with the generic kernel model (the geometric "
+            "mean of %d profiled engines' overheads and efficiencies); validate widens its band "
+            "to span their extremes",
+            name, n);
+    return e;
 }

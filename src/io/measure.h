@@ -39,5 +39,9 @@ bool engine_serving_key(const char *key);
 struct engine_profile *engine_find(const char *name, struct err_list *errs);
 /* The same in `dir`/engine_profiles (NULL: the data directory). */
 struct engine_profile *engine_find_in(const char *dir, const char *name, struct err_list *errs);
+/* The generic kernel model for engine `name`, which has no profile: the geometric mean of the
+ * profiled serving engines in `dir` (NULL = the data directory), marked `generic`; adds a warning
+ * to errs. Caller frees with engine_profile_free. */
+struct engine_profile *engine_generic(const char *dir, const char *name, struct err_list *errs);
 
 #endif

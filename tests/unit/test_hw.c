@@ -76,6 +76,42 @@ TEST(hw_peak_and_fallback)
     CHECK_NEAR(hw_link_bytes_per_s_per_direction(&hw), 900e9, 0);
 }
 
+TEST(hw_vector_rate_derived)
+{
+    struct hw_profile hw;
+    fake_hw(&hw);
+    enum hw_vector_origin o;
+    CHECK_NEAR(hw_vector_peak(&hw, &o), 66.9e12, 0);
+    CHECK(o == HW_VECTOR_DATASHEET);
+    /* no fp32 peak and nothing to derive it from: 0, the loader refuses such a profile */
+    hw.peak_flops_per_s[DT_FP32] = 0;
+    CHECK_NEAR(hw_vector_peak(&hw, &o), 0, 0);
+    CHECK(o == HW_VECTOR_NONE);
+    /* units x clock x FLOP/cycle: an A100 without its fp32 figure, 108 SMs x 1.41 GHz x 64 FMA
+     * lanes x 2 = 19.49 TFLOP/s, the datasheet's 19.5 */
+    hw.compute_units = 108;
+    hw.boost_clock_hz = 1.41e9;
+    hw.vector_flops_per_cycle = 128;
+    CHECK_NEAR(hw_vector_peak(&hw, &o), 19.49184e12, 1e-12);
+    CHECK(o == HW_VECTOR_UNITS);
+    /* fp16 work on this device still runs on its tensor roof; fp32 work on the derived rate */
+    enum dtype used;
+    CHECK_NEAR(hw_peak(&hw, DT_FP32, &used), 19.49184e12, 1e-12);
+    CHECK(used == DT_FP32);
+    CHECK_NEAR(hw_peak(&hw, DT_FP16, &used), 989.4e12, 0);
+    /* a fraction of a tensor peak (A10G: 0.5 x 70 TFLOP/s fp16 = 35 TFLOP/s) when units or clock
+     * are unknown */
+    hw.compute_units = 0;
+    hw.peak_flops_per_s[DT_FP16] = 70e12;
+    hw.vector_fraction = 0.5;
+    hw.vector_fraction_of = DT_FP16;
+    CHECK_NEAR(hw_vector_peak(&hw, &o), 35e12, 0);
+    CHECK(o == HW_VECTOR_FRACTION);
+    char buf[256];
+    hw_vector_describe(&hw, buf, sizeof buf);
+    CHECK(strstr(buf, "0.5 x the fp16 tensor peak 70 TFLOP/s = 35 TFLOP/s") != NULL);
+}
+
 TEST(hw_shipped_profiles_exist)
 {
     static const char *const REQUIRED[] = {"h100-sxm",
