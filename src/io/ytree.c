@@ -31,15 +31,23 @@ node_push(struct ynode *parent, struct ynode *child)
     return 0;
 }
 
+/* A node; a scalar's text lives in the same block (one allocation instead of two: 72 bytes per
+ * list item instead of 104 for a list of small numbers). */
 static struct ynode *
-node_new(enum ynode_kind kind, const yaml_mark_t *mark)
+node_new(enum ynode_kind kind, const yaml_mark_t *mark, const char *text, size_t text_len)
 {
-    struct ynode *n = calloc(1, sizeof *n);
+    size_t extra = text ? text_len + 1 : 0;
+    struct ynode *n = calloc(1, sizeof *n + extra);
     if (!n)
         return NULL;
     n->kind = kind;
     n->line = (int)mark->line + 1;
     n->col = (int)mark->column + 1;
+    if (text) {
+        n->value = (char *)(n + 1);
+        memcpy(n->value, text, text_len);
+        n->value[text_len] = '\0';
+    }
     return n;
 }
 
@@ -85,12 +93,10 @@ parse_node(yaml_parser_t *p, yaml_event_t *ev, const char *name, struct err_list
     }
     switch (ev->type) {
     case YAML_SCALAR_EVENT: {
-        struct ynode *n = node_new(YNODE_SCALAR, &ev->start_mark);
-        if (!n)
-            return -1;
-        n->value = str_dup((const char *)ev->data.scalar.value);
-        if (!n->value) {
-            free(n);
+        /* libyaml gives the length; a NUL inside a quoted scalar ends the text here */
+        const char *text = (const char *)ev->data.scalar.value;
+        struct ynode *n = node_new(YNODE_SCALAR, &ev->start_mark, text, strlen(text));
+        if (!n) {
             err_add(errs, name, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,
                     ERR_ERROR, "out of memory");
             return -1;
@@ -100,7 +106,7 @@ parse_node(yaml_parser_t *p, yaml_event_t *ev, const char *name, struct err_list
         return 0;
     }
     case YAML_SEQUENCE_START_EVENT: {
-        struct ynode *n = node_new(YNODE_SEQ, &ev->start_mark);
+        struct ynode *n = node_new(YNODE_SEQ, &ev->start_mark, NULL, 0);
         if (!n)
             return -1;
         if (parse_children(p, n, YAML_SEQUENCE_END_EVENT, name, errs, depth) != 0) {
@@ -111,7 +117,7 @@ parse_node(yaml_parser_t *p, yaml_event_t *ev, const char *name, struct err_list
         return 0;
     }
     case YAML_MAPPING_START_EVENT: {
-        struct ynode *n = node_new(YNODE_MAP, &ev->start_mark);
+        struct ynode *n = node_new(YNODE_MAP, &ev->start_mark, NULL, 0);
         if (!n)
             return -1;
         if (parse_children(p, n, YAML_MAPPING_END_EVENT, name, errs, depth) != 0) {
@@ -218,8 +224,7 @@ ynode_free(struct ynode *n)
     for (size_t i = 0; i < n->n; i++)
         ynode_free(n->items[i]);
     free(n->items);
-    free(n->value);
-    free(n);
+    free(n); /* a scalar's value is in the same block */
 }
 
 const struct ynode *
