@@ -86,6 +86,14 @@ devices(struct ycheck *y, const struct ynode *e, const char *key, int *out)
     return true;
 }
 
+/* the key is there with a value (maybe a bad one, which has its own error) */
+static bool
+given(const struct ynode *e, const char *key)
+{
+    const struct ynode *v = ynode_get(e, key);
+    return v && !ynode_is_null(v);
+}
+
 static void
 row_free(struct meas_row *r)
 {
@@ -202,11 +210,12 @@ meas_load(const char *path, struct err_list *errs)
             if (ycheck_str(&y, e, "", "note", false, &s))
                 r.note = str_dup(s);
             /* what each phase needs */
-            if (ph == 0 && r.pc.context < 0)
+            /* (a key given with a bad value has its own error already) */
+            if (ph == 0 && !given(e, "context"))
                 ycheck_error(&y, e, "a decode row needs 'context'");
-            if (ph == 1 && r.pc.prompt < 0)
+            if (ph == 1 && !given(e, "prompt"))
                 ycheck_error(&y, e, "a prefill row needs 'prompt'");
-            if (ph == 2 && (r.pc.input < 0 || r.pc.output < 0))
+            if (ph == 2 && (!given(e, "input") || !given(e, "output")))
                 ycheck_error(&y, e, "an e2e row needs 'input' and 'output'");
             if (ph == 3 && !r.op_name)
                 ycheck_error(&y, e, "a kernel row needs 'op'");
