@@ -46,8 +46,9 @@ pick(struct ycheck *y, const struct ynode *map, const char *key, const char *v,
     return -1;
 }
 
-/* Upper bounds (docs/calibration.md, limits): no published run comes near them; beyond them products
- * of shapes lose meaning. Lengths and shapes in tokens or elements, bytes per collective. */
+/* Upper bounds (docs/calibration.md, limits): no published run comes near them; beyond them
+ * products of shapes lose meaning. Lengths and shapes in tokens or elements, bytes per collective.
+ */
 #define MAX_LENGTH 1e9
 #define MAX_BYTES 1e15
 #define MAX_DEVICES 65536
@@ -270,6 +271,12 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "provenance"};
 /* provenance is free text: accepted, not interpreted */
 
+/* Engine ranges (docs/calibration.md, limits): fitted overheads are microseconds to
+ * milliseconds; a second per kernel or per step is already absurd. */
+static const struct yrange OVERHEAD_RANGE = {0, 1.0, 0, "s"};
+static const struct yrange INFLIGHT_RANGE = {1.0, 1e9, 0, "B"};
+#define MAX_UBATCH 1000000L
+
 struct engine_profile *
 engine_load(const char *path, struct err_list *errs)
 {
@@ -295,8 +302,13 @@ engine_load(const char *path, struct err_list *errs)
         const char *s;
         if (ycheck_str(&y, root, "", "name", true, &s))
             e->name = str_dup(s);
-        ycheck_qty(&y, root, "", "kernel_overhead", UNIT_SECONDS, false, &e->kernel_overhead_s);
-        ycheck_qty(&y, root, "", "step_overhead", UNIT_SECONDS, false, &e->step_overhead_s);
+        double t;
+        if (ycheck_qty(&y, root, "", "kernel_overhead", UNIT_SECONDS, false, &t) &&
+            ycheck_range(&y, root, "", "kernel_overhead", t, &OVERHEAD_RANGE))
+            e->kernel_overhead_s = t;
+        if (ycheck_qty(&y, root, "", "step_overhead", UNIT_SECONDS, false, &t) &&
+            ycheck_range(&y, root, "", "step_overhead", t, &OVERHEAD_RANGE))
+            e->step_overhead_s = t;
         const char *keys[2] = {"memory_efficiency", "compute_efficiency"};
         double *dst[2] = {&e->memory_efficiency, &e->compute_efficiency};
         for (int i = 0; i < 2; i++) {
@@ -309,8 +321,10 @@ engine_load(const char *path, struct err_list *errs)
                     *dst[i] = v;
             }
         }
-        ycheck_qty(&y, root, "", "bytes_in_flight_per_unit", UNIT_BYTES, false,
-                   &e->inflight_bytes_per_unit);
+        double b;
+        if (ycheck_qty(&y, root, "", "bytes_in_flight_per_unit", UNIT_BYTES, false, &b) &&
+            ycheck_range(&y, root, "", "bytes_in_flight_per_unit", b, &INFLIGHT_RANGE))
+            e->inflight_bytes_per_unit = b;
         double ds;
         if (ycheck_num(&y, root, "", "dequant_scale", false, &ds)) {
             if (!(ds > 0 && ds < 100))
@@ -322,8 +336,13 @@ engine_load(const char *path, struct err_list *errs)
         ycheck_bool(&y, root, "", "fp16_accumulate", &e->fp16_accumulate);
         ycheck_bool(&y, root, "", "dequant_buffer", &e->dequant_buffer);
         long ub;
-        if (ycheck_long(&y, root, "", "ubatch", false, 1, &ub))
-            e->ubatch_tokens = (double)ub;
+        if (ycheck_long(&y, root, "", "ubatch", false, 1, &ub)) {
+            if (ub > MAX_UBATCH)
+                ycheck_error(&y, ynode_get(root, "ubatch"), "'ubatch' must be at most %ld, got %ld",
+                             MAX_UBATCH, ub);
+            else
+                e->ubatch_tokens = (double)ub;
+        }
         const struct ynode *src = ynode_get(root, "sources");
         if (!src)
             ycheck_error(&y, root,
