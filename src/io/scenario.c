@@ -328,9 +328,10 @@ parse_trace_text(const char *path, const char *text, struct sim_trace *out, stru
         }
         memcpy(buf, p, len);
         buf[len] = '\0';
+        /* advance before trimming: a last line "...\r" without "\n" looped forever (fuzz_trace) */
+        p = end ? end + 1 : p + len;
         if (len && buf[len - 1] == '\r')
             buf[--len] = '\0';
-        p = end ? end + 1 : p + len;
         const char *q = buf;
         while (*q == ' ' || *q == '\t')
             q++;
