@@ -11,7 +11,10 @@ cd "$top" || exit 1
 bin=build/fuzz/fuzz_$name
 seeds=build/fuzz/seeds/$name
 corpus=build/fuzz/corpus/$name
-mkdir -p "$seeds" "$corpus" build/fuzz/artifacts
+mkdir -p "$seeds" "$corpus" build/fuzz/artifacts build/fuzz/tmp
+# the harnesses' scratch files stay under build/
+TMPDIR=$top/build/fuzz/tmp
+export TMPDIR
 add() { for f in "$@"; do [ -f "$f" ] && cp "$f" "$seeds/" 2>/dev/null; done; }
 case $name in
 hw) add hardware_profiles/*.yaml tests/data/bad/hw-*.yaml tests/data/hw-*.yaml tests/data/bench/host.yaml ;;
@@ -37,8 +40,8 @@ extra=
 nice -n 10 "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 $extra \
     -artifact_prefix=build/fuzz/artifacts/"$name"- "$corpus" "$seeds" >"$log" 2>&1
 rc=$?
-runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
-rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$')
+runs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+rate=$(grep -ao 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$')
 n=$(ls "$corpus" | wc -l)
 if [ "$rc" = 0 ]; then result="no finding"; else result="FINDING (exit $rc, see $log)"; fi
 echo "$name: ${runs:-?} runs in ${secs} s (${rate:-?} exec/s), corpus $n, $result"
