@@ -39,7 +39,7 @@ ifneq ($(SANITIZE),)
   BIN := $(BUILD)/roofline
 endif
 
-.PHONY: all test check unit perf install clean help check-layers check-links format-check deps run validate FORCE
+.PHONY: all test check unit perf install clean help check-layers check-links format-check deps run validate fuzz fuzz-build FORCE
 
 all: $(BIN)
 
@@ -145,7 +145,39 @@ help:
 	@echo "make perf       engine and simulator benchmarks (print figures, never assert speed)"
 	@echo "make test-cluster  sharded runs on a private local Slurm and GNU parallel = one run"
 	@echo "make validate   leave-one-device-out cross-validation on calibration/measurements.yaml"
+	@echo "make fuzz       libFuzzer smoke run of every parser (FUZZ_SECONDS=60 each; clang)"
 	@echo "make install    PREFIX=/usr/local"
 	@echo "make deps       install Debian packages (apt-get; sudo when not root)"
 
+# libFuzzer harnesses (tests/fuzz/README.md): clang with ASan and UBSan, one binary per parser.
+# `make fuzz` runs each for FUZZ_SECONDS (a smoke run; not part of `make test`).
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD := build/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_NAMES := hw model hfconfig measure engine scenario trace measured bench_report cli
+FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
+FUZZ_OBJ := $(filter-out $(FUZZ_BUILD)/src/main.o,$(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o))
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $<"
+	@$(FUZZ_CC) -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) -Wno-format-nonliteral -O1 -g -fno-omit-frame-pointer \
+	  -fsanitize=fuzzer-no-link $(FUZZ_SAN) -Isrc -Itests/fuzz $(PKG_CFLAGS) \
+	  -DROOFLINE_DATADIR='"$(DATADIR)"' -DROOFLINE_VERSION='"$(VERSION)"' \
+	  -DROOFLINE_CFLAGS='"fuzz"' -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/libroofline.a: $(FUZZ_OBJ)
+	@rm -f $@
+	@$(AR) rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/libroofline.a
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS)
+	@for f in $(FUZZ_NAMES); do sh tests/fuzz/run.sh $$f $(FUZZ_SECONDS) || exit 1; done
+
+-include $(FUZZ_OBJ:.o=.d) $(FUZZ_NAMES:%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.d)
 -include $(DEPS)

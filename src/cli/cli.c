@@ -10,6 +10,8 @@
 #include "util/version.h"
 
 #include <stdarg.h>
+#include <limits.h>
+#include <math.h>
 #include <string.h>
 
 static int cmd_help_run(int argc, char **argv);
@@ -324,13 +326,18 @@ cli_long(const struct cli_args *a, const char *name, long def, long min, long *o
     }
     double x;
     const char *why;
-    /* accept "4k" style counts for lengths */
-    if (unit_parse(v, UNIT_COUNT_SUFFIX, &x, &why) != 0 || x != (double)(long)x || x > 1e12) {
+    /* accept "4k" style counts for lengths; every caller stores an int or a length, so the
+     * bound is INT_MAX (4294967297 once ran as tp 1); compare as doubles before converting */
+    if (unit_parse(v, UNIT_COUNT_SUFFIX, &x, &why) != 0 || x != floor(x)) {
         fprintf(stderr, "error: --%s: expected a whole number, got '%s'\n", name, v);
         return -1;
     }
-    if ((long)x < min) {
+    if (x < (double)min) {
         fprintf(stderr, "error: --%s: must be at least %ld, got '%s'\n", name, min, v);
+        return -1;
+    }
+    if (x > (double)INT_MAX) {
+        fprintf(stderr, "error: --%s: must be at most %d, got '%s'\n", name, INT_MAX, v);
         return -1;
     }
     *out = (long)x;

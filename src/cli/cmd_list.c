@@ -3,7 +3,9 @@
 #include "cli/out.h"
 #include "io/profiles.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,9 +96,13 @@ run(int argc, char **argv)
     struct out_table *t = gpus ? out_table_new(fmt, NULL, GPU_FIELDS, N_GPU_FIELDS)
                                : out_table_new(fmt, NULL, MODEL_FIELDS, 9);
     int failed = 0;
+    char path[PATH_MAX + 64];
+    const char *sub = gpus ? "hardware_profiles" : "model_profiles";
     for (int i = 0; i < n; i++) {
+        /* by path: a broken or dangling file is reported as itself, not as an unknown id */
+        snprintf(path, sizeof path, "%s/%s/%s.yaml", prof_data_dir(), sub, ids[i]);
         if (gpus) {
-            struct hw_profile *hw = cli_load_hw(ids[i]);
+            struct hw_profile *hw = cli_load_hw(path);
             if (!hw) {
                 failed++;
                 continue;
@@ -114,7 +120,7 @@ run(int argc, char **argv)
             out_table_row(t, v);
             hw_free(hw);
         } else {
-            struct mdl_profile *m = cli_load_model(ids[i]);
+            struct mdl_profile *m = cli_load_model(path);
             if (!m) {
                 failed++;
                 continue;
@@ -138,5 +144,8 @@ run(int argc, char **argv)
     if (fmt == OUT_JSON)
         putchar('\n');
     prof_list_free(ids, n);
+    if (failed)
+        fprintf(stderr, "error: %d of %d profiles in '%s/%s' did not load (see above)\n", failed, n,
+                prof_data_dir(), sub);
     return cli_finish(failed ? CLI_FAIL : CLI_OK);
 }

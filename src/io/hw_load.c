@@ -32,6 +32,34 @@ static const char *const KINDS[] = {"gpu", "tpu", "npu", "soc", "cpu"};
 
 #define N(a) (ARRAY_SIZE(a))
 
+/* Physical ranges of one device (docs/profiles.md#ranges). The largest shipping parts sit far
+ * inside them (B200: 192 GB, 8 TB/s, 9 PFLOPS dense fp4; a wafer-scale engine: 44 GB of SRAM at
+ * 21 PB/s, 125 PFLOPS); outside them a value is a slip of the unit or of the exponent, and it
+ * turned into an infinite max batch or a zero-time GEMM. Above warn_above: a warning. */
+static const struct yrange CAPACITY_RANGE = {1e6, 1e15, 1e13, "B"};    /* 1 MB..1 PB */
+static const struct yrange BANDWIDTH_RANGE = {1e6, 1e16, 1e14, "B/s"}; /* ..10 PB/s */
+static const struct yrange FLOPS_RANGE = {1e6, 1e19, 1e17, "FLOP/s"};  /* ..10 EFLOP/s */
+static const struct yrange CACHE_RANGE = {1e3, 1e12, 0, "B"};          /* 1 kB..1 TB */
+static const struct yrange CACHE_BW_RANGE = {1e6, 1e17, 1e16, "B/s"};  /* ..100 PB/s */
+static const struct yrange LINK_RANGE = {1e6, 1e16, 1e14, "B/s"};      /* ..10 PB/s */
+static const struct yrange CLOCK_RANGE = {1e6, 1e11, 1e10, "Hz"};      /* 1 MHz..100 GHz */
+static const struct yrange TDP_RANGE = {0.1, 1e6, 1e5, "W"};           /* ..1 MW */
+#define MAX_COMPUTE_UNITS 10000000L
+
+/* ycheck_qty, then the range check; *out is left alone unless both pass */
+static bool
+qty_in(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+       enum unit_kind kind, bool required, const struct yrange *r, double *out)
+{
+    double v;
+    if (!ycheck_qty(y, map, prefix, key, kind, required, &v))
+        return false;
+    if (!ycheck_range(y, map, prefix, key, v, r))
+        return false;
+    *out = v;
+    return true;
+}
+
 static void
 check_enum(struct ycheck *y, const struct ynode *map, const char *key, const char *value,
            const char *const *allowed, size_t n)
@@ -60,13 +88,14 @@ load_compute(struct ycheck *y, const struct ynode *map, struct hw_profile *hw)
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++)
         names[n++] = dtype_name((enum dtype)d);
     names[n++] = "fp16_acc16";
-    ycheck_qty(y, map, "compute", "fp16_acc16", UNIT_FLOPS_PER_S, false,
-               &hw->fp16_acc16_flops_per_s);
+    qty_in(y, map, "compute", "fp16_acc16", UNIT_FLOPS_PER_S, false, &FLOPS_RANGE,
+           &hw->fp16_acc16_flops_per_s);
     ycheck_keys(y, map, "compute", names, n);
     int found = 0;
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++) {
         double v;
-        if (ycheck_qty(y, map, "compute", dtype_name((enum dtype)d), UNIT_FLOPS_PER_S, false, &v)) {
+        if (qty_in(y, map, "compute", dtype_name((enum dtype)d), UNIT_FLOPS_PER_S, false,
+                   &FLOPS_RANGE, &v)) {
             hw->peak_flops_per_s[d] = v;
             found++;
         }
@@ -341,9 +370,10 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
         ycheck_error(&y, root, "missing required key 'memory'");
     else if (ycheck_map(&y, mem, "memory")) {
         ycheck_keys(&y, mem, "memory", MEMORY_KEYS, N(MEMORY_KEYS));
-        ycheck_qty(&y, mem, "memory", "capacity", UNIT_BYTES, true, &hw->memory_capacity_bytes);
-        ycheck_qty(&y, mem, "memory", "bandwidth", UNIT_BYTES_PER_S, true,
-                   &hw->memory_bandwidth_bytes_per_s);
+        qty_in(&y, mem, "memory", "capacity", UNIT_BYTES, true, &CAPACITY_RANGE,
+               &hw->memory_capacity_bytes);
+        qty_in(&y, mem, "memory", "bandwidth", UNIT_BYTES_PER_S, true, &BANDWIDTH_RANGE,
+               &hw->memory_bandwidth_bytes_per_s);
         if (ycheck_str(&y, mem, "memory", "type", false, &s))
             hw->memory_type = str_dup(s);
     }
@@ -354,22 +384,28 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
         load_compute(&y, comp, hw);
 
     long units;
-    if (ycheck_long(&y, root, "", "compute_units", false, 1, &units))
-        hw->compute_units = (double)units;
-    ycheck_qty(&y, root, "", "boost_clock", UNIT_HERTZ, false, &hw->boost_clock_hz);
+    if (ycheck_long(&y, root, "", "compute_units", false, 1, &units)) {
+        if (units > MAX_COMPUTE_UNITS)
+            ycheck_error(&y, ynode_get(root, "compute_units"),
+                         "'compute_units' must be at most %ld, got %ld", MAX_COMPUTE_UNITS, units);
+        else
+            hw->compute_units = (double)units;
+    }
+    qty_in(&y, root, "", "boost_clock", UNIT_HERTZ, false, &CLOCK_RANGE, &hw->boost_clock_hz);
 
     const struct ynode *cache = ynode_get(root, "cache");
     if (cache && !ynode_is_null(cache) && ycheck_map(&y, cache, "cache")) {
         ycheck_keys(&y, cache, "cache", CACHE_KEYS, N(CACHE_KEYS));
         for (size_t i = 0; i < N(CACHE_KEYS); i++)
-            ycheck_qty(&y, cache, "cache", CACHE_KEYS[i], UNIT_BYTES, false, &hw->cache_bytes[i]);
+            qty_in(&y, cache, "cache", CACHE_KEYS[i], UNIT_BYTES, false, &CACHE_RANGE,
+                   &hw->cache_bytes[i]);
     }
     const struct ynode *cbw = ynode_get(root, "cache_bandwidth");
     if (cbw && !ynode_is_null(cbw) && ycheck_map(&y, cbw, "cache_bandwidth")) {
         ycheck_keys(&y, cbw, "cache_bandwidth", CACHE_KEYS, N(CACHE_KEYS));
         for (size_t i = 0; i < N(CACHE_KEYS); i++)
-            ycheck_qty(&y, cbw, "cache_bandwidth", CACHE_KEYS[i], UNIT_BYTES_PER_S, false,
-                       &hw->cache_bandwidth_bytes_per_s[i]);
+            qty_in(&y, cbw, "cache_bandwidth", CACHE_KEYS[i], UNIT_BYTES_PER_S, false,
+                   &CACHE_BW_RANGE, &hw->cache_bandwidth_bytes_per_s[i]);
     }
     double ge;
     if (ycheck_num(&y, root, "", "gemm_efficiency", false, &ge)) {
@@ -402,8 +438,8 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
         ycheck_keys(&y, link, "interconnect", LINK_KEYS, N(LINK_KEYS));
         if (ycheck_str(&y, link, "interconnect", "kind", true, &s))
             hw->link_kind = str_dup(s);
-        ycheck_qty(&y, link, "interconnect", "bandwidth", UNIT_BYTES_PER_S, true,
-                   &hw->link_bandwidth_bytes_per_s);
+        qty_in(&y, link, "interconnect", "bandwidth", UNIT_BYTES_PER_S, true, &LINK_RANGE,
+               &hw->link_bandwidth_bytes_per_s);
         if (ycheck_str(&y, link, "interconnect", "direction", true, &s)) {
             static const char *const DIRS[] = {"bidirectional", "per-direction"};
             check_enum(&y, link, "direction", s, DIRS, 2);
@@ -414,7 +450,7 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
     const struct ynode *power = ynode_get(root, "power");
     if (power && !ynode_is_null(power) && ycheck_map(&y, power, "power")) {
         ycheck_keys(&y, power, "power", POWER_KEYS, N(POWER_KEYS));
-        ycheck_qty(&y, power, "power", "tdp", UNIT_WATTS, false, &hw->tdp_w);
+        qty_in(&y, power, "power", "tdp", UNIT_WATTS, false, &TDP_RANGE, &hw->tdp_w);
     }
     long server;
     if (ycheck_long(&y, root, "", "server_devices", false, 1, &server)) {

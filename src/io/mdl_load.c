@@ -131,14 +131,9 @@ check_model_keys(struct ycheck *y, const struct ynode *root, bool lenient)
         all[n++] = USED_KEYS[i];
     for (size_t i = 0; i < N(IGNORED_KEYS); i++)
         all[n++] = IGNORED_KEYS[i];
+    ycheck_duplicates(y, root, "");
     for (size_t i = 0; i + 1 < root->n; i += 2) {
         const struct ynode *k = root->items[i];
-        for (size_t j = 0; j < i; j += 2)
-            if (strcmp(root->items[j]->value, k->value) == 0) {
-                ycheck_error(y, k, "duplicate key '%s' (first at line %d)", k->value,
-                             root->items[j]->line);
-                break;
-            }
         if (in_list(k->value, all, n))
             continue;
         const char *hint_used = str_closest(k->value, USED_KEYS, N(USED_KEYS));
@@ -158,6 +153,8 @@ check_model_keys(struct ycheck *y, const struct ynode *root, bool lenient)
  * shapes stop meaning anything (and 2^31 layers would keep the engine busy for minutes). */
 #define MAX_LAYERS 10000L
 #define MAX_DIM 1000000000L
+/* published parameter counts (docs/profiles.md#ranges) */
+#define MAX_PARAMS 1e15
 
 static bool
 shape_long(struct ycheck *y, const struct ynode *root, const char *key, bool required, long min,
@@ -217,7 +214,12 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
     get_opt_long(&y, root, "num_key_value_heads", 1, &m->num_kv_heads);
     if (m->num_heads > 0 && m->hidden_size > 0)
         m->head_dim = m->hidden_size / m->num_heads;
-    get_opt_long(&y, root, "head_dim", 1, &m->head_dim);
+    if (!get_opt_long(&y, root, "head_dim", 1, &m->head_dim) && m->head_dim == 0 &&
+        m->num_heads > 0 && m->hidden_size > 0)
+        ycheck_error(&y, ynode_get(root, "hidden_size"),
+                     "'hidden_size' (%ld) is smaller than 'num_attention_heads' (%ld): each head "
+                     "would have 0 dimensions (give 'head_dim')",
+                     m->hidden_size, m->num_heads);
     get_opt_long(&y, root, "max_position_embeddings", 1, &m->max_position_embeddings);
     /* transformers' default: Gemma configs tie the LM head to the embedding, Llama-family do not */
     m->tie_word_embeddings = m->model_type && strncmp(m->model_type, "gemma", 5) == 0;
@@ -261,6 +263,14 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
     get_opt_long(&y, root, "moe_intermediate_size", 1, &m->moe_intermediate_size);
     get_opt_long(&y, root, "first_k_dense_replace", 0, &m->first_k_dense);
     get_opt_long(&y, root, "moe_layer_freq", 1, &m->moe_layer_freq);
+    if (m->first_k_dense > m->num_layers && m->num_layers > 0)
+        ycheck_error(&y, ynode_get(root, "first_k_dense_replace"),
+                     "'first_k_dense_replace' (%ld) exceeds 'num_hidden_layers' (%ld)",
+                     m->first_k_dense, m->num_layers);
+    if (m->num_kv_heads > m->num_heads && m->num_heads > 0)
+        ycheck_error(&y, ynode_get(root, "num_key_value_heads"),
+                     "'num_key_value_heads' (%ld) exceeds 'num_attention_heads' (%ld)",
+                     m->num_kv_heads, m->num_heads);
     if (m->n_experts > 0 && m->experts_per_token == 0)
         ycheck_error(&y, root, "a mixture-of-experts model needs 'num_experts_per_tok'");
     if (m->n_experts > 0 && m->experts_per_token > m->n_experts)
@@ -278,7 +288,8 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
         ycheck_error(&y, root,
                      "multi-head latent attention ('kv_lora_rank') needs "
                      "'qk_nope_head_dim', 'qk_rope_head_dim' and 'v_head_dim'");
-    if (m->num_kv_heads > 0 && m->num_heads > 0 && m->num_heads % m->num_kv_heads != 0)
+    if (m->num_kv_heads > 0 && m->num_kv_heads <= m->num_heads &&
+        m->num_heads % m->num_kv_heads != 0)
         ycheck_error(&y, ynode_get(root, "num_key_value_heads"),
                      "'num_attention_heads' (%ld) is not a multiple of 'num_key_value_heads' "
                      "(%ld)",
@@ -293,6 +304,11 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
                          unit_example(UNIT_COUNT_SUFFIX), why);
         else if (!(v > 0))
             ycheck_error(&y, pp, "'published_parameters' must be positive");
+        else if (v > MAX_PARAMS)
+            ycheck_error(&y, pp,
+                         "'published_parameters' is '%s', above %gT (the largest published "
+                         "models have about 2T)",
+                         pp->value, MAX_PARAMS / 1e12);
         else
             m->published_params = v;
     }

@@ -5,6 +5,7 @@
 #include "io/ycheck.h"
 #include "util/array.h"
 #include "util/strs.h"
+#include "util/strset.h"
 
 #include <limits.h>
 #include <math.h>
@@ -54,8 +55,15 @@ pick(struct ycheck *y, const struct ynode *map, const char *key, const char *v,
     return -1;
 }
 
+/* Upper bounds (docs/calibration.md, limits): no published run comes near them; beyond them
+ * products of shapes lose meaning. Lengths and shapes in tokens or elements, bytes per collective.
+ */
+#define MAX_LENGTH 1e9
+#define MAX_BYTES 1e15
+#define MAX_DEVICES 65536
+
 static bool
-num(struct ycheck *y, const struct ynode *e, const char *key, double min, double *out)
+num(struct ycheck *y, const struct ynode *e, const char *key, double min, double max, double *out)
 {
     double v;
     if (!ycheck_num(y, e, "", key, false, &v))
@@ -64,8 +72,36 @@ num(struct ycheck *y, const struct ynode *e, const char *key, double min, double
         ycheck_error(y, ynode_get(e, key), "'%s' must be at least %g, got %g", key, min, v);
         return false;
     }
+    if (v > max) {
+        ycheck_error(y, ynode_get(e, key), "'%s' must be at most %g, got %g", key, max, v);
+        return false;
+    }
     *out = v;
     return true;
+}
+
+/* A device count: a whole number in [1, MAX_DEVICES] (3e9 once became count 1 through an int
+ * cast). */
+static bool
+devices(struct ycheck *y, const struct ynode *e, const char *key, int *out)
+{
+    double v;
+    if (!num(y, e, key, 1, MAX_DEVICES, &v))
+        return false;
+    if (v != (double)(long)v) {
+        ycheck_error(y, ynode_get(e, key), "'%s' must be a whole number, got %g", key, v);
+        return false;
+    }
+    *out = (int)v;
+    return true;
+}
+
+/* the key is there with a value (maybe a bad one, which has its own error) */
+static bool
+given(const struct ynode *e, const char *key)
+{
+    const struct ynode *v = ynode_get(e, key);
+    return v && !ynode_is_null(v);
 }
 
 static void
@@ -113,11 +149,15 @@ meas_load(const char *path, struct err_list *errs)
         return NULL;
     }
     set->path = str_dup(path);
+    struct strset ids; /* borrows from the tree */
+    strset_init(&ids);
     if (root->kind != YNODE_SEQ) {
         ycheck_error(&y, root, "a measurement file is a list of rows, not %s",
                      ynode_kind_name(root));
     } else {
         set->rows = calloc(root->n ? root->n : 1, sizeof *set->rows);
+        if (!set->rows)
+            ycheck_error(&y, root, "out of memory (while reading %zu rows)", root->n);
         for (size_t i = 0; set->rows && i < root->n; i++) {
             const struct ynode *e = root->items[i];
             if (e->kind != YNODE_MAP) {
@@ -152,10 +192,8 @@ meas_load(const char *path, struct err_list *errs)
                              s);
             if (ycheck_str(&y, e, "", "kv", false, &s) && dtype_parse(s, &r.pc.kv) != 0)
                 ycheck_error(&y, ynode_get(e, "kv"), "'kv' is '%s', an unknown format", s);
-            double v;
             r.pc.count = 1;
-            if (num(&y, e, "count", 1, &v))
-                r.pc.count = (int)v;
+            devices(&y, e, "count", &r.pc.count);
             if (ycheck_str(&y, e, "", "parallel", false, &s)) {
                 static const char *const PAR[] = {"tp", "layer"};
                 int p = pick(&y, e, "parallel", s, PAR, 2);
@@ -164,41 +202,43 @@ meas_load(const char *path, struct err_list *errs)
             r.pc.batch = 1;
             r.pc.context = r.pc.prompt = r.pc.input = r.pc.output = -1;
             r.pc.kv_len = -1;
-            num(&y, e, "batch", 1, &r.pc.batch);
-            num(&y, e, "context", 0, &r.pc.context);
-            num(&y, e, "prompt", 1, &r.pc.prompt);
-            num(&y, e, "input", 1, &r.pc.input);
-            num(&y, e, "output", 1, &r.pc.output);
-            num(&y, e, "m", 1, &r.pc.m);
-            num(&y, e, "n", 1, &r.pc.n);
-            num(&y, e, "k", 1, &r.pc.k);
-            num(&y, e, "tokens", 1, &r.pc.tokens);
-            if (num(&y, e, "tp", 1, &v))
-                r.pc.tp = (int)v;
-            num(&y, e, "kv_len", 0, &r.pc.kv_len);
-            num(&y, e, "chunk", 1, &r.pc.chunk);
-            num(&y, e, "bytes", 1, &r.pc.bytes);
+            num(&y, e, "batch", 1, MAX_LENGTH, &r.pc.batch);
+            num(&y, e, "context", 0, MAX_LENGTH, &r.pc.context);
+            num(&y, e, "prompt", 1, MAX_LENGTH, &r.pc.prompt);
+            num(&y, e, "input", 1, MAX_LENGTH, &r.pc.input);
+            num(&y, e, "output", 1, MAX_LENGTH, &r.pc.output);
+            num(&y, e, "m", 1, MAX_LENGTH, &r.pc.m);
+            num(&y, e, "n", 1, MAX_LENGTH, &r.pc.n);
+            num(&y, e, "k", 1, MAX_LENGTH, &r.pc.k);
+            num(&y, e, "tokens", 1, MAX_LENGTH, &r.pc.tokens);
+            devices(&y, e, "tp", &r.pc.tp);
+            num(&y, e, "kv_len", 0, MAX_LENGTH, &r.pc.kv_len);
+            num(&y, e, "chunk", 1, MAX_LENGTH, &r.pc.chunk);
+            num(&y, e, "bytes", 1, MAX_BYTES, &r.pc.bytes);
             if (ycheck_str(&y, e, "", "op", false, &s) && pick(&y, e, "op", s, OPS, N(OPS)) >= 0)
                 r.op_name = str_dup(s);
             if (ycheck_str(&y, e, "", "note", false, &s))
                 r.note = str_dup(s);
             /* what each phase needs */
-            if (ph == 0 && r.pc.context < 0)
+            /* (a key given with a bad value has its own error already) */
+            if (ph == 0 && !given(e, "context"))
                 ycheck_error(&y, e, "a decode row needs 'context'");
-            if (ph == 1 && r.pc.prompt < 0)
+            if (ph == 1 && !given(e, "prompt"))
                 ycheck_error(&y, e, "a prefill row needs 'prompt'");
-            if (ph == 2 && (r.pc.input < 0 || r.pc.output < 0))
+            if (ph == 2 && (!given(e, "input") || !given(e, "output")))
                 ycheck_error(&y, e, "an e2e row needs 'input' and 'output'");
             if (ph == 3 && !r.op_name)
                 ycheck_error(&y, e, "a kernel row needs 'op'");
             if (ph != 3 && !model)
                 ycheck_error(&y, e, "a %s row needs 'model'", ph >= 0 ? PHASES[ph] : "");
-            for (int j = 0; j < set->n; j++)
-                if (id && strcmp(set->rows[j].id, id) == 0) {
-                    ycheck_error(&y, ynode_get(e, "id"), "duplicate id '%s' (first at line %d)", id,
-                                 set->rows[j].line);
-                    break;
-                }
+            /* a hash set: comparing every pair took 36 s for 80,000 rows */
+            int first = 0;
+            int added = id ? strset_add(&ids, id, e->line, &first) : 1;
+            if (added == 0)
+                ycheck_error(&y, ynode_get(e, "id"), "duplicate id '%s' (first at line %d)", id,
+                             first);
+            else if (added < 0)
+                ycheck_error(&y, e, "out of memory (while checking for duplicate ids)");
             if (err_count(errs, ERR_ERROR) > errs_before_row) {
                 free(r.op_name);
                 free(r.note);
@@ -215,6 +255,7 @@ meas_load(const char *path, struct err_list *errs)
             set->rows[set->n++] = r;
         }
     }
+    strset_release(&ids);
     ycheck_release(&y);
     ynode_free(root);
     if (err_count(errs, ERR_ERROR) > before) {
@@ -333,6 +374,11 @@ engine_serving_format(const struct engine_profile *e, char *buf, size_t n)
 #undef PUT
     return k;
 }
+/* Engine ranges (docs/calibration.md, limits): fitted overheads are microseconds to
+ * milliseconds; a second per kernel or per step is already absurd. */
+static const struct yrange OVERHEAD_RANGE = {0, 1.0, 0, "s"};
+static const struct yrange INFLIGHT_RANGE = {1.0, 1e9, 0, "B"};
+#define MAX_UBATCH 1000000L
 
 struct engine_profile *
 engine_load(const char *path, struct err_list *errs)
@@ -360,8 +406,13 @@ engine_load(const char *path, struct err_list *errs)
         const char *s;
         if (ycheck_str(&y, root, "", "name", true, &s))
             e->name = str_dup(s);
-        ycheck_qty(&y, root, "", "kernel_overhead", UNIT_SECONDS, false, &e->kernel_overhead_s);
-        ycheck_qty(&y, root, "", "step_overhead", UNIT_SECONDS, false, &e->step_overhead_s);
+        double t;
+        if (ycheck_qty(&y, root, "", "kernel_overhead", UNIT_SECONDS, false, &t) &&
+            ycheck_range(&y, root, "", "kernel_overhead", t, &OVERHEAD_RANGE))
+            e->kernel_overhead_s = t;
+        if (ycheck_qty(&y, root, "", "step_overhead", UNIT_SECONDS, false, &t) &&
+            ycheck_range(&y, root, "", "step_overhead", t, &OVERHEAD_RANGE))
+            e->step_overhead_s = t;
         const char *keys[2] = {"memory_efficiency", "compute_efficiency"};
         double *dst[2] = {&e->memory_efficiency, &e->compute_efficiency};
         for (int i = 0; i < 2; i++) {
@@ -374,8 +425,10 @@ engine_load(const char *path, struct err_list *errs)
                     *dst[i] = v;
             }
         }
-        ycheck_qty(&y, root, "", "bytes_in_flight_per_unit", UNIT_BYTES, false,
-                   &e->inflight_bytes_per_unit);
+        double b;
+        if (ycheck_qty(&y, root, "", "bytes_in_flight_per_unit", UNIT_BYTES, false, &b) &&
+            ycheck_range(&y, root, "", "bytes_in_flight_per_unit", b, &INFLIGHT_RANGE))
+            e->inflight_bytes_per_unit = b;
         double ds;
         if (ycheck_num(&y, root, "", "dequant_scale", false, &ds)) {
             if (!(ds > 0 && ds < 100))
@@ -387,8 +440,13 @@ engine_load(const char *path, struct err_list *errs)
         ycheck_bool(&y, root, "", "fp16_accumulate", &e->fp16_accumulate);
         ycheck_bool(&y, root, "", "dequant_buffer", &e->dequant_buffer);
         long ub;
-        if (ycheck_long(&y, root, "", "ubatch", false, 1, &ub))
-            e->ubatch_tokens = (double)ub;
+        if (ycheck_long(&y, root, "", "ubatch", false, 1, &ub)) {
+            if (ub > MAX_UBATCH)
+                ycheck_error(&y, ynode_get(root, "ubatch"), "'ubatch' must be at most %ld, got %ld",
+                             MAX_UBATCH, ub);
+            else
+                e->ubatch_tokens = (double)ub;
+        }
         load_serving(&y, root, &e->serving);
         const struct ynode *src = ynode_get(root, "sources");
         if (!src)

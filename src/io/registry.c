@@ -4,6 +4,7 @@
 #include "util/strs.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,8 +141,13 @@ prof_resolve(enum prof_kind kind, const char *arg, struct err_list *errs)
     }
     struct stat st;
     if (looks_like_path(arg)) {
-        if (stat(arg, &st) != 0 || !S_ISREG(st.st_mode)) {
-            err_add(errs, arg, 0, 0, ERR_ERROR, "no such %s profile file", what);
+        if (stat(arg, &st) != 0) {
+            err_add(errs, arg, 0, 0, ERR_ERROR, "no such %s profile file (%s)", what,
+                    strerror(errno));
+            return NULL;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            err_add(errs, arg, 0, 0, ERR_ERROR, "%s profile is not a regular file", what);
             return NULL;
         }
         return str_dup(arg);

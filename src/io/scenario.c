@@ -8,6 +8,7 @@
 #include "io/measure.h"
 #include "io/profiles.h"
 #include "io/ycheck.h"
+#include "util/rfile.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -331,9 +332,10 @@ parse_trace_text(const char *path, const char *text, struct sim_trace *out, stru
         }
         memcpy(buf, p, len);
         buf[len] = '\0';
+        /* advance before trimming: a last line "...\r" without "\n" looped forever (fuzz_trace) */
+        p = end ? end + 1 : p + len;
         if (len && buf[len - 1] == '\r')
             buf[--len] = '\0';
-        p = end ? end + 1 : p + len;
         const char *q = buf;
         while (*q == ' ' || *q == '\t')
             q++;
@@ -445,37 +447,14 @@ int
 scenario_read_trace(const char *path, struct sim_trace *out, struct err_list *errs)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        err_add(errs, path, 0, 0, ERR_ERROR, "cannot open the trace: %s", strerror(errno));
+    char *text = NULL;
+    size_t n = 0;
+    int eno = 0;
+    int st = rfile_read(path, RFILE_MAX_BYTES, &text, &n, &eno);
+    if (st != RFILE_OK) {
+        err_add(errs, path, 0, 0, ERR_ERROR, "cannot read the trace: %s", rfile_strerror(st, eno));
         return -1;
     }
-    size_t cap = 1 << 16, n = 0;
-    char *text = malloc(cap);
-    while (text) {
-        if (n + 1 >= cap) {
-            char *nt = realloc(text, cap * 2);
-            if (!nt) {
-                free(text);
-                text = NULL;
-                break;
-            }
-            text = nt;
-            cap *= 2;
-        }
-        size_t got = fread(text + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!text || bad) {
-        free(text);
-        err_add(errs, path, 0, 0, ERR_ERROR, "cannot read the trace");
-        return -1;
-    }
-    text[n] = '\0';
     if (memchr(text, '\0', n)) {
         free(text);
         err_add(errs, path, 0, 0, ERR_ERROR, "the trace is not a text file");
@@ -514,12 +493,15 @@ read_trace_key(struct ctx *c, const struct ynode *map, const char *prefix)
     if (!p)
         return;
     c->s->trace_path = p;
-    FILE *f = fopen(p, "rb");
-    if (!f) {
-        ycheck_error(&c->y, v, "cannot open the trace '%s': %s", p, strerror(errno));
+    char *probe = NULL;
+    size_t probe_len = 0;
+    int eno = 0;
+    int st = rfile_read(p, RFILE_MAX_BYTES, &probe, &probe_len, &eno);
+    free(probe);
+    if (st != RFILE_OK) {
+        ycheck_error(&c->y, v, "cannot read the trace '%s': %s", p, rfile_strerror(st, eno));
         return;
     }
-    fclose(f);
     struct sim_trace tr;
     if (scenario_read_trace(p, &tr, c->y.errs) == 0)
         c->s->trace = tr;

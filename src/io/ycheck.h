@@ -15,7 +15,15 @@ struct ycheck {
     /* dotted paths of every number read, for the sources check */
     char **numbers;
     int *number_line, *number_col;
-    int n_numbers;
+    int n_numbers, cap_numbers;
+};
+
+/* A documented physical range (docs/profiles.md#ranges) in SI base units: values outside
+ * [min, max] are errors, values above warn_above (when > 0) warnings. `unit` is for messages
+ * ("B/s", "FLOP/s", ""). */
+struct yrange {
+    double min, max, warn_above;
+    const char *unit;
 };
 
 void ycheck_init(struct ycheck *y, const char *path, struct err_list *errs);
@@ -36,6 +44,8 @@ bool ycheck_map(struct ycheck *y, const struct ynode *map, const char *what);
  * `prefix` is the dotted path of the map ("" at the top). */
 void ycheck_keys(struct ycheck *y, const struct ynode *map, const char *prefix,
                  const char *const *allowed, size_t n_allowed);
+/* Error for each key of `map` given twice (linear time). Called by ycheck_keys. */
+void ycheck_duplicates(struct ycheck *y, const struct ynode *map, const char *prefix);
 /* Getters: return true when the key is present and valid. A missing required key is an error
  * at the map's position. `prefix` names the map in messages. Strings are borrowed from the tree. */
 bool ycheck_str(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
@@ -48,6 +58,10 @@ bool ycheck_num(struct ycheck *y, const struct ynode *map, const char *prefix, c
                 bool required, double *out);
 bool ycheck_bool(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
                  bool *out);
+/* Check a value already read from `map`.`key` against `r`: an error (false) outside the range,
+ * a warning above r->warn_above. Messages quote the text as written. */
+bool ycheck_range(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+                  double value, const struct yrange *r);
 /* Record a number's dotted path (for the sources rule). */
 void ycheck_note_number(struct ycheck *y, const char *dotted, const struct ynode *at);
 

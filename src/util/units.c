@@ -171,6 +171,10 @@ unit_parse(const char *text, enum unit_kind kind, double *out, const char **why)
             *why = "unknown suffix (use K, M, B or T)";
             return -1;
         }
+        if (!isfinite(v * f)) {
+            *why = "number out of range";
+            return -1;
+        }
         *out = v * f;
         return 0;
     }
@@ -193,6 +197,11 @@ unit_parse(const char *text, enum unit_kind kind, double *out, const char **why)
                 if (PREFIXES[i].text[0] && PREFIXES[i].text[1] == 'i' && kind != UNIT_BYTES &&
                     kind != UNIT_BYTES_PER_S)
                     continue;
+                /* 1e300 TB overflows to inf after the prefix */
+                if (!isfinite(v * PREFIXES[i].factor)) {
+                    *why = "number out of range";
+                    return -1;
+                }
                 *out = v * PREFIXES[i].factor;
                 return 0;
             }

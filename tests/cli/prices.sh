@@ -13,6 +13,7 @@ memory:
   capacity: 80 GB
   bandwidth: 3.35 TB/s
 compute:
+  fp32: 66.9 TFLOPS
   fp16: 989.4 TFLOPS
 server_devices: 8
 price:

@@ -1,0 +1,79 @@
+#!/bin/sh
+# Hostile and absurd input (issue 17): integer options that used to truncate, non-regular and
+# oversized input files, warnings for implausible values, duplicate checks on large files.
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+
+# CLI integers: 4294967297 ran as tp 1, 4294967298 as pp 2, 2147483648 GPUs as 1 replica
+for a in "tp 4294967297" "tp 1e12" "pp 4294967298" "gpus 2147483648"; do
+    set -- $a
+    run "cli-int-$1-$2" 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b "--$1" "$2"
+    expect_err "cli-int-$1-$2-msg" "error: --$1: must be at most 2147483647, got '$2'"
+done
+run cli-int-fraction 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --batch 2.5
+expect_err cli-int-fraction-msg "error: --batch: expected a whole number, got '2.5'"
+run cli-int-max 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --context 2147483647
+
+# implausible but possible: a warning, and the profile still loads
+sed -e 's|bandwidth: 3.35 TBs|bandwidth: 200 TB/s|' -e 's|^  fp16: 989.4 TFLOPS|  fp32: 66.9 TFLOPS\n  fp16: 989.4 TFLOPS|' tests/data/bad/hw-bad-unit.yaml >"$T/fast.yaml"
+run warn-bandwidth 0 -- "$ROOFLINE" show gpu "$T/fast.yaml"
+expect_err warn-bandwidth-msg "$T/fast.yaml:6:14: warning: 'memory.bandwidth' is '200 TB/s', above 100 TB/s: check the unit"
+
+# a broken file among the shipped profiles: the good ones are listed, each bad one reported,
+# exit 1 at the end with a count
+mkdir -p "$T/data" && cp -r hardware_profiles "$T/data/"
+good=$(ls hardware_profiles/*.yaml | wc -l)
+echo "name: [" >"$T/data/hardware_profiles/broken.yaml"
+printf 'name: x\n' >"$T/data/hardware_profiles/schema.yaml"
+mkfifo "$T/data/hardware_profiles/fifo.yaml"
+ln -s /nonexistent "$T/data/hardware_profiles/dangling.yaml"
+ROOFLINE_DATA="$T/data" run list-broken 1 -- "$ROOFLINE" list gpus -o csv
+[ "$(grep -c '^[a-z0-9]' "$T/out")" = "$((good + 1))" ] && echo "ok list-broken-lists-good" ||
+    { echo "not ok list-broken-lists-good: $(wc -l <"$T/out") lines for $good profiles"; }
+expect_out list-broken-h100 "h100-sxm,"
+expect_err list-broken-yaml "$T/data/hardware_profiles/broken.yaml:2:1: error: invalid YAML: did not find expected node content"
+expect_err list-broken-schema "$T/data/hardware_profiles/schema.yaml:1:1: error: missing required key 'vendor'"
+expect_err list-broken-fifo "$T/data/hardware_profiles/fifo.yaml: error: gpu profile is not a regular file"
+expect_err list-broken-dangling "$T/data/hardware_profiles/dangling.yaml: error: no such gpu profile file (No such file or directory)"
+expect_err list-broken-count "error: 4 of $((good + 4)) profiles in '$T/data/hardware_profiles' did not load (see above)"
+[ "$(tail -n 1 "$T/err" | cut -c1-9)" = "error: 4 " ] && echo "ok list-broken-count-last" || echo "not ok list-broken-count-last"
+
+# inputs must be regular files of at most 64 MiB: a FIFO blocked forever, /dev/zero read
+# without limit, and the limit was really 128 MiB
+mkfifo "$T/fifo.yaml"
+run input-fifo 1 -- timeout 10 "$ROOFLINE" validate --measurements "$T/fifo.yaml"
+expect_err input-fifo-msg "$T/fifo.yaml: error: not a regular file"
+run input-dev-zero 1 -- timeout 10 "$ROOFLINE" validate --measurements /dev/zero
+expect_err input-dev-zero-msg "/dev/zero: error: not a regular file"
+run input-dir 1 -- "$ROOFLINE" validate --measurements "$T"
+expect_err input-dir-msg "error: not a regular file"
+truncate -s $((64 * 1024 * 1024 + 1)) "$T/big.yaml"
+run input-64mib 1 -- "$ROOFLINE" validate --measurements "$T/big.yaml"
+expect_err input-64mib-msg "$T/big.yaml: error: file larger than 64 MiB"
+run input-missing 1 -- "$ROOFLINE" validate --measurements "$T/none.yaml"
+expect_err input-missing-msg "$T/none.yaml: error: cannot open file: No such file or directory"
+
+# duplicates among many keys and rows are found (a hash set; pairs took 17 s and 36 s at 80k)
+{
+    printf 'name: x\nvendor: nvidia\nkind: gpu\nmemory: {capacity: 80 GB, bandwidth: 3 TB/s}\n'
+    printf 'compute: {fp16: 1 TFLOPS}\nsources: {memory: a, compute: b, cache_bandwidth: c}\n'
+    printf 'cache_bandwidth:\n  l1: 1 TB/s\n  l2: 1 TB/s\n'
+    i=0; while [ $i -lt 2000 ]; do printf '  l1: 1 TB/s\n'; i=$((i + 1)); done
+} >"$T/keys.yaml"
+run dup-keys 1 -- "$ROOFLINE" show gpu "$T/keys.yaml"
+[ "$(grep -c "error: duplicate key 'cache_bandwidth.l1' (first at line 8)" "$T/err")" = 2000 ] &&
+    echo "ok dup-keys-all" || echo "not ok dup-keys-all: $(grep -c duplicate "$T/err")"
+row='source: "s", hardware: h100-sxm, model: llama-3-8b, weights: fp16, engine: llama.cpp, phase: decode, context: 512, metric: tokens_per_s, value: 100}'
+i=0; while [ $i -lt 3000 ]; do echo "- {id: r$((i % 1500)), $row"; i=$((i + 1)); done >"$T/rows.yaml"
+run dup-ids 1 -- "$ROOFLINE" validate --measurements "$T/rows.yaml"
+[ "$(grep -c "error: duplicate id" "$T/err")" = 1500 ] && echo "ok dup-ids-all" || echo "not ok dup-ids-all"
+expect_err dup-ids-msg "$T/rows.yaml:1501:8: error: duplicate id 'r0' (first at line 1)"
+
+# a trace that is a FIFO or a device: refused at once, never read without end or waited on
+mkfifo "$T/trace.fifo"
+for tr in "$T/trace.fifo" /dev/zero; do
+    printf 'name: t\nmodel: llama-3-8b\nhardware: {id: h100-sxm, count: 1}\nscheduler: {policy: continuous}\narrivals: {process: trace, trace: %s}\nlengths: {prompt: trace, output: trace}\n' "$tr" >"$T/trsc.yaml"
+    run "trace-not-regular-$(basename "$tr")" 1 -- timeout 10 "$ROOFLINE" simulate --scenario "$T/trsc.yaml"
+    expect_err "trace-not-regular-$(basename "$tr")-msg" "cannot read the trace '$tr': not a regular file"
+done

@@ -1,0 +1,121 @@
+/* Hostile input (issue 17): the hash set behind duplicate checks, whole-file reads that refuse
+ * non-regular files and oversize ones, unit overflow, engine profile ranges. */
+#include "test.h"
+
+#include "core/calib.h"
+#include "io/measure.h"
+#include "util/err.h"
+#include "util/rfile.h"
+#include "util/strset.h"
+#include "util/units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+TEST(strset_finds_every_duplicate)
+{
+    enum { N = 20000 };
+    static char keys[N][16];
+    struct strset s;
+    strset_init(&s);
+    for (int i = 0; i < N; i++) {
+        snprintf(keys[i], sizeof keys[i], "k%d", i % (N / 2));
+        int first = -1;
+        int rc = strset_add(&s, keys[i], i, &first);
+        if (i < N / 2) {
+            CHECK(rc == 1);
+        } else {
+            CHECK(rc == 0);
+            CHECK(first == i - N / 2);
+        }
+    }
+    CHECK(s.n == N / 2);
+    CHECK(s.cap >= 2 * s.n);
+    strset_release(&s);
+    CHECK(s.keys == NULL && s.n == 0);
+}
+
+static void
+write_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(fwrite(text, 1, len, f) == len);
+        fclose(f);
+    }
+}
+
+TEST(rfile_regular_only_and_bounded)
+{
+    char dir[] = "/tmp/roofline-rfile-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[256], fifo[256];
+    snprintf(path, sizeof path, "%s/a.yaml", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    write_file(path, "name: x\n", 8);
+    char *buf;
+    size_t len;
+    int e;
+    CHECK(rfile_read(path, 100, &buf, &len, &e) == RFILE_OK);
+    CHECK(len == 8 && buf && buf[8] == '\0' && strcmp(buf, "name: x\n") == 0);
+    free(buf);
+    /* exactly at the limit is fine, one byte more is not */
+    CHECK(rfile_read(path, 8, &buf, &len, &e) == RFILE_OK);
+    free(buf);
+    CHECK(rfile_read(path, 7, &buf, &len, &e) == RFILE_TOO_LARGE && buf == NULL);
+    CHECK(rfile_read(dir, 100, &buf, &len, &e) == RFILE_NOT_REGULAR);
+    CHECK(rfile_read("/dev/zero", 100, &buf, &len, &e) == RFILE_NOT_REGULAR);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK(rfile_read(fifo, 100, &buf, &len, &e) == RFILE_NOT_REGULAR); /* without blocking */
+    snprintf(path, sizeof path, "%s/none", dir);
+    CHECK(rfile_read(path, 100, &buf, &len, &e) == RFILE_OPEN && e != 0);
+    CHECK_STR(rfile_strerror(RFILE_NOT_REGULAR, 0), "not a regular file");
+    CHECK_STR(rfile_strerror(RFILE_TOO_LARGE, 0), "file larger than 64 MiB");
+    CHECK(RFILE_MAX_BYTES == 64u * 1024 * 1024);
+    unlink(fifo);
+    snprintf(path, sizeof path, "%s/a.yaml", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+TEST(units_overflow_after_prefix_is_refused)
+{
+    double v = -1;
+    const char *why = NULL;
+    CHECK(unit_parse("1e300 TB", UNIT_BYTES, &v, &why) != 0);
+    CHECK_STR(why, "number out of range");
+    CHECK(unit_parse("1e300 PFLOPS", UNIT_FLOPS_PER_S, &v, &why) != 0);
+    CHECK(unit_parse("1e300T", UNIT_COUNT_SUFFIX, &v, &why) != 0);
+    CHECK_STR(why, "number out of range");
+    CHECK(unit_parse("1e290 TB", UNIT_BYTES, &v, &why) == 0);
+    CHECK_NEAR(v, 1e302, 1e-12);
+}
+
+TEST(engine_profile_ranges)
+{
+    char path[] = "/tmp/roofline-engine-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    const char *text = "name: x\nkernel_overhead: 2 s\nstep_overhead: 1e300 s\n"
+                       "bytes_in_flight_per_unit: 2 GB\nubatch: 10000000\n"
+                       "sources: {kernel_overhead: a, step_overhead: b, "
+                       "bytes_in_flight_per_unit: c, ubatch: d}\n";
+    write_file(path, text, strlen(text));
+    struct err_list errs = {0};
+    struct engine_profile *e = engine_load(path, &errs);
+    CHECK(e == NULL);
+    CHECK(err_count(&errs, ERR_ERROR) == 4);
+    char buf[600];
+    err_format(&errs.items[0], buf, sizeof buf);
+    CHECK(
+        strstr(buf,
+               ":2:18: error: 'kernel_overhead' is '2 s', outside the physical range 0 s to 1 s") !=
+        NULL);
+    engine_profile_free(e);
+    err_list_release(&errs);
+    unlink(path);
+}
