@@ -559,6 +559,33 @@ do_title(struct lay *L, const struct blk *b)
     L->y += 12;
 }
 
+/* Height of the blocks a heading is kept with: the paragraphs after it up to and including the
+ * first chart or box (a table: its first rows), at most half a page. */
+static double
+keep_height(struct lay *L, const struct blk *b)
+{
+    const struct blk *end = L->d->blks + L->d->n_blks;
+    double h = 0;
+    for (; b < end; b++) {
+        if (b->kind == B_PARA || b->kind == B_NOTE || b->kind == B_BOX || b->kind == B_SIDE) {
+            PangoLayout *l = text_layout(L, b->text ? b->text : "", FONT,
+                                         b->kind == B_NOTE ? NOTE_PT : BODY_PT, false, L->w, true);
+            h += layout_h(l) + 8;
+            g_object_unref(l);
+            if (b->kind == B_SIDE)
+                h = fmax(h, b->height_pt + 8);
+            if (b->kind == B_PARA || b->kind == B_NOTE)
+                continue;
+        } else if (b->kind == B_CHART) {
+            h += b->height_pt + 20;
+        } else {
+            h += 60;
+        }
+        break;
+    }
+    return fmin(fmax(h, 40), (L->bottom - L->top) * 0.5 + 40);
+}
+
 static void
 do_section(struct lay *L, const struct blk *b)
 {
@@ -573,7 +600,7 @@ do_section(struct lay *L, const struct blk *b)
         new_page(L);
     if (L->y > L->top + 0.5)
         L->y += before;
-    need(L, h + 72); /* keep with what follows */
+    need(L, h + keep_height(L, b + 1)); /* keep with what follows */
     s->page = L->page;
     if (L->st.first_section_page == 0)
         L->st.first_section_page = L->page;
@@ -682,29 +709,34 @@ do_contents(struct lay *L)
     L->y += 10;
 }
 
-/* Column widths: natural widths when they fit the text width; otherwise columns wider than an
- * even share are shrunk in proportion (their text wraps). */
+/* Column widths in the manner of HTML's automatic table layout: natural widths when they fit the
+ * text width; otherwise every column keeps at least its longest word and the rest of the width
+ * is shared in proportion to how much more each column would like. */
 static void
 table_widths(struct lay *L, const struct rep_table *t, double *wd)
 {
-    double nat[32] = {0};
+    double nat[32] = {0}, mn[32] = {0};
     for (int c = 0; c < t->n_cols; c++) {
-        if (t->headers) {
-            PangoLayout *l = text_layout(L, t->headers[c], FONT, TABLE_PT, true, 0, true);
-            nat[c] = layout_w(l);
-            g_object_unref(l);
-        }
-        for (size_t r = 0; r < t->n_rows; r++) {
-            PangoLayout *l = text_layout(L, t->cells[r * (size_t)t->n_cols + (size_t)c], FONT,
-                                         TABLE_PT, false, 0, true);
+        for (size_t r = 0; r <= t->n_rows; r++) {
+            bool hdr = r == t->n_rows;
+            if (hdr && !t->headers)
+                continue;
+            const char *s = hdr ? t->headers[c] : t->cells[r * (size_t)t->n_cols + (size_t)c];
+            PangoLayout *l = text_layout(L, s, FONT, TABLE_PT, hdr, 0, true);
             nat[c] = fmax(nat[c], layout_w(l));
+            pango_layout_set_width(l, PANGO_SCALE);
+            pango_layout_set_wrap(l, PANGO_WRAP_WORD);
+            mn[c] = fmax(mn[c], layout_w(l));
             g_object_unref(l);
         }
         nat[c] += 2 * CELL_PAD_PT + 1;
+        mn[c] = fmin(mn[c] + 2 * CELL_PAD_PT + 1, nat[c]);
     }
-    double total = 0;
-    for (int c = 0; c < t->n_cols; c++)
+    double total = 0, tmin = 0;
+    for (int c = 0; c < t->n_cols; c++) {
         total += nat[c];
+        tmin += mn[c];
+    }
     if (total <= L->w) {
         /* spread a small surplus so tables read as blocks, not ragged columns */
         double extra = total > 0.6 * L->w ? (L->w - total) / t->n_cols : 0;
@@ -712,16 +744,14 @@ table_widths(struct lay *L, const struct rep_table *t, double *wd)
             wd[c] = nat[c] + extra;
         return;
     }
-    double share = L->w / t->n_cols, narrow = 0, wide = 0;
-    for (int c = 0; c < t->n_cols; c++) {
-        if (nat[c] <= share)
-            narrow += nat[c];
-        else
-            wide += nat[c];
+    if (tmin >= L->w) { /* even the longest words do not fit: scale them (they break) */
+        for (int c = 0; c < t->n_cols; c++)
+            wd[c] = mn[c] * L->w / tmin;
+        return;
     }
-    double room = L->w - narrow;
+    double f = (L->w - tmin) / (total - tmin);
     for (int c = 0; c < t->n_cols; c++)
-        wd[c] = nat[c] <= share ? nat[c] : nat[c] * room / wide;
+        wd[c] = mn[c] + (nat[c] - mn[c]) * f;
 }
 
 /* Lays out one row's cells (header when hdr) and returns its height. */

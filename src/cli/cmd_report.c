@@ -1,0 +1,136 @@
+/* roofline report: a PDF report of one system's analysis (answer first: phase times, tokens/s,
+ * bound, memory; then why, how far to trust it, provenance). Layout is render/report.c;
+ * docs/report.md describes the sections. */
+#include "cli/caldata.h"
+#include "cli/cli.h"
+#include "cli/explain.h"
+#include "cli/report_parts.h"
+#include "io/profiles.h"
+#include "render/charts.h"
+#include "render/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const struct cli_opt SPEC[] = {
+    {"gpu", true}, {"model", true}, {"output", true}, {"paper", true}, CLI_ENGINE_OPTS,
+};
+#define N_SPEC ((int)(sizeof SPEC / sizeof SPEC[0]))
+
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+static int
+usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "error: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: %s\n", cmd_report.usage);
+    return CLI_USAGE;
+}
+
+/* The single-system analysis report. */
+static int
+run_analysis(const struct cli_args *a, int argc, char **argv)
+{
+    const char *out = cli_get(a, "output");
+    if (!cli_has(a, "gpu") || !cli_has(a, "model"))
+        return usage_error("--gpu and --model are required (or give a question file)");
+    if (!out)
+        return usage_error("-o FILE.pdf is required");
+    size_t ol = strlen(out);
+    if (ol < 4 || strcasecmp(out + ol - 4, ".pdf") != 0)
+        return usage_error("-o: '%s' does not end in .pdf", out);
+    enum rep_paper paper = REP_A4;
+    if (cli_has(a, "paper") && rep_paper_parse(cli_get(a, "paper"), &paper) != 0)
+        return usage_error("--paper: expected a4 or letter, got '%s'", cli_get(a, "paper"));
+    char gpus[512];
+    if (strlen(cli_get(a, "gpu")) >= sizeof gpus)
+        return usage_error("--gpu: list too long");
+    snprintf(gpus, sizeof gpus, "%s", cli_get(a, "gpu"));
+    struct hw_profile *hws[CHART_MAX_GPUS] = {0};
+    int n_hws = 0, rc = CLI_FAIL;
+    struct mdl_profile *model = NULL;
+    struct rep_doc *d = NULL;
+    char *save = NULL;
+    for (char *tok = strtok_r(gpus, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n_hws == CHART_MAX_GPUS) {
+            rc = usage_error("--gpu: at most %d devices", CHART_MAX_GPUS);
+            goto done;
+        }
+        if (!(hws[n_hws] = cli_load_hw(tok)))
+            goto done;
+        n_hws++;
+    }
+    if (n_hws == 0) {
+        rc = usage_error("--gpu: no device given");
+        goto done;
+    }
+    if (!(model = cli_load_model(cli_get(a, "model"))))
+        goto done;
+    struct roof_config base;
+    roof_config_init(&base, hws[0], model, ROOF_DECODE);
+    if (cli_engine_opts(a, &base) != 0) {
+        rc = CLI_USAGE;
+        goto done;
+    }
+    if (!(d = rep_new(paper))) {
+        fprintf(stderr, "error: out of memory\n");
+        goto done;
+    }
+    struct rp_ctx ctx = {.hws = (const struct hw_profile *const *)hws,
+                         .n_hws = n_hws,
+                         .model = model,
+                         .base = base,
+                         .engine = cli_get(a, "engine"),
+                         .argc = argc,
+                         .argv = argv};
+    if (rp_analysis_report(d, &ctx) != 0)
+        goto done;
+    struct err_list errs = {0};
+    struct rep_stats st;
+    if (rep_write(d, out, &st, &errs) == 0) {
+        rc = CLI_OK;
+        printf("%s\nwrote %s (%d pages)\n", ctx.answer, out, st.pages);
+    }
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+done:
+    rep_free(d);
+    mdl_free(model);
+    for (int i = 0; i < CHART_MAX_GPUS; i++)
+        hw_free(hws[i]);
+    return cli_finish(rc);
+}
+
+static int
+run(int argc, char **argv)
+{
+    struct cli_args a;
+    int pr = cli_parse(&a, SPEC, N_SPEC, argc, argv, cmd_report.usage);
+    if (pr != 0)
+        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
+    if (a.n_pos > 0)
+        return usage_error("a question file ('%s') needs the planner (roofline plan), which this "
+                           "build does not have yet; use --gpu and --model",
+                           a.pos[0]);
+    return run_analysis(&a, argc, argv);
+}
+
+const struct cli_cmd cmd_report = {
+    "report", "write a PDF report: the answer first, then why, how far to trust it and provenance",
+    "roofline report --gpu ID[,ID...] --model ID|PATH -o FILE.pdf [--paper a4|letter]\n"
+    "         [--batch B] [--prompt P] [--context C] [--weights T] [--act T] [--kv T]\n"
+    "         [--flash on|off] [--tp N] [--pp N] [--gpus N] [--reserve SIZE|PCT] [--engine E]\n"
+    "  docs/report.md describes the sections",
+    run};

@@ -1,0 +1,88 @@
+#!/bin/sh
+# roofline report: the analysis report as a PDF, checked by page count, outline, extracted text,
+# embedded fonts and bytes (same input, same file), never by rendering; atomic writes under
+# kill -9; usage errors.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+# outline_count FILE: number of PDF outline items (objects with /Title and /Parent)
+outline_count() {
+    python3 - "$1" <<'EOF'
+import re, sys
+data = open(sys.argv[1], 'rb').read()
+objs = re.findall(rb'\d+ 0 obj(.*?)endobj', data, re.S)
+print(sum(1 for o in objs if b'/Title' in o and b'/Parent' in o))
+EOF
+}
+
+A="--gpu h100-sxm,a100-sxm-80gb --model llama-3.1-70b --tp 4 --engine vllm --batch 16 --prompt 2048 --context 2048"
+# shellcheck disable=SC2086
+run "report analysis" 0 -- env SOURCE_DATE_EPOCH=1700000000 "$ROOFLINE" report $A -o "$T/a.pdf"
+expect_out "report prints the answer" "TTFT 4.23 s"
+expect_out "report prints the path" "wrote $T/a.pdf"
+pages=$(pdfinfo "$T/a.pdf" 2>/dev/null | sed -n 's/^Pages: *//p')
+if [ "${pages:-0}" -ge 5 ] && [ "${pages:-0}" -le 12 ]; then echo "ok report page count ($pages)"; else
+    echo "not ok report page count: $pages"; fi
+if pdfinfo "$T/a.pdf" | grep -q '^Creator: *roofline '; then echo "ok report creator"; else
+    echo "not ok report creator"; pdfinfo "$T/a.pdf" | sed 's/^/  /'; fi
+if pdfinfo "$T/a.pdf" | grep -q '^CreationDate: .*2023'; then echo "ok report date from SOURCE_DATE_EPOCH"; else
+    echo "not ok report date from SOURCE_DATE_EPOCH"; pdfinfo "$T/a.pdf" | grep Date | sed 's/^/  /'; fi
+if pdfinfo "$T/a.pdf" | grep -q '^Page size: .*(A4)'; then echo "ok report A4"; else echo "not ok report A4"; fi
+n=$(outline_count "$T/a.pdf")
+# 4 sections and 10 subsections
+if [ "$n" = 14 ]; then echo "ok report outline ($n entries)"; else echo "not ok report outline: $n entries"; fi
+if pdffonts "$T/a.pdf" | awk 'NR > 2 && $(NF-4) != "yes" { bad = 1 } END { exit bad }'; then
+    echo "ok report fonts embedded"; else echo "not ok report fonts embedded"; pdffonts "$T/a.pdf"; fi
+pdftotext -layout "$T/a.pdf" "$T/a.txt"
+for s in "1 The answer" "19.94 ms" "803 tokens/s" "How far to trust it" "Provenance" \
+    "SHA-256" "t memory = 37.9 GB ÷ 3.35 TB/s = 11.31 ms" "model_profiles/" \
+    "roofline report --gpu h100-sxm,a100-sxm-80gb"; do
+    if grep -qF -- "$s" "$T/a.txt"; then echo "ok report text '$s'"; else
+        echo "not ok report text lacks '$s'"; fi
+done
+# page 1 holds the answer
+pdftotext -f 1 -l 1 "$T/a.pdf" "$T/p1.txt"
+if grep -q "ITL" "$T/p1.txt" && grep -q "fits" "$T/p1.txt"; then echo "ok report answer on page 1"; else
+    echo "not ok report answer on page 1"; fi
+
+# the same input (the command line, -o included, is printed in the report) gives the same
+# bytes; another date changes them
+mv "$T/a.pdf" "$T/b.pdf"
+# shellcheck disable=SC2086
+SOURCE_DATE_EPOCH=1700000000 "$ROOFLINE" report $A -o "$T/a.pdf" >/dev/null 2>&1
+if cmp -s "$T/a.pdf" "$T/b.pdf"; then echo "ok report byte-identical"; else echo "not ok report byte-identical"; fi
+# shellcheck disable=SC2086
+SOURCE_DATE_EPOCH=1800000000 "$ROOFLINE" report $A -o "$T/a.pdf" >/dev/null 2>&1
+if cmp -s "$T/a.pdf" "$T/b.pdf"; then echo "not ok report date changes the file"; else echo "ok report date changes the file"; fi
+
+run "report letter" 0 -- "$ROOFLINE" report --gpu rtx-4090 --model llama-3-8b --paper letter -o "$T/l.pdf"
+if pdfinfo "$T/l.pdf" | grep -q '^Page size: *612 x 792'; then echo "ok report letter size"; else
+    echo "not ok report letter size"; fi
+run "report does not fit" 0 -- "$ROOFLINE" report --gpu rtx-4090 --model llama-3.1-70b -o "$T/n.pdf"
+expect_out "report says it does not fit" "does not fit"
+pdftotext -f 1 -l 1 "$T/n.pdf" "$T/n1.txt"
+if grep -q "Does not fit" "$T/n1.txt"; then echo "ok report misfit on page 1"; else echo "not ok report misfit on page 1"; fi
+
+# atomic: kill -9 at several moments; the target is the old file or a whole new PDF, never a part
+printf 'old\n' >"$T/k.pdf"
+bad=0
+for d in 0.001 0.005 0.01 0.02 0.03 0.05; do
+    # shellcheck disable=SC2086
+    "$ROOFLINE" report $A -o "$T/k.pdf" >/dev/null 2>&1 &
+    pid=$!
+    sleep "$d"
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    if [ "$(cat "$T/k.pdf" 2>/dev/null)" != old ] && ! pdfinfo "$T/k.pdf" >/dev/null 2>&1; then bad=1; fi
+    rm -f "$T"/k.pdf.tmp*
+done
+if [ $bad = 0 ]; then echo "ok report atomic under kill -9"; else echo "not ok report atomic under kill -9"; fi
+run "report unwritable" 1 -- "$ROOFLINE" report --gpu h100-sxm --model llama-3-8b -o "$T/no/such/dir/r.pdf"
+if ls "$T"/no 2>/dev/null | grep -q .; then echo "not ok report unwritable leaves nothing"; else
+    echo "ok report unwritable leaves nothing"; fi
+
+run "report no output" 2 -- "$ROOFLINE" report --gpu h100-sxm --model llama-3-8b
+run "report not pdf" 2 -- "$ROOFLINE" report --gpu h100-sxm --model llama-3-8b -o "$T/r.png"
+run "report bad paper" 2 -- "$ROOFLINE" report --gpu h100-sxm --model llama-3-8b --paper a5 -o "$T/r.pdf"
+expect_err "report bad paper message" "--paper: expected a4 or letter, got 'a5'"
+run "report unknown gpu" 1 -- "$ROOFLINE" report --gpu h100-sxn --model llama-3-8b -o "$T/r.pdf"
