@@ -747,8 +747,11 @@ rp_provenance(struct rep_doc *d, const struct rp_ctx *ctx, const char *const *ex
     for (int g = 0; g < ctx->n_hws; g++)
         datasheet_rows(t, ctx->hws[g], gemm);
     const struct mdl_profile *m = ctx->model;
-    const char *msrc = source_of(m->source_keys, m->source_texts, m->n_sources, "config");
+    const char *msrc =
+        m ? source_of(m->source_keys, m->source_texts, m->n_sources, "config") : NULL;
     char arch[256];
+    if (!m)
+        goto files;
     snprintf(arch, sizeof arch, "%ld layers, hidden %ld, %ld heads (%ld KV), vocabulary %ld",
              m->num_layers, m->hidden_size, m->num_heads, m->num_kv_heads, m->vocab_size);
     const char *mr[] = {rp_esc(m->id), arch, rp_esc(msrc ? msrc : "(no source in the profile)")};
@@ -760,12 +763,14 @@ rp_provenance(struct rep_doc *d, const struct rp_ctx *ctx, const char *const *ex
                             rp_esc(ps ? ps : "(no source)")};
         rep_table_row(t, pr);
     }
+files:
     rep_section(d, 2, "Files and their SHA-256", false);
     static const char *const FH[] = {"role", "path", "SHA-256"};
     struct rep_table *f = rep_table(d, 3, FH, "lll");
     for (int g = 0; g < ctx->n_hws; g++)
         file_row(f, "hardware profile", ctx->hws[g]->path);
-    file_row(f, "model profile", m->path);
+    if (m)
+        file_row(f, "model profile", m->path);
     char p[1024];
     if (ctx->engine) {
         snprintf(p, sizeof p, "%s/engine_profiles/%s.yaml", prof_data_dir(), ctx->engine);
@@ -834,5 +839,171 @@ rp_analysis_report(struct rep_doc *d, struct rp_ctx *ctx)
         return -1;
     rp_trust(d, ctx);
     rp_provenance(d, ctx, NULL, 0);
+    return 0;
+}
+
+/* ---- handouts ---- */
+
+/* One line of a worked example in Pango markup: identifiers with an underscore get a subscript
+ * (t_memory), a^(k+1) and x^5 a superscript, " x " a multiplication sign, " / " a division sign,
+ * "~=" and " ~ " an approximately-equal sign, "->" an arrow. */
+static void
+formula_markup(const char *line, struct sb *out)
+{
+    const char *p = line;
+    while (*p) {
+        if (strncmp(p, " x ", 3) == 0) {
+            sb_printf(out, " \xc3\x97 ");
+            p += 3;
+        } else if (strncmp(p, " / ", 3) == 0) {
+            sb_printf(out, " \xc3\xb7 ");
+            p += 3;
+        } else if (strncmp(p, "~=", 2) == 0) {
+            sb_printf(out, "\xe2\x89\x88");
+            p += 2;
+        } else if (strncmp(p, " ~ ", 3) == 0) {
+            sb_printf(out, " \xe2\x89\x88 ");
+            p += 3;
+        } else if (strncmp(p, "->", 2) == 0) {
+            sb_printf(out, "\xe2\x86\x92");
+            p += 2;
+        } else if (*p == '^') {
+            p++;
+            sb_printf(out, "<sup>");
+            if (*p == '(') {
+                int depth = 0;
+                const char *q = p;
+                for (; *q; q++) {
+                    depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+                    if (depth == 0)
+                        break;
+                }
+                for (const char *r = p + 1; r < q; r++)
+                    sb_printf(out, "%s",
+                              *r == '<'   ? "&lt;"
+                              : *r == '&' ? "&amp;"
+                                          : (char[]){*r, 0});
+                p = *q ? q + 1 : q;
+            } else {
+                while (*p && (g_ascii_isalnum(*p) || *p == '.'))
+                    sb_printf(out, "%c", *p++);
+            }
+            sb_printf(out, "</sup>");
+        } else if (g_ascii_isalpha(*p) && (p == line || !g_ascii_isalnum(p[-1]))) {
+            /* a word: subscript after its first underscore */
+            const char *q = p;
+            while (*q && (g_ascii_isalnum(*q) || *q == '_'))
+                q++;
+            const char *us = memchr(p, '_', (size_t)(q - p));
+            /* variables only (t_memory, bytes_weights), not operator names (mlp_gate) */
+            static const char *const VARS[] = {"t", "bytes", "flops", "n", "E", "T"};
+            bool var = false;
+            for (size_t k = 0; us && k < sizeof VARS / sizeof VARS[0]; k++)
+                var |= strlen(VARS[k]) == (size_t)(us - p) &&
+                       strncmp(p, VARS[k], (size_t)(us - p)) == 0;
+            if (var && us + 1 < q) {
+                sb_printf(out, "<i>%.*s</i><sub>%.*s</sub>", (int)(us - p), p, (int)(q - us - 1),
+                          us + 1);
+            } else {
+                sb_printf(out, "%.*s", (int)(q - p), p);
+            }
+            p = q;
+        } else if (*p == '<') {
+            sb_printf(out, "&lt;");
+            p++;
+        } else if (*p == '>') {
+            sb_printf(out, "&gt;");
+            p++;
+        } else if (*p == '&') {
+            sb_printf(out, "&amp;");
+            p++;
+        } else {
+            sb_printf(out, "%c", *p++);
+        }
+    }
+}
+
+int
+rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart *chart,
+           const struct rp_ctx *ctx)
+{
+    char title[256], version[128];
+    snprintf(title, sizeof title, "roofline explain %s", topic);
+    snprintf(version, sizeof version, "%s", ROOFLINE_VERSION);
+    rep_set_meta(d, title, "A worked example, step by step", "roofline, LLM inference", version,
+                 rp_epoch());
+    /* the first paragraph (up to a blank line) is the subtitle */
+    const char *body = strstr(text, "\n\n");
+    size_t head = body ? (size_t)(body - text) : strlen(text);
+    struct sb b = {0};
+    char first[1024];
+    snprintf(first, sizeof first, "%.*s", (int)(head < 1000 ? head : 1000), text);
+    rep_title(d, title, rp_esc(first));
+    rep_section(d, 1, "The worked example", false);
+    if (chart) /* the picture first, the numbers behind it after */
+        rep_chart(d, chart, CHART_H_PT, NULL);
+    const char *p = body ? body + 2 : text + head;
+    struct sb para = {0}, code = {0};
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char *line = g_strndup(p, n);
+        p += n + (nl ? 1 : 0);
+        bool indented = line[0] == ' ';
+        bool step = strncmp(line, "Step ", 5) == 0;
+        const char *lead = line;
+        while (*lead == ' ')
+            lead++;
+        /* an indented line with aligned columns (two spaces inside) is a text table: monospace */
+        bool columns = indented && strstr(lead, "  ") != NULL;
+        if (code.n > 0 && !columns) {
+            rep_code(d, sb_str(&code));
+            sb_reset(&code);
+        }
+        if (columns) {
+            if (para.n > 0) {
+                rep_para(d, sb_str(&para));
+                sb_reset(&para);
+            }
+            sb_printf(&code, "%s%s", code.n ? "\n" : "", lead);
+            g_free(line);
+            continue;
+        }
+        if (para.n > 0 && (n == 0 || indented || step)) {
+            rep_para(d, sb_str(&para));
+            sb_reset(&para);
+        }
+        if (n == 0) {
+            g_free(line);
+            continue;
+        }
+        sb_reset(&b);
+        if (indented) {
+            const char *q = line;
+            while (*q == ' ')
+                q++;
+            formula_markup(q, &b);
+            rep_formula(d, sb_str(&b));
+        } else if (step) {
+            formula_markup(line, &b);
+            struct sb s2 = {0};
+            sb_printf(&s2, "<b>%s</b>", sb_str(&b));
+            rep_para(d, sb_str(&s2));
+            sb_release(&s2);
+        } else {
+            formula_markup(line, &b);
+            sb_printf(&para, "%s%s", para.n ? "\n" : "", sb_str(&b));
+        }
+        g_free(line);
+    }
+    if (code.n > 0)
+        rep_code(d, sb_str(&code));
+    if (para.n > 0)
+        rep_para(d, sb_str(&para));
+    sb_release(&para);
+    sb_release(&code);
+    sb_release(&b);
+    if (ctx->n_hws > 0)
+        rp_provenance(d, ctx, NULL, 0);
     return 0;
 }

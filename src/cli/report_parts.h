@@ -46,6 +46,12 @@ int rp_why(struct rep_doc *d, const struct rp_ctx *ctx);
 void rp_trust(struct rep_doc *d, const struct rp_ctx *ctx);
 void rp_provenance(struct rep_doc *d, const struct rp_ctx *ctx, const char *const *extra_files,
                    int n_extra);
+/* A teaching handout of `explain TOPIC`: `text` is the command's text output (the first paragraph
+ * becomes the subtitle; "Step N." lines bold; indented lines are formulas set with subscripts,
+ * superscripts and operator signs), then `chart` (owned; may be NULL), then the provenance of
+ * ctx's profiles (ctx->n_hws may be 0). 0 or -1. */
+int rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart *chart,
+               const struct rp_ctx *ctx);
 /* The SHA-256 of a file as 64 hex digits into out (>= 65 bytes); -1 when it cannot be read. */
 int rp_sha256_file(const char *path, char *out, size_t size);
 /* SOURCE_DATE_EPOCH when set and valid, else 2024-01-01T00:00:00Z. */

@@ -40,7 +40,8 @@ enum blk_kind {
     B_BREAK,
     B_TABLE,
     B_CHART,
-    B_SIDE
+    B_SIDE,
+    B_FORMULA
 };
 
 struct rep_table {
@@ -270,6 +271,12 @@ void
 rep_box(struct rep_doc *d, const char *markup)
 {
     add_text(d, B_BOX, markup);
+}
+
+void
+rep_formula(struct rep_doc *d, const char *markup)
+{
+    add_text(d, B_FORMULA, markup);
 }
 
 void
@@ -635,6 +642,19 @@ do_para(struct lay *L, const struct blk *b, double size, uint32_t colour, const 
 }
 
 static void
+do_formula(struct lay *L, const struct blk *b)
+{
+    double indent = 18;
+    PangoLayout *l = text_layout(L, b->text, FONT, BODY_PT + 0.5, false, L->w - indent, true);
+    pango_layout_set_spacing(l, (int)(2 * PANGO_SCALE));
+    need(L, fmin(layout_h(l), 30));
+    L->y += 1;
+    flow(L, l, L->x0 + indent, 0x0B3D66);
+    L->y += 5;
+    g_object_unref(l);
+}
+
+static void
 do_box(struct lay *L, const struct blk *b)
 {
     double pad = 8;
@@ -983,6 +1003,9 @@ pass(struct lay *L, struct sink *sink)
             break;
         case B_CODE:
             do_para(L, b, 7.5, 0x222222, MONO, false);
+            break;
+        case B_FORMULA:
+            do_formula(L, b);
             break;
         case B_BOX:
             do_box(L, b);

@@ -59,6 +59,8 @@ void rep_para(struct rep_doc *d, const char *markup);
 void rep_note(struct rep_doc *d, const char *markup);
 /* A paragraph in a shaded box with a coloured rule on the left (the answer); kept on one page. */
 void rep_box(struct rep_doc *d, const char *markup);
+/* A formula line (markup), indented from the text column; breaks by line. */
+void rep_formula(struct rep_doc *d, const char *markup);
 /* A monospaced paragraph (command lines, hashes); breaks by line. Plain text. */
 void rep_code(struct rep_doc *d, const char *text);
 /* The list of sections with their page numbers, each linked to its section. */

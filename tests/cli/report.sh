@@ -86,3 +86,20 @@ run "report not pdf" 2 -- "$ROOFLINE" report --gpu h100-sxm --model llama-3-8b -
 run "report bad paper" 2 -- "$ROOFLINE" report --gpu h100-sxm --model llama-3-8b --paper a5 -o "$T/r.pdf"
 expect_err "report bad paper message" "--paper: expected a4 or letter, got 'a5'"
 run "report unknown gpu" 1 -- "$ROOFLINE" report --gpu h100-sxn --model llama-3-8b -o "$T/r.pdf"
+
+# explain --pdf: a handout for every topic; its text carries the worked example's numbers
+for t in kv-cache batching quantization moe tp speculative prefix-cache disaggregation decode prefill; do
+    case $t in decode | prefill) m="--model llama-3-8b" ;; *) m="" ;; esac
+    # shellcheck disable=SC2086
+    run "explain $t --pdf" 0 -- "$ROOFLINE" explain $t $m --pdf "$T/h.pdf"
+    # shellcheck disable=SC2086
+    "$ROOFLINE" explain $t $m >"$T/h.txt" 2>/dev/null
+    pdftotext "$T/h.pdf" "$T/hp.txt"
+    # the conclusion's last number-with-unit of the text appears in the handout
+    want=$(grep -oE '[0-9]+(\.[0-9]+)? (ms|us|s|GB|MB|kB|tokens/s)' "$T/h.txt" | tail -n 1)
+    if [ -n "$want" ] && grep -qF -- "$want" "$T/hp.txt"; then echo "ok explain $t handout text ($want)"; else
+        echo "not ok explain $t handout text lacks '$want'"; fi
+    [ "$(outline_count "$T/h.pdf")" -ge 1 ] && echo "ok explain $t outline" || echo "not ok explain $t outline"
+done
+run "explain --pdf not pdf" 2 -- "$ROOFLINE" explain decode --model llama-3-8b --pdf "$T/h.png"
+run "explain --paper alone" 2 -- "$ROOFLINE" explain decode --model llama-3-8b --paper letter
