@@ -28,7 +28,7 @@ LIBS := $(PKG_LIBS) -lm -lpthread
 
 # EXCLUDE: sources left out of this build (patterns), e.g. work in progress
 EXCLUDE ?=
-LIB_SRC := $(filter-out $(EXCLUDE),$(wildcard src/util/*.c src/core/*.c src/io/*.c src/sim/*.c src/bench/*.c src/render/*.c src/cli/*.c))
+LIB_SRC := $(filter-out $(EXCLUDE),$(wildcard src/util/*.c src/core/*.c src/io/*.c src/sim/*.c src/plan/*.c src/bench/*.c src/render/*.c src/cli/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(filter-out $(EXCLUDE),$(wildcard tests/unit/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)

@@ -21,7 +21,7 @@ static const struct cli_cmd cmd_version = {"version", "print the version", "roof
                                            cmd_version_run};
 
 static const struct cli_cmd *const COMMANDS[] = {
-    &cmd_demo, &cmd_list, &cmd_show, &cmd_analyze, &cmd_explain, &cmd_sweep, &cmd_calibrate, &cmd_validate, &cmd_bench, &cmd_simulate, &cmd_chart, &cmd_report, &cmd_help, &cmd_version,
+    &cmd_demo, &cmd_list, &cmd_show, &cmd_analyze, &cmd_explain, &cmd_sweep, &cmd_calibrate, &cmd_validate, &cmd_bench, &cmd_simulate, &cmd_plan, &cmd_chart, &cmd_report, &cmd_help, &cmd_version,
 };
 #define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
 

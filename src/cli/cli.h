@@ -62,7 +62,7 @@ int cli_engine_opts(const struct cli_args *a, struct roof_config *cfg);
 int cli_finish(int rc);
 
 extern const struct cli_cmd cmd_list, cmd_show, cmd_analyze, cmd_explain, cmd_demo, cmd_sweep, cmd_chart,
-    cmd_calibrate, cmd_validate, cmd_bench, cmd_simulate, cmd_report;
+    cmd_calibrate, cmd_validate, cmd_bench, cmd_simulate, cmd_plan, cmd_report;
 /* A scenario and its simulator config: the profiles, formats, engine tuning (its engine
  * profile) and the seed (seed < 0: the scenario's). Errors are printed; NULL on failure. The
  * config borrows from the scenario (scenario_free). cmd_simulate.c */

@@ -1,0 +1,985 @@
+/* Question loader (see question.h, docs/plan.md): schema check with positions and did-you-mean
+ * hints, every problem of the file in one pass; the model and the candidate hardware resolved
+ * by id or by path relative to the question's directory. */
+#include "io/question.h"
+
+#include "core/roof.h"
+#include "io/profiles.h"
+#include "io/ycheck.h"
+#include "util/strs.h"
+#include "util/units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const TOP_KEYS[] = {"name", "model",      "engine", "formats", "workload",
+                                       "slo",  "candidates", "money",  "plan"};
+static const char *const WL_KEYS[] = {"rate_per_s", "tokens_per_month", "peak_to_mean", "users",
+                                      "think_time", "documents",        "deadline",     "arrivals",
+                                      "cv",         "prompt",           "output"};
+static const char *const SLO_KEYS[] = {"preset", "ttft", "itl", "e2e", "percentile"};
+static const char *const CAND_KEYS[] = {"hardware",
+                                        "vendor",
+                                        "kind",
+                                        "min_memory",
+                                        "max_price_per_hour",
+                                        "max_purchase",
+                                        "tp",
+                                        "pp",
+                                        "schedulers",
+                                        "max_batch",
+                                        "max_tokens_per_step",
+                                        "prefill_hardware",
+                                        "prefill_decode_ratios"};
+static const char *const MONEY_KEYS[] = {"mode", "currency", "rent_per_hour", "purchase_per_device",
+                                         "tco"};
+/* the order of struct plan_tco's fields (bits of tco_given) */
+static const char *const TCO_KEYS[] = {"life_years",
+                                       "residual",
+                                       "cost_of_capital",
+                                       "maintenance",
+                                       "pue",
+                                       "price_per_kwh",
+                                       "host_power",
+                                       "device_utilisation",
+                                       "server_overhead",
+                                       "facility_per_server_month"};
+static const char *const PLAN_KEYS[] = {
+    "objective",    "utilisation", "spares",   "growth_per_month", "horizon_months",
+    "power_budget", "volume_max",  "requests", "confirm_top",      "seed"};
+static const char *const FMT_KEYS[] = {"weights", "act", "kv"};
+static const char *const DIST_KEYS[] = {"dist", "value", "min", "max", "mean", "sd"};
+static const char *const DISTS[] = {"fixed", "uniform", "lognormal"};
+static const char *const POLICIES[] = {"static", "continuous", "chunked", "disaggregated"};
+static const char *const PROCESSES[] = {"poisson", "gamma"};
+static const char *const MODES[] = {"rent", "buy"};
+static const char *const OBJECTIVES[] = {"min_cost_per_hour", "min_cost_per_mtok", "min_devices",
+                                         "max_tokens_per_dollar"};
+static const char *const ENGINES[] = {"vllm", "tensorrt-llm", "llama.cpp", "kernel"};
+
+static int
+check_enum(struct ycheck *y, const struct ynode *at, const char *name, const char *value,
+           const char *const *allowed, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(value, allowed[i]) == 0)
+            return (int)i;
+    const char *hint = str_closest(value, allowed, n);
+    char list[256] = "";
+    for (size_t i = 0; i < n; i++) {
+        strncat(list, allowed[i], sizeof list - strlen(list) - 1);
+        if (i + 1 < n)
+            strncat(list, ", ", sizeof list - strlen(list) - 1);
+    }
+    if (hint)
+        ycheck_error(y, at, "'%s' is '%s' (did you mean '%s'?)", name, value, hint);
+    else
+        ycheck_error(y, at, "'%s' is '%s'; expected one of: %s", name, value, list);
+    return -1;
+}
+
+static const struct ynode *
+section(struct ycheck *y, const struct ynode *root, const char *key, const char *const *keys,
+        size_t n)
+{
+    const struct ynode *v = ynode_get(root, key);
+    if (!v || ynode_is_null(v))
+        return NULL;
+    if (!ycheck_map(y, v, key))
+        return NULL;
+    ycheck_keys(y, v, key, keys, n);
+    return v;
+}
+
+static bool
+num_range(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key, double lo,
+          bool lo_open, double hi, double *out)
+{
+    double x;
+    if (!ycheck_num(y, map, prefix, key, false, &x))
+        return false;
+    if ((lo_open ? !(x > lo) : !(x >= lo)) || !(x <= hi)) {
+        if (isinf(hi))
+            ycheck_error(y, ynode_get(map, key), "'%s.%s' must be %s %g, got %g", prefix, key,
+                         lo_open ? "greater than" : "at least", lo, x);
+        else
+            ycheck_error(y, ynode_get(map, key), "'%s.%s' must be in %s%g, %g], got %g", prefix,
+                         key, lo_open ? "(" : "[", lo, hi, x);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+/* A duration: "2 s", "500 ms", "30 min", "168 h", "7 days", "1 week". */
+static bool
+duration(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+         double *out)
+{
+    const struct ynode *v = ynode_get(map, key);
+    if (!v || ynode_is_null(v))
+        return false;
+    if (v->kind == YNODE_SCALAR) {
+        char *end;
+        double x = strtod(v->value, &end);
+        while (*end == ' ')
+            end++;
+        static const struct {
+            const char *u;
+            double s;
+        } U[] = {{"min", 60},    {"h", 3600},     {"hours", 3600},  {"hour", 3600},   {"d", 86400},
+                 {"day", 86400}, {"days", 86400}, {"week", 604800}, {"weeks", 604800}};
+        if (end != v->value && isfinite(x) && x > 0)
+            for (size_t i = 0; i < N(U); i++)
+                if (strcmp(end, U[i].u) == 0) {
+                    *out = x * U[i].s;
+                    return true;
+                }
+        const char *why;
+        if (unit_parse(v->value, UNIT_SECONDS, &x, &why) == 0 && x > 0) {
+            *out = x;
+            return true;
+        }
+    }
+    ycheck_error(y, v, "'%s.%s' must be a time such as '2 s', '50 ms', '168 h' or '7 days', got %s",
+                 prefix, key, v->kind == YNODE_SCALAR ? v->value : ynode_kind_name(v));
+    return false;
+}
+
+static char *
+dir_join(const char *base_path, const char *rel)
+{
+    if (rel[0] == '/')
+        return str_dup(rel);
+    const char *slash = strrchr(base_path, '/');
+    if (!slash)
+        return str_dup(rel);
+    size_t dl = (size_t)(slash - base_path) + 1, rl = strlen(rel);
+    char *p = malloc(dl + rl + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, base_path, dl);
+    memcpy(p + dl, rel, rl + 1);
+    return p;
+}
+
+static bool
+looks_like_path(const char *s)
+{
+    size_t l = strlen(s);
+    return strchr(s, '/') || (l > 5 && strcmp(s + l - 5, ".yaml") == 0) ||
+           (l > 4 && strcmp(s + l - 4, ".yml") == 0) || (l > 5 && strcmp(s + l - 5, ".json") == 0);
+}
+
+static char *
+resolve_profile(struct ycheck *y, const struct ynode *v, enum prof_kind kind)
+{
+    char *arg = looks_like_path(v->value) ? dir_join(y->path, v->value) : str_dup(v->value);
+    if (!arg)
+        return NULL;
+    struct err_list tmp = {0};
+    char *p = prof_resolve(kind, arg, &tmp);
+    if (!p)
+        for (size_t i = 0; i < tmp.n; i++) {
+            if (tmp.items[i].path)
+                ycheck_error(y, v, "%s '%s'", tmp.items[i].msg, tmp.items[i].path);
+            else
+                ycheck_error(y, v, "%s", tmp.items[i].msg);
+        }
+    err_list_release(&tmp);
+    free(arg);
+    return p;
+}
+
+/* A scalar or a sequence of scalars: calls `fn` for each item. Returns the count, -1 on error. */
+static int
+each_item(struct ycheck *y, const struct ynode *v, const char *name, int max,
+          bool (*fn)(struct ycheck *, const struct ynode *, const char *, int, void *), void *ctx)
+{
+    if (!v)
+        return 0;
+    if (v->kind == YNODE_MAP) {
+        ycheck_error(y, v, "'%s' must be a value or a list of values, not a mapping", name);
+        return -1;
+    }
+    if (v->kind == YNODE_SCALAR)
+        return fn(y, v, name, 0, ctx) ? 1 : -1;
+    if (v->n == 0) {
+        ycheck_error(y, v, "'%s' is an empty list", name);
+        return -1;
+    }
+    if ((int)v->n > max) {
+        ycheck_error(y, v, "'%s' has %zu items; at most %d", name, v->n, max);
+        return -1;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < v->n; i++) {
+        if (v->items[i]->kind != YNODE_SCALAR) {
+            ycheck_error(y, v->items[i], "'%s' items must be values, not %s", name,
+                         ynode_kind_name(v->items[i]));
+            ok = false;
+            continue;
+        }
+        ok = fn(y, v->items[i], name, (int)i, ctx) && ok;
+    }
+    return ok ? (int)v->n : -1;
+}
+
+static bool
+item_int(struct ycheck *y, const struct ynode *v, const char *name, int i, void *ctx)
+{
+    long x;
+    if (ynode_long(v, &x) != 0 || x < 1 || x > 64) {
+        ycheck_error(y, v, "'%s' must be whole numbers in [1, 64], got '%s'", name, v->value);
+        return false;
+    }
+    ((int *)ctx)[i] = (int)x;
+    return true;
+}
+
+static bool
+item_long(struct ycheck *y, const struct ynode *v, const char *name, int i, void *ctx)
+{
+    long x;
+    if (ynode_long(v, &x) != 0 || x < 1) {
+        ycheck_error(y, v, "'%s' must be whole numbers >= 1, got '%s'", name, v->value);
+        return false;
+    }
+    ((long *)ctx)[i] = x;
+    return true;
+}
+
+static bool
+item_ratio(struct ycheck *y, const struct ynode *v, const char *name, int i, void *ctx)
+{
+    double x;
+    if (ynode_double(v, &x) != 0 || !(x > 0) || x > 16) {
+        ycheck_error(y, v, "'%s' must be numbers in (0, 16], got '%s'", name, v->value);
+        return false;
+    }
+    ((double *)ctx)[i] = x;
+    return true;
+}
+
+static bool
+item_policy(struct ycheck *y, const struct ynode *v, const char *name, int i, void *ctx)
+{
+    int k = check_enum(y, v, name, v->value, POLICIES, N(POLICIES));
+    if (k < 0)
+        return false;
+    ((enum sim_policy *)ctx)[i] = (enum sim_policy)k;
+    return true;
+}
+
+static bool
+parse_dtype(struct ycheck *y, const struct ynode *v, const char *name, bool weight_ok,
+            enum dtype *out)
+{
+    enum dtype d;
+    if (v->kind != YNODE_SCALAR || dtype_parse(v->value, &d) != 0 || d == DT_TF32 || d == DT_FP64) {
+        ycheck_error(y, v,
+                     "'%s': unknown format '%s' (fp32, fp16, bf16, fp8, int8, int4, fp4, q8_0, "
+                     "q4_0, q4_1, q4_k_m)",
+                     name, v->kind == YNODE_SCALAR ? v->value : ynode_kind_name(v));
+        return false;
+    }
+    if (!weight_ok && dtype_is_weight_only(d) && d != DT_INT4) {
+        ycheck_error(y, v, "'%s': %s is a weight-only format", name, dtype_name(d));
+        return false;
+    }
+    *out = d;
+    return true;
+}
+
+static void
+load_formats(struct ycheck *y, const struct ynode *root, struct plan_question *q)
+{
+    const struct ynode *v = ynode_get(root, "formats");
+    if (!v || ynode_is_null(v)) {
+        struct roof_config d;
+        roof_config_init(&d, NULL, q->model, ROOF_DECODE);
+        q->formats[0] = (struct plan_format){d.weights, d.act, d.kv};
+        q->n_formats = 1;
+        return;
+    }
+    const struct ynode *one[1] = {v};
+    const struct ynode *const *items =
+        v->kind == YNODE_SEQ ? (const struct ynode *const *)v->items : one;
+    size_t n = v->kind == YNODE_SEQ ? v->n : 1;
+    if (n == 0 || n > PLAN_MAX_FORMATS) {
+        ycheck_error(y, v, "'formats' must list 1 to %d formats", PLAN_MAX_FORMATS);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct ynode *it = items[i];
+        struct plan_format f;
+        if (it->kind == YNODE_SCALAR) {
+            if (!parse_dtype(y, it, "formats", true, &f.weights))
+                continue;
+            f.act = roof_default_act(f.weights);
+            f.kv = roof_default_kv(f.weights);
+        } else if (it->kind == YNODE_MAP) {
+            ycheck_keys(y, it, "formats", FMT_KEYS, N(FMT_KEYS));
+            const struct ynode *w = ynode_get(it, "weights");
+            if (!w) {
+                ycheck_error(y, it, "missing required key 'weights' in 'formats'");
+                continue;
+            }
+            if (!parse_dtype(y, w, "formats.weights", true, &f.weights))
+                continue;
+            f.act = roof_default_act(f.weights);
+            f.kv = roof_default_kv(f.weights);
+            const struct ynode *a = ynode_get(it, "act"), *k = ynode_get(it, "kv");
+            if (a && !parse_dtype(y, a, "formats.act", false, &f.act))
+                continue;
+            if (k && !parse_dtype(y, k, "formats.kv", false, &f.kv))
+                continue;
+        } else {
+            ycheck_error(y, it, "'formats' items must be a format or a mapping with 'weights'");
+            continue;
+        }
+        q->formats[q->n_formats++] = f;
+    }
+}
+
+static bool
+read_dist(struct ycheck *y, const struct ynode *wl, const char *key, struct sim_dist *d)
+{
+    char pre[32];
+    snprintf(pre, sizeof pre, "workload.%s", key);
+    const struct ynode *v = ynode_get(wl, key);
+    memset(d, 0, sizeof *d);
+    if (!v || ynode_is_null(v)) {
+        ycheck_error(y, wl, "missing required key '%s' in 'workload' (tokens)", key);
+        return false;
+    }
+    long x;
+    if (v->kind == YNODE_SCALAR) {
+        if (ynode_long(v, &x) != 0 || x < 1) {
+            ycheck_error(y, v,
+                         "'%s' must be a whole number of tokens >= 1 or a mapping with 'dist', "
+                         "got '%s'",
+                         pre, v->value);
+            return false;
+        }
+        d->kind = SIM_DIST_FIXED;
+        d->value = (double)x;
+        return true;
+    }
+    if (!ycheck_map(y, v, pre))
+        return false;
+    ycheck_keys(y, v, pre, DIST_KEYS, N(DIST_KEYS));
+    const char *s;
+    if (!ycheck_str(y, v, pre, "dist", true, &s))
+        return false;
+    char name[48];
+    snprintf(name, sizeof name, "%s.dist", pre);
+    int k = check_enum(y, ynode_get(v, "dist"), name, s, DISTS, N(DISTS));
+    if (k < 0)
+        return false;
+    d->kind = (enum sim_dist_kind)k;
+    bool ok = true;
+    long lo = 1, hi = 0;
+    switch (d->kind) {
+    case SIM_DIST_FIXED:
+        ok = ycheck_long(y, v, pre, "value", true, 1, &x);
+        d->value = (double)x;
+        break;
+    case SIM_DIST_UNIFORM:
+        ok = ycheck_long(y, v, pre, "min", true, 1, &lo) &&
+             ycheck_long(y, v, pre, "max", true, 1, &hi);
+        if (ok && hi < lo) {
+            ycheck_error(y, ynode_get(v, "max"), "'%s.max' (%ld) is below '%s.min' (%ld)", pre, hi,
+                         pre, lo);
+            ok = false;
+        }
+        d->min = (double)lo;
+        d->max = (double)hi;
+        break;
+    case SIM_DIST_LOGNORMAL:
+        ok = num_range(y, v, pre, "mean", 1, false, INFINITY, &d->mean);
+        if (!ynode_get(v, "mean")) {
+            ycheck_error(y, v, "missing required key 'mean' in '%s'", pre);
+            ok = false;
+        }
+        if (!ynode_get(v, "sd")) {
+            ycheck_error(y, v, "missing required key 'sd' in '%s'", pre);
+            ok = false;
+        } else {
+            ok = num_range(y, v, pre, "sd", 0, false, INFINITY, &d->sd) && ok;
+        }
+        if (ynode_get(v, "min") && !ycheck_long(y, v, pre, "min", false, 1, &lo))
+            ok = false;
+        if (ynode_get(v, "max") && !ycheck_long(y, v, pre, "max", false, 1, &hi))
+            ok = false;
+        if (hi > 0 && hi < lo) {
+            ycheck_error(y, ynode_get(v, "max"), "'%s.max' (%ld) is below '%s.min' (%ld)", pre, hi,
+                         pre, lo);
+            ok = false;
+        }
+        d->min = (double)lo;
+        d->max = (double)hi;
+        break;
+    default:
+        break;
+    }
+    return ok;
+}
+
+/* Mean of a length distribution (lognormal: the clamp ignored, as the analytic estimate does). */
+static double
+dist_mean(const struct sim_dist *d)
+{
+    switch (d->kind) {
+    case SIM_DIST_FIXED:
+        return d->value;
+    case SIM_DIST_UNIFORM:
+        return 0.5 * (d->min + d->max);
+    case SIM_DIST_LOGNORMAL:
+        return d->mean;
+    default:
+        return 0;
+    }
+}
+
+static void
+load_workload(struct ycheck *y, const struct ynode *root, struct plan_question *q)
+{
+    const struct ynode *w = ynode_get(root, "workload");
+    if (!w || ynode_is_null(w)) {
+        ycheck_error(y, root, "missing required key 'workload'");
+        return;
+    }
+    if (!ycheck_map(y, w, "workload"))
+        return;
+    ycheck_keys(y, w, "workload", WL_KEYS, N(WL_KEYS));
+    read_dist(y, w, "prompt", &q->prompt);
+    read_dist(y, w, "output", &q->output);
+    const char *forms[] = {"rate_per_s", "tokens_per_month", "users", "documents"};
+    const struct ynode *given = NULL;
+    int kind = -1;
+    for (int i = 0; i < 4; i++) {
+        const struct ynode *v = ynode_get(w, forms[i]);
+        if (!v)
+            continue;
+        if (given) {
+            ycheck_error(y, v,
+                         "'workload.%s' and 'workload.%s' both given: say the traffic one way",
+                         forms[kind], forms[i]);
+            return;
+        }
+        given = v;
+        kind = i;
+    }
+    if (!given) {
+        ycheck_error(y, w,
+                     "'workload' needs one of 'rate_per_s', 'tokens_per_month', 'users' or "
+                     "'documents'");
+        return;
+    }
+    q->workload = (enum plan_workload)kind;
+    static const char *const ONLY[][2] = {
+        {"peak_to_mean", "tokens_per_month"}, {"think_time", "users"}, {"deadline", "documents"}};
+    for (size_t i = 0; i < N(ONLY); i++) {
+        const struct ynode *v = ynode_get(w, ONLY[i][0]);
+        if (v && strcmp(forms[kind], ONLY[i][1]) != 0)
+            ycheck_error(y, v, "'workload.%s' goes with 'workload.%s'", ONLY[i][0], ONLY[i][1]);
+    }
+    q->peak_to_mean = 2;
+    double mean_tokens = dist_mean(&q->prompt) + dist_mean(&q->output);
+    switch (q->workload) {
+    case PLAN_WL_RATE:
+        num_range(y, w, "workload", "rate_per_s", 0, true, INFINITY, &q->rate_per_s);
+        break;
+    case PLAN_WL_TOKENS_PER_MONTH:
+        num_range(y, w, "workload", "tokens_per_month", 0, true, INFINITY, &q->tokens_per_month);
+        num_range(y, w, "workload", "peak_to_mean", 1, false, 100, &q->peak_to_mean);
+        /* a month of 730 hours (8760 / 12) */
+        if (mean_tokens > 0)
+            q->rate_per_s = q->tokens_per_month / (730.0 * 3600.0) / mean_tokens * q->peak_to_mean;
+        break;
+    case PLAN_WL_USERS:
+        ycheck_long(y, w, "workload", "users", true, 1, &q->users);
+        q->think_time_s = 0;
+        if (ynode_get(w, "think_time") &&
+            !duration(y, w, "workload", "think_time", &q->think_time_s))
+            q->think_time_s = 0;
+        break;
+    case PLAN_WL_OFFLINE:
+        num_range(y, w, "workload", "documents", 0, true, INFINITY, &q->offline_requests);
+        if (!ynode_get(w, "deadline"))
+            ycheck_error(y, w, "missing required key 'deadline' in 'workload' (with 'documents')");
+        else if (duration(y, w, "workload", "deadline", &q->offline_deadline_s) &&
+                 q->offline_requests > 0)
+            q->rate_per_s = q->offline_requests / q->offline_deadline_s;
+        break;
+    }
+    q->process = SIM_POISSON;
+    const char *p;
+    if (ycheck_str(y, w, "workload", "arrivals", false, &p)) {
+        int k = check_enum(y, ynode_get(w, "arrivals"), "workload.arrivals", p, PROCESSES,
+                           N(PROCESSES));
+        if (k == 1)
+            q->process = SIM_GAMMA;
+    }
+    if (ynode_get(w, "cv")) {
+        if (q->process != SIM_GAMMA)
+            ycheck_error(y, ynode_get(w, "cv"), "'workload.cv' goes with 'arrivals: gamma'");
+        else
+            num_range(y, w, "workload", "cv", 0, true, 100, &q->cv);
+    } else if (q->process == SIM_GAMMA) {
+        ycheck_error(y, w, "missing required key 'cv' in 'workload' (arrivals gamma)");
+    }
+}
+
+const struct plan_slo_preset PLAN_SLO_PRESETS[] = {
+    /* llm-d use-case table (p95); llm-d-incubation/llm-d-planner, read 2026-04 */
+    {"chatbot", 0.150, 0.025, 0, 0.95,
+     "llm-d planner use-case table (chatbot: TTFT 150 ms, ITL 25 ms, p95)"},
+    {"code-completion", 0.100, 0.020, 0, 0.95,
+     "llm-d planner use-case table (code completion: TTFT 100 ms, ITL 20 ms, p95)"},
+    {"rag", 0.600, 0.030, 0, 0.95,
+     "llm-d planner use-case table (RAG: TTFT 600 ms, ITL 30 ms, p95)"},
+    {"long-document", 1.0, 0.040, 0, 0.95,
+     "llm-d planner use-case table (long document: TTFT 1 s, ITL 40 ms, p95)"},
+    {"batch", 2.0, 0.045, 0, 0.95,
+     "llm-d planner use-case table (batch: TTFT 2 s, ITL 45 ms, p95)"},
+    {"mlperf-server", 2.0, 0.200, 0, 0.99,
+     "MLPerf Inference llama2-70b Server scenario: TTFT 2 s, TPOT 200 ms, p99"},
+    {"mlperf-interactive", 0.450, 0.040, 0, 0.99,
+     "MLPerf Inference llama2-70b Interactive scenario: TTFT 450 ms, TPOT 40 ms, p99"},
+    {"relaxed", 2.0, 0.030, 0, 0.99,
+     "NVIDIA aiconfigurator defaults (TTFT 2000 ms, TPOT 30 ms; docs/cli_user_guide.md)"},
+};
+const int PLAN_N_SLO_PRESETS = (int)N(PLAN_SLO_PRESETS);
+
+static void
+load_slo(struct ycheck *y, const struct ynode *root, struct plan_question *q)
+{
+    q->slo.target = 0.99;
+    q->slo_source = "question";
+    const struct ynode *v = section(y, root, "slo", SLO_KEYS, N(SLO_KEYS));
+    if (!v)
+        return;
+    const char *p;
+    if (ycheck_str(y, v, "slo", "preset", false, &p)) {
+        const char *names[16];
+        for (int i = 0; i < PLAN_N_SLO_PRESETS; i++)
+            names[i] = PLAN_SLO_PRESETS[i].name;
+        int k = check_enum(y, ynode_get(v, "preset"), "slo.preset", p, names,
+                           (size_t)PLAN_N_SLO_PRESETS);
+        if (k >= 0) {
+            const struct plan_slo_preset *r = &PLAN_SLO_PRESETS[k];
+            q->slo.ttft_s = r->ttft_s;
+            q->slo.itl_s = r->itl_s;
+            q->slo.target = r->target;
+            snprintf(q->slo_preset, sizeof q->slo_preset, "%s", r->name);
+            q->slo_source = r->source;
+            q->has_slo = true;
+        }
+    }
+    double x;
+    if (ycheck_qty(y, v, "slo", "ttft", UNIT_SECONDS, false, &x))
+        q->slo.ttft_s = x;
+    if (ycheck_qty(y, v, "slo", "itl", UNIT_SECONDS, false, &x))
+        q->slo.itl_s = x;
+    if (ycheck_qty(y, v, "slo", "e2e", UNIT_SECONDS, false, &x))
+        q->slo.e2e_s = x;
+    if (num_range(y, v, "slo", "percentile", 50, false, 100, &x))
+        q->slo.target = x / 100;
+    if (ynode_get(v, "ttft") || ynode_get(v, "itl") || ynode_get(v, "e2e"))
+        q->has_slo = true;
+    if (!q->has_slo && !ynode_get(v, "preset"))
+        ycheck_error(y, v, "'slo' needs 'preset' or at least one of 'ttft', 'itl', 'e2e'");
+}
+
+static int
+cmp_hw(const void *a, const void *b)
+{
+    const struct hw_profile *x = *(const struct hw_profile *const *)a;
+    const struct hw_profile *z = *(const struct hw_profile *const *)b;
+    return strcmp(x->id, z->id);
+}
+
+static bool
+push_hw(struct hw_profile ***arr, int *n, struct hw_profile *h)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp((*arr)[i]->id, h->id) == 0) {
+            hw_free(h);
+            return true;
+        }
+    struct hw_profile **na = realloc(*arr, (size_t)(*n + 1) * sizeof *na);
+    if (!na) {
+        hw_free(h);
+        return false;
+    }
+    na[(*n)++] = h;
+    *arr = na;
+    return true;
+}
+
+/* hardware: `all` or a list of ids/paths. */
+static void
+load_hw_list(struct ycheck *y, const struct ynode *v, const char *name, struct hw_profile ***arr,
+             int *n)
+{
+    if (v->kind == YNODE_SCALAR && strcmp(v->value, "all") == 0) {
+        char **ids;
+        int k = prof_list(PROF_HARDWARE, &ids);
+        if (k < 0) {
+            ycheck_error(y, v, "cannot read the hardware profiles directory");
+            return;
+        }
+        for (int i = 0; i < k; i++) {
+            struct hw_profile *h = hw_find(ids[i], y->errs);
+            if (h)
+                push_hw(arr, n, h);
+        }
+        prof_list_free(ids, k);
+        return;
+    }
+    const struct ynode *one[1] = {v};
+    const struct ynode *const *items =
+        v->kind == YNODE_SEQ ? (const struct ynode *const *)v->items : one;
+    size_t cnt = v->kind == YNODE_SEQ ? v->n : 1;
+    if (v->kind == YNODE_MAP || cnt == 0) {
+        ycheck_error(y, v, "'%s' must be 'all' or a list of hardware ids", name);
+        return;
+    }
+    for (size_t i = 0; i < cnt; i++) {
+        if (items[i]->kind != YNODE_SCALAR) {
+            ycheck_error(y, items[i], "'%s' items must be hardware ids", name);
+            continue;
+        }
+        char *p = resolve_profile(y, items[i], PROF_HARDWARE);
+        if (!p)
+            continue;
+        struct hw_profile *h = hw_load(p, y->errs);
+        free(p);
+        if (h)
+            push_hw(arr, n, h);
+    }
+}
+
+static void
+load_candidates(struct ycheck *y, const struct ynode *root, struct plan_question *q)
+{
+    q->tp[0] = 1, q->tp[1] = 2, q->tp[2] = 4, q->tp[3] = 8;
+    q->n_tp = 4;
+    q->pp[0] = 1;
+    q->n_pp = 1;
+    q->policies[0] = SIM_CONTINUOUS;
+    q->n_policies = 1;
+    q->max_batch[0] = 256;
+    q->n_max_batch = 1;
+    q->max_tokens_per_step[0] = 0;
+    q->n_max_tokens_per_step = 1;
+    q->pd_ratios[0] = 1;
+    q->n_pd_ratios = 1;
+    const struct ynode *c = section(y, root, "candidates", CAND_KEYS, N(CAND_KEYS));
+    const struct ynode *hw = c ? ynode_get(c, "hardware") : NULL;
+    if (!hw) {
+        ycheck_error(y, c ? c : root,
+                     "missing required key 'candidates.hardware' ('all' or a list of ids)");
+        return;
+    }
+    load_hw_list(y, hw, "candidates.hardware", &q->hw, &q->n_hw);
+    int k;
+    if ((k = each_item(y, ynode_get(c, "tp"), "candidates.tp", PLAN_MAX_LIST, item_int, q->tp)) > 0)
+        q->n_tp = k;
+    if ((k = each_item(y, ynode_get(c, "pp"), "candidates.pp", PLAN_MAX_LIST, item_int, q->pp)) > 0)
+        q->n_pp = k;
+    if ((k = each_item(y, ynode_get(c, "schedulers"), "candidates.schedulers", PLAN_MAX_LIST,
+                       item_policy, q->policies)) > 0)
+        q->n_policies = k;
+    if ((k = each_item(y, ynode_get(c, "max_batch"), "candidates.max_batch", PLAN_MAX_LIST,
+                       item_long, q->max_batch)) > 0)
+        q->n_max_batch = k;
+    if ((k = each_item(y, ynode_get(c, "max_tokens_per_step"), "candidates.max_tokens_per_step",
+                       PLAN_MAX_LIST, item_long, q->max_tokens_per_step)) > 0)
+        q->n_max_tokens_per_step = k;
+    if ((k = each_item(y, ynode_get(c, "prefill_decode_ratios"), "candidates.prefill_decode_ratios",
+                       PLAN_MAX_LIST, item_ratio, q->pd_ratios)) > 0)
+        q->n_pd_ratios = k;
+    const struct ynode *pf = ynode_get(c, "prefill_hardware");
+    if (pf) {
+        bool disagg = false;
+        for (int i = 0; i < q->n_policies; i++)
+            disagg = disagg || q->policies[i] == SIM_DISAGGREGATED;
+        if (!disagg)
+            ycheck_error(y, pf,
+                         "'candidates.prefill_hardware' needs 'disaggregated' in "
+                         "'candidates.schedulers'");
+        load_hw_list(y, pf, "candidates.prefill_hardware", &q->prefill_hw, &q->n_prefill_hw);
+    }
+    /* filters */
+    const char *vendor = NULL, *kind = NULL;
+    double min_mem = 0;
+    ycheck_str(y, c, "candidates", "vendor", false, &vendor);
+    ycheck_str(y, c, "candidates", "kind", false, &kind);
+    ycheck_qty(y, c, "candidates", "min_memory", UNIT_BYTES, false, &min_mem);
+    num_range(y, c, "candidates", "max_price_per_hour", 0, true, INFINITY, &q->max_price_per_hour);
+    num_range(y, c, "candidates", "max_purchase", 0, true, INFINITY, &q->max_purchase);
+    int kept = 0;
+    for (int i = 0; i < q->n_hw; i++) {
+        struct hw_profile *h = q->hw[i];
+        bool keep = (!vendor || (h->vendor && strcmp(h->vendor, vendor) == 0)) &&
+                    (!kind || (h->kind && strcmp(h->kind, kind) == 0)) &&
+                    h->memory_capacity_bytes >= min_mem;
+        if (keep)
+            q->hw[kept++] = h;
+        else
+            hw_free(h);
+    }
+    if (q->n_hw > 0 && kept == 0)
+        ycheck_error(y, hw, "no hardware is left after the filters (vendor, kind, min_memory)");
+    q->n_hw = kept;
+    if (q->n_hw > 1)
+        qsort(q->hw, (size_t)q->n_hw, sizeof *q->hw, cmp_hw);
+    if (q->n_prefill_hw > 1)
+        qsort(q->prefill_hw, (size_t)q->n_prefill_hw, sizeof *q->prefill_hw, cmp_hw);
+}
+
+/* `rent_per_hour:` / `purchase_per_device:` mappings of hardware id -> price. */
+static void
+load_prices(struct ycheck *y, const struct ynode *m, const char *key, bool rent,
+            struct plan_question *q)
+{
+    const struct ynode *v = ynode_get(m, key);
+    if (!v || ynode_is_null(v))
+        return;
+    char pre[48];
+    snprintf(pre, sizeof pre, "money.%s", key);
+    if (!ycheck_map(y, v, pre))
+        return;
+    for (size_t i = 0; i + 1 < v->n; i += 2) {
+        const struct ynode *k = v->items[i];
+        double x;
+        if (!num_range(y, v, pre, k->value, 0, true, INFINITY, &x))
+            continue;
+        struct plan_price_override *o = NULL;
+        for (int j = 0; j < q->n_prices; j++)
+            if (strcmp(q->prices[j].hw_id, k->value) == 0)
+                o = &q->prices[j];
+        if (!o) {
+            struct plan_price_override *np =
+                realloc(q->prices, (size_t)(q->n_prices + 1) * sizeof *np);
+            if (!np)
+                return;
+            q->prices = np;
+            o = &q->prices[q->n_prices++];
+            memset(o, 0, sizeof *o);
+            snprintf(o->hw_id, sizeof o->hw_id, "%s", k->value);
+        }
+        if (rent)
+            o->rent_per_hour = x;
+        else
+            o->purchase_per_device = x;
+        struct err_list tmp = {0};
+        char *p = prof_resolve(PROF_HARDWARE, k->value, &tmp);
+        if (!p)
+            ycheck_error(y, k, "'%s': unknown hardware '%s'%s", pre, k->value,
+                         tmp.n && strstr(tmp.items[0].msg, "did you mean") ? " (see roofline list)"
+                                                                           : "");
+        free(p);
+        err_list_release(&tmp);
+    }
+}
+
+static void
+load_money(struct ycheck *y, const struct ynode *root, struct plan_question *q)
+{
+    struct plan_tco *t = &q->tco;
+    t->life_years = 4;
+    t->residual_fraction = 0.2;
+    t->cost_of_capital = 0.08;
+    t->maintenance_per_year = 0.05;
+    t->pue = 1.4;
+    t->price_per_kwh = 0.12;
+    t->host_w_per_server = 450;
+    t->device_utilisation = 0.7;
+    t->server_overhead = 0.25;
+    t->facility_per_server_month = 0;
+    snprintf(q->currency, sizeof q->currency, "USD");
+    const struct ynode *m = section(y, root, "money", MONEY_KEYS, N(MONEY_KEYS));
+    if (!m)
+        return;
+    const char *s;
+    if (ycheck_str(y, m, "money", "mode", false, &s)) {
+        int k = check_enum(y, ynode_get(m, "mode"), "money.mode", s, MODES, N(MODES));
+        if (k >= 0)
+            q->money = (enum plan_money)k;
+    }
+    if (ycheck_str(y, m, "money", "currency", false, &s))
+        snprintf(q->currency, sizeof q->currency, "%s", s);
+    load_prices(y, m, "rent_per_hour", true, q);
+    load_prices(y, m, "purchase_per_device", false, q);
+    const struct ynode *tc = ynode_get(m, "tco");
+    if (!tc || ynode_is_null(tc))
+        return;
+    if (!ycheck_map(y, tc, "money.tco"))
+        return;
+    ycheck_keys(y, tc, "money.tco", TCO_KEYS, N(TCO_KEYS));
+    double *f[] = {&t->life_years,
+                   &t->residual_fraction,
+                   &t->cost_of_capital,
+                   &t->maintenance_per_year,
+                   &t->pue,
+                   &t->price_per_kwh,
+                   &t->host_w_per_server,
+                   &t->device_utilisation,
+                   &t->server_overhead,
+                   &t->facility_per_server_month};
+    const double lo[] = {0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
+    const bool open[] = {true, false, false, false, false, false, false, true, false, false};
+    const double hi[] = {30, 1, 1, 1, 3, INFINITY, 1e5, 1, 10, INFINITY};
+    for (size_t i = 0; i < N(TCO_KEYS); i++) {
+        if (!ynode_get(tc, TCO_KEYS[i]))
+            continue;
+        bool ok;
+        if (i == 6)
+            ok = ycheck_qty(y, tc, "money.tco", "host_power", UNIT_WATTS, false, f[i]);
+        else
+            ok = num_range(y, tc, "money.tco", TCO_KEYS[i], lo[i], open[i], hi[i], f[i]);
+        if (ok)
+            q->tco_given |= 1u << i;
+    }
+}
+
+static void
+load_plan(struct ycheck *y, const struct ynode *root, struct plan_question *q)
+{
+    q->utilisation = 0.9;
+    q->horizon_months = 24;
+    q->volume_max = 10;
+    q->sim_requests = 1500;
+    q->confirm_top = 12;
+    q->seed = 1;
+    q->objective = PLAN_MIN_COST_PER_HOUR;
+    const struct ynode *p = section(y, root, "plan", PLAN_KEYS, N(PLAN_KEYS));
+    if (!p)
+        return;
+    const char *s;
+    if (ycheck_str(y, p, "plan", "objective", false, &s)) {
+        int k = check_enum(y, ynode_get(p, "objective"), "plan.objective", s, OBJECTIVES,
+                           N(OBJECTIVES));
+        if (k >= 0)
+            q->objective = (enum plan_objective)k;
+    }
+    num_range(y, p, "plan", "utilisation", 0, true, 1, &q->utilisation);
+    long v;
+    if (ycheck_long(y, p, "plan", "spares", false, 0, &v))
+        q->spares = (int)(v < 64 ? v : 64);
+    num_range(y, p, "plan", "growth_per_month", 0, false, 10, &q->growth_per_month);
+    if (ycheck_long(y, p, "plan", "horizon_months", false, 1, &v))
+        q->horizon_months = (int)(v < 240 ? v : 240);
+    if (ynode_get(p, "power_budget") &&
+        ycheck_qty(y, p, "plan", "power_budget", UNIT_WATTS, false, &q->power_budget_w) &&
+        !(q->power_budget_w > 0))
+        ycheck_error(y, ynode_get(p, "power_budget"), "'plan.power_budget' must be above 0");
+    num_range(y, p, "plan", "volume_max", 1, false, 100, &q->volume_max);
+    if (ycheck_long(y, p, "plan", "requests", false, 100, &v))
+        q->sim_requests = v < 1000000 ? v : 1000000;
+    if (ycheck_long(y, p, "plan", "confirm_top", false, 0, &v))
+        q->confirm_top = (int)(v < 1000 ? v : 1000);
+    if (ycheck_long(y, p, "plan", "seed", false, 0, &v))
+        q->seed = (unsigned long)v;
+}
+
+static struct plan_question *
+from_tree(const struct ynode *root, const char *path, struct err_list *errs)
+{
+    struct ycheck y;
+    ycheck_init(&y, path, errs);
+    size_t before = err_count(errs, ERR_ERROR);
+    struct plan_question *q = calloc(1, sizeof *q);
+    if (!q) {
+        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
+        ycheck_release(&y);
+        return NULL;
+    }
+    q->path = str_dup(path);
+    if (root->kind != YNODE_MAP) {
+        ycheck_error(&y, root, "a question must be a mapping of keys, not %s",
+                     ynode_kind_name(root));
+        ycheck_release(&y);
+        plan_question_free(q);
+        return NULL;
+    }
+    ycheck_keys(&y, root, "", TOP_KEYS, N(TOP_KEYS));
+    const char *s;
+    if (ycheck_str(&y, root, "", "name", false, &s))
+        q->name = str_dup(s);
+    if (ycheck_str(&y, root, "", "model", true, &s)) {
+        char *p = resolve_profile(&y, ynode_get(root, "model"), PROF_MODEL);
+        if (p) {
+            q->model = mdl_load(p, errs);
+            free(p);
+        }
+    }
+    if (ycheck_str(&y, root, "", "engine", false, &s) &&
+        check_enum(&y, ynode_get(root, "engine"), "engine", s, ENGINES, N(ENGINES)) >= 0)
+        q->engine = str_dup(s);
+    if (q->model)
+        load_formats(&y, root, q);
+    load_workload(&y, root, q);
+    load_slo(&y, root, q);
+    load_candidates(&y, root, q);
+    load_money(&y, root, q);
+    load_plan(&y, root, q);
+    if (q->workload == PLAN_WL_OFFLINE && q->has_slo)
+        ycheck_error(&y, ynode_get(root, "slo"),
+                     "an offline job ('workload.documents') has no latency SLO: leave 'slo' out");
+    ycheck_release(&y);
+    if (err_count(errs, ERR_ERROR) > before) {
+        plan_question_free(q);
+        return NULL;
+    }
+    return q;
+}
+
+struct plan_question *
+plan_question_load(const char *path, struct err_list *errs)
+{
+    struct ynode *root = ynode_load(path, errs);
+    if (!root)
+        return NULL;
+    struct plan_question *q = from_tree(root, path, errs);
+    ynode_free(root);
+    return q;
+}
+
+struct plan_question *
+plan_question_parse(const char *name, const char *text, size_t len, struct err_list *errs)
+{
+    struct ynode *root = ynode_parse(name, text, len, errs);
+    if (!root)
+        return NULL;
+    struct plan_question *q = from_tree(root, name, errs);
+    ynode_free(root);
+    return q;
+}
+
+void
+plan_question_free(struct plan_question *q)
+{
+    if (!q)
+        return;
+    free(q->path);
+    free(q->name);
+    free(q->engine);
+    mdl_free(q->model);
+    for (int i = 0; i < q->n_hw; i++)
+        hw_free(q->hw[i]);
+    free(q->hw);
+    for (int i = 0; i < q->n_prefill_hw; i++)
+        hw_free(q->prefill_hw[i]);
+    free(q->prefill_hw);
+    free(q->prices);
+    free(q);
+}
