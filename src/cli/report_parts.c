@@ -655,26 +655,38 @@ validation_table(struct rep_doc *d, const struct rp_ctx *ctx)
 }
 
 void
-rp_trust(struct rep_doc *d, const struct rp_ctx *ctx)
+rp_trust(struct rep_doc *d, const struct rp_ctx *ctx, bool planned)
 {
     rep_section(d, 1, "How far to trust it", true);
-    rep_para(d, ctx->engine
-                    ? "<b>Every number in this report is analytic</b>: the per-operator roofline "
-                      "of the device's datasheet, tuned to the engine by the shipped calibration "
-                      "(efficiencies, per-kernel and per-step overheads). None is simulated or "
-                      "measured on your system. The 80% bands on page 1 come from the held-out "
-                      "errors of this engine on this device class."
-                    : "<b>Every number in this report is analytic</b>: the per-operator roofline "
-                      "of the device's datasheet at full efficiency, with no engine overheads, "
-                      "so times are lower bounds an engine approaches but does not reach. Give "
-                      "--engine to tune the model to an engine. None is simulated or measured.");
+    if (planned)
+        rep_para(d, "The numbers come from three sources, each labelled where it appears: the "
+                    "engine-tuned roofline (<b>analytic</b>), the serving simulator driven by it "
+                    "(<b>simulated</b>), and the prices and power figures with their sources "
+                    "(<b>priced</b>). None was measured on your system. The 80% bands on page 1 "
+                    "come from the held-out errors of the engine's predictions on the device "
+                    "class, below.");
+    else
+        rep_para(d, ctx->engine
+                        ? "<b>Every number in this report is analytic</b>: the per-operator "
+                          "roofline of the device's datasheet, tuned to the engine by the shipped "
+                          "calibration (efficiencies, per-kernel and per-step overheads). None is "
+                          "simulated or measured on your system. The 80% bands on page 1 come from "
+                          "the held-out errors of this engine on this device class."
+                        : "<b>Every number in this report is analytic</b>: the per-operator "
+                          "roofline of the device's datasheet at full efficiency, with no engine "
+                          "overheads, so times are lower bounds an engine approaches but does not "
+                          "reach. Give --engine to tune the model to an engine. None is simulated "
+                          "or measured.");
     rep_section(d, 2, "Validation against published measurements", false);
     validation_table(d, ctx);
     rep_section(d, 2, "What the model leaves out", false);
-    rep_para(d, "\xe2\x80\xa2 Queueing and scheduling: this is one pass at a fixed batch. "
-                "Arrivals, waiting and the batch an engine actually forms are the serving "
-                "simulator's job (roofline simulate).\n"
-                "\xe2\x80\xa2 Kernel details beyond the roofline and the calibrated overheads: "
+    rep_para(d, planned ? "\xe2\x80\xa2 The simulator's engine is a model of vLLM-like "
+                          "scheduling (admission, batching, chunking, KV blocks); a real engine's "
+                          "scheduler, preemption and memory fragmentation differ in detail.\n"
+                        : "\xe2\x80\xa2 Queueing and scheduling: this is one pass at a fixed "
+                          "batch. Arrivals, waiting and the batch an engine actually forms are "
+                          "the serving simulator's job (roofline simulate).\n");
+    rep_para(d, "\xe2\x80\xa2 Kernel details beyond the roofline and the calibrated overheads: "
                 "fusion choices, kernel selection by shape, clock and power limits.\n"
                 "\xe2\x80\xa2 Overlap of communication with computation (links are added, not "
                 "overlapped), and host-side work beyond the engine's per-step cost.\n"
@@ -837,7 +849,7 @@ rp_analysis_report(struct rep_doc *d, struct rp_ctx *ctx)
     rep_contents(d);
     if (rp_why(d, ctx) != 0)
         return -1;
-    rp_trust(d, ctx);
+    rp_trust(d, ctx, false);
     rp_provenance(d, ctx, NULL, 0);
     return 0;
 }

@@ -7,6 +7,7 @@
 #include "core/roof.h"
 #include "render/report.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct rp_ctx {
@@ -43,7 +44,7 @@ int rp_analysis_report(struct rep_doc *d, struct rp_ctx *ctx);
 /* Sections: "why" of the first device at ctx->base; "how far to trust it"; "provenance". Each adds
  * one level-1 section. 0 or -1 after printing. */
 int rp_why(struct rep_doc *d, const struct rp_ctx *ctx);
-void rp_trust(struct rep_doc *d, const struct rp_ctx *ctx);
+void rp_trust(struct rep_doc *d, const struct rp_ctx *ctx, bool planned);
 void rp_provenance(struct rep_doc *d, const struct rp_ctx *ctx, const char *const *extra_files,
                    int n_extra);
 /* A teaching handout of `explain TOPIC`: `text` is the command's text output (the first paragraph
@@ -52,6 +53,13 @@ void rp_provenance(struct rep_doc *d, const struct rp_ctx *ctx, const char *cons
  * ctx's profiles (ctx->n_hws may be 0). 0 or -1. */
 int rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart *chart,
                const struct rp_ctx *ctx);
+/* The report of a planning question from the planner's result (report_plan.c): sets ctx's
+ * profiles and base config to the chosen option's; `question_path` is hashed in the provenance.
+ * 0 or -1 after printing. */
+struct plan_question;
+struct plan_result;
+int rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struct plan_result *r,
+                   struct rp_ctx *ctx, const char *question_path);
 /* The SHA-256 of a file as 64 hex digits into out (>= 65 bytes); -1 when it cannot be read. */
 int rp_sha256_file(const char *path, char *out, size_t size);
 /* SOURCE_DATE_EPOCH when set and valid, else 2024-01-01T00:00:00Z. */
