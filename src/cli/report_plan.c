@@ -64,20 +64,30 @@ find_hw(const struct plan_question *q, const char *id)
     return NULL;
 }
 
-/* "2 x b200 (TP 4, fp8, chunked prefill, max batch 256) = 8 devices" */
+/* "2 x b200 (TP 4, fp8, chunked prefill, max batch 256) = 8 devices"; without the fleet (an
+ * option that meets nothing has none): "b200 (TP 4, ...)" */
 static void
-describe(const struct plan_option *op, struct sb *b)
+describe_as(const struct plan_option *op, bool fleet, struct sb *b)
 {
+    if (fleet)
+        sb_printf(b, "%d x ", op->instances);
     if (op->policy == SIM_DISAGGREGATED)
-        sb_printf(b, "%d x (%d prefill%s%s + %d decode) %s (TP %d, PP %d, %s, disaggregated)",
-                  op->instances, op->prefill_instances, op->prefill_hw_id[0] ? " on " : "",
+        sb_printf(b, "(%d prefill%s%s + %d decode) %s (TP %d, PP %d, %s, disaggregated)",
+                  op->prefill_instances, op->prefill_hw_id[0] ? " on " : "",
                   rp_esc(op->prefill_hw_id), op->decode_instances, rp_esc(op->hw_id), op->tp,
                   op->pp, fmt_name(&op->format));
     else
-        sb_printf(b, "%d x %s (TP %d%s%.0d, %s, %s, max batch %ld)", op->instances,
-                  rp_esc(op->hw_id), op->tp, op->pp > 1 ? ", PP " : "", op->pp > 1 ? op->pp : 0,
-                  fmt_name(&op->format), policy_words(op->policy), op->max_batch);
-    sb_printf(b, " = %d devices", op->devices);
+        sb_printf(b, "%s (TP %d%s%.0d, %s, %s, max batch %ld)", rp_esc(op->hw_id), op->tp,
+                  op->pp > 1 ? ", PP " : "", op->pp > 1 ? op->pp : 0, fmt_name(&op->format),
+                  policy_words(op->policy), op->max_batch);
+    if (fleet)
+        sb_printf(b, " = %d devices", op->devices);
+}
+
+static void
+describe(const struct plan_option *op, struct sb *b)
+{
+    describe_as(op, op->instances > 0, b);
 }
 
 static void

@@ -103,3 +103,53 @@ for t in kv-cache batching quantization moe tp speculative prefix-cache disaggre
 done
 run "explain --pdf not pdf" 2 -- "$ROOFLINE" explain decode --model llama-3-8b --pdf "$T/h.png"
 run "explain --paper alone" 2 -- "$ROOFLINE" explain decode --model llama-3-8b --paper letter
+
+# the report of a planning question: page 1 carries the plan's numbers as its JSON gives them
+# (rounded the way the report prints them); the default output is reports/<question>.pdf
+Q="$here/../data/report"
+run "plan json" 0 -- "$ROOFLINE" plan --question "$Q/small.yaml" -o json
+cp "$T/out" "$T/plan.json"
+run "report question" 0 -- sh -c "cd '$T' && SOURCE_DATE_EPOCH=1700000000 '$ROOFLINE' report '$Q/small.yaml'"
+expect_out "report question path" "wrote reports/small.pdf"
+pdftotext -f 1 -l 1 "$T/reports/small.pdf" "$T/q1.txt"
+python3 - "$T/plan.json" "$T/q1.txt" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read().replace('\n', ' ')
+op = d['options'][d['chosen']]
+def t(s):  # the report's times: ms with two decimals below 1 s
+    return '%.2f ms' % (s * 1e3) if 0.05e-3 <= s < 1 else '%.3g s' % s
+want = {
+    'cost_per_hour': '%.2f USD per hour' % op['cost_per_hour'],
+    'cost_per_mtok_output': '%.3f USD per million output tokens' % op['cost_per_mtok_output'],
+    'devices': '= %d devices' % op['devices'],
+    'ttft_p99_s': 'TTFT p99 %s' % t(op['ttft_p99_s']),
+    'itl_p99_s': 'ITL p99 %s' % t(op['itl_p99_s']),
+    'hw_id': '%d x %s (TP %d' % (op['instances'], op['hw_id'], op['tp']),
+    'rate_per_s': '%.4g' % op['rate_per_s'],
+}
+for k, w in want.items():
+    print(('ok' if w in text else 'not ok') + ' report question page 1 has %s (%s)' % (k, w))
+EOF2
+n=$(outline_count "$T/reports/small.pdf")
+[ "$n" -ge 12 ] && echo "ok report question outline ($n)" || echo "not ok report question outline: $n"
+pages=$(pdfinfo "$T/reports/small.pdf" | sed -n 's/^Pages: *//p')
+[ "$pages" -ge 8 ] && echo "ok report question pages ($pages)" || echo "not ok report question pages: $pages"
+for s in "The question and every assumption" "Options compared" "Rejected candidates" \
+    "Serving simulation of the chosen plan" "SLO attainment against load" "Verification" \
+    "Provenance" "small.yaml"; do
+    if pdftotext "$T/reports/small.pdf" - | grep -qF -- "$s"; then echo "ok report question has '$s'"; else
+        echo "not ok report question lacks '$s'"; fi
+done
+mv "$T/reports/small.pdf" "$T/small1.pdf"
+(cd "$T" && SOURCE_DATE_EPOCH=1700000000 "$ROOFLINE" report "$Q/small.yaml" >/dev/null 2>&1)
+if cmp -s "$T/small1.pdf" "$T/reports/small.pdf"; then echo "ok report question byte-identical"; else
+    echo "not ok report question byte-identical"; fi
+run "report impossible" 0 -- "$ROOFLINE" report "$Q/impossible.yaml" -o "$T/i.pdf"
+expect_out "report impossible says so" "no option meets the SLO"
+pdftotext -f 1 -l 1 "$T/i.pdf" "$T/i1.txt"
+if grep -q "No option meets p99 TTFT 5.00 ms" "$T/i1.txt" && grep -q "The closest" "$T/i1.txt" &&
+    grep -q "misses by" "$T/i1.txt"; then echo "ok report impossible on page 1 with the closest"; else
+    echo "not ok report impossible on page 1"; sed 's/^/  /' "$T/i1.txt" | head -20; fi
+run "report question with --gpu" 2 -- "$ROOFLINE" report "$Q/small.yaml" --gpu h100-sxm
+run "report missing question" 1 -- "$ROOFLINE" report "$T/nope.yaml" -o "$T/x.pdf"
