@@ -64,6 +64,9 @@ $(BUILD)/bench_engine: $(BUILD)/tests/perf/bench_engine.o $(BUILD)/libroofline.a
 $(BUILD)/bench_sim: $(BUILD)/tests/perf/bench_sim.o $(BUILD)/libroofline.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 
+$(BUILD)/bench_report: $(BUILD)/tests/perf/bench_report.o $(BUILD)/libroofline.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
 # The whole suite: unit tests plus CLI tests; the last line is "N passed, N failed".
 test: $(BIN) $(BUILD)/unit_tests check-layers
 	@LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
@@ -73,9 +76,10 @@ check: test
 
 # Benchmarks that print figures (never timed tests): the engine's evaluations per second and
 # the simulator's requests per wall-second on a 100,000-request ShareGPT-like scenario.
-perf: $(BUILD)/bench_engine $(BUILD)/bench_sim
+perf: $(BUILD)/bench_engine $(BUILD)/bench_sim $(BUILD)/bench_report
 	@$(BUILD)/bench_engine
 	@$(BUILD)/bench_sim
+	@$(BUILD)/bench_report
 
 run: $(BIN)
 	./$(BIN)
