@@ -20,7 +20,8 @@
 static const struct cli_opt SPEC[] = {
     {"gpu", true},     {"model", true},    {"batch", true},    {"prompt", true}, {"context", true},
     {"weights", true}, {"act", true},      {"kv", true},       {"flash", true},  {"output", true},
-    {"size", true},    {"measured", true}, {"scenario", true}, {"seed", true},
+    {"size", true},    {"measured", true}, {"scenario", true}, {"seed", true},   {"tp", true},
+    {"pp", true},      {"gpus", true},     {"reserve", true},  {"engine", true},
 };
 #define N_SPEC ((int)(sizeof SPEC / sizeof SPEC[0]))
 
@@ -277,6 +278,7 @@ const struct cli_cmd cmd_chart = {
     "       roofline chart roofline --gpu host --measured BENCH.json -o FILE\n"
     "       roofline chart simulate --scenario FILE [--seed N] -o FILE [--size WxH]\n"
     "         [--batch B[,B...]] [--prompt P] [--context C] [--weights T] [--act T] [--kv T]\n"
-    "         [--flash on|off] [--size WxH] [--measured FILE.json]\n"
+    "         [--flash on|off] [--tp N] [--pp N] [--gpus N] [--reserve SIZE|PCT]\n"
+    "         [--engine E] [--size WxH] [--measured FILE.json]\n"
     "  KIND: roofline, regime, batch, prefill, decode, memory, simulate (docs/charts.md)",
     run};

@@ -134,6 +134,11 @@ set_titles(struct chart *c, const struct chart_request *req, const char *what, b
         fmt_count(b->context, num, sizeof num);
         n += snprintf(s + n, sizeof s - (size_t)n, DOT "context %s", num);
     }
+    if (n > 0 && (size_t)n < sizeof s && (b->tp > 1 || b->pp > 1))
+        n += snprintf(s + n, sizeof s - (size_t)n, DOT "TP %d, PP %d (per device)",
+                      b->tp > 1 ? b->tp : 1, b->pp > 1 ? b->pp : 1);
+    if (n > 0 && (size_t)n < sizeof s && b->tuning.step_overhead_s > 0)
+        n += snprintf(s + n, sizeof s - (size_t)n, DOT "engine-tuned");
     if (n > 0 && (size_t)n < sizeof s)
         snprintf(s + n, sizeof s - (size_t)n, DOT "flash attention %s",
                  b->flash_attention ? "on" : "off");
@@ -1485,6 +1490,52 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
     return 0;
 }
 
+/* A model that does not fit a device even at batch 1 is said in the chart (a line in its title
+ * area) and as a warning, so that nobody reads an all-faded chart as an answer. */
+static void
+misfit_warning(struct chart *c, const struct chart_request *req, struct err_list *errs)
+{
+    char line[256] = "";
+    size_t n = 0;
+    for (int g = 0; g < req->n_hws; g++) {
+        struct roof_config cfg = gpu_cfg(req, g, ROOF_DECODE);
+        cfg.batch = 1;
+        struct roof_memory m;
+        roof_memory(&cfg, &m);
+        if (m.fits)
+            continue;
+        char need[32], cap[32];
+        chart_format_si(m.total_bytes, 3, "B", false, need, sizeof need);
+        chart_format_si(m.capacity_bytes, 3, "B", false, cap, sizeof cap);
+        err_add(errs, NULL, 0, 0, ERR_WARNING,
+                "%s does not fit on %s even at batch 1: %s needed per device, %s available "
+                "(try --tp, smaller --weights/--kv or a shorter --context)",
+                req->base.model->id, req->hws[g]->id, need, cap);
+        if (n < sizeof line)
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s%s: %s needed, %s available",
+                                  n ? "; " : "DOES NOT FIT  ", req->hws[g]->id, need, cap);
+    }
+    if (n > 0) {
+        size_t l = strlen(c->subtitle);
+        snprintf(c->subtitle + l, sizeof c->subtitle - l, "\n%s", line);
+        /* and in red across the first panel, where the eye goes */
+        struct chart_panel *p = &c->panels[0];
+        double x = p->x.scale == CHART_LOG ? sqrt(p->x.min * p->x.max)
+                                           : (p->x.min + p->x.max) / 2;
+        double y = p->y.scale == CHART_LOG ? sqrt(p->y.min * p->y.max)
+                                           : (p->y.min + p->y.max) / 2;
+        struct chart_label *lb = chart_add_label(c, p, "does not fit in memory", x, y, 100,
+                                                 CHART_VERMILLION);
+        if (lb) {
+            static const enum chart_dir D[] = {CHART_N, CHART_S, CHART_E, CHART_W};
+            chart_label_dirs(lb, D, 4);
+            lb->bold = true;
+            lb->scale = 1.6;
+            lb->rings = 4;
+        }
+    }
+}
+
 struct chart *
 chart_build(const struct chart_request *req, struct err_list *errs)
 {
@@ -1525,6 +1576,8 @@ chart_build(const struct chart_request *req, struct err_list *errs)
         err_add(errs, NULL, 0, 0, ERR_ERROR, "out of memory");
         rc = -1;
     }
+    if (rc == 0)
+        misfit_warning(c, req, errs);
     if (rc != 0) {
         chart_free(c);
         return NULL;
