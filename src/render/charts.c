@@ -1520,12 +1520,10 @@ misfit_warning(struct chart *c, const struct chart_request *req, struct err_list
         snprintf(c->subtitle + l, sizeof c->subtitle - l, "\n%s", line);
         /* and in red across the first panel, where the eye goes */
         struct chart_panel *p = &c->panels[0];
-        double x = p->x.scale == CHART_LOG ? sqrt(p->x.min * p->x.max)
-                                           : (p->x.min + p->x.max) / 2;
-        double y = p->y.scale == CHART_LOG ? sqrt(p->y.min * p->y.max)
-                                           : (p->y.min + p->y.max) / 2;
-        struct chart_label *lb = chart_add_label(c, p, "does not fit in memory", x, y, 100,
-                                                 CHART_VERMILLION);
+        double x = p->x.scale == CHART_LOG ? sqrt(p->x.min * p->x.max) : (p->x.min + p->x.max) / 2;
+        double y = p->y.scale == CHART_LOG ? sqrt(p->y.min * p->y.max) : (p->y.min + p->y.max) / 2;
+        struct chart_label *lb =
+            chart_add_label(c, p, "does not fit in memory", x, y, 100, CHART_VERMILLION);
         if (lb) {
             static const enum chart_dir D[] = {CHART_N, CHART_S, CHART_E, CHART_W};
             chart_label_dirs(lb, D, 4);
