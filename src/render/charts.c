@@ -1407,8 +1407,11 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
             cfg.batch = bl[b];
             roof_memory(&cfg, &mem[ncat]);
             fmt_count(bl[b], num, sizeof num);
+            /* several devices with several batches: every bar gets its batch (a device name
+             * under each would not fit and every other label would be thinned away); the
+             * devices are named on their capacity lines and in the axis title */
             if (req->n_hws > 1 && nbl > 1)
-                snprintf(names[ncat], sizeof names[ncat], "%s\nbatch %s", req->hws[g]->id, num);
+                snprintf(names[ncat], sizeof names[ncat], "%s", num);
             else if (req->n_hws > 1)
                 snprintf(names[ncat], sizeof names[ncat], "%s", req->hws[g]->id);
             else
@@ -1419,6 +1422,12 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
             ncat++;
         }
     chart_axis_categories(c, &p->x, labels, ncat);
+    if (req->n_hws > 1 && nbl > 1) {
+        int n = snprintf(p->x.title, sizeof p->x.title, "batch, grouped by device: ");
+        for (int g = 0; g < req->n_hws && n > 0 && (size_t)n < sizeof p->x.title; g++)
+            n += snprintf(p->x.title + n, sizeof p->x.title - (size_t)n, "%s%s", g ? " | " : "",
+                          req->hws[g]->id);
+    }
     double lo, hi, step;
     chart_linear_bounds(0, ymax * 1.12, 5, &lo, &hi, &step);
     chart_axis_set(&p->y, CHART_LINEAR, 0, hi, "memory", "B");
@@ -1445,11 +1454,11 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
         struct chart_label *l = chart_add_label(c, p, text, i, m->total_bytes, 230,
                                                 m->fits ? 0x222222 : CHART_VERMILLION);
         if (l) {
-            static const enum chart_dir D[] = {CHART_N};
-            chart_label_dirs(l, D, 1);
+            static const enum chart_dir D[] = {CHART_N, CHART_NW, CHART_NE};
+            chart_label_dirs(l, D, 3);
             l->gap_px = 4;
             l->bold = !m->fits;
-            l->rings = 4;
+            l->rings = 6;
             l->leader = true;
         }
         /* capacity of this bar's device, once over all of its bars */
@@ -1464,7 +1473,10 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
         struct chart_style s = line_style(CHART_BLACK, 2.2, CHART_DASHED);
         chart_add_line(c, p, &s, cx, cy, 2);
         chart_format_si(m->capacity_bytes, 3, "B", false, num, sizeof num);
-        snprintf(text, sizeof text, "capacity %s", num);
+        if (req->n_hws > 1 && nbl > 1)
+            snprintf(text, sizeof text, "%s: capacity %s", req->hws[i / nbl]->id, num);
+        else
+            snprintf(text, sizeof text, "capacity %s", num);
         l = chart_add_label(c, p, text, cx[1], m->capacity_bytes, 220 - i, CHART_BLACK);
         if (l) {
             static const enum chart_dir D[] = {CHART_NW, CHART_SW};
