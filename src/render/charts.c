@@ -1333,7 +1333,7 @@ build_decode(struct chart *c, const struct chart_request *req, struct err_list *
                 chart_label_dirs(l, D, 8);
                 l->gap_px = 11;
                 l->bold = true;
-                l->rings = 5;
+                l->rings = 2; /* near its point or not at all: the legend names the marker */
                 l->leader = true;
             }
             any_kv = true;
