@@ -590,6 +590,22 @@ build_roofline(struct chart *c, const struct chart_request *req, struct err_list
     set_titles(c, req, "Roofline", true, true, true);
     note(c, "Marker area is proportional to the operator's share of its phase's time; "
             "labels show the largest shares (first device).");
+    /* measured points above the memory roof are not an error: their working set stayed in a
+     * cache, whose bandwidth is higher than DRAM's (ERT, Yang et al.; Intel Advisor draws the
+     * cache roofs for this reason) */
+    int above = 0;
+    double bw = req->hws[0]->memory_bandwidth_bytes_per_s;
+    for (size_t i = 0; i < req->n_measured; i++)
+        if (req->measured[i].flops_per_s > 1.05 * bw * req->measured[i].intensity_flop_per_byte)
+            above++;
+    if (above > 0) {
+        char buf[300];
+        snprintf(buf, sizeof buf,
+                 "%d measured point%s above the memory roof: %s working set stayed in a cache "
+                 "(cache-resident), whose bandwidth is higher than the DRAM roof drawn here.",
+                 above, above == 1 ? " lies" : "s lie", above == 1 ? "its" : "their");
+        note(c, buf);
+    }
     if (skipped) {
         char buf[256] = "Not shown (no FLOPs or no DRAM traffic):";
         int k = 0;
