@@ -67,6 +67,9 @@ $(BUILD)/bench_sim: $(BUILD)/tests/perf/bench_sim.o $(BUILD)/libroofline.a
 $(BUILD)/bench_report: $(BUILD)/tests/perf/bench_report.o $(BUILD)/libroofline.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 
+$(BUILD)/bench_plan: $(BUILD)/tests/perf/bench_plan.o $(BUILD)/libroofline.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
 # The whole suite: unit tests plus CLI tests; the last line is "N passed, N failed".
 test: $(BIN) $(BUILD)/unit_tests check-layers
 	@LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
@@ -76,10 +79,11 @@ check: test
 
 # Benchmarks that print figures (never timed tests): the engine's evaluations per second and
 # the simulator's requests per wall-second on a 100,000-request ShareGPT-like scenario.
-perf: $(BUILD)/bench_engine $(BUILD)/bench_sim $(BUILD)/bench_report
+perf: $(BUILD)/bench_engine $(BUILD)/bench_sim $(BUILD)/bench_plan $(BUILD)/bench_report
 	@$(BUILD)/bench_engine
 	@$(BUILD)/bench_sim
-	@$(BUILD)/bench_report
+	@ROOFLINE_DATA=$(CURDIR) $(BUILD)/bench_plan
+	@ROOFLINE_DATA=$(CURDIR) $(BUILD)/bench_report
 
 run: $(BIN)
 	./$(BIN)
@@ -94,7 +98,7 @@ validate: $(BIN)
 check-layers:
 	@! grep -n -E '#include <(yaml|cairo|pango)' src/core/*.c src/core/*.h src/util/* || \
 	  (echo "layer violation: core/util include yaml/cairo/pango" >&2; exit 1)
-	@! grep -n -E '\b(printf|puts|fprintf)\(' src/core/*.c src/util/*.c src/io/*.c || \
+	@! grep -n -E '\b(printf|puts|fprintf)\(' src/core/*.c src/util/*.c src/io/*.c src/plan/*.c || \
 	  (echo "layer violation: library code prints" >&2; exit 1)
 
 format-check:

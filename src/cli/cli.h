@@ -69,6 +69,8 @@ extern const struct cli_cmd cmd_list, cmd_show, cmd_analyze, cmd_explain, cmd_de
 struct scenario;
 struct sim_config;
 struct scenario *cli_scenario_load(const char *path, long seed, struct sim_config *cfg);
+/* chart plan: answer the question and save its chart to `out` (cmd_plan.c). CLI_OK/CLI_FAIL. */
+int cli_plan_chart(const char *question, const char *out, int width, int height);
 /* validate --measurements (cmd_calibrate.c); cmd_validate dispatches to it */
 int cli_validate_measurements(int argc, char **argv);
 

@@ -21,7 +21,7 @@ static const struct cli_opt SPEC[] = {
     {"gpu", true},     {"model", true},    {"batch", true},    {"prompt", true}, {"context", true},
     {"weights", true}, {"act", true},      {"kv", true},       {"flash", true},  {"output", true},
     {"size", true},    {"measured", true}, {"scenario", true}, {"seed", true},   {"tp", true},
-    {"pp", true},      {"gpus", true},     {"reserve", true},  {"engine", true},
+    {"pp", true},      {"gpus", true},     {"reserve", true},  {"engine", true}, {"question", true},
 };
 #define N_SPEC ((int)(sizeof SPEC / sizeof SPEC[0]))
 
@@ -135,6 +135,26 @@ run_simulate(const struct cli_args *a)
     return cli_finish(rc);
 }
 
+/* chart plan: answer the question and draw its Pareto fronts and cost against latency. */
+static int
+run_plan(const struct cli_args *a)
+{
+    if (!cli_has(a, "question"))
+        return usage_error("chart plan needs --question FILE");
+    const char *out = cli_get(a, "output");
+    enum chart_format fmt;
+    if (!out)
+        return usage_error("-o FILE is required (.png, .svg or .pdf)");
+    if (chart_format_from_path(out, &fmt) != 0)
+        return usage_error("-o: '%s' does not end in .png, .svg or .pdf", out);
+    int width = DEFAULT_W, height = DEFAULT_H;
+    if (cli_has(a, "size") && parse_size(cli_get(a, "size"), &width, &height) != 0)
+        return usage_error("--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
+                           "'%s'",
+                           cli_get(a, "size"));
+    return cli_finish(cli_plan_chart(cli_get(a, "question"), out, width, height));
+}
+
 static int
 run(int argc, char **argv)
 {
@@ -149,6 +169,8 @@ run(int argc, char **argv)
         return usage_error("unexpected argument '%s'", a.pos[1]);
     if (strcmp(a.pos[0], "simulate") == 0)
         return run_simulate(&a);
+    if (strcmp(a.pos[0], "plan") == 0)
+        return run_plan(&a);
     if (cli_has(&a, "scenario") || cli_has(&a, "seed"))
         return usage_error("--scenario and --seed go with the simulate chart");
     struct chart_request req;

@@ -15,7 +15,31 @@ static const struct out_field GPU_FIELDS[] = {
     {"fp16_flops_per_s", "fp16 peak", OUT_SHOW_RATE, 0, false},
     {"ridge_fp16_flop_per_byte", "ridge fp16", OUT_SHOW_NUM, 0, false},
     {"tdp_w", "TDP W", OUT_SHOW_NUM, 0, false},
+    {"cloud_usd_per_device_hour_min", "min $/dev-h", OUT_SHOW_NUM, 2, false},
+    {"purchase_usd_min", "min buy $", OUT_SHOW_NUM, 0, false},
 };
+#define N_GPU_FIELDS (int)(sizeof GPU_FIELDS / sizeof GPU_FIELDS[0])
+
+/* The lowest rental per device-hour and the lowest purchase price of a profile; NAN when none. */
+static double
+cheapest_cloud(const struct hw_profile *hw)
+{
+    double best = NAN;
+    for (int i = 0; i < hw->n_cloud; i++)
+        if (isnan(best) || hw->cloud[i].usd_per_hour < best)
+            best = hw->cloud[i].usd_per_hour;
+    return best;
+}
+
+static double
+cheapest_purchase(const struct hw_profile *hw)
+{
+    double best = NAN;
+    for (int i = 0; i < hw->n_purchase; i++)
+        if (isnan(best) || hw->purchase[i].usd < best)
+            best = hw->purchase[i].usd;
+    return best;
+}
 
 static const struct out_field MODEL_FIELDS[] = {
     {"id", NULL, OUT_SHOW_TEXT, 0, false},
@@ -66,8 +90,8 @@ run(int argc, char **argv)
         fprintf(stderr, "error: cannot read profiles in '%s'\n", prof_data_dir());
         return CLI_FAIL;
     }
-    struct out_table *t =
-        gpus ? out_table_new(fmt, NULL, GPU_FIELDS, 7) : out_table_new(fmt, NULL, MODEL_FIELDS, 9);
+    struct out_table *t = gpus ? out_table_new(fmt, NULL, GPU_FIELDS, N_GPU_FIELDS)
+                               : out_table_new(fmt, NULL, MODEL_FIELDS, 9);
     int failed = 0;
     for (int i = 0; i < n; i++) {
         if (gpus) {
@@ -77,13 +101,15 @@ run(int argc, char **argv)
                 continue;
             }
             double fp16 = hw_peak(hw, DT_FP16, NULL);
-            struct out_value v[7] = {{hw->id, 0},
-                                     {hw->name, 0},
-                                     {NULL, hw->memory_capacity_bytes},
-                                     {NULL, hw->memory_bandwidth_bytes_per_s},
-                                     {NULL, fp16},
-                                     {NULL, hw_ridge(hw, DT_FP16)},
-                                     {NULL, hw->tdp_w > 0 ? hw->tdp_w : NAN}};
+            struct out_value v[N_GPU_FIELDS] = {{hw->id, 0},
+                                                {hw->name, 0},
+                                                {NULL, hw->memory_capacity_bytes},
+                                                {NULL, hw->memory_bandwidth_bytes_per_s},
+                                                {NULL, fp16},
+                                                {NULL, hw_ridge(hw, DT_FP16)},
+                                                {NULL, hw->tdp_w > 0 ? hw->tdp_w : NAN},
+                                                {NULL, cheapest_cloud(hw)},
+                                                {NULL, cheapest_purchase(hw)}};
             out_table_row(t, v);
             hw_free(hw);
         } else {

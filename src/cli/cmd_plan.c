@@ -7,6 +7,8 @@
 #include "cli/out.h"
 #include "io/ytree.h"
 #include "plan/plan.h"
+#include "render/chart_plan.h"
+#include "render/surface.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -362,9 +364,10 @@ describe(const struct plan_question *q, const struct plan_option *op, char *b, s
 {
     char f[48];
     if (op->policy == SIM_DISAGGREGATED)
-        snprintf(b, n, "%d x (%d prefill + %d decode) %s (tp %d, pp %d, %s, disaggregated)",
-                 op->instances, op->prefill_instances, op->decode_instances, op->hw_id, op->tp,
-                 op->pp, fmt_name(&op->format, f, sizeof f));
+        snprintf(b, n, "%d x (%d prefill%s%s + %d decode) %s (tp %d, pp %d, %s, disaggregated)",
+                 op->instances, op->prefill_instances, op->prefill_hw_id[0] ? " on " : "",
+                 op->prefill_hw_id, op->decode_instances, op->hw_id, op->tp, op->pp,
+                 fmt_name(&op->format, f, sizeof f));
     else
         snprintf(b, n, "%d x %s (tp %d, pp %d, %s, %s, max batch %ld)", op->instances, op->hw_id,
                  op->tp, op->pp, fmt_name(&op->format, f, sizeof f), sim_policy_name(op->policy),
@@ -417,16 +420,18 @@ static const struct out_field RANK_F[] = {
     {"price_basis", "price", OUT_SHOW_TEXT, 0, true},
     {"launch", NULL, OUT_SHOW_TEXT, 0, true},
     {"miss", NULL, OUT_SHOW_TEXT, 0, true},
+    {"prefill_hardware", NULL, OUT_SHOW_TEXT, 0, true},
 };
 #define N_RANK ((int)(sizeof RANK_F / sizeof RANK_F[0]))
 
 static void
 rank_row(struct out_table *t, int rank, const struct plan_option *op)
 {
-    char fm[48], pol[32], ex[16];
+    char fm[48], pol[128], ex[32];
     fmt_name(&op->format, fm, sizeof fm);
     if (op->policy == SIM_DISAGGREGATED)
-        snprintf(pol, sizeof pol, "disagg %d:%d", op->prefill_instances, op->decode_instances);
+        snprintf(pol, sizeof pol, "disagg %d:%d%s%s", op->prefill_instances, op->decode_instances,
+                 op->prefill_hw_id[0] ? ", prefill on " : "", op->prefill_hw_id);
     else
         snprintf(pol, sizeof pol, "%s", sim_policy_name(op->policy));
     if (op->exhaust_month > 0)
@@ -462,6 +467,7 @@ rank_row(struct out_table *t, int rank, const struct plan_option *op)
         {op->price_basis, 0},
         {op->launch, 0},
         {op->miss, 0},
+        {op->prefill_hw_id, 0},
     };
     out_table_row(t, v);
 }
@@ -503,9 +509,29 @@ print_table(const struct plan_question *q, const struct plan_result *r)
             printf("  no latency SLO: sized at %.4g requests/s per instance (saturation)\n",
                    op->rate_per_s);
         }
-        printf("  per instance up to %.4g requests/s meet the SLO; planned at %.0f%% of it, "
-               "N+%d spares; %s\n",
-               op->rate_per_s, 100 * q->utilisation, q->spares, op->price_basis);
+        printf("  per instance %s %.4g requests/s%s; planned at %.0f%% of it, N+%d spares; "
+               "%s\n",
+               r->has_slo ? "up to" : "", op->rate_per_s,
+               r->has_slo ? " meet the SLO" : " at saturation", 100 * q->utilisation, q->spares,
+               op->price_basis);
+        /* cheaper options the simulator did not confirm (ranked after the confirmed) */
+        int cheaper = 0, first = -1;
+        for (int i = 0; i < r->n_options; i++) {
+            const struct plan_option *o2 = &r->options[i];
+            if (!o2->simulated && o2->status == PLAN_SLO_MET &&
+                o2->cost_per_hour < op->cost_per_hour) {
+                cheaper++;
+                if (first < 0)
+                    first = i;
+            }
+        }
+        if (cheaper > 0) {
+            describe(q, &r->options[first], b, sizeof b);
+            printf("  note: %d option%s estimated only analytically would cost less (rank %d: %s, "
+                   "%.2f %s/h); raise plan.confirm_top (%d) to simulate them\n",
+                   cheaper, cheaper == 1 ? "" : "s", first + 1, b, r->options[first].cost_per_hour,
+                   q->currency, q->confirm_top);
+        }
         for (int s = 1; s < r->n_shown; s++) {
             const struct plan_option *ru = &r->options[r->shown[s]];
             describe(q, ru, b, sizeof b);
@@ -562,7 +588,7 @@ print_table(const struct plan_question *q, const struct plan_result *r)
             printf("\n");
         }
         printf("\ncost per hour against volume (x today's %.4g requests/s)", r->rate_per_s);
-        char lab[PLAN_MAX_SHOWN][64];
+        char lab[PLAN_MAX_SHOWN][160];
         for (int s = 0; s < r->n_shown; s++) {
             const struct plan_option *op = &r->options[r->shown[s]];
             char f[48];
@@ -928,6 +954,32 @@ run(int argc, char **argv)
     plan_result_release(&r);
     plan_question_free(q);
     return cli_finish(rc);
+}
+
+int
+cli_plan_chart(const char *question, const char *out, int width, int height)
+{
+    struct plan_question *q = load_question(question, NULL);
+    if (!q)
+        return CLI_FAIL;
+    struct plan_opts o;
+    plan_opts_init(&o);
+    o.jobs = 2;
+    o.tuning = tuning_hook;
+    struct plan_result r;
+    struct err_list errs = {0};
+    int rc = CLI_FAIL;
+    if (plan_run(q, &o, &r, &errs) == 0) {
+        struct chart *c = chart_build_plan(q, &o, &r, &errs);
+        if (c && chart_save(c, out, width, height, &errs) == 0)
+            rc = CLI_OK;
+        chart_free(c);
+        plan_result_release(&r);
+    }
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    plan_question_free(q);
+    return rc;
 }
 
 const struct cli_cmd cmd_plan = {

@@ -49,12 +49,16 @@ show_gpu(const struct hw_profile *hw)
     if (hw->tdp_w > 0)
         printf("  TDP           %.0f W\n", hw->tdp_w);
     for (int i = 0; i < hw->n_purchase; i++)
-        printf("  price         $%.0f (%s%s%s)\n", hw->purchase[i].usd, hw->purchase[i].date,
-               hw->purchase[i].basis ? ", " : "",
-               hw->purchase[i].basis ? hw->purchase[i].basis : "");
+        printf("  price         $%.0f (%s%s%s)\n", hw->purchase[i].usd,
+               hw->purchase[i].basis ? hw->purchase[i].basis : "",
+               hw->purchase[i].basis ? ", " : "", hw->purchase[i].date);
     for (int i = 0; i < hw->n_cloud; i++)
-        printf("  cloud         $%.3f per GPU-hour at %s (%s)\n", hw->cloud[i].usd_per_hour,
-               hw->cloud[i].provider, hw->cloud[i].date);
+        printf("  cloud         $%.3f per device-hour at %s (%s%s%s)\n", hw->cloud[i].usd_per_hour,
+               hw->cloud[i].provider, hw->cloud[i].basis ? hw->cloud[i].basis : "",
+               hw->cloud[i].basis ? ", " : "", hw->cloud[i].date);
+    if (hw->server_devices > 0)
+        printf("  server        %d device%s per server or baseboard\n", hw->server_devices,
+               hw->server_devices == 1 ? "" : "s");
     if (hw->notes)
         printf("  notes         %s\n", hw->notes);
     printf("  sources:\n");

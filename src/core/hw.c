@@ -79,6 +79,7 @@ hw_free(struct hw_profile *hw)
     for (int i = 0; i < hw->n_cloud; i++) {
         free(hw->cloud[i].provider);
         free(hw->cloud[i].date);
+        free(hw->cloud[i].basis);
         free(hw->cloud[i].source);
     }
     free(hw->cloud);

@@ -16,8 +16,10 @@ struct hw_price_purchase {
 
 struct hw_price_cloud {
     char *provider;
-    double usd_per_hour;
-    char *date, *source;
+    double usd_per_hour; /* per device */
+    char *date;          /* YYYY-MM or YYYY-MM-DD: when the price held */
+    char *basis;         /* on-demand, capacity block, spot, ...; NULL = not said */
+    char *source;
 };
 
 struct hw_profile {
@@ -35,7 +37,7 @@ struct hw_profile {
     /* measured fraction of the fp32 peak that a large GEMM reaches (host profiles written by
      * roofline bench); the engine's default compute efficiency; 0 = unknown (1 is used) */
     double gemm_efficiency;
-    char *link_kind;                       /* NULL = none */
+    char *link_kind; /* NULL = none */
     double link_bandwidth_bytes_per_s;
     enum hw_link_direction link_direction;
     double tdp_w; /* 0 = unknown */
@@ -43,6 +45,9 @@ struct hw_profile {
     int n_purchase;
     struct hw_price_cloud *cloud;
     int n_cloud;
+    /* devices in the server or baseboard this device is bought or rented with (8 for an HGX
+     * board, 1 for a card sold alone); 0 = unknown */
+    int server_devices;
     /* provenance (measured profiles): parallel arrays of key and text */
     char **provenance_keys, **provenance_texts;
     int n_provenance;

@@ -4,21 +4,27 @@
 #include "io/ycheck.h"
 #include "util/strs.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const TOP_KEYS[] = {
-    "name",        "vendor",          "kind",         "memory",         "compute", "compute_units",
-    "boost_clock", "cache",           "interconnect", "power",          "price",   "notes",
-    "sources",     "cache_bandwidth", "provenance",   "gemm_efficiency"};
+    "name",          "vendor",          "kind",        "memory",
+    "compute",       "compute_units",   "boost_clock", "cache",
+    "interconnect",  "power",           "price",       "notes",
+    "sources",       "cache_bandwidth", "provenance",  "gemm_efficiency",
+    "server_devices"};
 static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
 static const char *const CACHE_KEYS[] = {"l1", "l2", "l3", "llc"};
 static const char *const LINK_KEYS[] = {"kind", "bandwidth", "direction"};
 static const char *const POWER_KEYS[] = {"tdp"};
 static const char *const PRICE_KEYS[] = {"purchase", "cloud"};
 static const char *const PURCHASE_KEYS[] = {"usd", "date", "basis", "source"};
-static const char *const CLOUD_KEYS[] = {"provider", "usd_per_hour", "date", "source"};
+static const char *const CLOUD_KEYS[] = {"provider", "usd_per_hour", "date", "basis", "source"};
+/* An hourly rental above this is a typing slip (the dearest 8-GPU instances list near $100/h). */
+#define MAX_USD_PER_HOUR 1000.0
+#define MAX_SERVER_DEVICES 16
 static const char *const VENDORS[] = {"nvidia", "amd", "intel", "google", "apple", "other"};
 static const char *const KINDS[] = {"gpu", "tpu", "npu", "soc", "cpu"};
 
@@ -73,6 +79,44 @@ dup_opt(const char *s)
     return s ? str_dup(s) : NULL;
 }
 
+/* A price's date: YYYY-MM or YYYY-MM-DD with a month 01..12 and a day 01..31. */
+static bool
+valid_date(const char *s)
+{
+    size_t n = strlen(s);
+    if (n != 7 && n != 10)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        bool dash = i == 4 || i == 7;
+        if (dash ? s[i] != '-' : (s[i] < '0' || s[i] > '9'))
+            return false;
+    }
+    int month = (s[5] - '0') * 10 + (s[6] - '0');
+    if (month < 1 || month > 12)
+        return false;
+    if (n == 10) {
+        int day = (s[8] - '0') * 10 + (s[9] - '0');
+        if (day < 1 || day > 31)
+            return false;
+    }
+    return true;
+}
+
+/* Reads the required 'date' of a price entry and checks its form; false when missing or bad. */
+static bool
+price_date(struct ycheck *y, const struct ynode *e, const char *what, const char **date)
+{
+    if (!ycheck_str(y, e, what, "date", true, date))
+        return false;
+    if (!valid_date(*date)) {
+        ycheck_error(y, ynode_get(e, "date"),
+                     "'%s.date' is '%s'; expected a month or a day as YYYY-MM or YYYY-MM-DD", what,
+                     *date);
+        return false;
+    }
+    return true;
+}
+
 static void
 load_prices(struct ycheck *y, const struct ynode *price, struct hw_profile *hw)
 {
@@ -93,11 +137,12 @@ load_prices(struct ycheck *y, const struct ynode *price, struct hw_profile *hw)
                 struct hw_price_purchase *p = &hw->purchase[hw->n_purchase];
                 const char *date = NULL, *basis = NULL, *src = NULL;
                 bool ok = ycheck_num(y, e, "price.purchase[]", "usd", true, &p->usd);
-                if (ok && !(p->usd > 0)) {
-                    ycheck_error(y, ynode_get(e, "usd"), "'price.purchase[].usd' must be positive");
+                if (ok && !(p->usd > 0 && isfinite(p->usd))) {
+                    ycheck_error(y, ynode_get(e, "usd"),
+                                 "'price.purchase[].usd' must be a positive finite number");
                     ok = false;
                 }
-                ok &= ycheck_str(y, e, "price.purchase[]", "date", true, &date);
+                ok &= price_date(y, e, "price.purchase[]", &date);
                 ok &= ycheck_str(y, e, "price.purchase[]", "source", true, &src);
                 ycheck_str(y, e, "price.purchase[]", "basis", false, &basis);
                 if (!ok)
@@ -122,22 +167,32 @@ load_prices(struct ycheck *y, const struct ynode *price, struct hw_profile *hw)
                     continue;
                 ycheck_keys(y, e, "price.cloud[]", CLOUD_KEYS, N(CLOUD_KEYS));
                 struct hw_price_cloud *p = &hw->cloud[hw->n_cloud];
-                const char *prov = NULL, *date = NULL, *src = NULL;
+                const char *prov = NULL, *date = NULL, *basis = NULL, *src = NULL;
                 bool ok = ycheck_str(y, e, "price.cloud[]", "provider", true, &prov);
                 if (ycheck_num(y, e, "price.cloud[]", "usd_per_hour", true, &p->usd_per_hour)) {
-                    if (!(p->usd_per_hour > 0)) {
-                        ycheck_error(y, ynode_get(e, "usd_per_hour"),
-                                     "'price.cloud[].usd_per_hour' must be positive");
+                    if (!(p->usd_per_hour > 0 && isfinite(p->usd_per_hour))) {
+                        ycheck_error(
+                            y, ynode_get(e, "usd_per_hour"),
+                            "'price.cloud[].usd_per_hour' must be a positive finite number");
+                        ok = false;
+                    } else if (p->usd_per_hour > MAX_USD_PER_HOUR) {
+                        ycheck_error(
+                            y, ynode_get(e, "usd_per_hour"),
+                            "'price.cloud[].usd_per_hour' is %g, above $%.0f per device-hour "
+                            "(give the price of one device, not of the instance)",
+                            p->usd_per_hour, MAX_USD_PER_HOUR);
                         ok = false;
                     }
                 } else {
                     ok = false;
                 }
-                ok &= ycheck_str(y, e, "price.cloud[]", "date", true, &date);
+                ok &= price_date(y, e, "price.cloud[]", &date);
                 ok &= ycheck_str(y, e, "price.cloud[]", "source", true, &src);
+                ycheck_str(y, e, "price.cloud[]", "basis", false, &basis);
                 if (!ok)
                     continue;
                 p->provider = dup_opt(prov);
+                p->basis = dup_opt(basis);
                 p->date = dup_opt(date);
                 p->source = dup_opt(src);
                 hw->n_cloud++;
@@ -316,6 +371,15 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
     if (power && !ynode_is_null(power) && ycheck_map(&y, power, "power")) {
         ycheck_keys(&y, power, "power", POWER_KEYS, N(POWER_KEYS));
         ycheck_qty(&y, power, "power", "tdp", UNIT_WATTS, false, &hw->tdp_w);
+    }
+    long server;
+    if (ycheck_long(&y, root, "", "server_devices", false, 1, &server)) {
+        if (server > MAX_SERVER_DEVICES)
+            ycheck_error(&y, ynode_get(root, "server_devices"),
+                         "'server_devices' must be at most %d, got %ld", MAX_SERVER_DEVICES,
+                         server);
+        else
+            hw->server_devices = (int)server;
     }
     const struct ynode *price = ynode_get(root, "price");
     if (price && !ynode_is_null(price))

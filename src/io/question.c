@@ -145,7 +145,8 @@ duration(struct ycheck *y, const struct ynode *map, const char *prefix, const ch
             return true;
         }
     }
-    ycheck_error(y, v, "'%s.%s' must be a time such as '2 s', '50 ms', '168 h' or '7 days', got %s",
+    ycheck_error(y, v,
+                 "'%s.%s' must be a time such as '2 s', '50 ms', '168 h' or '7 days', got '%s'",
                  prefix, key, v->kind == YNODE_SCALAR ? v->value : ynode_kind_name(v));
     return false;
 }
@@ -508,6 +509,9 @@ load_workload(struct ycheck *y, const struct ynode *root, struct plan_question *
         if (ynode_get(w, "think_time") &&
             !duration(y, w, "workload", "think_time", &q->think_time_s))
             q->think_time_s = 0;
+        /* planning rate: every user sends once per think time (responses taken as instant,
+         * an upper bound on a closed loop's rate); no think time: one request per user-second */
+        q->rate_per_s = (double)q->users / (q->think_time_s > 1 ? q->think_time_s : 1);
         break;
     case PLAN_WL_OFFLINE:
         num_range(y, w, "workload", "documents", 0, true, INFINITY, &q->offline_requests);
@@ -549,9 +553,11 @@ const struct plan_slo_preset PLAN_SLO_PRESETS[] = {
     {"batch", 2.0, 0.045, 0, 0.95,
      "llm-d planner use-case table (batch: TTFT 2 s, ITL 45 ms, p95)"},
     {"mlperf-server", 2.0, 0.200, 0, 0.99,
-     "MLPerf Inference llama2-70b Server scenario: TTFT 2 s, TPOT 200 ms, p99"},
+     "MLPerf Inference loadgen mlperf.conf: llama2-70b.Server.ttft_latency = 2000, "
+     "tpot_latency = 200 (ms), p99"},
     {"mlperf-interactive", 0.450, 0.040, 0, 0.99,
-     "MLPerf Inference llama2-70b Interactive scenario: TTFT 450 ms, TPOT 40 ms, p99"},
+     "MLPerf Inference llama2-70b Interactive: TTFT 450 ms, TPOT 40 ms, p99 (as quoted in "
+     "planning-anchors.md; not found in mlperf.conf)"},
     {"relaxed", 2.0, 0.030, 0, 0.99,
      "NVIDIA aiconfigurator defaults (TTFT 2000 ms, TPOT 30 ms; docs/cli_user_guide.md)"},
 };

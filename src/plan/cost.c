@@ -2,6 +2,7 @@
 #include "plan/cost.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,11 @@ static const struct {
 int
 plan_server_devices(const struct hw_profile *hw)
 {
+    /* the profile's figure (1 = sold alone); 0 = unknown: the table below */
+    if (hw->server_devices > 1)
+        return hw->server_devices;
+    if (hw->server_devices == 1)
+        return 0;
     /* HGX / OAM baseboards carry 8; a GB200 NVL72 compute tray 4 (docs/plan.md#servers) */
     static const char *const EIGHT[] = {"a100-sxm-40gb", "a100-sxm-80gb", "h100-sxm", "h200",
                                         "b200",          "mi250",         "mi250x",   "mi300x",
@@ -51,16 +57,23 @@ plan_rent_per_hour(const struct plan_question *q, const struct hw_profile *hw,
         snprintf(basis, n, "question");
         return o->rent_per_hour;
     }
+    /* the cheapest dated on-demand entry; else the cheapest dated entry of any basis */
     int best = -1;
-    for (int i = 0; i < hw->n_cloud; i++)
-        if (hw->cloud[i].usd_per_hour > 0 &&
-            (best < 0 || hw->cloud[i].usd_per_hour < hw->cloud[best].usd_per_hour))
-            best = i;
+    for (int pass = 0; pass < 2 && best < 0; pass++)
+        for (int i = 0; i < hw->n_cloud; i++) {
+            const struct hw_price_cloud *c = &hw->cloud[i];
+            bool od = c->basis && strncmp(c->basis, "on-demand", 9) == 0;
+            if (!(c->usd_per_hour > 0) || !c->date || (pass == 0 && !od))
+                continue;
+            if (best < 0 || c->usd_per_hour < hw->cloud[best].usd_per_hour)
+                best = i;
+        }
     if (best >= 0) {
+        const struct hw_price_cloud *c = &hw->cloud[best];
         *origin = PLAN_PRICE_PROFILE;
-        snprintf(basis, n, "%s %s, profile", hw->cloud[best].provider,
-                 hw->cloud[best].date ? hw->cloud[best].date : "undated");
-        return hw->cloud[best].usd_per_hour;
+        snprintf(basis, n, "%s %s %s, profile", c->provider, c->basis ? c->basis : "basis unstated",
+                 c->date);
+        return c->usd_per_hour;
     }
     for (size_t i = 0; i < sizeof TIERS / sizeof TIERS[0]; i++)
         if (strcmp(hw->id, TIERS[i].id) == 0) {

@@ -239,6 +239,8 @@ struct probe {
     long rejected;
 };
 
+static _Thread_local char sim_error[PLAN_TEXT];
+
 static int
 sim_probe(const struct plan_question *q, const struct sim_config *base, double rate,
           struct probe *p)
@@ -248,6 +250,7 @@ sim_probe(const struct plan_question *q, const struct sim_config *base, double r
     struct sim_result r;
     struct err_list e = {0};
     int rc = sim_run(&c, &r, &e);
+    snprintf(sim_error, sizeof sim_error, "%s", e.n ? e.items[0].msg : "unknown");
     err_list_release(&e);
     if (rc != 0)
         return -1;
@@ -267,6 +270,155 @@ sim_probe(const struct plan_question *q, const struct sim_config *base, double r
     return 0;
 }
 
+/* Prefill on one device type, decode on another (docs/plan.md#heterogeneous): the simulator
+ * runs one device type, so the unit is composed from two analytic estimates of homogeneous
+ * disaggregated units: TTFT from the prefill type's (its decode pool made 64 times larger so
+ * that only prefill and transfer count), TPOT from the decode type's (its prefill pool made 64
+ * times larger); capacity the smaller of the two. */
+struct hetero {
+    struct sim_config a, b; /* prefill-side and decode-side configs */
+};
+
+static int
+hetero_init(const struct plan_question *q, const struct plan_opts *o, const struct cand *c,
+            struct hetero *h)
+{
+    struct cand ca = *c, cb = *c;
+    ca.hw = c->pf_hw;
+    ca.pf_hw = cb.pf_hw = NULL;
+    ca.nd = c->nd * 64;
+    cb.np = c->np * 64;
+    if (plan_sim_config(q, o, &ca, 1.0, &h->a) != 0 || plan_sim_config(q, o, &cb, 1.0, &h->b) != 0)
+        return -1;
+    return 0;
+}
+
+struct hetero_est {
+    bool stable;
+    double ttft_p99_s, ttft_mean_s, tpot_s, e2e_p99_s, e2e_mean_s, capacity_req_per_s;
+    double prefill_s, step_s;
+};
+
+static int
+hetero_eval(struct hetero *h, double rate, struct hetero_est *e)
+{
+    struct sim_analytic a, b;
+    h->a.work.rate_per_s = rate;
+    h->b.work.rate_per_s = rate;
+    if (sim_analytic(&h->a, &a) != 0 || sim_analytic(&h->b, &b) != 0)
+        return -1;
+    e->stable = a.stable && b.stable;
+    e->ttft_p99_s = a.ttft_p99_s;
+    e->ttft_mean_s = a.ttft_mean_s;
+    e->tpot_s = b.tpot_mean_s;
+    e->e2e_p99_s = b.e2e_p99_s - b.ttft_p99_s + a.ttft_p99_s;
+    e->e2e_mean_s = b.e2e_mean_s - b.ttft_mean_s + a.ttft_mean_s;
+    e->capacity_req_per_s = fmin(a.capacity_req_per_s, b.capacity_req_per_s);
+    e->prefill_s = a.prefill_s;
+    e->step_s = b.step_s;
+    return 0;
+}
+
+static bool
+hetero_meets(const struct plan_question *q, struct hetero *h, double rate)
+{
+    struct hetero_est e;
+    if (hetero_eval(h, rate, &e) != 0 || !e.stable)
+        return false;
+    const struct sim_slo *s = &q->slo;
+    return (!(s->ttft_s > 0) || e.ttft_p99_s <= s->ttft_s) &&
+           (!(s->itl_s > 0) || e.tpot_s <= s->itl_s) &&
+           (!(s->e2e_s > 0) || e.e2e_p99_s <= s->e2e_s);
+}
+
+static void
+stage1_hetero(const struct plan_question *q, const struct plan_opts *o, const struct cand *c,
+              struct eval *ev)
+{
+    char why[PLAN_TEXT];
+    struct hetero h;
+    if (hetero_init(q, o, c, &h) != 0) {
+        snprintf(why, sizeof why, "no engine tuning for '%s' on %s or %s", q->engine, c->hw->id,
+                 c->pf_hw->id);
+        fill_rej(c, PLAN_REJ_FORMAT, why, &ev->rej);
+        ev->rejected = true;
+        return;
+    }
+    const struct hw_profile *hws[2] = {c->pf_hw, c->hw};
+    const struct sim_config *cfgs[2] = {&h.a, &h.b};
+    for (int k = 0; k < 2; k++) {
+        const char *prob = roof_config_problem(&cfgs[k]->engine);
+        if (hw_peak(hws[k], c->fmt.act, NULL) <= 0 || prob) {
+            snprintf(why, sizeof why, "%s: %s (tp %d, pp %d)", hws[k]->id,
+                     prob ? prob : "no compute roof for the format", c->tp, c->pp);
+            fill_rej(c, PLAN_REJ_PARALLEL, why, &ev->rej);
+            ev->rejected = true;
+            return;
+        }
+        if (hw_link_bytes_per_s_per_direction(hws[k]) <= 0) {
+            snprintf(why, sizeof why,
+                     "disaggregated serving moves the KV cache over a link; %s has none",
+                     hws[k]->id);
+            fill_rej(c, PLAN_REJ_PARALLEL, why, &ev->rej);
+            ev->rejected = true;
+            return;
+        }
+        double blocks, bb, pool;
+        if (sim_kv_pool(cfgs[k], &blocks, &bb, &pool) != 0) {
+            struct roof_memory mem;
+            roof_memory(&cfgs[k]->engine, &mem);
+            char w[32], cap[32];
+            fmt_bytes(mem.weights_bytes, w, sizeof w);
+            fmt_bytes(mem.capacity_bytes, cap, sizeof cap);
+            snprintf(why, sizeof why,
+                     "does not fit on the %s side: %s of %s weights per device in %s",
+                     k == 0 ? "prefill" : "decode", w, dtype_name(c->fmt.weights), cap);
+            fill_rej(c, PLAN_REJ_MEMORY, why, &ev->rej);
+            ev->rejected = true;
+            return;
+        }
+    }
+    struct hetero_est e;
+    struct plan_option *op = &ev->op;
+    fill_ident(c, op);
+    if (hetero_eval(&h, 1e-6, &e) != 0) {
+        fill_rej(c, PLAN_REJ_RATE, "the analytic estimate failed for this configuration", &ev->rej);
+        ev->rejected = true;
+        return;
+    }
+    double cap = e.capacity_req_per_s;
+    op->saturation_output_tokens_per_s = cap * dist_mean(&q->output);
+    if (q->has_slo) {
+        if (!hetero_meets(q, &h, 1e-6 * cap)) {
+            char x[32], y[32];
+            fmt_time(e.ttft_p99_s, x, sizeof x);
+            fmt_time(e.tpot_s, y, sizeof y);
+            snprintf(why, sizeof why,
+                     "misses the SLO even unloaded: TTFT p99 %s (prefill on %s), ITL %s (decode "
+                     "on %s)",
+                     x, c->pf_hw->id, y, c->hw->id);
+            fill_rej(c, PLAN_REJ_SLO, why, &ev->rej);
+            ev->rejected = true;
+            return;
+        }
+        double lo = cap * 1e-6, hi = cap;
+        for (int i = 0; i < 60 && hi / lo > 1.005; i++) {
+            double mid = sqrt(lo * hi);
+            if (hetero_meets(q, &h, mid))
+                lo = mid;
+            else
+                hi = mid;
+        }
+        op->analytic_rate_per_s = lo;
+    } else {
+        op->analytic_rate_per_s = cap;
+        op->status = PLAN_SLO_NONE;
+    }
+    op->rate_per_s = op->analytic_rate_per_s;
+    ev->feasible = true;
+    ev->keep_op = true;
+}
+
 /* Stage 1: screens and the analytic bracket. */
 static void
 stage1(const struct plan_question *q, const struct plan_opts *o, const struct cand *c,
@@ -276,10 +428,7 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
     char why[PLAN_TEXT];
     struct sim_config cfg;
     if (c->pf_hw) {
-        fill_rej(c, PLAN_REJ_PARALLEL,
-                 "prefill on other hardware than decode is not modelled by the simulator yet",
-                 &ev->rej);
-        ev->rejected = true;
+        stage1_hetero(q, o, c, ev);
         return;
     }
     if (plan_sim_config(q, o, c, 1.0, &cfg) != 0) {
@@ -461,8 +610,8 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct ca
         return -1;
     if (p.meets) {
         lo = ra;
-        for (int i = 0; i < 8; i++) {
-            double r = lo * 1.3;
+        for (int i = 0; i < 16; i++) {
+            double r = lo * (i < 4 ? 1.3 : 2.0);
             if (sim_probe(q, &cfg, r, &p) != 0)
                 return -1;
             if (!p.meets) {
@@ -533,45 +682,63 @@ struct fleet {
     double cost_per_hour, power_w, tco_per_year, capex;
 };
 
+static const struct hw_profile *find_hw(const struct plan_question *q, const char *id);
+
+/* One pool of `used` devices of `hw` serving `instances` instances, added to `f`. */
 static void
-fleet_cost(const struct plan_question *q, const struct hw_profile *hw, const struct plan_option *op,
-           int instances, struct fleet *f)
+pool_cost(const struct plan_question *q, const struct hw_profile *hw, int used, int instances,
+          struct fleet *f)
 {
-    memset(f, 0, sizeof *f);
-    f->instances = instances;
-    int used = instances * op->devices_per_instance;
-    int sd = plan_server_devices(hw);
+    int sd = plan_server_devices(hw), servers, devices;
     if (sd > 0) {
-        f->servers = (used + sd - 1) / sd;
-        f->devices = f->servers * sd;
+        servers = (used + sd - 1) / sd;
+        devices = servers * sd;
     } else {
-        f->servers = instances; /* one host per instance */
-        f->devices = used;
+        servers = instances; /* one host per instance */
+        devices = used;
     }
-    f->stranded = f->devices - used;
+    f->servers += servers;
+    f->devices += devices;
+    f->stranded += devices - used;
     enum plan_price_origin org;
     char basis[PLAN_TEXT];
     struct plan_tco_parts parts;
     double price = plan_purchase_price(q, hw, &org, basis, sizeof basis);
     plan_tco_device_year(&q->tco, price, hw->tdp_w, sd, &parts);
     /* wall power: devices at the assumed utilisation plus hosts, with PUE */
-    f->power_w = hw->tdp_w > 0 ? (f->devices * hw->tdp_w * q->tco.device_utilisation +
-                                  f->servers * q->tco.host_w_per_server) *
-                                     q->tco.pue
-                               : NAN;
+    f->power_w += hw->tdp_w > 0 ? (devices * hw->tdp_w * q->tco.device_utilisation +
+                                   servers * q->tco.host_w_per_server) *
+                                      q->tco.pue
+                                : NAN;
+    double tco = price > 0 ? parts.total * devices : NAN;
+    double capex = price > 0 ? parts.server_share * devices : NAN;
+    f->tco_per_year += tco;
+    f->capex += capex;
     if (q->money == PLAN_BUY) {
-        if (price > 0) {
-            f->tco_per_year = parts.total * f->devices;
-            f->capex = parts.server_share * f->devices;
-            f->cost_per_hour = f->tco_per_year / PLAN_HOURS_PER_YEAR;
-        } else {
-            f->tco_per_year = f->capex = f->cost_per_hour = NAN;
-        }
+        f->cost_per_hour += tco / PLAN_HOURS_PER_YEAR;
     } else {
         double rent = plan_rent_per_hour(q, hw, &org, basis, sizeof basis);
-        f->cost_per_hour = rent > 0 ? rent * f->devices : NAN;
-        f->tco_per_year = price > 0 ? parts.total * f->devices : NAN;
-        f->capex = price > 0 ? parts.server_share * f->devices : NAN;
+        f->cost_per_hour += rent > 0 ? rent * devices : NAN;
+    }
+}
+
+/* The fleet of `instances` instances of `op` (a disaggregated unit on two device types: both
+ * pools, each in whole servers of its own kind). */
+static void
+fleet_cost(const struct plan_question *q, const struct hw_profile *hw, const struct plan_option *op,
+           int instances, struct fleet *f)
+{
+    memset(f, 0, sizeof *f);
+    f->instances = instances;
+    const struct hw_profile *pf = op->prefill_hw_id[0] ? find_hw(q, op->prefill_hw_id) : NULL;
+    if (pf) {
+        int per = op->tp * op->pp;
+        pool_cost(q, pf, instances * op->prefill_instances * per, instances * op->prefill_instances,
+                  f);
+        pool_cost(q, hw, instances * op->decode_instances * per, instances * op->decode_instances,
+                  f);
+    } else {
+        pool_cost(q, hw, instances * op->devices_per_instance, instances, f);
     }
 }
 
@@ -619,6 +786,18 @@ price_option(const struct plan_question *q, const struct hw_profile *hw, struct 
             plan_rent_per_hour(q, hw, &org, op->price_basis, sizeof op->price_basis);
     }
     op->price_origin = org;
+    const struct hw_profile *pf = op->prefill_hw_id[0] ? find_hw(q, op->prefill_hw_id) : NULL;
+    if (pf) {
+        char pb[PLAN_TEXT], both[2 * PLAN_TEXT + 64];
+        enum plan_price_origin o2;
+        if (q->money == PLAN_BUY)
+            plan_purchase_price(q, pf, &o2, pb, sizeof pb);
+        else
+            plan_rent_per_hour(q, pf, &o2, pb, sizeof pb);
+        snprintf(both, sizeof both, "decode %s: %s; prefill %s: %s", hw->id, op->price_basis,
+                 pf->id, pb);
+        snprintf(op->price_basis, sizeof op->price_basis, "%.500s", both);
+    }
     if (!(op->rate_per_s > 0)) {
         op->cost_per_hour = op->cost_per_mtok_output = op->cost_per_mtok_input =
             op->cost_per_mtok_blended = op->power_w = op->tokens_per_s_per_kw =
@@ -680,6 +859,16 @@ planned_load(const struct plan_question *q, const struct plan_opts *o, const str
         op->output_tokens_per_s_planned = p.out_tok_s;
         att = q->has_slo ? p.attainment : NAN;
         op->e2e_mean_s = p.e2e_mean;
+    } else if (c->pf_hw) {
+        struct hetero h;
+        struct hetero_est e;
+        if (hetero_init(q, o, c, &h) != 0 || hetero_eval(&h, r, &e) != 0)
+            return -1;
+        t99 = e.ttft_p99_s, i99 = e.tpot_s, e99 = e.e2e_p99_s;
+        op->ttft_p50_s = e.ttft_mean_s;
+        op->itl_p50_s = e.tpot_s;
+        op->output_tokens_per_s_planned = r * dist_mean(&q->output);
+        op->e2e_mean_s = e.e2e_mean_s;
     } else {
         struct sim_analytic a;
         cfg.work.rate_per_s = r;
@@ -777,8 +966,25 @@ launch_line(const struct plan_question *q, const struct cand *c, const struct pl
     }
     if (c->policy == SIM_DISAGGREGATED && w > 0 && (size_t)w < n)
         snprintf(b + w, n - (size_t)w,
-                 " (x%d prefill + x%d decode instances with --kv-transfer-config)",
-                 op->prefill_instances, op->decode_instances);
+                 " (x%d prefill%s%s + x%d decode instances%s%s with --kv-transfer-config)",
+                 op->prefill_instances, c->pf_hw ? " on " : "", c->pf_hw ? c->pf_hw->id : "",
+                 op->decode_instances, c->pf_hw ? " on " : "", c->pf_hw ? c->hw->id : "");
+}
+
+/* A simulator failure (the step guard, out of memory) rejects the candidate with the reason. */
+static int
+stage2_or_reject(const struct plan_question *q, const struct plan_opts *o, const struct cand *c,
+                 struct eval *ev)
+{
+    if (stage2(q, o, c, ev) == 0)
+        return 0;
+    char why[PLAN_TEXT];
+    snprintf(why, sizeof why, "the simulator failed: %.400s", sim_error);
+    fill_rej(c, PLAN_REJ_RATE, why, &ev->rej);
+    ev->rejected = true;
+    ev->feasible = false;
+    ev->keep_op = false;
+    return 0;
 }
 
 /* ---- threads ---- */
@@ -811,7 +1017,7 @@ worker(void *arg)
         if (w->stage == 1)
             stage1(w->q, w->o, &w->cands[i], &w->evals[i]);
         else
-            rc = stage2(w->q, w->o, &w->cands[i], &w->evals[i]);
+            rc = stage2_or_reject(w->q, w->o, &w->cands[i], &w->evals[i]);
         pthread_mutex_lock(&w->mu);
         w->done++;
         if (rc)
@@ -844,7 +1050,7 @@ run_pool(struct work *w)
         if (w->stage == 1)
             stage1(w->q, w->o, &w->cands[i], &w->evals[i]);
         else
-            rc = stage2(w->q, w->o, &w->cands[i], &w->evals[i]);
+            rc = stage2_or_reject(w->q, w->o, &w->cands[i], &w->evals[i]);
         pthread_mutex_lock(&w->mu);
         w->done++;
         if (rc)
@@ -876,6 +1082,8 @@ cmp_option(const void *a, const void *b)
     int sx = status_rank(x->status), sy = status_rank(y->status);
     if (sx != sy)
         return sx - sy;
+    if (sx == 0 && x->simulated != y->simulated) /* confirmed by the simulator first */
+        return x->simulated ? -1 : 1;
     if (sx > 0) { /* not met: the closest first */
         if (x->miss_factor != y->miss_factor)
             return x->miss_factor < y->miss_factor ? -1 : 1;
@@ -942,6 +1150,9 @@ find_hw(const struct plan_question *q, const char *id)
     for (int i = 0; i < q->n_hw; i++)
         if (strcmp(q->hw[i]->id, id) == 0)
             return q->hw[i];
+    for (int i = 0; i < q->n_prefill_hw; i++)
+        if (strcmp(q->prefill_hw[i]->id, id) == 0)
+            return q->prefill_hw[i];
     return NULL;
 }
 
@@ -978,7 +1189,8 @@ plan_evaluate(const struct plan_question *q, const struct plan_opts *o, struct p
             continue;
         price_option(q, cands[i].hw, &ev[i].op);
         ev[i].prelim_cost = objective_value(q, &ev[i].op);
-        todo[nf++] = i;
+        if (!cands[i].pf_hw) /* the simulator runs one device type */
+            todo[nf++] = i;
     }
     for (int i = 0; i < nf; i++)
         key[i] = ev[todo[i]].prelim_cost;
@@ -1020,9 +1232,16 @@ plan_evaluate(const struct plan_question *q, const struct plan_opts *o, struct p
             struct plan_option *op = &ev[i].op;
             price_option(q, c->hw, op);
             if (ev[i].feasible && planned_load(q, o, c, op) != 0) {
-                err_add(errs, q->path, 0, 0, ERR_ERROR, "the simulator failed on a candidate");
-                rc = -1;
-                break;
+                char why[PLAN_TEXT];
+                snprintf(why, sizeof why, "the simulator failed at the planned load: %.400s",
+                         sim_error);
+                fill_rej(c, PLAN_REJ_RATE, why, &ev[i].rej);
+                ev[i].rejected = true;
+                ev[i].feasible = false;
+                ev[i].keep_op = false;
+                if (push_rej(out, &ev[i].rej, &rcap) != 0)
+                    rc = -1;
+                continue;
             }
             if (ev[i].feasible && q->power_budget_w > 0 && op->power_w > q->power_budget_w) {
                 char why[PLAN_TEXT];
@@ -1146,14 +1365,15 @@ assumptions(const struct plan_question *q, struct plan_result *r)
     }
     add_assumption(r, &cap, "cost.per_mtok", "$/h / (tokens/s x 3600 / 1e6)",
                    "SemiAnalysis InferenceMAX cost formula, at the planned traffic", true);
-    add_assumption(r, &cap, "price.rent",
-                   "question, else the profile's cheapest dated cloud price, else the "
-                   "InferenceMAX tier",
-                   "profiles' sources; InferenceMAX tiers dated 2026-04-03", true);
-    add_assumption(r, &cap, "slo.attainment",
-                   "a request meets the SLO when its TTFT, its mean time between tokens and its "
-                   "E2E are all within the bounds",
-                   "DistServe's SLO attainment; roofline simulate --max-rate", true);
+    add_assumption(r, &cap, "price.rent", "question > on-demand > any dated > tier",
+                   "the question's price, else the profile's cheapest dated on-demand cloud "
+                   "price, else its cheapest dated price of any basis, else the InferenceMAX "
+                   "tier (2026-04-03)",
+                   true);
+    add_assumption(r, &cap, "slo.attainment", "TTFT, TPOT and E2E all within bounds",
+                   "a request meets the SLO when all its figures do (DistServe's SLO attainment; "
+                   "roofline simulate --max-rate); the percentile is the share that must",
+                   true);
 }
 
 int
@@ -1168,11 +1388,13 @@ plan_finish(const struct plan_question *q, struct plan_result *r, struct err_lis
     snprintf(r->slo_preset, sizeof r->slo_preset, "%s", q->slo_preset);
     snprintf(r->slo_source, sizeof r->slo_source, "%s", q->slo_source ? q->slo_source : "");
     memset(r->rejected_by, 0, sizeof r->rejected_by);
-    qsort(r->rejected, (size_t)r->n_rejected, sizeof *r->rejected, cmp_rej);
+    if (r->n_rejected > 1)
+        qsort(r->rejected, (size_t)r->n_rejected, sizeof *r->rejected, cmp_rej);
     for (int i = 0; i < r->n_rejected; i++)
         r->rejected_by[r->rejected[i].kind]++;
     g_rank_q = q;
-    qsort(r->options, (size_t)r->n_options, sizeof *r->options, cmp_option);
+    if (r->n_options > 1)
+        qsort(r->options, (size_t)r->n_options, sizeof *r->options, cmp_option);
     r->chosen = -1;
     r->n_shown = 0;
     for (int i = 0; i < r->n_options && r->n_shown < PLAN_MAX_SHOWN; i++) {
@@ -1253,6 +1475,27 @@ plan_finish(const struct plan_question *q, struct plan_result *r, struct err_lis
     r->n_assumptions = 0;
     assumptions(q, r);
     return 0;
+}
+
+int
+plan_option_sim_config(const struct plan_question *q, const struct plan_opts *o,
+                       const struct plan_option *op, double rate_per_s, struct sim_config *cfg)
+{
+    struct cand c;
+    memset(&c, 0, sizeof c);
+    c.index = op->index;
+    c.hw = find_hw(q, op->hw_id);
+    if (!c.hw)
+        return -1;
+    c.fmt = op->format;
+    c.tp = op->tp;
+    c.pp = op->pp;
+    c.policy = op->policy;
+    c.max_batch = op->max_batch;
+    c.mtps = op->max_tokens_per_step;
+    c.np = op->prefill_instances;
+    c.nd = op->decode_instances;
+    return plan_sim_config(q, o, &c, rate_per_s, cfg);
 }
 
 int

@@ -177,6 +177,10 @@ int plan_finish(const struct plan_question *q, struct plan_result *r, struct err
 int plan_run(const struct plan_question *q, const struct plan_opts *o, struct plan_result *out,
              struct err_list *errs);
 void plan_result_release(struct plan_result *r);
+/* The simulator config the planner uses for one instance of `op` at `rate_per_s` (for the
+ * report's attainment-against-load curve and the tests). 0, or -1 (unknown hardware, tuning). */
+int plan_option_sim_config(const struct plan_question *q, const struct plan_opts *o,
+                           const struct plan_option *op, double rate_per_s, struct sim_config *cfg);
 
 const char *plan_objective_name(enum plan_objective o);
 const char *plan_status_name(enum plan_slo_status s);

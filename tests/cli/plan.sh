@@ -1,0 +1,83 @@
+#!/bin/sh
+# roofline plan: the example questions answer in all three formats, --jobs and --shard give the
+# same bytes as one run (plan merge), usage errors, and the bad-question catalogue (every
+# tests/data/bad-questions/X.yaml fails with exit 1 and prints exactly X.err).
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+q=reports/growing-service.yaml
+
+run plan-table 0 -- "$ROOFLINE" plan --question $q
+head -n 1 "$T/out" | grep -q '^plan: growing service' && echo "ok plan-first-line" || echo "not ok plan-first-line"
+sed -n 2p "$T/out" | grep -q '^answer: rent [0-9]* x ' && echo "ok plan-answer-first" || echo "not ok plan-answer-first"
+expect_out plan-ranked "ranked options"
+expect_out plan-verify "verify: benchmark one instance at"
+expect_out plan-launch "chosen: vllm serve llama-3.1-8b"
+expect_out plan-growth "growth 10%/month:"
+expect_out plan-volume "cost per hour against volume"
+expect_out plan-rejected "rejected:"
+expect_out plan-presets "mlperf-interactive"
+expect_out plan-assumptions "tco.pue"
+cp "$T/out" "$T/one.txt"
+run plan-csv 0 -- "$ROOFLINE" plan --question $q -o csv
+head -n 1 "$T/out" | grep -q '^rank,hardware,tp,pp,format,scheduler,' && echo "ok plan-csv-header" || echo "not ok plan-csv-header"
+run plan-json 0 -- "$ROOFLINE" plan --question $q -o json
+expect_out plan-json-tool '"command": "plan"'
+expect_out plan-json-assumption '"is_default": true'
+cp "$T/out" "$T/one.json"
+
+# threads and shards give the same bytes
+"$ROOFLINE" plan --question $q -o json --jobs 2 >"$T/j2.json" 2>/dev/null
+cmp -s "$T/one.json" "$T/j2.json" && echo "ok plan-jobs-identical" || echo "not ok plan-jobs-identical"
+for i in 0 1 2; do "$ROOFLINE" plan --question $q --shard $i/3 -o json >"$T/s$i.json" 2>/dev/null; done
+"$ROOFLINE" plan merge "$T/s2.json" "$T/s0.json" "$T/s1.json" -o json >"$T/m.json" 2>"$T/err"
+cmp -s "$T/one.json" "$T/m.json" && echo "ok plan-shard-merge-identical" || echo "not ok plan-shard-merge-identical"
+"$ROOFLINE" plan merge "$T/s0.json" "$T/s1.json" "$T/s2.json" >"$T/m.txt" 2>/dev/null
+cmp -s "$T/one.txt" "$T/m.txt" && echo "ok plan-shard-merge-table" || echo "not ok plan-shard-merge-table"
+run plan-merge-missing 1 -- "$ROOFLINE" plan merge "$T/s0.json" "$T/s1.json"
+expect_err plan-merge-missing-msg "shard 2/3 is missing"
+
+# every rejected candidate has a reason
+awk '/"rejected": \[/ { on = 1; next } on && /"reason": ""/ { bad = 1 } END { exit bad }' "$T/one.json" &&
+    echo "ok plan-reasons" || echo "not ok plan-reasons"
+
+# a question no candidate meets names the closest and what they miss by
+sed 's/preset: mlperf-interactive/ttft: 1 ms/' $q >"$T/hard.yaml"
+run plan-unmeetable 0 -- "$ROOFLINE" plan --question "$T/hard.yaml"
+expect_out plan-unmeetable-answer "answer: no candidate meets"
+expect_out plan-unmeetable-closest "closest 1:"
+
+# usage
+run plan-no-question 2 -- "$ROOFLINE" plan
+run plan-bad-shard 2 -- "$ROOFLINE" plan --question $q --shard 3/3 -o json
+run plan-bad-format 2 -- "$ROOFLINE" plan --question $q -o xml
+
+# the bad-question catalogue
+for f in tests/data/bad-questions/*.yaml; do
+    n=$(basename "$f" .yaml)
+    "$ROOFLINE" plan --question "$f" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ $rc = 1 ] && cmp -s "$T/err" "tests/data/bad-questions/$n.err"; then
+        echo "ok bad-question-$n"
+    else
+        echo "not ok bad-question-$n (exit $rc)"
+        diff "tests/data/bad-questions/$n.err" "$T/err" | head -n 5
+    fi
+done
+
+# the chart renders to a PNG (looked at by hand: docs/plan.md#chart)
+run plan-chart 0 -- "$ROOFLINE" chart plan --question $q -o "$T/plan.png"
+[ -s "$T/plan.png" ] && head -c 8 "$T/plan.png" | grep -q PNG && echo "ok plan-chart-png" || echo "not ok plan-chart-png"
+run plan-chart-no-question 2 -- "$ROOFLINE" chart plan -o "$T/plan.png"
+
+# a power budget caps the fleet: 1 kW rejects every option for power
+run plan-power 0 -- "$ROOFLINE" plan --question $q --power-budget-kw 1
+expect_out plan-power-none "answer: no candidate meets"
+expect_out plan-power-reason "over the 1.0 kW budget"
+run plan-power-bad 1 -- "$ROOFLINE" plan --question $q --power-budget-kw -3
+expect_err plan-power-bad-msg "--power-budget-kw: expected a power in kW above 0"
+
+# the offline example: no SLO, sized on saturation, finishes within the deadline
+run plan-offline 0 -- "$ROOFLINE" plan --question reports/offline-batch.yaml
+expect_out plan-offline-answer "finishes 1e+07 documents in"
+expect_out plan-offline-slo "no latency SLO (offline: maximise throughput)"
