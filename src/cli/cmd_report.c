@@ -199,7 +199,7 @@ run_question(const struct cli_args *a, int argc, char **argv)
         goto done;
     }
     struct rp_ctx ctx = {.argc = argc, .argv = argv};
-    if (rp_plan_report(d, q, &r, &ctx, q->path ? q->path : qpath) != 0)
+    if (rp_plan_report(d, q, &r, &o, &ctx, q->path ? q->path : qpath) != 0)
         goto done;
     struct rep_stats st;
     if (rep_write(d, out, &st, &errs) == 0) {

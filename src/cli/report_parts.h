@@ -58,8 +58,9 @@ int rp_handout(struct rep_doc *d, const char *topic, const char *text, struct ch
  * 0 or -1 after printing. */
 struct plan_question;
 struct plan_result;
+struct plan_opts;
 int rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struct plan_result *r,
-                   struct rp_ctx *ctx, const char *question_path);
+                   const struct plan_opts *o, struct rp_ctx *ctx, const char *question_path);
 /* The SHA-256 of a file as 64 hex digits into out (>= 65 bytes); -1 when it cannot be read. */
 int rp_sha256_file(const char *path, char *out, size_t size);
 /* SOURCE_DATE_EPOCH when set and valid, else 2024-01-01T00:00:00Z. */

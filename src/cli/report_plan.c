@@ -9,6 +9,7 @@
 #include "core/calib.h"
 #include "io/profiles.h"
 #include "plan/plan.h"
+#include "render/chart_plan.h"
 #include "render/chart_sim.h"
 #include "render/charts.h"
 
@@ -573,7 +574,8 @@ py_mtok(const struct plan_option *o)
 }
 
 static void
-options(struct rep_doc *d, const struct plan_question *q, const struct plan_result *r)
+options(struct rep_doc *d, const struct plan_question *q, const struct plan_result *r,
+        const struct plan_opts *o)
 {
     rep_section(d, 1, "Options compared", true);
     struct sb b = {0};
@@ -621,21 +623,35 @@ options(struct rep_doc *d, const struct plan_question *q, const struct plan_resu
     sb_printf(&b, "Costs in %s. The first %d of %d options; roofline plan -o csv lists all.",
               rp_esc(q->currency), lim, r->n_options);
     rep_table_caption(t, sb_str(&b));
-    struct chart *c = scatter(r, "Throughput per device against speed per user",
-                              "each option at its planned load; ringed: the chosen plan",
-                              "output tokens/s per user (1 / TPOT)", "",
-                              "output tokens/s per device", "", px_user, py_device);
-    if (c)
-        rep_chart(d, c, CHART_H,
-                  "The Pareto trade-off: up and right is better; options on the upper-right "
-                  "edge are the ones no other option beats on both.");
-    if (r->has_slo) {
-        c = scatter(r, "Cost against latency", "cost per million output tokens against p99 ITL",
-                    "ITL p99 at the planned load", "s", "cost per million output tokens", "",
-                    px_itl, py_mtok);
-        if (c) {
-            c->panels[0].x.sub_unit = true;
-            rep_chart(d, c, CHART_H, "Down and left is better.");
+    /* the planner's own chart (Pareto fronts per hardware and format from its analytic
+     * sweeps, cost against latency); when it has none (no option meets the SLO at any rate),
+     * each option at its planned load */
+    struct err_list errs = {0};
+    struct chart *c = chart_build_plan(q, o, r, &errs);
+    err_list_release(&errs);
+    if (c) {
+        rep_chart(d, c, 400,
+                  "Left: output tokens/s per device against tokens/s per user, one Pareto front "
+                  "per hardware and format (up and right is better). Right: cost per million "
+                  "output tokens against p99 TTFT (down and left is better). roofline chart "
+                  "plan draws the same.");
+    } else {
+        c = scatter(r, "Throughput per device against speed per user",
+                    "each option at its planned load; ringed: the chosen plan",
+                    "output tokens/s per user (1 / TPOT)", "", "output tokens/s per device", "",
+                    px_user, py_device);
+        if (c)
+            rep_chart(d, c, CHART_H,
+                      "Up and right is better: options on the upper-right edge are the ones no "
+                      "other option beats on both.");
+        if (r->has_slo) {
+            c = scatter(r, "Cost against latency", "cost per million output tokens against p99 ITL",
+                        "ITL p99 at the planned load", "s", "cost per million output tokens", "",
+                        px_itl, py_mtok);
+            if (c) {
+                c->panels[0].x.sub_unit = true;
+                rep_chart(d, c, CHART_H, "Down and left is better.");
+            }
         }
     }
     rep_section(d, 2, "Rejected candidates", false);
@@ -906,7 +922,7 @@ trust(struct rep_doc *d, const struct plan_question *q, const struct plan_result
 
 int
 rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struct plan_result *r,
-               struct rp_ctx *ctx, const char *question_path)
+               const struct plan_opts *o, struct rp_ctx *ctx, const char *question_path)
 {
     char version[128], sub[1024];
     snprintf(version, sizeof version, "%s", ROOFLINE_VERSION);
@@ -922,7 +938,7 @@ rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struct pl
     answer(d, q, r, ctx);
     rep_contents(d);
     question(d, q, r);
-    options(d, q, r);
+    options(d, q, r, o);
     /* the "why" of the chosen (or closest) option's hardware */
     const struct hw_profile *hws[PLAN_MAX_SHOWN];
     int n_hws = 0;
