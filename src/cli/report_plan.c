@@ -208,17 +208,26 @@ answer(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
             sb_printf(&b, "At the planned load it meets %s: ", sb_str(&s));
             const char *sep = "";
             if (r->slo.ttft_s > 0) {
-                sb_printf(&b, "TTFT p99 <b>%s</b> (%.2fx headroom)", tm(op->ttft_p99_s),
+                sb_printf(&b, "TTFT p99 <b>%s</b> (bound \xc3\xb7 p99 = %.2f)", tm(op->ttft_p99_s),
                           op->margin_ttft);
                 sep = ", ";
             }
             if (r->slo.itl_s > 0)
-                sb_printf(&b, "%sITL p99 <b>%s</b> (%.2fx)", sep, tm(op->itl_p99_s),
-                          op->margin_itl);
+                sb_printf(&b, "%sITL p99 <b>%s</b> (%.2f)", sep, tm(op->itl_p99_s), op->margin_itl);
             sb_printf(&b, " (%s).", op->simulated ? "simulated" : "analytic estimate");
+            if (r->slo.target < 0.99 &&
+                (op->margin_ttft < 1 || op->margin_itl < 1 || op->margin_e2e < 1))
+                sb_printf(&b,
+                          " The SLO is at the %gth percentile, which it meets; the p99 "
+                          "shown is the tail beyond it.",
+                          100 * r->slo.target);
         } else if (q->workload == PLAN_WL_OFFLINE) {
-            sb_printf(&b, "It finishes %.4g documents in %.1f hours (deadline %.1f h).",
-                      q->offline_requests, op->offline_hours, q->offline_deadline_s / 3600);
+            if (q->offline_requests >= 1e6)
+                sb_printf(&b, "It finishes %.4g million documents", q->offline_requests / 1e6);
+            else
+                sb_printf(&b, "It finishes %.0f documents", q->offline_requests);
+            sb_printf(&b, " in %.1f hours (deadline %.1f h).", op->offline_hours,
+                      q->offline_deadline_s / 3600);
         }
         snprintf(ctx->answer, sizeof ctx->answer,
                  "%s %d x %s (tp %d, %s, %s) = %d devices: %.2f %s/hour, %.3f %s per million "
@@ -364,7 +373,7 @@ question(struct rep_doc *d, const struct plan_question *q, const struct plan_res
                   tm(q->think_time_s), r->rate_per_s);
         break;
     case PLAN_WL_OFFLINE:
-        sb_printf(&b, "%.4g documents within %.1f hours (%.4g requests/s); ", q->offline_requests,
+        sb_printf(&b, "%.0f documents within %.1f hours (%.4g requests/s); ", q->offline_requests,
                   q->offline_deadline_s / 3600, r->rate_per_s);
         break;
     default:
