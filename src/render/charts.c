@@ -134,9 +134,10 @@ set_titles(struct chart *c, const struct chart_request *req, const char *what, b
         fmt_count(b->context, num, sizeof num);
         n += snprintf(s + n, sizeof s - (size_t)n, DOT "context %s", num);
     }
-    if (n > 0 && (size_t)n < sizeof s && (b->tp > 1 || b->pp > 1))
-        n += snprintf(s + n, sizeof s - (size_t)n, DOT "TP %d, PP %d (per device)",
-                      b->tp > 1 ? b->tp : 1, b->pp > 1 ? b->pp : 1);
+    if (n > 0 && (size_t)n < sizeof s && b->tp > 1)
+        n += snprintf(s + n, sizeof s - (size_t)n, DOT "TP %d", b->tp);
+    if (n > 0 && (size_t)n < sizeof s && b->pp > 1)
+        n += snprintf(s + n, sizeof s - (size_t)n, "%sPP %d", b->tp > 1 ? ", " : DOT, b->pp);
     if (n > 0 && (size_t)n < sizeof s && b->tuning.step_overhead_s > 0)
         n += snprintf(s + n, sizeof s - (size_t)n, DOT "engine-tuned");
     if (n > 0 && (size_t)n < sizeof s)
