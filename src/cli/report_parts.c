@@ -635,7 +635,7 @@ validation_table(struct rep_doc *d, const struct rp_ctx *ctx)
             continue;
         struct fit_stats s;
         fit_stats_of(e, k, &s);
-        char cnt[16], med[16], p90[16], mean[16];
+        char cnt[32], med[32], p90[32], mean[32];
         snprintf(cnt, sizeof cnt, "%d", k);
         snprintf(med, sizeof med, "%.1f%%", s.median_abs_pct);
         snprintf(p90, sizeof p90, "%.1f%%", s.p90_abs_pct);

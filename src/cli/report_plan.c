@@ -318,7 +318,7 @@ answer(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
             struct sb x = {0}, y = {0};
             describe(ru, &x);
             why_lost(q, op, ru, &y);
-            char dv[16], ch[32], cm[32];
+            char dv[32], ch[32], cm[32];
             snprintf(dv, sizeof dv, "%d", ru->devices);
             snprintf(ch, sizeof ch, "%.2f", ru->cost_per_hour);
             snprintf(cm, sizeof cm, "%.3f", ru->cost_per_mtok_output);
@@ -601,7 +601,7 @@ options(struct rep_doc *d, const struct plan_question *q, const struct plan_resu
     int lim = r->n_options < 20 ? r->n_options : 20;
     for (int i = 0; i < lim; i++) {
         const struct plan_option *op = &r->options[i];
-        char rk[8], tp[8], in[8], dv[8], ch[24], cm[24];
+        char rk[16], tp[16], in[16], dv[16], ch[32], cm[32];
         snprintf(rk, sizeof rk, "%d", i + 1);
         snprintf(tp, sizeof tp, "%d", op->tp);
         snprintf(in, sizeof in, "%d", op->instances);
@@ -786,7 +786,7 @@ simulation(struct rep_doc *d, const struct plan_question *q, const struct plan_r
         cfg.work.rate_per_s = rate * F[k];
         if (sim_run(&cfg, &sr, &errs) != 0)
             break;
-        char l[16], rr[16], at[16], ot[16], x[32], y[32];
+        char l[32], rr[32], at[32], ot[32], x[32], y[32];
         snprintf(l, sizeof l, "%.0f%%", 100 * F[k]);
         snprintf(rr, sizeof rr, "%.4g", cfg.work.rate_per_s);
         snprintf(at, sizeof at, "%.1f%%", 100 * sr.slo_attainment);

@@ -516,7 +516,10 @@ build_roofline(struct chart *c, const struct chart_request *req, struct err_list
         range_add(&xr, req->measured[i].intensity_flop_per_byte);
         range_add(&yr, req->measured[i].flops_per_s);
     }
-    roof_ranges(req, true, &xr, &yr);
+    /* three or more devices: only the roofs the weight GEMMs use (every format of five devices
+     * gave 27 stacked roof labels) */
+    bool many = req->n_hws >= 3;
+    roof_ranges(req, !many, &xr, &yr);
     struct range xr2 = xr;
     range_add(&xr2, xr.hi * 4); /* the roofs run on right of the last ridge */
     if (set_log_axis(&p->x, &xr2, 2, 1, "arithmetic intensity (FLOP/byte)", "", false) ||
@@ -525,7 +528,7 @@ build_roofline(struct chart *c, const struct chart_request *req, struct err_list
         return -1;
     }
     for (int g = 0; g < req->n_hws; g++)
-        add_roofs(c, p, req, g, true, true);
+        add_roofs(c, p, req, g, !many, true);
     /* operators: fill by phase, marker shape by device, area by share of the phase's time */
     for (int g = 0; g < req->n_hws; g++) {
         for (int ph = 0; ph < 2; ph++) {
@@ -575,7 +578,8 @@ build_roofline(struct chart *c, const struct chart_request *req, struct err_list
     if (req->n_hws > 1) {
         gpu_legend(c, p, req, true);
         s = line_style(CHART_GREY, 1.4, CHART_DASHED);
-        chart_add_legend(c, p, "roofs of formats the GEMMs do not use", &s, false);
+        if (!many)
+            chart_add_legend(c, p, "roofs of formats the GEMMs do not use", &s, false);
     } else {
         s = line_style(CHART_BLACK, 2.6, CHART_SOLID);
         chart_add_legend(c, p, "roofs used by the weight GEMMs", &s, false);
@@ -591,6 +595,9 @@ build_roofline(struct chart *c, const struct chart_request *req, struct err_list
     set_titles(c, req, "Roofline", true, true, true);
     note(c, "Marker area is proportional to the operator's share of its phase's time; "
             "labels show the largest shares (first device).");
+    if (many)
+        note(c, "Only the compute roofs the weight GEMMs use are drawn for three or more "
+                "devices; chart one or two devices to see every format's roof.");
     /* measured points above the memory roof are not an error: their working set stayed in a
      * cache, whose bandwidth is higher than DRAM's (ERT, Yang et al.; Intel Advisor draws the
      * cache roofs for this reason) */

@@ -66,7 +66,7 @@ struct blk {
 };
 
 struct sec {
-    char num[16];
+    char num[32];
     char *title;
     int level;
     int page; /* from the first pass */
@@ -693,7 +693,7 @@ do_contents(struct lay *L)
     g_object_unref(hd);
     for (int i = 0; i < L->d->n_secs; i++) {
         const struct sec *s = &L->d->secs[i];
-        char buf[512], pg[16];
+        char buf[512], pg[32];
         snprintf(buf, sizeof buf, "%s  %s", s->num, s->title ? s->title : "");
         snprintf(pg, sizeof pg, "%d", s->page);
         double indent = s->level == 1 ? 0 : 18;
