@@ -608,8 +608,8 @@ validation_table(struct rep_doc *d, const struct rp_ctx *ctx)
     for (int g = 0; e && g < 8; g++) {
         char name[96];
         int k = 0;
-        const char *hwid = ctx->hws[0]->id;
-        enum dev_class cls = dev_class_of(ctx->hws[0]);
+        const char *hwid = ctx->n_hws > 0 ? ctx->hws[0]->id : "";
+        enum dev_class cls = ctx->n_hws > 0 ? dev_class_of(ctx->hws[0]) : DEV_CLASS_COUNT;
         for (int i = 0; i < n; i++) {
             if (!ok[i])
                 continue;
@@ -621,6 +621,8 @@ validation_table(struct rep_doc *d, const struct rp_ctx *ctx)
             if (pick)
                 e[k++] = err[i];
         }
+        if (k == 0)
+            continue;
         if (g == 0)
             snprintf(name, sizeof name, "all");
         else if (g <= 4)
@@ -755,7 +757,9 @@ rp_provenance(struct rep_doc *d, const struct rp_ctx *ctx, const char *const *ex
     struct roof_result r;
     struct roof_config c = ctx->base;
     c.phase = ROOF_DECODE;
-    enum dtype gemm = roof_evaluate(&c, &r) == 0 ? r.gemm_dtype : ctx->base.weights;
+    enum dtype gemm = ctx->base.weights;
+    if (ctx->n_hws > 0 && c.hw && c.model && roof_evaluate(&c, &r) == 0)
+        gemm = r.gemm_dtype;
     for (int g = 0; g < ctx->n_hws; g++)
         datasheet_rows(t, ctx->hws[g], gemm);
     const struct mdl_profile *m = ctx->model;

@@ -238,8 +238,24 @@ answer(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
     } else {
         sb_printf(&b,
                   "<span foreground='#D55E00'><b>No option meets %s at %.4g requests/s.</b></span> "
-                  "%d candidates, %d rejected. The closest:\n",
-                  sb_str(&s), r->rate_per_s, r->n_candidates, r->n_rejected);
+                  "%d candidates, %d rejected.%s\n",
+                  sb_str(&s), r->rate_per_s, r->n_candidates, r->n_rejected,
+                  r->n_shown ? " The closest:" : "");
+        if (r->n_shown == 0) {
+            sb_printf(&b, "Every candidate was rejected before the search:");
+            const char *sep = " ";
+            for (int k = 0; k < PLAN_REJ_COUNT; k++)
+                if (r->rejected_by[k]) {
+                    sb_printf(&b, "%s%s %ld", sep, plan_reject_kind_name((enum plan_reject_kind)k),
+                              r->rejected_by[k]);
+                    sep = ", ";
+                }
+            sb_printf(&b, ". For example:\n");
+            for (int k = 0; k < r->n_rejected && k < 3; k++)
+                sb_printf(&b, "%d. %s TP %d %s: %s\n", k + 1, rp_esc(r->rejected[k].hw_id),
+                          r->rejected[k].tp, fmt_name(&r->rejected[k].format),
+                          rp_esc(r->rejected[k].reason));
+        }
         for (int k = 0; k < r->n_shown && k < 3; k++) {
             const struct plan_option *op = &r->options[r->shown[k]];
             sb_printf(&b, "%d. ", k + 1);
@@ -247,12 +263,17 @@ answer(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
             sb_printf(&b, " misses by %.2fx: %s\n", op->miss_factor,
                       op->miss[0] ? rp_esc(op->miss) : "no price");
         }
-        snprintf(ctx->answer, sizeof ctx->answer,
-                 "no option meets the SLO at %.4g requests/s; closest: %s tp %d (misses by "
-                 "%.2fx)",
-                 r->rate_per_s, r->n_shown ? r->options[r->shown[0]].hw_id : "-",
-                 r->n_shown ? r->options[r->shown[0]].tp : 0,
-                 r->n_shown ? r->options[r->shown[0]].miss_factor : NAN);
+        if (r->n_shown > 0)
+            snprintf(ctx->answer, sizeof ctx->answer,
+                     "no option meets the SLO at %.4g requests/s; closest: %s tp %d (misses by "
+                     "%.2fx)",
+                     r->rate_per_s, r->options[r->shown[0]].hw_id, r->options[r->shown[0]].tp,
+                     r->options[r->shown[0]].miss_factor);
+        else
+            snprintf(ctx->answer, sizeof ctx->answer,
+                     "no option meets the SLO at %.4g requests/s: all %d candidates were "
+                     "rejected (the report lists why)",
+                     r->rate_per_s, r->n_candidates);
     }
     rep_box(d, sb_str(&b));
     if (r->chosen < 0) {
@@ -943,6 +964,9 @@ rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struct pl
              rp_esc(q->model->id), r->n_candidates, r->n_rejected, r->n_simulated,
              plan_objective_name(q->objective), rp_esc(ROOFLINE_VERSION));
     rep_title(d, r->question, sub);
+    ctx->model = q->model;
+    ctx->engine = q->engine;
+    ctx->n_hws = 0;
     rep_section(d, 1, "The answer", false);
     answer(d, q, r, ctx);
     rep_contents(d);

@@ -153,3 +153,9 @@ if grep -q "No option meets p99 TTFT 5.00 ms" "$T/i1.txt" && grep -q "The closes
     echo "not ok report impossible on page 1"; sed 's/^/  /' "$T/i1.txt" | head -20; fi
 run "report question with --gpu" 2 -- "$ROOFLINE" report "$Q/small.yaml" --gpu h100-sxm
 run "report missing question" 1 -- "$ROOFLINE" report "$T/nope.yaml" -o "$T/x.pdf"
+# every candidate rejected: no closest option to show; page 1 says why (no crash)
+run "report nothing fits" 0 -- "$ROOFLINE" report "$Q/nothing-fits.yaml" -o "$T/nf.pdf"
+expect_out "report nothing fits says so" "all 1 candidates were rejected"
+pdftotext -f 1 -l 1 "$T/nf.pdf" "$T/nf1.txt"
+if grep -q "Every candidate was rejected before the search: memory 1" "$T/nf1.txt"; then
+    echo "ok report nothing fits on page 1"; else echo "not ok report nothing fits on page 1"; fi
