@@ -691,8 +691,13 @@ do_contents(struct lay *L)
     show_at(L, hd, L->x0, L->y, 0x222222);
     L->y += layout_h(hd) + 4;
     g_object_unref(hd);
+    /* a long list keeps to the sections (the outline still has every subsection), so that the
+     * contents stay on the answer's page */
+    bool top_only = L->d->n_secs > 16;
     for (int i = 0; i < L->d->n_secs; i++) {
         const struct sec *s = &L->d->secs[i];
+        if (top_only && s->level > 1)
+            continue;
         char buf[512], pg[32];
         snprintf(buf, sizeof buf, "%s  %s", s->num, s->title ? s->title : "");
         snprintf(pg, sizeof pg, "%d", s->page);
