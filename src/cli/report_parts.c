@@ -656,6 +656,14 @@ validation_table(struct rep_doc *d, const struct rp_ctx *ctx)
     caldata_release(&cd);
 }
 
+#define LEAVES_OUT                                                                                 \
+    "\xe2\x80\xa2 Kernel details beyond the roofline and the calibrated overheads: fusion "        \
+    "choices, kernel selection by shape, clock and power limits.\n"                                \
+    "\xe2\x80\xa2 Overlap of communication with computation (links are added, not overlapped), "   \
+    "and host-side work beyond the engine's per-step cost.\n"                                      \
+    "\xe2\x80\xa2 Speculative decoding, prefix caching and sampling costs (see roofline explain "  \
+    "speculative, prefix-cache)."
+
 void
 rp_trust(struct rep_doc *d, const struct rp_ctx *ctx, bool planned)
 {
@@ -682,18 +690,13 @@ rp_trust(struct rep_doc *d, const struct rp_ctx *ctx, bool planned)
     rep_section(d, 2, "Validation against published measurements", false);
     validation_table(d, ctx);
     rep_section(d, 2, "What the model leaves out", false);
-    rep_para(d, planned ? "\xe2\x80\xa2 The simulator's engine is a model of vLLM-like "
-                          "scheduling (admission, batching, chunking, KV blocks); a real engine's "
-                          "scheduler, preemption and memory fragmentation differ in detail.\n"
-                        : "\xe2\x80\xa2 Queueing and scheduling: this is one pass at a fixed "
-                          "batch. Arrivals, waiting and the batch an engine actually forms are "
-                          "the serving simulator's job (roofline simulate).\n");
-    rep_para(d, "\xe2\x80\xa2 Kernel details beyond the roofline and the calibrated overheads: "
-                "fusion choices, kernel selection by shape, clock and power limits.\n"
-                "\xe2\x80\xa2 Overlap of communication with computation (links are added, not "
-                "overlapped), and host-side work beyond the engine's per-step cost.\n"
-                "\xe2\x80\xa2 Speculative decoding, prefix caching and sampling costs (see "
-                "roofline explain speculative, prefix-cache).");
+    rep_para(
+        d, planned ? "\xe2\x80\xa2 The simulator's engine is a model of vLLM-like "
+                     "scheduling (admission, batching, chunking, KV blocks); a real engine's "
+                     "scheduler, preemption and memory fragmentation differ in detail.\n" LEAVES_OUT
+                   : "\xe2\x80\xa2 Queueing and scheduling: this is one pass at a fixed "
+                     "batch. Arrivals, waiting and the batch an engine actually forms are "
+                     "the serving simulator's job (roofline simulate).\n" LEAVES_OUT);
 }
 
 /* ---- provenance ---- */

@@ -625,10 +625,12 @@ options(struct rep_doc *d, const struct plan_question *q, const struct plan_resu
         char rk[16], tp[16], in[16], dv[16], ch[32], cm[32];
         snprintf(rk, sizeof rk, "%d", i + 1);
         snprintf(tp, sizeof tp, "%d", op->tp);
-        snprintf(in, sizeof in, "%d", op->instances);
-        snprintf(dv, sizeof dv, "%d", op->devices);
-        snprintf(ch, sizeof ch, "%.2f", op->cost_per_hour);
-        snprintf(cm, sizeof cm, "%.3f", op->cost_per_mtok_output);
+        /* an option that meets nothing has no fleet, one without a price no cost */
+        snprintf(in, sizeof in, op->instances > 0 ? "%d" : "-", op->instances);
+        snprintf(dv, sizeof dv, op->devices > 0 ? "%d" : "-", op->devices);
+        snprintf(ch, sizeof ch, isfinite(op->cost_per_hour) ? "%.2f" : "-", op->cost_per_hour);
+        snprintf(cm, sizeof cm, isfinite(op->cost_per_mtok_output) ? "%.3f" : "-",
+                 op->cost_per_mtok_output);
         char hw[PLAN_NAME * 2 + 8];
         if (op->prefill_hw_id[0])
             snprintf(hw, sizeof hw, "%s / %s", op->prefill_hw_id, op->hw_id);
