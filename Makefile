@@ -77,6 +77,9 @@ $(BUILD)/bench_engine: $(BUILD)/tests/perf/bench_engine.o $(BUILD)/libroofline.a
 $(BUILD)/bench_sim: $(BUILD)/tests/perf/bench_sim.o $(BUILD)/libroofline.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 
+$(BUILD)/bench_report: $(BUILD)/tests/perf/bench_report.o $(BUILD)/libroofline.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
 $(BUILD)/bench_plan: $(BUILD)/tests/perf/bench_plan.o $(BUILD)/libroofline.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 
@@ -97,10 +100,11 @@ test-cluster: $(BIN)
 
 # Benchmarks that print figures (never timed tests): the engine's evaluations per second and
 # the simulator's requests per wall-second on a 100,000-request ShareGPT-like scenario.
-perf: $(BUILD)/bench_engine $(BUILD)/bench_sim $(BUILD)/bench_plan
+perf: $(BUILD)/bench_engine $(BUILD)/bench_sim $(BUILD)/bench_plan $(BUILD)/bench_report
 	@$(BUILD)/bench_engine
 	@$(BUILD)/bench_sim
 	@ROOFLINE_DATA=$(CURDIR) $(BUILD)/bench_plan
+	@ROOFLINE_DATA=$(CURDIR) $(BUILD)/bench_report
 
 run: $(BIN)
 	./$(BIN)

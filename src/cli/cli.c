@@ -36,6 +36,7 @@ static const struct cli_cmd *const COMMANDS[] = {
     &cmd_bench,
     &cmd_simulate,
     &cmd_plan,
+    &cmd_report,
     &cmd_serve,
     &cmd_profile,
     &cmd_import,

@@ -160,6 +160,7 @@ extern const struct cli_cmd cmd_validate;
 extern const struct cli_cmd cmd_bench;
 extern const struct cli_cmd cmd_simulate;
 extern const struct cli_cmd cmd_plan;
+extern const struct cli_cmd cmd_report;
 extern const struct cli_cmd cmd_serve;
 extern const struct cli_cmd cmd_profile;
 extern const struct cli_cmd cmd_import;

@@ -1,4 +1,5 @@
-/* roofline analyze: the per-operator table and the phase summary for prefill and/or decode. */
+/* roofline analyze: prefill and/or decode in a few lines (phase times, tokens/s, bound, memory,
+ * top operators); --ops, CSV and JSON give the per-operator table and every summary field. */
 #include "cli/caldata.h"
 #include "cli/cli.h"
 #include "cli/fit_advice.h"
@@ -197,12 +198,128 @@ fill_summary(const struct roof_result *r, struct out_value *v, double crit, doub
     memcpy(v, vals, sizeof vals);
 }
 
+/* The default human output: the answer in a few lines (docs/output.md#roofline-analyze). */
+struct short_phase {
+    bool have;
+    struct roof_result r;
+    const double *band;
+    long max_batch;
+};
+
+static const char *
+fmt_short(double v, const char *unit, char *buf, size_t size)
+{
+    unit_format_short(v, unit, 3, buf, size);
+    return buf;
+}
+
+static void
+top_ops(const struct roof_result *r, char *buf, size_t size)
+{
+    int idx[ROOF_OP_COUNT], n = 0;
+    for (int i = 0; i < ROOF_OP_COUNT; i++)
+        if (r->ops[i].present && r->ops[i].time_s > 0)
+            idx[n++] = i;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && r->ops[idx[j]].time_s > r->ops[idx[j - 1]].time_s; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+        }
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < n && k < 3 && used < size; k++) {
+        const struct roof_op_result *o = &r->ops[idx[k]];
+        const char *bound = o->link_time_s > 0                      ? "link"
+                            : o->compute_time_s >= o->memory_time_s ? "compute"
+                                                                    : "memory";
+        int w = snprintf(buf + used, size - used, "%s%s %.0f%% (%s)", k ? ", " : "",
+                         roof_op_name((enum roof_op)idx[k]), 100 * o->time_s / r->time_s, bound);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+static void
+band_str(const double *band, double t, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (!band)
+        return;
+    char a[32], b[32];
+    unit_format_time(t * exp(band[0]), 3, a, sizeof a);
+    unit_format_time(t * exp(band[1]), 3, b, sizeof b);
+    snprintf(buf, size, ", 80%% band %s .. %s", a, b);
+}
+
+static void
+print_short(const struct roof_config *base, const struct short_phase *ph, const char *engine)
+{
+    const struct roof_config *c = base;
+    int tp = c->tp > 0 ? c->tp : 1, pp = c->pp > 0 ? c->pp : 1;
+    char par[64] = "";
+    if (tp > 1 || pp > 1)
+        snprintf(par, sizeof par, " (TP %d, PP %d)", tp, pp);
+    printf("%s on %s%s: batch %.0f, prompt %.0f, context %.0f, weights %s, activations %s, KV "
+           "%s%s%s\n\n",
+           c->model->id, c->hw->id, par, c->batch, c->prompt, c->context, dtype_name(c->weights),
+           dtype_name(c->act), dtype_name(c->kv), engine ? ", engine " : "", engine ? engine : "");
+    char a[48], b[48], band[96];
+    const struct roof_result *r = NULL;
+    if (ph[0].have) {
+        r = &ph[0].r;
+        band_str(ph[0].band, r->ttft_s, band, sizeof band);
+        unit_format_time(r->ttft_s, 3, a, sizeof a);
+        printf("prefill  TTFT %s%s, %s prompt tokens/s, %s-bound (%.3g FLOP/B, ridge %.0f)\n", a,
+               band, fmt_short(r->tokens_per_s_total, "", b, sizeof b), roof_bound_name(r->bound),
+               r->flops / r->bytes, r->gemm_peak_flops_per_s / c->hw->memory_bandwidth_bytes_per_s);
+    }
+    if (ph[1].have) {
+        r = &ph[1].r;
+        band_str(ph[1].band, r->itl_s, band, sizeof band);
+        unit_format_time(r->itl_s, 3, a, sizeof a);
+        printf("decode   ITL %s%s, %.1f tokens/s per sequence, %.1f in all", a, band,
+               r->tokens_per_s_per_seq, r->tokens_per_s_total);
+        if (r->replicas > 1)
+            printf(" (%.1f over %d replicas)", r->tokens_per_s_all_replicas, r->replicas);
+        printf(", %s-bound (%.3g FLOP/B)\n", roof_bound_name(r->bound), r->flops / r->bytes);
+    }
+    const struct short_phase *mp = ph[1].have ? &ph[1] : &ph[0];
+    const struct roof_memory *m = &mp->r.mem;
+    char w[32], kv[32], act[32], res[32], tot[32], cap[32];
+    printf("memory   %s of %s per device: %s (weights %s, KV cache %s, activations %s, engine "
+           "reserve %s)",
+           fmt_short(m->total_bytes, "B", tot, sizeof tot),
+           fmt_short(m->capacity_bytes, "B", cap, sizeof cap), m->fits ? "fits" : "DOES NOT FIT",
+           fmt_short(m->weights_bytes, "B", w, sizeof w),
+           fmt_short(m->kv_bytes, "B", kv, sizeof kv),
+           fmt_short(m->act_bytes, "B", act, sizeof act),
+           fmt_short(m->reserve_bytes, "B", res, sizeof res));
+    if (m->fits)
+        printf("; at most %ld sequences of this %s fit", mp->max_batch,
+               ph[1].have ? "context" : "prompt");
+    printf("\n");
+    if (!m->fits)
+        fprintf(stderr, "warning: %s does not fit in %s on %s\n", tot, cap, c->hw->id);
+    printf("\ntop operators\n");
+    char ops[512];
+    for (int p = 0; p < 2; p++) {
+        if (!ph[p].have)
+            continue;
+        top_ops(&ph[p].r, ops, sizeof ops);
+        printf("  %-8s %s\n", p == 0 ? "prefill" : "decode", ops);
+    }
+    printf("\nevery operator and field: add --ops (or -o csv, -o json)\n");
+}
+
 static const struct cli_opt OPTS[] = {
     OPT_VALUE("gpu", "ID|PATH", "the device: a profile id (roofline list gpus) or a YAML file"),
     OPT_VALUE("model", "ID|PATH", "the model: a profile id (roofline list models) or a YAML file"),
     OPT_VALUE("phase", "prefill|decode", "one phase only (default both)"),
     CLI_ENGINE_OPTS,
     OPT_FLAG("bands", "with --engine: the calibrated 10th..90th percentile band of the time"),
+    OPT_FLAG("ops", "the per-operator table and every field (table output is a short summary)"),
     CLI_OPT_FORMAT,
 };
 
@@ -254,6 +371,9 @@ run(int argc, char **argv)
     struct out_table *ops_csv =
         fmt == OUT_CSV ? out_table_new(fmt, NULL, OP_FIELDS, N_OP_FIELDS) : NULL;
     rc = CLI_OK;
+    bool full = fmt != OUT_TABLE || cli_has(&c.a, "ops");
+    struct short_phase sp[2];
+    memset(sp, 0, sizeof sp);
     for (int p = first; p < first + n_phases; p++) {
         struct roof_config cfg = base;
         cfg.phase = phases[p];
@@ -270,6 +390,17 @@ run(int argc, char **argv)
             cross = NAN;
         long max_batch = roof_max_batch(&cfg);
         const char *ph = roof_phase_name(cfg.phase);
+        if (!full) {
+            int bi = cfg.phase == ROOF_DECODE ? 0 : 1;
+            sp[p].have = true;
+            sp[p].r = r;
+            sp[p].max_batch = max_batch;
+            if (want_bands && (bands[bi][0] != 0 || bands[bi][1] != 0))
+                sp[p].band = bands[bi];
+            else if (want_bands)
+                fprintf(stderr, "warning: no calibrated band for %s on this device class\n", ph);
+            continue;
+        }
         struct out_table *t = ops_csv ? ops_csv : out_table_new(fmt, NULL, OP_FIELDS, N_OP_FIELDS);
         for (int i = 0; i < ROOF_OP_COUNT; i++)
             if (r.ops[i].present)
@@ -328,6 +459,8 @@ run(int argc, char **argv)
             printf("\n    }");
         }
     }
+    if (!full && rc == CLI_OK)
+        print_short(&base, sp, cli_get(&c.a, "engine"));
     if (ops_csv)
         out_table_end(ops_csv, stdout, 0);
     if (fmt == OUT_JSON)

@@ -34,6 +34,11 @@ static const struct cli_opt OPTS[] = {
     OPT_VALUE("scenario", "FILE", "simulate: the serving scenario (docs/simulate.md)"),
     OPT_VALUE("seed", "N", "simulate: the random seed (default the scenario's)"),
     OPT_VALUE("question", "FILE", "plan: the planner's question (docs/plan.md)"),
+    OPT_VALUE("tp", "N", "tensor-parallel devices per instance"),
+    OPT_VALUE("pp", "N", "pipeline stages per instance"),
+    OPT_VALUE("gpus", "N", "devices in all (replicas = gpus / (tp x pp))"),
+    OPT_VALUE("reserve", "SIZE|PCT", "memory kept off weights and KV cache"),
+    OPT_VALUE("engine", "E", "an engine profile's calibrated kernel model"),
 };
 #define N_OPTS ((int)ARRAY_SIZE(OPTS))
 

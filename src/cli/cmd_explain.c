@@ -6,10 +6,19 @@
 #include "cli/fit_advice.h"
 #include "io/profiles.h"
 #include "util/array.h"
+#include "cli/report_parts.h"
+#include "render/charts.h"
+#include "render/report.h"
 #include "util/units.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define TOPICS_IS_PHASE(t) (strcmp((t), "prefill") == 0 || strcmp((t), "decode") == 0)
 
 static const char *
 peak_label(enum dtype d)
@@ -370,6 +379,8 @@ static const struct cli_opt OPTS[] = {
     OPT_VALUE("output", "N", "disaggregation: output tokens per request (default 256)"),
     OPT_VALUE("rate", "R", "disaggregation: requests per second (default 10)"),
     OPT_VALUE("prefill-batch", "N", "disaggregation: prompts per prefill pass (default 1)"),
+    OPT_VALUE("pdf", "FILE.pdf", "the same worked example as a handout with its chart"),
+    OPT_VALUE("paper", "a4|letter", "with --pdf: the paper size (default a4)"),
 };
 
 static int run(int argc, char **argv);
@@ -442,12 +453,13 @@ run_topic(const struct cli_args *a, int topic)
 }
 
 static int
-run(int argc, char **argv)
+run_text(const struct cli_args *ap)
 {
     struct cli_ctx c;
-    int rc;
-    if (cli_begin(&c, &cmd_explain, CLI_POSITIONAL | CLI_NO_FORMAT, argc, argv, &rc) != 0)
-        return rc;
+    memset(&c, 0, sizeof c);
+    c.cmd = &cmd_explain;
+    c.a = *ap;
+    int rc = CLI_OK;
     const struct cli_args a = c.a;
     int topic = -1;
     if (a.n_pos == 1)
@@ -503,4 +515,151 @@ run(int argc, char **argv)
     }
 out:
     return cli_end(&c, rc);
+}
+
+/* The chart that goes with a topic, or -1. */
+static int
+topic_chart(const char *topic)
+{
+    static const struct {
+        const char *topic;
+        enum chart_kind kind;
+    } K[] = {
+        {"prefill", CHART_KIND_PREFILL},       {"decode", CHART_KIND_DECODE},
+        {"kv-cache", CHART_KIND_MEMORY},       {"batching", CHART_KIND_BATCH},
+        {"quantization", CHART_KIND_ROOFLINE}, {"moe", CHART_KIND_ROOFLINE},
+        {"tp", CHART_KIND_ROOFLINE},           {"prefix-cache", CHART_KIND_PREFILL},
+        {"disaggregation", CHART_KIND_REGIME},
+    };
+    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
+        if (strcmp(K[i].topic, topic) == 0)
+            return (int)K[i].kind;
+    return -1;
+}
+
+/* explain TOPIC --pdf FILE: the text output, captured, set as a handout with its chart. */
+static int
+run_pdf(const struct cli_args *a, int argc, char **argv)
+{
+    const char *out = cli_get(a, "pdf");
+    size_t ol = strlen(out);
+    enum rep_paper paper = REP_A4;
+    if (ol < 4 || strcasecmp(out + ol - 4, ".pdf") != 0) {
+        fprintf(stderr, "error: --pdf: '%s' does not end in .pdf\nusage: %s\n", out,
+                cmd_explain.usage);
+        return CLI_USAGE;
+    }
+    if (cli_has(a, "paper") && rep_paper_parse(cli_get(a, "paper"), &paper) != 0) {
+        fprintf(stderr, "error: --paper: expected a4 or letter, got '%s'\n", cli_get(a, "paper"));
+        return CLI_USAGE;
+    }
+    /* the worked example is the text command's output, captured from stdout */
+    FILE *cap = tmpfile();
+    int saved = cap ? dup(STDOUT_FILENO) : -1;
+    if (!cap || saved < 0 || fflush(stdout) != 0 || dup2(fileno(cap), STDOUT_FILENO) < 0) {
+        fprintf(stderr, "error: cannot capture the explanation: %s\n", strerror(errno));
+        if (saved >= 0)
+            close(saved);
+        if (cap)
+            fclose(cap);
+        return CLI_FAIL;
+    }
+    int rc = run_text(a);
+    fflush(stdout);
+    clearerr(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    char *text = NULL;
+    long len = ftell(cap);
+    if (rc == CLI_OK && len >= 0 && (text = calloc((size_t)len + 1, 1)) != NULL) {
+        rewind(cap);
+        if (fread(text, 1, (size_t)len, cap) != (size_t)len)
+            rc = CLI_FAIL;
+    } else if (rc == CLI_OK) {
+        rc = CLI_FAIL;
+    }
+    fclose(cap);
+    if (rc != CLI_OK) {
+        free(text);
+        return rc;
+    }
+    /* the profiles again, for the chart and the provenance */
+    const char *topic = a->pos[0];
+    struct hw_profile *hw = cli_load_hw(cli_has(a, "gpu") ? cli_get(a, "gpu") : "h100-sxm");
+    const char *mid = cli_get(a, "model");
+    for (size_t i = 0; !mid && i < N_TOPICS; i++)
+        if (strcmp(TOPICS[i].name, topic) == 0)
+            mid = TOPICS[i].default_model;
+    struct mdl_profile *m = hw && mid ? cli_load_model(mid) : NULL;
+    struct rep_doc *d = rep_new(paper);
+    struct chart *chart = NULL;
+    rc = CLI_FAIL;
+    if (!hw || (mid && !m) || !d)
+        goto done;
+    struct roof_config cfg;
+    roof_config_init(&cfg, hw, m, strcmp(topic, "prefill") == 0 ? ROOF_PREFILL : ROOF_DECODE);
+    if (!TOPICS_IS_PHASE(topic)) {
+        cfg.context = 1024;
+        cfg.prompt = 1024;
+    }
+    if (cli_engine_opts(a, &cfg) != 0)
+        goto done;
+    int kind = topic_chart(topic);
+    if (m && kind >= 0) {
+        struct chart_request req;
+        memset(&req, 0, sizeof req);
+        req.kind = (enum chart_kind)kind;
+        req.hws[0] = hw;
+        req.n_hws = 1;
+        req.base = cfg;
+        if (kind == CHART_KIND_ROOFLINE || kind == CHART_KIND_REGIME) {
+            req.batches[0] = cfg.batch;
+            req.n_batches = 1;
+        }
+        struct err_list errs = {0};
+        chart = chart_build(&req, &errs);
+        cli_print_errs(&errs); /* a chart that cannot be drawn leaves the handout without it */
+        err_list_release(&errs);
+    }
+    const struct hw_profile *hws[1] = {hw};
+    struct rp_ctx ctx = {.hws = hws,
+                         .n_hws = 1,
+                         .model = m,
+                         .base = cfg,
+                         .engine = cli_get(a, "engine"),
+                         .argc = argc,
+                         .argv = argv,
+                         .command = "explain"};
+    if (rp_handout(d, topic, text, chart, &ctx) != 0)
+        goto done;
+    chart = NULL; /* the document owns it */
+    struct err_list errs = {0};
+    struct rep_stats st;
+    if (rep_write(d, out, &st, &errs) == 0) {
+        rc = CLI_OK;
+        printf("wrote %s (%d pages)\n", out, st.pages);
+    }
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+done:
+    chart_free(chart);
+    rep_free(d);
+    mdl_free(m);
+    hw_free(hw);
+    free(text);
+    return cli_finish(rc);
+}
+
+static int
+run(int argc, char **argv)
+{
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_explain, CLI_POSITIONAL | CLI_NO_FORMAT, argc, argv, &rc) != 0)
+        return rc;
+    if (cli_has(&c.a, "pdf") && c.a.n_pos == 1)
+        return run_pdf(&c.a, argc, argv);
+    if (cli_has(&c.a, "paper"))
+        return cli_usage_error(&cmd_explain, "--paper goes with --pdf FILE");
+    return run_text(&c.a);
 }

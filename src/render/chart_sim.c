@@ -166,7 +166,8 @@ build_cdfs(struct chart *c, struct chart_panel *p, const struct sim_config *cfg,
     }
     chart_axis_set(&p->x, CHART_LOG, xmin, xmax, "latency", "s");
     p->x.sub_unit = true;
-    chart_axis_set(&p->y, CHART_LINEAR, 0, 100, "requests at or below (%)", "");
+    /* a little above 100% so that the p99 dots (at 99%) are not clipped by the frame */
+    chart_axis_set(&p->y, CHART_LINEAR, 0, 104, "requests at or below (%)", "");
     snprintf(p->title, sizeof p->title, "latency CDFs of the %ld measured requests", m[2].n);
     char text[160], num[32], foot[400] = "";
     int flen = 0;

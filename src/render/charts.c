@@ -125,6 +125,12 @@ set_titles(struct chart *c, const struct chart_request *req, const char *what, b
         fmt_count(b->context, num, sizeof num);
         n += snprintf(s + n, sizeof s - (size_t)n, DOT "context %s", num);
     }
+    if (n > 0 && (size_t)n < sizeof s && b->tp > 1)
+        n += snprintf(s + n, sizeof s - (size_t)n, DOT "TP %d", b->tp);
+    if (n > 0 && (size_t)n < sizeof s && b->pp > 1)
+        n += snprintf(s + n, sizeof s - (size_t)n, "%sPP %d", b->tp > 1 ? ", " : DOT, b->pp);
+    if (n > 0 && (size_t)n < sizeof s && b->tuning.step_overhead_s > 0)
+        n += snprintf(s + n, sizeof s - (size_t)n, DOT "engine-tuned");
     if (n > 0 && (size_t)n < sizeof s)
         snprintf(s + n, sizeof s - (size_t)n, DOT "flash attention %s",
                  b->flash_attention ? "on" : "off");
@@ -501,7 +507,10 @@ build_roofline(struct chart *c, const struct chart_request *req, struct err_list
         range_add(&xr, req->measured[i].intensity_flop_per_byte);
         range_add(&yr, req->measured[i].flops_per_s);
     }
-    roof_ranges(req, true, &xr, &yr);
+    /* three or more devices: only the roofs the weight GEMMs use (every format of five devices
+     * gave 27 stacked roof labels) */
+    bool many = req->n_hws >= 3;
+    roof_ranges(req, !many, &xr, &yr);
     struct range xr2 = xr;
     range_add(&xr2, xr.hi * 4); /* the roofs run on right of the last ridge */
     if (set_log_axis(&p->x, &xr2, 2, 1, "arithmetic intensity (FLOP/byte)", "", false) ||
@@ -510,7 +519,7 @@ build_roofline(struct chart *c, const struct chart_request *req, struct err_list
         return -1;
     }
     for (int g = 0; g < req->n_hws; g++)
-        add_roofs(c, p, req, g, true, true);
+        add_roofs(c, p, req, g, !many, true);
     /* operators: fill by phase, marker shape by device, area by share of the phase's time */
     for (int g = 0; g < req->n_hws; g++) {
         for (int ph = 0; ph < 2; ph++) {
@@ -560,7 +569,8 @@ build_roofline(struct chart *c, const struct chart_request *req, struct err_list
     if (req->n_hws > 1) {
         gpu_legend(c, p, req, true);
         s = chart_line_style(CHART_GREY, 1.4, CHART_DASHED);
-        chart_add_legend(c, p, "roofs of formats the GEMMs do not use", &s, false);
+        if (!many)
+            chart_add_legend(c, p, "roofs of formats the GEMMs do not use", &s, false);
     } else {
         s = chart_line_style(CHART_BLACK, 2.6, CHART_SOLID);
         chart_add_legend(c, p, "roofs used by the weight GEMMs", &s, false);
@@ -576,6 +586,25 @@ build_roofline(struct chart *c, const struct chart_request *req, struct err_list
     set_titles(c, req, "Roofline", true, true, true);
     note(c, "Marker area is proportional to the operator's share of its phase's time; "
             "labels show the largest shares (first device).");
+    if (many)
+        note(c, "Only the compute roofs the weight GEMMs use are drawn for three or more "
+                "devices; chart one or two devices to see every format's roof.");
+    /* measured points above the memory roof are not an error: their working set stayed in a
+     * cache, whose bandwidth is higher than DRAM's (ERT, Yang et al.; Intel Advisor draws the
+     * cache roofs for this reason) */
+    int above = 0;
+    double bw = req->hws[0]->memory_bandwidth_bytes_per_s;
+    for (size_t i = 0; i < req->n_measured; i++)
+        if (req->measured[i].flops_per_s > 1.05 * bw * req->measured[i].intensity_flop_per_byte)
+            above++;
+    if (above > 0) {
+        char buf[300];
+        snprintf(buf, sizeof buf,
+                 "%d measured point%s above the memory roof: %s working set stayed in a cache "
+                 "(cache-resident), whose bandwidth is higher than the DRAM roof drawn here.",
+                 above, above == 1 ? " lies" : "s lie", above == 1 ? "its" : "their");
+        note(c, buf);
+    }
     if (skipped) {
         char buf[256] = "Not shown (no FLOPs or no DRAM traffic):";
         int k = 0;
@@ -1322,7 +1351,7 @@ build_decode(struct chart *c, const struct chart_request *req, struct err_list *
                 chart_label_dirs(l, D, 8);
                 l->gap_px = 11;
                 l->bold = true;
-                l->rings = 5;
+                l->rings = 2; /* near its point or not at all: the legend names the marker */
                 l->leader = true;
             }
             any_kv = true;
@@ -1396,8 +1425,11 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
             cfg.batch = bl[b];
             roof_memory(&cfg, &mem[ncat]);
             fmt_count(bl[b], num, sizeof num);
+            /* several devices with several batches: every bar gets its batch (a device name
+             * under each would not fit and every other label would be thinned away); the
+             * devices are named on their capacity lines and in the axis title */
             if (req->n_hws > 1 && nbl > 1)
-                snprintf(names[ncat], sizeof names[ncat], "%s\nbatch %s", req->hws[g]->id, num);
+                snprintf(names[ncat], sizeof names[ncat], "%s", num);
             else if (req->n_hws > 1)
                 snprintf(names[ncat], sizeof names[ncat], "%s", req->hws[g]->id);
             else
@@ -1408,6 +1440,12 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
             ncat++;
         }
     chart_axis_categories(c, &p->x, labels, ncat);
+    if (req->n_hws > 1 && nbl > 1) {
+        int n = snprintf(p->x.title, sizeof p->x.title, "batch, grouped by device: ");
+        for (int g = 0; g < req->n_hws && n > 0 && (size_t)n < sizeof p->x.title; g++)
+            n += snprintf(p->x.title + n, sizeof p->x.title - (size_t)n, "%s%s", g ? " | " : "",
+                          req->hws[g]->id);
+    }
     double lo, hi, step;
     chart_linear_bounds(0, ymax * 1.12, 5, &lo, &hi, &step);
     chart_axis_set(&p->y, CHART_LINEAR, 0, hi, "memory", "B");
@@ -1434,11 +1472,11 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
         struct chart_label *l = chart_add_label(c, p, text, i, m->total_bytes, 230,
                                                 m->fits ? 0x222222 : CHART_VERMILLION);
         if (l) {
-            static const enum chart_dir D[] = {CHART_N};
-            chart_label_dirs(l, D, 1);
+            static const enum chart_dir D[] = {CHART_N, CHART_NW, CHART_NE};
+            chart_label_dirs(l, D, 3);
             l->gap_px = 4;
             l->bold = !m->fits;
-            l->rings = 4;
+            l->rings = 6;
             l->leader = true;
         }
         /* capacity of this bar's device, once over all of its bars */
@@ -1453,7 +1491,10 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
         struct chart_style s = chart_line_style(CHART_BLACK, 2.2, CHART_DASHED);
         chart_add_line(c, p, &s, cx, cy, 2);
         chart_format_si(m->capacity_bytes, 3, "B", false, num, sizeof num);
-        snprintf(text, sizeof text, "capacity %s", num);
+        if (req->n_hws > 1 && nbl > 1)
+            snprintf(text, sizeof text, "%s: capacity %s", req->hws[i / nbl]->id, num);
+        else
+            snprintf(text, sizeof text, "capacity %s", num);
         l = chart_add_label(c, p, text, cx[1], m->capacity_bytes, 220 - i, CHART_BLACK);
         if (l) {
             static const enum chart_dir D[] = {CHART_NW, CHART_SW};
@@ -1477,6 +1518,50 @@ build_memory(struct chart *c, const struct chart_request *req, struct err_list *
     set_titles(c, req, "Memory footprint of decoding", req->n_batches <= 1 && req->n_hws > 1, false,
                true);
     return 0;
+}
+
+/* A model that does not fit a device even at batch 1 is said in the chart (a line in its title
+ * area) and as a warning, so that nobody reads an all-faded chart as an answer. */
+static void
+misfit_warning(struct chart *c, const struct chart_request *req, struct err_list *errs)
+{
+    char line[256] = "";
+    size_t n = 0;
+    for (int g = 0; g < req->n_hws; g++) {
+        struct roof_config cfg = gpu_cfg(req, g, ROOF_DECODE);
+        cfg.batch = 1;
+        struct roof_memory m;
+        roof_memory(&cfg, &m);
+        if (m.fits)
+            continue;
+        char need[32], cap[32];
+        chart_format_si(m.total_bytes, 3, "B", false, need, sizeof need);
+        chart_format_si(m.capacity_bytes, 3, "B", false, cap, sizeof cap);
+        err_add(errs, NULL, 0, 0, ERR_WARNING,
+                "%s does not fit on %s even at batch 1: %s needed per device, %s available "
+                "(try --tp, smaller --weights/--kv or a shorter --context)",
+                req->base.model->id, req->hws[g]->id, need, cap);
+        if (n < sizeof line)
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s%s: %s needed, %s available",
+                                  n ? "; " : "DOES NOT FIT  ", req->hws[g]->id, need, cap);
+    }
+    if (n > 0) {
+        size_t l = strlen(c->subtitle);
+        snprintf(c->subtitle + l, sizeof c->subtitle - l, "\n%s", line);
+        /* and in red across the first panel, where the eye goes */
+        struct chart_panel *p = &c->panels[0];
+        double x = p->x.scale == CHART_LOG ? sqrt(p->x.min * p->x.max) : (p->x.min + p->x.max) / 2;
+        double y = p->y.scale == CHART_LOG ? sqrt(p->y.min * p->y.max) : (p->y.min + p->y.max) / 2;
+        struct chart_label *lb =
+            chart_add_label(c, p, "does not fit in memory", x, y, 100, CHART_VERMILLION);
+        if (lb) {
+            static const enum chart_dir D[] = {CHART_N, CHART_S, CHART_E, CHART_W};
+            chart_label_dirs(lb, D, 4);
+            lb->bold = true;
+            lb->scale = 1.6;
+            lb->rings = 4;
+        }
+    }
 }
 
 struct chart *
@@ -1519,6 +1604,8 @@ chart_build(const struct chart_request *req, struct err_list *errs)
         err_add(errs, NULL, 0, 0, ERR_ERROR, "out of memory");
         rc = -1;
     }
+    if (rc == 0)
+        misfit_warning(c, req, errs);
     if (rc != 0) {
         chart_free(c);
         return NULL;

@@ -50,7 +50,7 @@ run crossval 0 -- "$ROOFLINE" calibrate --measurements $M --cross-validate
 expect_out crossval-title "leave-one-device-out"
 expect_out crossval-decode "phase decode"
 
-run bands 0 -- "$ROOFLINE" analyze --gpu rtx-4090 --model llama-3-8b --weights q4_k_m --engine llama.cpp --bands --phase decode
+run bands 0 -- "$ROOFLINE" analyze --gpu rtx-4090 --model llama-3-8b --weights q4_k_m --engine llama.cpp --bands --phase decode --ops
 expect_out bands-low "80% band low"
 run bands-noengine 2 -- "$ROOFLINE" analyze --gpu rtx-4090 --model llama-3-8b --bands
 expect_err bands-noengine-msg "error: --bands needs --engine"

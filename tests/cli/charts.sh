@@ -162,3 +162,26 @@ run "chart unwritable" 1 -- "$ROOFLINE" chart memory --gpu h100-sxm --model $M \
 expect_err "chart unwritable message" "error: cannot create"
 run "chart help" 0 -- "$ROOFLINE" chart --help
 expect_out "chart help usage" "roofline chart KIND"
+
+# engine options on every chart kind (a 70B model on 4 H100s), and a model that does not fit is
+# a warning on stderr and in the chart
+for k in roofline regime batch prefill decode memory; do
+    run "chart $k --tp 4" 0 -- "$ROOFLINE" chart $k --gpu h100-sxm --model llama-3.1-70b --tp 4 --engine vllm --reserve 10% -o "$T/tp.pdf"
+    if pdftotext "$T/tp.pdf" - | grep -q "TP 4"; then echo "ok chart $k --tp 4 in subtitle"; else
+        echo "not ok chart $k --tp 4 in subtitle"; fi
+done
+run "chart misfit" 0 -- "$ROOFLINE" chart batch --gpu h100-sxm --model llama-3.1-70b -o "$T/mf.pdf"
+expect_err "chart misfit warns" "warning: llama-3.1-70b does not fit on h100-sxm even at batch 1: 149 GB needed per device, 80 GB available"
+if pdftotext "$T/mf.pdf" - | grep -q "does not fit in memory"; then echo "ok chart misfit in the chart"; else
+    echo "not ok chart misfit in the chart"; fi
+run "chart fits no warning" 0 -- "$ROOFLINE" chart batch --gpu h100-sxm --model llama-3.1-70b --tp 2 -o "$T/ok.pdf"
+if [ -s "$T/err" ]; then echo "not ok chart fits no warning: $(cat "$T/err")"; else echo "ok chart fits no warning (stderr empty)"; fi
+
+# measured points above the memory roof get a note (cache-resident working sets)
+printf '{"points": [{"label": "L2-resident", "intensity_flop_per_byte": 1, "flops_per_s": 10e12}]}\n' >"$T/above.json"
+run "chart measured above roof" 0 -- "$ROOFLINE" chart roofline --gpu h100-sxm --model llama-3-8b --measured "$T/above.json" -o "$T/above.pdf"
+if pdftotext "$T/above.pdf" - | tr '\n' ' ' | grep -q "1 measured point lies above the memory roof.*cache-resident"; then
+    echo "ok chart measured above roof note"; else echo "not ok chart measured above roof note"; fi
+run "chart measured below roof" 0 -- "$ROOFLINE" chart roofline --gpu h100-sxm --model llama-3-8b --measured "$G/measured.json" -o "$T/below.pdf"
+if pdftotext "$T/below.pdf" - | grep -q "cache-resident"; then echo "not ok chart measured below roof has no note"; else
+    echo "ok chart measured below roof has no note"; fi

@@ -65,11 +65,19 @@ expect_out json-show-params "1.1e+09 total"
 
 # analyze: table, csv and json
 run analyze-table 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b
+expect_out analyze-short-head "llama-3-8b on h100-sxm: batch 1, prompt 512, context 512"
+expect_out analyze-short-prefill "prefill  TTFT 8.47 ms"
+expect_out analyze-short-decode "decode   ITL 4.50 ms, 222.0 tokens/s per sequence"
+expect_out analyze-short-memory "memory   24.1 GB of 80 GB per device: fits"
+expect_out analyze-short-top "decode   mlp_gate 25% (memory)"
+[ "$(wc -l <"$T/out")" -le 12 ] && echo "ok analyze-short-lines" || echo "not ok analyze-short-lines: $(wc -l <"$T/out")"
+expect_no analyze-nan "nan"
+run analyze-ops-table 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --ops
 expect_out analyze-prefill "prefill of llama-3-8b on h100-sxm"
 expect_out analyze-decode "decode of llama-3-8b on h100-sxm"
 expect_out analyze-ops "mlp_down"
 expect_out analyze-ttft "TTFT"
-expect_no analyze-nan "nan"
+expect_no analyze-ops-nan "nan"
 run analyze-csv 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --phase decode -o csv
 head -n 1 "$T/out" >"$T/hdr"
 if grep -qx 'phase,op,instances,flops,bytes_weights,bytes_act_in,bytes_act_out,bytes_act,bytes_kv_read,bytes_kv_write,bytes,intensity_flop_per_byte,roof,peak_flops_per_s,compute_time_s,memory_time_s,time_s,time_share,bound,bound_ratio,dequant_flops,link_bytes,link_time_s' "$T/hdr"; then
@@ -129,4 +137,4 @@ fi
 # the main job: no arguments
 run demo 0 -- "$ROOFLINE"
 expect_out demo-explain "Decode step of llama-3-8b"
-expect_out demo-analyze "summary (decode)"
+expect_out demo-analyze "decode   ITL 4.52 ms"

@@ -1,0 +1,244 @@
+/* roofline report: a PDF report of a planning question (the planner's answer first) or of one
+ * system's analysis (phase times, tokens/s, bound, memory; then why, how far to trust it,
+ * provenance). Layout is render/report.c; docs/report.md describes the sections. */
+#include "cli/caldata.h"
+#include "cli/cli.h"
+#include "cli/explain.h"
+#include "cli/report_parts.h"
+#include "io/profiles.h"
+#include "plan/plan.h"
+#include "render/charts.h"
+#include "render/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+static const struct cli_opt SPEC[] = {
+    OPT_VALUE("gpu", "ID[,ID...]", "single-system report: the devices"),
+    OPT_VALUE("model", "ID|PATH", "single-system report: the model"),
+    OPT_VALUE("output", "FILE.pdf", "the report (-o; default reports/<question name>.pdf)"),
+    OPT_VALUE("paper", "a4|letter", "paper size (default a4)"),
+    OPT_VALUE("jobs", "N", "planner threads"),
+    CLI_ENGINE_OPTS,
+};
+#define N_SPEC ((int)(sizeof SPEC / sizeof SPEC[0]))
+
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+static int
+usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "error: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: %s\n", cmd_report.usage);
+    return CLI_USAGE;
+}
+
+/* The single-system analysis report. */
+static int
+run_analysis(const struct cli_args *a, int argc, char **argv)
+{
+    const char *out = cli_get(a, "output");
+    if (!cli_has(a, "gpu") || !cli_has(a, "model"))
+        return usage_error("--gpu and --model are required (or give a question file)");
+    if (!out)
+        return usage_error("-o FILE.pdf is required");
+    size_t ol = strlen(out);
+    if (ol < 4 || strcasecmp(out + ol - 4, ".pdf") != 0)
+        return usage_error("-o: '%s' does not end in .pdf", out);
+    enum rep_paper paper = REP_A4;
+    if (cli_has(a, "paper") && rep_paper_parse(cli_get(a, "paper"), &paper) != 0)
+        return usage_error("--paper: expected a4 or letter, got '%s'", cli_get(a, "paper"));
+    char gpus[512];
+    if (strlen(cli_get(a, "gpu")) >= sizeof gpus)
+        return usage_error("--gpu: list too long");
+    snprintf(gpus, sizeof gpus, "%s", cli_get(a, "gpu"));
+    struct hw_profile *hws[CHART_MAX_GPUS] = {0};
+    int n_hws = 0, rc = CLI_FAIL;
+    struct mdl_profile *model = NULL;
+    struct rep_doc *d = NULL;
+    char *save = NULL;
+    for (char *tok = strtok_r(gpus, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n_hws == CHART_MAX_GPUS) {
+            rc = usage_error("--gpu: at most %d devices", CHART_MAX_GPUS);
+            goto done;
+        }
+        if (!(hws[n_hws] = cli_load_hw(tok)))
+            goto done;
+        n_hws++;
+    }
+    if (n_hws == 0) {
+        rc = usage_error("--gpu: no device given");
+        goto done;
+    }
+    if (!(model = cli_load_model(cli_get(a, "model"))))
+        goto done;
+    struct roof_config base;
+    roof_config_init(&base, hws[0], model, ROOF_DECODE);
+    if (cli_engine_opts(a, &base) != 0) {
+        rc = CLI_USAGE;
+        goto done;
+    }
+    if (!(d = rep_new(paper))) {
+        fprintf(stderr, "error: out of memory\n");
+        goto done;
+    }
+    struct rp_ctx ctx = {.hws = (const struct hw_profile *const *)hws,
+                         .n_hws = n_hws,
+                         .model = model,
+                         .base = base,
+                         .engine = cli_get(a, "engine"),
+                         .argc = argc,
+                         .argv = argv};
+    if (rp_analysis_report(d, &ctx) != 0)
+        goto done;
+    struct err_list errs = {0};
+    struct rep_stats st;
+    if (rep_write(d, out, &st, &errs) == 0) {
+        rc = CLI_OK;
+        printf("%s\nwrote %s (%d pages)\n", ctx.answer, out, st.pages);
+    }
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+done:
+    rep_free(d);
+    mdl_free(model);
+    for (int i = 0; i < CHART_MAX_GPUS; i++)
+        hw_free(hws[i]);
+    return cli_finish(rc);
+}
+
+static int
+tuning_hook(const struct hw_profile *hw, const char *engine, struct roof_tuning *out, void *ctx)
+{
+    (void)ctx;
+    return caldata_tuning(hw, engine, NULL, out, NULL);
+}
+
+/* reports/<stem of the question file>.pdf, creating reports/ when it is missing. */
+static int
+default_output(const char *question, char *out, size_t size)
+{
+    const char *base = strrchr(question, '/');
+    base = base ? base + 1 : question;
+    size_t n = strlen(base);
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        n = (size_t)(dot - base);
+    if (mkdir("reports", 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "error: cannot create 'reports': %s\n", strerror(errno));
+        return -1;
+    }
+    snprintf(out, size, "reports/%.*s.pdf", (int)n, base);
+    return 0;
+}
+
+/* The report of a planning question: run the planner, lay its answer out. */
+static int
+run_question(const struct cli_args *a, int argc, char **argv)
+{
+    static const char *const NOT_HERE[] = {"gpu",     "model", "batch",   "prompt", "context",
+                                           "weights", "act",   "kv",      "flash",  "tp",
+                                           "pp",      "gpus",  "reserve", "engine"};
+    for (size_t i = 0; i < sizeof NOT_HERE / sizeof NOT_HERE[0]; i++)
+        if (cli_has(a, NOT_HERE[i]))
+            return usage_error("--%s does not go with a question file (the question sets it)",
+                               NOT_HERE[i]);
+    if (a->n_pos > 1)
+        return usage_error("unexpected argument '%s'", a->pos[1]);
+    const char *qpath = a->pos[0];
+    enum rep_paper paper = REP_A4;
+    if (cli_has(a, "paper") && rep_paper_parse(cli_get(a, "paper"), &paper) != 0)
+        return usage_error("--paper: expected a4 or letter, got '%s'", cli_get(a, "paper"));
+    long jobs = 2;
+    if (cli_has(a, "jobs") && cli_long(a, "jobs", 2, 1, &jobs) != 0)
+        return CLI_USAGE;
+    char outbuf[1024];
+    const char *out = cli_get(a, "output");
+    if (out) {
+        size_t ol = strlen(out);
+        if (ol < 4 || strcasecmp(out + ol - 4, ".pdf") != 0)
+            return usage_error("-o: '%s' does not end in .pdf", out);
+    }
+    struct err_list errs = {0};
+    struct plan_question *q = plan_question_load(qpath, &errs);
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    if (!q)
+        return cli_finish(CLI_FAIL);
+    if (!out) {
+        if (default_output(qpath, outbuf, sizeof outbuf) != 0) {
+            plan_question_free(q);
+            return cli_finish(CLI_FAIL);
+        }
+        out = outbuf;
+    }
+    struct plan_opts o;
+    plan_opts_init(&o);
+    o.jobs = (int)jobs;
+    o.tuning = tuning_hook;
+    struct plan_result r;
+    memset(&r, 0, sizeof r);
+    int rc = CLI_FAIL;
+    struct rep_doc *d = NULL;
+    if (plan_run(q, &o, &r, &errs) != 0) {
+        cli_print_errs(&errs);
+        err_list_release(&errs);
+        goto done;
+    }
+    if (!(d = rep_new(paper))) {
+        fprintf(stderr, "error: out of memory\n");
+        goto done;
+    }
+    struct rp_ctx ctx = {.argc = argc, .argv = argv};
+    if (rp_plan_report(d, q, &r, &o, &ctx, q->path ? q->path : qpath) != 0)
+        goto done;
+    struct rep_stats st;
+    if (rep_write(d, out, &st, &errs) == 0) {
+        rc = CLI_OK;
+        printf("%s\nwrote %s (%d pages)\n", ctx.answer, out, st.pages);
+    }
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+done:
+    rep_free(d);
+    plan_result_release(&r);
+    plan_question_free(q);
+    return cli_finish(rc);
+}
+
+static int
+run(int argc, char **argv)
+{
+    struct cli_args a;
+    int pr = cli_parse(&a, SPEC, N_SPEC, argc, argv, cmd_report.usage);
+    if (pr != 0)
+        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
+    if (a.n_pos > 0)
+        return run_question(&a, argc, argv);
+    if (cli_has(&a, "jobs"))
+        return usage_error("--jobs goes with a question file");
+    return run_analysis(&a, argc, argv);
+}
+
+const struct cli_cmd cmd_report = {
+    "report", "write a PDF report: the answer first, then why, how far to trust it and provenance",
+    "roofline report QUESTION.yaml [-o FILE.pdf] [--paper a4|letter] [--jobs N]\n"
+    "         (default output: reports/<question file name>.pdf)\n"
+    "       roofline report --gpu ID[,ID...] --model ID|PATH -o FILE.pdf [--paper a4|letter]\n"
+    "         [--batch B] [--prompt P] [--context C] [--weights T] [--act T] [--kv T]\n"
+    "         [--flash on|off] [--tp N] [--pp N] [--gpus N] [--reserve SIZE|PCT] [--engine E]\n"
+    "  docs/report.md describes the sections",
+    run, CLI_OPTS(SPEC)};

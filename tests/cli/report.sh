@@ -1,0 +1,161 @@
+#!/bin/sh
+# roofline report: the analysis report as a PDF, checked by page count, outline, extracted text,
+# embedded fonts and bytes (same input, same file), never by rendering; atomic writes under
+# kill -9; usage errors.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+# outline_count FILE: number of PDF outline items (objects with /Title and /Parent)
+outline_count() {
+    python3 - "$1" <<'EOF'
+import re, sys
+data = open(sys.argv[1], 'rb').read()
+objs = re.findall(rb'\d+ 0 obj(.*?)endobj', data, re.S)
+print(sum(1 for o in objs if b'/Title' in o and b'/Parent' in o))
+EOF
+}
+
+A="--gpu h100-sxm,a100-sxm-80gb --model llama-3.1-70b --tp 4 --engine vllm --batch 16 --prompt 2048 --context 2048"
+# shellcheck disable=SC2086
+run "report analysis" 0 -- env SOURCE_DATE_EPOCH=1700000000 "$ROOFLINE" report $A -o "$T/a.pdf"
+expect_out "report prints the answer" "TTFT 4.23 s"
+expect_out "report prints the path" "wrote $T/a.pdf"
+pages=$(pdfinfo "$T/a.pdf" 2>/dev/null | sed -n 's/^Pages: *//p')
+if [ "${pages:-0}" -ge 5 ] && [ "${pages:-0}" -le 12 ]; then echo "ok report page count ($pages)"; else
+    echo "not ok report page count: $pages"; fi
+if pdfinfo "$T/a.pdf" | grep -q '^Creator: *roofline '; then echo "ok report creator"; else
+    echo "not ok report creator"; pdfinfo "$T/a.pdf" | sed 's/^/  /'; fi
+if pdfinfo "$T/a.pdf" | grep -q '^CreationDate: .*2023'; then echo "ok report date from SOURCE_DATE_EPOCH"; else
+    echo "not ok report date from SOURCE_DATE_EPOCH"; pdfinfo "$T/a.pdf" | grep Date | sed 's/^/  /'; fi
+if pdfinfo "$T/a.pdf" | grep -q '^Page size: .*(A4)'; then echo "ok report A4"; else echo "not ok report A4"; fi
+n=$(outline_count "$T/a.pdf")
+# 4 sections and 10 subsections
+if [ "$n" = 14 ]; then echo "ok report outline ($n entries)"; else echo "not ok report outline: $n entries"; fi
+if pdffonts "$T/a.pdf" | awk 'NR > 2 && $(NF-4) != "yes" { bad = 1 } END { exit bad }'; then
+    echo "ok report fonts embedded"; else echo "not ok report fonts embedded"; pdffonts "$T/a.pdf"; fi
+pdftotext -layout "$T/a.pdf" "$T/a.txt"
+for s in "1 The answer" "19.94 ms" "803 tokens/s" "How far to trust it" "Provenance" \
+    "SHA-256" "t memory = 37.9 GB ÷ 3.35 TB/s = 11.31 ms" "model_profiles/" \
+    "roofline report --gpu h100-sxm,a100-sxm-80gb"; do
+    if grep -qF -- "$s" "$T/a.txt"; then echo "ok report text '$s'"; else
+        echo "not ok report text lacks '$s'"; fi
+done
+# page 1 holds the answer
+pdftotext -f 1 -l 1 "$T/a.pdf" "$T/p1.txt"
+if grep -q "ITL" "$T/p1.txt" && grep -q "fits" "$T/p1.txt"; then echo "ok report answer on page 1"; else
+    echo "not ok report answer on page 1"; fi
+
+# the same input (the command line, -o included, is printed in the report) gives the same
+# bytes; another date changes them
+mv "$T/a.pdf" "$T/b.pdf"
+# shellcheck disable=SC2086
+SOURCE_DATE_EPOCH=1700000000 "$ROOFLINE" report $A -o "$T/a.pdf" >/dev/null 2>&1
+if cmp -s "$T/a.pdf" "$T/b.pdf"; then echo "ok report byte-identical"; else echo "not ok report byte-identical"; fi
+# shellcheck disable=SC2086
+SOURCE_DATE_EPOCH=1800000000 "$ROOFLINE" report $A -o "$T/a.pdf" >/dev/null 2>&1
+if cmp -s "$T/a.pdf" "$T/b.pdf"; then echo "not ok report date changes the file"; else echo "ok report date changes the file"; fi
+
+run "report letter" 0 -- "$ROOFLINE" report --gpu rtx-4090 --model llama-3-8b --paper letter -o "$T/l.pdf"
+if pdfinfo "$T/l.pdf" | grep -q '^Page size: *612 x 792'; then echo "ok report letter size"; else
+    echo "not ok report letter size"; fi
+run "report does not fit" 0 -- "$ROOFLINE" report --gpu rtx-4090 --model llama-3.1-70b -o "$T/n.pdf"
+expect_out "report says it does not fit" "does not fit"
+pdftotext -f 1 -l 1 "$T/n.pdf" "$T/n1.txt"
+if grep -q "Does not fit" "$T/n1.txt"; then echo "ok report misfit on page 1"; else echo "not ok report misfit on page 1"; fi
+
+# atomic: kill -9 at several moments; the target is the old file or a whole new PDF, never a part
+printf 'old\n' >"$T/k.pdf"
+bad=0
+for d in 0.001 0.005 0.01 0.02 0.03 0.05; do
+    # shellcheck disable=SC2086
+    "$ROOFLINE" report $A -o "$T/k.pdf" >/dev/null 2>&1 &
+    pid=$!
+    sleep "$d"
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    if [ "$(cat "$T/k.pdf" 2>/dev/null)" != old ] && ! pdfinfo "$T/k.pdf" >/dev/null 2>&1; then bad=1; fi
+    rm -f "$T"/k.pdf.tmp*
+done
+if [ $bad = 0 ]; then echo "ok report atomic under kill -9"; else echo "not ok report atomic under kill -9"; fi
+run "report unwritable" 1 -- "$ROOFLINE" report --gpu h100-sxm --model llama-3-8b -o "$T/no/such/dir/r.pdf"
+if ls "$T"/no 2>/dev/null | grep -q .; then echo "not ok report unwritable leaves nothing"; else
+    echo "ok report unwritable leaves nothing"; fi
+
+run "report no output" 2 -- "$ROOFLINE" report --gpu h100-sxm --model llama-3-8b
+run "report not pdf" 2 -- "$ROOFLINE" report --gpu h100-sxm --model llama-3-8b -o "$T/r.png"
+run "report bad paper" 2 -- "$ROOFLINE" report --gpu h100-sxm --model llama-3-8b --paper a5 -o "$T/r.pdf"
+expect_err "report bad paper message" "--paper: expected a4 or letter, got 'a5'"
+run "report unknown gpu" 1 -- "$ROOFLINE" report --gpu h100-sxn --model llama-3-8b -o "$T/r.pdf"
+
+# explain --pdf: a handout for every topic; its text carries the worked example's numbers
+for t in kv-cache batching quantization moe tp speculative prefix-cache disaggregation decode prefill; do
+    case $t in decode | prefill) m="--model llama-3-8b" ;; *) m="" ;; esac
+    # shellcheck disable=SC2086
+    run "explain $t --pdf" 0 -- "$ROOFLINE" explain $t $m --pdf "$T/h.pdf"
+    # shellcheck disable=SC2086
+    "$ROOFLINE" explain $t $m >"$T/h.txt" 2>/dev/null
+    pdftotext "$T/h.pdf" "$T/hp.txt"
+    # the conclusion's last number-with-unit of the text appears in the handout
+    want=$(grep -oE '[0-9]+(\.[0-9]+)? (ms|us|s|GB|MB|kB|tokens/s)' "$T/h.txt" | tail -n 1)
+    if [ -n "$want" ] && grep -qF -- "$want" "$T/hp.txt"; then echo "ok explain $t handout text ($want)"; else
+        echo "not ok explain $t handout text lacks '$want'"; fi
+    [ "$(outline_count "$T/h.pdf")" -ge 1 ] && echo "ok explain $t outline" || echo "not ok explain $t outline"
+done
+run "explain --pdf not pdf" 2 -- "$ROOFLINE" explain decode --model llama-3-8b --pdf "$T/h.png"
+run "explain --paper alone" 2 -- "$ROOFLINE" explain decode --model llama-3-8b --paper letter
+
+# the report of a planning question: page 1 carries the plan's numbers as its JSON gives them
+# (rounded the way the report prints them); the default output is reports/<question>.pdf
+Q="$here/../data/report"
+run "plan json" 0 -- "$ROOFLINE" plan --question "$Q/small.yaml" -o json
+cp "$T/out" "$T/plan.json"
+run "report question" 0 -- sh -c "cd '$T' && SOURCE_DATE_EPOCH=1700000000 '$ROOFLINE' report '$Q/small.yaml'"
+expect_out "report question path" "wrote reports/small.pdf"
+pdftotext -f 1 -l 1 "$T/reports/small.pdf" "$T/q1.txt"
+python3 - "$T/plan.json" "$T/q1.txt" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read().replace('\n', ' ')
+op = d['options'][d['chosen']]
+def t(s):  # the report's times: ms with two decimals below 1 s
+    return '%.2f ms' % (s * 1e3) if 0.05e-3 <= s < 1 else '%.3g s' % s
+want = {
+    'cost_per_hour': '%.2f USD per hour' % op['cost_per_hour'],
+    'cost_per_mtok_output': '%.3f USD per million output tokens' % op['cost_per_mtok_output'],
+    'devices': '= %d devices' % op['devices'],
+    'ttft_p99_s': 'TTFT p99 %s' % t(op['ttft_p99_s']),
+    'itl_p99_s': 'ITL p99 %s' % t(op['itl_p99_s']),
+    'hw_id': '%d x %s (TP %d' % (op['instances'], op['hw_id'], op['tp']),
+    'rate_per_s': '%.4g' % op['rate_per_s'],
+}
+for k, w in want.items():
+    print(('ok' if w in text else 'not ok') + ' report question page 1 has %s (%s)' % (k, w))
+EOF2
+n=$(outline_count "$T/reports/small.pdf")
+[ "$n" -ge 12 ] && echo "ok report question outline ($n)" || echo "not ok report question outline: $n"
+pages=$(pdfinfo "$T/reports/small.pdf" | sed -n 's/^Pages: *//p')
+[ "$pages" -ge 8 ] && echo "ok report question pages ($pages)" || echo "not ok report question pages: $pages"
+for s in "The question and every assumption" "Options compared" "Rejected candidates" \
+    "Serving simulation of the chosen plan" "SLO attainment against load" "Verification" \
+    "Provenance" "small.yaml"; do
+    if pdftotext "$T/reports/small.pdf" - | grep -qF -- "$s"; then echo "ok report question has '$s'"; else
+        echo "not ok report question lacks '$s'"; fi
+done
+mv "$T/reports/small.pdf" "$T/small1.pdf"
+(cd "$T" && SOURCE_DATE_EPOCH=1700000000 "$ROOFLINE" report "$Q/small.yaml" >/dev/null 2>&1)
+if cmp -s "$T/small1.pdf" "$T/reports/small.pdf"; then echo "ok report question byte-identical"; else
+    echo "not ok report question byte-identical"; fi
+run "report impossible" 0 -- "$ROOFLINE" report "$Q/impossible.yaml" -o "$T/i.pdf"
+expect_out "report impossible says so" "no option meets the SLO"
+pdftotext -f 1 -l 1 "$T/i.pdf" "$T/i1.txt"
+if grep -q "No option meets p99 TTFT 5.00 ms" "$T/i1.txt" && grep -q "The closest" "$T/i1.txt" &&
+    grep -q "misses by" "$T/i1.txt"; then echo "ok report impossible on page 1 with the closest"; else
+    echo "not ok report impossible on page 1"; sed 's/^/  /' "$T/i1.txt" | head -20; fi
+run "report question with --gpu" 2 -- "$ROOFLINE" report "$Q/small.yaml" --gpu h100-sxm
+run "report missing question" 1 -- "$ROOFLINE" report "$T/nope.yaml" -o "$T/x.pdf"
+# every candidate rejected: no closest option to show; page 1 says why (no crash)
+run "report nothing fits" 0 -- "$ROOFLINE" report "$Q/nothing-fits.yaml" -o "$T/nf.pdf"
+expect_out "report nothing fits says so" "all 1 candidates were rejected"
+pdftotext -f 1 -l 1 "$T/nf.pdf" "$T/nf1.txt"
+if grep -q "Every candidate was rejected before the search: memory 1" "$T/nf1.txt"; then
+    echo "ok report nothing fits on page 1"; else echo "not ok report nothing fits on page 1"; fi

@@ -1,0 +1,104 @@
+/* Report speed: wall time to lay out and write (to memory) the analysis report of Llama-3.1-70B
+ * (TP 4, vLLM, batch 16) on five devices overlaid, plus a 150-row table: at least 10 pages with
+ * seven vector charts. A benchmark that prints figures, never a test: one discarded warm-up run,
+ * then 5 timed runs; min, median and max. Target: at most 1 s. */
+#include "cli/report_parts.h"
+#include "io/profiles.h"
+#include "render/charts.h"
+#include "render/report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RUNS 5
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int
+count_bytes(void *closure, const unsigned char *data, unsigned int length)
+{
+    (void)data;
+    *(size_t *)closure += length;
+    return 0;
+}
+
+int
+main(void)
+{
+    prof_set_data_dir(getenv("ROOFLINE_DATA") ? getenv("ROOFLINE_DATA") : ".");
+    static const char *const GPUS[] = {"h100-sxm", "a100-sxm-80gb", "h200", "b200", "mi300x"};
+    struct hw_profile *hws[5] = {0};
+    struct err_list errs = {0};
+    for (int i = 0; i < 5; i++)
+        if (!(hws[i] = hw_find(GPUS[i], &errs))) {
+            fprintf(stderr, "bench_report: cannot load %s (set ROOFLINE_DATA)\n", GPUS[i]);
+            return 1;
+        }
+    struct mdl_profile *m = mdl_find("llama-3.1-70b", &errs);
+    if (!m) {
+        fprintf(stderr, "bench_report: cannot load llama-3.1-70b\n");
+        return 1;
+    }
+    double t[RUNS + 1];
+    int pages = 0;
+    size_t bytes = 0;
+    for (int run = 0; run <= RUNS; run++) {
+        double t0 = now_s();
+        struct rep_doc *d = rep_new(REP_A4);
+        char *argv[] = {"report", NULL};
+        struct rp_ctx ctx = {.hws = (const struct hw_profile *const *)hws,
+                             .n_hws = 5,
+                             .model = m,
+                             .engine = "vllm",
+                             .argc = 1,
+                             .argv = argv};
+        roof_config_init(&ctx.base, hws[0], m, ROOF_DECODE);
+        ctx.base.tp = 4;
+        ctx.base.batch = 16;
+        ctx.base.prompt = 2048;
+        ctx.base.context = 2048;
+        if (rp_analysis_report(d, &ctx) != 0)
+            return 1;
+        rep_section(d, 1, "A long table", true);
+        static const char *const H[] = {"row", "value", "text"};
+        struct rep_table *tb = rep_table(d, 3, H, "rrl");
+        for (int i = 0; i < 150; i++) {
+            char a[16], b[32];
+            snprintf(a, sizeof a, "%d", i);
+            snprintf(b, sizeof b, "%.4g", i * 1.37);
+            const char *cells[] = {a, b, "a cell of text that wraps in a narrow column"};
+            rep_table_row(tb, cells);
+        }
+        struct rep_stats st;
+        bytes = 0;
+        if (rep_render(d, count_bytes, &bytes, &st, &errs) != 0)
+            return 1;
+        pages = st.pages;
+        rep_free(d);
+        t[run] = now_s() - t0;
+    }
+    qsort(t + 1, RUNS, sizeof t[0], cmp_double);
+    printf("report: %d pages, %zu bytes of PDF: min %.3f s, median %.3f s, max %.3f s (%d runs; "
+           "target <= 1 s)\n",
+           pages, bytes, t[1], t[1 + RUNS / 2], t[RUNS], RUNS);
+    for (int i = 0; i < 5; i++)
+        hw_free(hws[i]);
+    mdl_free(m);
+    err_list_release(&errs);
+    return 0;
+}
