@@ -139,6 +139,8 @@ install: $(BIN)
 	install -d $(DESTDIR)$(DATADIR)/engine_profiles $(DESTDIR)$(DATADIR)/calibration
 	install -m 644 engine_profiles/*.yaml $(DESTDIR)$(DATADIR)/engine_profiles/
 	install -m 644 calibration/*.yaml $(DESTDIR)$(DATADIR)/calibration/
+	install -d $(DESTDIR)$(DATADIR)/reports
+	install -m 644 reports/*.yaml $(DESTDIR)$(DATADIR)/reports/
 
 clean:
 	rm -rf build roofline

@@ -46,11 +46,12 @@ explain_fit(const struct hw_profile *hw, double params, enum dtype w, double wei
                    Q(weight_bytes, "B", 4), Q(cap, "B", 3), Q(cap - total, "B", 3));
         return true;
     }
-    printf("WARNING: this does not fit: %s of weights%s%s%s need more than the %s of memory on "
-           "the %s.\n",
+    printf("WARNING: this does not fit: %s of weights%s%s%s%s need more than the %s of memory "
+           "on the %s.\n",
            Q(weight_bytes, "B", 4), other_bytes > 0 ? " + " : "",
            other_bytes > 0 ? Q(other_bytes, "B", 3) : "",
-           other_bytes > 0 ? " of KV cache and activations" : "", Q(cap, "B", 3), hw->name);
+           other_bytes > 0 ? " of " : "", other_bytes > 0 ? other_what : "", Q(cap, "B", 3),
+           hw->name);
     fprintf(stderr, "warning: %s does not fit in %s on %s\n", Q(total, "B", 4), Q(cap, "B", 3),
             hw->id);
     (void)params;
@@ -348,9 +349,19 @@ explain_model(const struct roof_config *cfg)
         printf("Prefill (batch %.0f) turns compute-bound from a prompt of about %.0f tokens.\n",
                cfg->batch, cross);
     printf("\n");
+    /* name each part: the engine reserve is not KV cache */
+    char other_what[192], kvq[32], actq[32], resq[32];
+    snprintf(kvq, sizeof kvq, "%s", Q(r.mem.kv_bytes, "B", 3));
+    snprintf(actq, sizeof actq, "%s", Q(r.mem.act_bytes, "B", 3));
+    snprintf(resq, sizeof resq, "%s", Q(r.mem.reserve_bytes, "B", 3));
+    if (r.mem.reserve_bytes > 0)
+        snprintf(other_what, sizeof other_what,
+                 "KV cache (%s), activations (%s) and engine reserve (%s)", kvq, actq, resq);
+    else
+        snprintf(other_what, sizeof other_what, "KV cache (%s) and activations (%s)", kvq, actq);
     bool fits = explain_fit(hw, p.total, cfg->weights, r.mem.weights_bytes,
-                            r.mem.kv_bytes + r.mem.act_bytes + r.mem.reserve_bytes,
-                            "KV cache and activations", cfg);
+                            r.mem.kv_bytes + r.mem.act_bytes + r.mem.reserve_bytes, other_what,
+                            cfg);
     long maxb = roof_max_batch(cfg);
     if (fits || r.mem.weights_bytes < hw->memory_capacity_bytes)
         printf("Largest batch that fits at this %s: %ld.\n", pre ? "prompt" : "context", maxb);

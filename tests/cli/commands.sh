@@ -134,7 +134,14 @@ if [ -w /dev/full ]; then
     expect_err dev-full-msg "error: cannot write to standard output"
 fi
 
-# the main job: no arguments
-run demo 0 -- "$ROOFLINE"
+# the main job: no arguments answers the shipped purchase question and writes its report
+mkdir -p "$T/mainjob"
+run main-job 0 -- sh -c "cd '$T/mainjob' && '$ROOFLINE'"
+head -n 1 "$T/out" | grep -q '^rent [0-9]* x .* devices: [0-9.]* USD/hour, [0-9.]* USD per million output tokens$' &&
+    echo "ok main-job-answer-first" || { echo "not ok main-job-answer-first"; head -n 2 "$T/out" | sed 's/^/  /'; }
+expect_out main-job-report "wrote reports/chat-service.pdf ("
+[ -s "$T/mainjob/reports/chat-service.pdf" ] && echo "ok main-job-pdf" || echo "not ok main-job-pdf"
+# the worked explanation stays reachable
+run demo 0 -- "$ROOFLINE" demo
 expect_out demo-explain "Decode step of llama-3-8b"
 expect_out demo-analyze "decode   ITL 4.52 ms"
