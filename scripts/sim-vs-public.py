@@ -6,6 +6,7 @@
 #   latency  vLLM benchmark_latency: N users in lock step, 3 rounds (3 N requests)
 #   offline  vLLM benchmark_throughput: all prompts at once, one round (N requests)
 #   serve    vllm bench serve --max-concurrency C: 20 C requests
+#   sweep    a concurrency sweep whose request count is not given: 3 C requests
 # Errors are (simulated - public) / public; ITL is compared with the simulated mean TPOT.
 # Environment: ROOFLINE_DATA (profiles); ACT (activation format for every row, a what-if:
 # ACT=bf16 runs the GEMMs at the 16-bit rate, as a weight-only fp8 kernel would). Python 3 standard library only.
@@ -15,7 +16,7 @@ import csv, os, statistics, subprocess, sys, tempfile
 ROOF = sys.argv[1]
 SRC = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), '..', 'calibration', 'public-serving.csv')
 ACT = (', act: ' + os.environ['ACT']) if os.environ.get('ACT') else ''
-ROUNDS = {'latency': 3, 'offline': 1, 'serve': 20}
+ROUNDS = {'latency': 3, 'offline': 1, 'serve': 20, 'sweep': 3}
 
 
 def simulate(r, users):
@@ -35,12 +36,14 @@ run: {{requests: {n}, warmup_requests: 0, seed: 1}}
     p = subprocess.run(['nice', ROOF, 'simulate', '--scenario', f.name, '-o', 'csv'], capture_output=True, text=True)
     os.unlink(f.name)
     if p.returncode != 0:
-        sys.exit('simulate failed for %s: %s' % (r['source'], p.stderr.strip()[:300]))
+        skipped.append('%s, %d users: %s' % (r['source'], users, p.stderr.strip().split(': error: ')[-1][:200]))
+        return None
     return list(csv.DictReader(p.stdout.splitlines()))[0]
 
 
 rows = list(csv.DictReader(line for line in open(SRC) if not line.startswith('#')))
 errs = {}
+skipped = []
 
 
 def record(metric, band, e):
@@ -57,8 +60,10 @@ print('|---|---|---|---|---|---|---|---|---|---|')
 for r in rows:
     c = int(r['concurrency'])
     d = simulate(r, c)
-    # saturation: all prompts at once with more users than the engine batches (max-throughput runs)
-    band = 'saturation' if (r['mode'] == 'offline' and c >= 1000) else ('1-10' if c <= 10 else ('11-64' if c <= 64 else '65+'))
+    if d is None:
+        continue
+    # saturation: 1000 or more users, past every engine's batch (the max-throughput runs)
+    band = 'saturation' if c >= 1000 else ('1-10' if c <= 10 else ('11-64' if c <= 64 else '65+'))
     sim = {'tok_s': float(d['output_tokens_per_s']), 'ttft_ms': 1000 * float(d['ttft_mean_s']),
            'itl_ms': 1000 * float(d['tpot_mean_s'])}
     if r['ratio_c1']:
@@ -81,3 +86,8 @@ order = {'1-10': 0, '11-64': 1, '65+': 2, 'saturation': 3, 'all': 4}
 for k in sorted(errs, key=lambda k: (k[0], order[k[1]])):
     v = errs[k]
     print('| %s | %s | %d | %.0f%% | %+.0f%% |' % (k[0], k[1], len(v), 100 * statistics.median(map(abs, v)), 100 * statistics.median(v)))
+if skipped:
+    print()
+    print('Skipped (the simulator refuses the configuration):')
+    for x in skipped:
+        print('* ' + x)
