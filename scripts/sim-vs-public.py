@@ -1,0 +1,93 @@
+# Closed-loop comparison of `roofline simulate` with public serving benchmark results
+# (calibration/public-serving.csv), for docs/simulate.md#against-public-benchmark-results. The rows
+# are a check only: nothing is fitted to them. Each row runs as a closed loop with the row's
+# concurrency, fixed lengths, the row's engine profile (SGLang would run as vllm) and its
+# defaults, chunked prefill, no warm-up (a benchmark client counts the start):
+#   latency  vLLM benchmark_latency: N users in lock step, 3 rounds (3 N requests)
+#   offline  vLLM benchmark_throughput: all prompts at once, one round (N requests)
+#   serve    vllm bench serve --max-concurrency C: 20 C requests
+#   sweep    a concurrency sweep whose request count is not given: 3 C requests
+# Errors are (simulated - public) / public; ITL is compared with the simulated mean TPOT.
+# Environment: ROOFLINE_DATA (profiles); ACT (activation format for every row, a what-if:
+# ACT=bf16 runs the GEMMs at the 16-bit rate, as a weight-only fp8 kernel would). Python 3 standard library only.
+# Usage: sim-vs-public.py ROOFLINE [CSV]   (prints a Markdown table and the medians)
+import csv, os, statistics, subprocess, sys, tempfile
+
+ROOF = sys.argv[1]
+SRC = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), '..', 'calibration', 'public-serving.csv')
+ACT = (', act: ' + os.environ['ACT']) if os.environ.get('ACT') else ''
+ROUNDS = {'latency': 3, 'offline': 1, 'serve': 20, 'sweep': 3}
+
+
+def simulate(r, users):
+    n = ROUNDS[r['mode']] * users
+    y = f"""name: {r['source']} {users} users
+model: {r['model']}
+hardware: {{id: {r['hardware']}, count: {r['count']}, tp: {r['tp']}}}
+dtypes: {{weights: {r['weights']}, kv: {r['kv']}{ACT}}}
+engine: {r['engine']}
+scheduler: {{policy: chunked}}
+arrivals: {{process: closed, users: {users}, think_time: 0 s}}
+lengths: {{prompt: {r['isl']}, output: {r['osl']}}}
+run: {{requests: {n}, warmup_requests: 0, seed: 1}}
+"""
+    with tempfile.NamedTemporaryFile('w', suffix='.yaml', delete=False) as f:
+        f.write(y)
+    p = subprocess.run(['nice', ROOF, 'simulate', '--scenario', f.name, '-o', 'csv'], capture_output=True, text=True)
+    os.unlink(f.name)
+    if p.returncode != 0:
+        skipped.append('%s, %d users: %s' % (r['source'], users, p.stderr.strip().split(': error: ')[-1][:200]))
+        return None
+    return list(csv.DictReader(p.stdout.splitlines()))[0]
+
+
+rows = list(csv.DictReader(line for line in open(SRC) if not line.startswith('#')))
+errs = {}
+skipped = []
+
+
+def record(metric, band, e):
+    errs.setdefault((metric, band), []).append(e)
+    errs.setdefault((metric, 'all'), []).append(e)
+
+
+def cell(pub, sim):
+    return '%g / %.4g (%+.0f%%)' % (pub, sim, 100 * (sim - pub) / pub)
+
+
+print('| source | hardware | model | isl/osl | users | mode | tok/s public / sim (error) | TTFT ms | ITL ms | ratio to 1 user |')
+print('|---|---|---|---|---|---|---|---|---|---|')
+for r in rows:
+    c = int(r['concurrency'])
+    d = simulate(r, c)
+    if d is None:
+        continue
+    # saturation: 1000 or more users, past every engine's batch (the max-throughput runs)
+    band = 'saturation' if c >= 1000 else ('1-10' if c <= 10 else ('11-64' if c <= 64 else '65+'))
+    sim = {'tok_s': float(d['output_tokens_per_s']), 'ttft_ms': 1000 * float(d['ttft_mean_s']),
+           'itl_ms': 1000 * float(d['tpot_mean_s'])}
+    if r['ratio_c1']:
+        sim['ratio_c1'] = sim['tok_s'] / float(simulate(r, 1)['output_tokens_per_s'])
+    cells = []
+    for m in ('tok_s', 'ttft_ms', 'itl_ms', 'ratio_c1'):
+        if r[m]:
+            pub = float(r[m])
+            record(m, band, (sim[m] - pub) / pub)
+            cells.append(cell(pub, sim[m]))
+        else:
+            cells.append('-')
+    print('| %s | %s x%s tp%s | %s %s | %s/%s | %d | %s | %s |' % (
+        r['source'], r['hardware'], r['count'], r['tp'], r['model'], r['weights'], r['isl'], r['osl'],
+        c, r['mode'], ' | '.join(cells)))
+print()
+print('| metric | users | rows | median abs error | median signed error |')
+print('|---|---|---|---|---|')
+order = {'1-10': 0, '11-64': 1, '65+': 2, 'saturation': 3, 'all': 4}
+for k in sorted(errs, key=lambda k: (k[0], order[k[1]])):
+    v = errs[k]
+    print('| %s | %s | %d | %.0f%% | %+.0f%% |' % (k[0], k[1], len(v), 100 * statistics.median(map(abs, v)), 100 * statistics.median(v)))
+if skipped:
+    print()
+    print('Skipped (the simulator refuses the configuration):')
+    for x in skipped:
+        print('* ' + x)
