@@ -951,11 +951,19 @@ launch_line(const struct plan_question *q, const struct cand *c, const struct pl
                  c->tp > 1 ? " --split-mode row" : "");
         return;
     }
+    /* the token budget simulated: the question's, else (chunked prefill) the simulator's
+     * default, which is not the engine's (vLLM: 8192 on large devices) */
+    long budget = c->mtps;
+    if (budget <= 0 && c->policy == SIM_CHUNKED) {
+        struct sim_sched sd;
+        sim_sched_defaults(&sd, c->policy, q->model);
+        budget = sd.max_tokens_per_step;
+    }
     char tok[48] = "";
-    if (c->mtps > 0)
+    if (budget > 0)
         snprintf(tok, sizeof tok, " %s %ld",
                  strcmp(eng, "vllm") == 0 ? "--max-num-batched-tokens" : "--max_num_tokens",
-                 c->mtps);
+                 budget);
     if (strcmp(eng, "tensorrt-llm") == 0) {
         snprintf(b, n, "trtllm-serve %s --tp_size %d --pp_size %d --max_batch_size %ld%s", m, c->tp,
                  c->pp, c->max_batch, tok);

@@ -102,3 +102,8 @@ printf 'money: {rental_basis: any}\n' >>"$T/basis.yaml"
 run plan-basis-any 0 -- "$ROOFLINE" plan --question "$T/basis.yaml"
 expect_out plan-basis-any-price "12.00 USD/hour"
 expect_out plan-basis-any-differs "1 runner up priced 3-year reserved tier"
+
+# the launch line names the token budget the simulator used (chunked prefill: its default 2048)
+sed 's/schedulers: \[continuous\]/schedulers: [chunked]/' "$T/basis.yaml" >"$T/chunked.yaml"
+run plan-launch-budget 0 -- "$ROOFLINE" plan --question "$T/chunked.yaml"
+expect_out plan-launch-budget-line "--max-num-seqs 256 --max-num-batched-tokens 2048 --quantization fp8 --enable-chunked-prefill"
