@@ -4,12 +4,13 @@
  * sharded form (--shard I/N writes one slice as JSON) and `plan merge` of the slices. */
 #include "cli/caldata.h"
 #include "cli/cli.h"
-#include "util/array.h"
 #include "cli/out.h"
 #include "io/ytree.h"
+#include "plan/cost.h"
 #include "plan/plan.h"
 #include "render/chart_plan.h"
 #include "render/surface.h"
+#include "util/array.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -71,7 +72,19 @@ progress_hook(int done, int total, void *ctx)
 
 /* ---- serialisation of options and rejections (JSON, exact round trip) ---- */
 
-enum fkind { F_DBL, F_INT, F_LONG, F_STR, F_BOOL, F_DT, F_POLICY, F_STATUS, F_ORIGIN, F_REJ };
+enum fkind {
+    F_DBL,
+    F_INT,
+    F_LONG,
+    F_STR,
+    F_BOOL,
+    F_DT,
+    F_POLICY,
+    F_STATUS,
+    F_ORIGIN,
+    F_REJ,
+    F_BASIS
+};
 struct fdesc {
     const char *name;
     enum fkind kind;
@@ -111,6 +124,8 @@ static const struct fdesc OPT_F[] = {
     OD(device_price_per_hour, F_DBL),
     OD(price_origin, F_ORIGIN),
     OD(price_basis, F_STR),
+    OD(rent_basis, F_BASIS),
+    OD(basis_flag, F_BOOL),
     OD(cost_per_hour, F_DBL),
     OD(cost_per_mtok_output, F_DBL),
     OD(cost_per_mtok_input, F_DBL),
@@ -210,6 +225,9 @@ write_obj(const struct fdesc *f, int n, const void *base)
         case F_REJ:
             out_json_string(stdout, plan_reject_kind_name(*(const enum plan_reject_kind *)p));
             break;
+        case F_BASIS:
+            out_json_string(stdout, plan_rent_basis_name(*(const enum plan_rent_basis *)p));
+            break;
         }
     }
     printf("}");
@@ -237,6 +255,11 @@ static const char *
 org_name(int i)
 {
     return plan_price_origin_name((enum plan_price_origin)i);
+}
+static const char *
+basis_name(int i)
+{
+    return plan_rent_basis_name((enum plan_rent_basis)i);
 }
 static const char *
 rk_name(int i)
@@ -313,6 +336,11 @@ read_obj(const struct fdesc *f, int n, const struct ynode *o, void *base)
             if ((k = name_index(v->value, rk_name, PLAN_REJ_COUNT)) < 0)
                 return -1;
             *(enum plan_reject_kind *)p = (enum plan_reject_kind)k;
+            break;
+        case F_BASIS:
+            if ((k = name_index(v->value, basis_name, PLAN_BASIS_COUNT)) < 0)
+                return -1;
+            *(enum plan_rent_basis *)p = (enum plan_rent_basis)k;
             break;
         }
     }
@@ -407,6 +435,7 @@ static const struct out_field RANK_F[] = {
     {"devices", "devices", OUT_SHOW_NUM, 0, false},
     {"stranded", "strand", OUT_SHOW_NUM, 0, false},
     {"cost_per_hour", "$/h", OUT_SHOW_NUM, 2, false},
+    {"rent_basis", "basis", OUT_SHOW_TEXT, 0, false},
     {"cost_per_mtok_output", "$/Mtok out", OUT_SHOW_NUM, 3, false},
     {"cost_per_mtok_blended", "$/Mtok all", OUT_SHOW_NUM, 3, false},
     {"tco_per_year", "TCO/yr", OUT_SHOW_NUM, 0, false},
@@ -428,10 +457,16 @@ static const struct out_field RANK_F[] = {
 #define N_RANK ((int)(sizeof RANK_F / sizeof RANK_F[0]))
 
 static void
-rank_row(struct out_table *t, int rank, const struct plan_option *op)
+rank_row(struct out_table *t, int rank, const struct plan_option *op, enum plan_money money)
 {
-    char fm[48], pol[128], ex[32];
+    char fm[48], pol[128], ex[32], bs[32];
     fmt_name(&op->format, fm, sizeof fm);
+    /* the basis of a rental price; '*' = not the question's basis (footnote under the table) */
+    if (money == PLAN_BUY)
+        snprintf(bs, sizeof bs, "purchase");
+    else
+        snprintf(bs, sizeof bs, "%s%s", plan_rent_basis_name(op->rent_basis),
+                 op->basis_flag ? "*" : "");
     if (op->policy == SIM_DISAGGREGATED)
         snprintf(pol, sizeof pol, "disagg %d:%d%s%s", op->prefill_instances, op->decode_instances,
                  op->prefill_hw_id[0] ? ", prefill on " : "", op->prefill_hw_id);
@@ -454,6 +489,7 @@ rank_row(struct out_table *t, int rank, const struct plan_option *op)
         {NULL, op->devices},
         {NULL, op->stranded_devices},
         {NULL, op->cost_per_hour},
+        {bs, 0},
         {NULL, op->cost_per_mtok_output},
         {NULL, op->cost_per_mtok_blended},
         {NULL, op->tco_per_year},
@@ -473,6 +509,56 @@ rank_row(struct out_table *t, int rank, const struct plan_option *op)
         {op->prefill_hw_id, 0},
     };
     out_table_row(t, v);
+}
+
+/* Renting: say in the answer when the chosen price is not on the basis asked, or not on the
+ * basis of the runners-up' prices (an unlike comparison a buyer would reject). */
+static void
+basis_note(const struct plan_question *q, const struct plan_result *r)
+{
+    if (q->money != PLAN_RENT || r->chosen < 0)
+        return;
+    const struct plan_option *op = &r->options[r->chosen];
+    int differ = 0, first = -1;
+    for (int s = 1; s < r->n_shown; s++)
+        if (r->options[r->shown[s]].rent_basis != op->rent_basis) {
+            differ++;
+            if (first < 0)
+                first = s;
+        }
+    if (!op->basis_flag && differ == 0)
+        return;
+    printf("  price basis: %s", plan_rent_basis_words(op->rent_basis));
+    if (op->basis_flag)
+        printf(", not %s as asked", plan_rent_basis_name(q->rent_basis));
+    if (differ > 0)
+        printf("; %d runner%s up priced %s (runner-up %d)", differ, differ == 1 ? "" : "s",
+               plan_rent_basis_words(r->options[r->shown[first]].rent_basis), first);
+    printf(" (%s)\n", op->price_basis);
+}
+
+/* Under the ranked table: what each flagged basis is, per device. */
+static void
+basis_footnote(const struct plan_question *q, const struct plan_result *r, int rows)
+{
+    if (q->money != PLAN_RENT)
+        return;
+    char seen[PLAN_MAX_SHOWN * 4][PLAN_NAME];
+    int n = 0;
+    for (int i = 0; i < rows && n < (int)(sizeof seen / sizeof seen[0]); i++) {
+        const struct plan_option *op = &r->options[i];
+        if (!op->basis_flag)
+            continue;
+        bool dup = false;
+        for (int k = 0; k < n && !dup; k++)
+            dup = strcmp(seen[k], op->hw_id) == 0;
+        if (dup)
+            continue;
+        snprintf(seen[n++], PLAN_NAME, "%s", op->hw_id);
+        printf("  * %s price basis: %s, not %s (%s)\n", op->hw_id,
+               plan_rent_basis_words(op->rent_basis), plan_rent_basis_name(q->rent_basis),
+               op->price_basis);
+    }
 }
 
 static void
@@ -497,6 +583,7 @@ print_table(const struct plan_question *q, const struct plan_result *r)
         if (isfinite(op->power_w))
             printf(", %.1f kW", op->power_w / 1000);
         printf("\n");
+        basis_note(q, r);
         if (r->has_slo) {
             t_time(op->ttft_p99_s, x, sizeof x);
             t_time(op->itl_p99_s, y, sizeof y);
@@ -559,8 +646,9 @@ print_table(const struct plan_question *q, const struct plan_result *r)
     struct out_table *t = out_table_new(OUT_TABLE, NULL, RANK_F, N_RANK);
     int shown = 0;
     for (int i = 0; i < r->n_options && shown < 25; i++, shown++)
-        rank_row(t, i + 1, &r->options[i]);
+        rank_row(t, i + 1, &r->options[i], q->money);
     out_table_end(t, stdout, 0);
+    basis_footnote(q, r, shown);
     if (r->n_options > shown)
         printf("  ... %d more (-o csv or -o json lists all)\n", r->n_options - shown);
     if (r->chosen >= 0) {
@@ -653,11 +741,11 @@ print_table(const struct plan_question *q, const struct plan_result *r)
 }
 
 static void
-print_csv(const struct plan_result *r)
+print_csv(const struct plan_question *q, const struct plan_result *r)
 {
     struct out_table *t = out_table_new(OUT_CSV, NULL, RANK_F, N_RANK);
     for (int i = 0; i < r->n_options; i++)
-        rank_row(t, i + 1, &r->options[i]);
+        rank_row(t, i + 1, &r->options[i], q->money);
     out_table_end(t, stdout, 0);
 }
 
@@ -753,7 +841,7 @@ print_result(const struct plan_question *q, const struct plan_result *r, enum ou
     if (fmt == OUT_JSON)
         print_json(q, r);
     else if (fmt == OUT_CSV)
-        print_csv(r);
+        print_csv(q, r);
     else
         print_table(q, r);
 }

@@ -714,52 +714,20 @@ options(struct rep_doc *d, const struct plan_question *q, const struct plan_resu
 
 /* ---- 5 the serving simulation ---- */
 
-/* The simulator config of one instance of `op` (as plan.c's plan_sim_config builds it). */
-static int
-sim_config_of(const struct plan_question *q, const struct plan_option *op, double rate,
-              struct sim_config *cfg)
-{
-    const struct hw_profile *hw = find_hw(q, op->hw_id);
-    if (!hw || op->policy == SIM_DISAGGREGATED)
-        return -1;
-    memset(cfg, 0, sizeof *cfg);
-    roof_config_init(&cfg->engine, hw, q->model, ROOF_DECODE);
-    cfg->engine.weights = op->format.weights;
-    cfg->engine.act = op->format.act;
-    cfg->engine.kv = op->format.kv;
-    cfg->engine.tp = op->tp;
-    cfg->engine.pp = op->pp;
-    if (q->engine && caldata_tuning(hw, q->engine, NULL, &cfg->engine.tuning, NULL) != 0)
-        return -1;
-    cfg->instances = 1;
-    sim_sched_defaults(&cfg->sched, op->policy, q->model);
-    cfg->sched.max_batch = op->max_batch;
-    if (op->max_tokens_per_step > 0)
-        cfg->sched.max_tokens_per_step = op->max_tokens_per_step;
-    cfg->work.process = q->process;
-    cfg->work.cv = q->cv;
-    cfg->work.rate_per_s = rate;
-    cfg->work.prompt = q->prompt;
-    cfg->work.output = q->output;
-    cfg->work.requests = q->sim_requests;
-    cfg->work.warmup_requests = q->sim_requests / 10;
-    cfg->slo = q->slo;
-    if (!q->has_slo)
-        memset(&cfg->slo, 0, sizeof cfg->slo);
-    cfg->seed = q->seed;
-    return 0;
-}
-
 static void
-simulation(struct rep_doc *d, const struct plan_question *q, const struct plan_result *r)
+simulation(struct rep_doc *d, const struct plan_question *q, const struct plan_result *r,
+           const struct plan_opts *o)
 {
     if (r->chosen < 0)
         return;
     const struct plan_option *op = &r->options[r->chosen];
     struct sim_config cfg;
     double rate = op->planned_rate_per_instance_s;
-    if (!(rate > 0) || sim_config_of(q, op, rate, &cfg) != 0)
+    /* the planner's own adapter (plan.h), so the report and the planner cannot drift */
+    if (!(rate > 0) || op->policy == SIM_DISAGGREGATED ||
+        plan_option_sim_config(q, o, op, rate, &cfg) != 0)
         return;
+    cfg.timeline_points = 0; /* the full timeline for the chart */
     rep_section(d, 1, "Serving simulation of the chosen plan", true);
     struct sim_result sr;
     struct err_list errs = {0};
@@ -1014,7 +982,7 @@ rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struct pl
         if (rp_why(d, ctx) != 0)
             return -1;
     }
-    simulation(d, q, r);
+    simulation(d, q, r, o);
     volume(d, q, r);
     trust(d, q, r, ctx);
     ctx->n_hws = n_hws;

@@ -35,8 +35,8 @@ static const char *const CAND_KEYS[] = {"hardware",
                                         "max_tokens_per_step",
                                         "prefill_hardware",
                                         "prefill_decode_ratios"};
-static const char *const MONEY_KEYS[] = {"mode", "currency", "rent_per_hour", "purchase_per_device",
-                                         "tco"};
+static const char *const MONEY_KEYS[] = {"mode",         "currency", "rent_per_hour",
+                                         "rental_basis", "tco",      "purchase_per_device"};
 /* the order of struct plan_tco's fields (bits of tco_given) */
 static const char *const TCO_KEYS[] = {"life_years",
                                        "residual",
@@ -57,6 +57,10 @@ static const char *const DISTS[] = {"fixed", "uniform", "lognormal"};
 static const char *const POLICIES[] = {"static", "continuous", "chunked", "disaggregated"};
 static const char *const PROCESSES[] = {"poisson", "gamma"};
 static const char *const MODES[] = {"rent", "buy"};
+/* money.rental_basis and the enum plan_rent_basis it sets */
+static const char *const BASES[] = {"on-demand", "reserved-3y", "any"};
+static const enum plan_rent_basis BASIS_OF[] = {PLAN_BASIS_ON_DEMAND, PLAN_BASIS_RESERVED_3Y,
+                                                PLAN_BASIS_ANY};
 static const char *const OBJECTIVES[] = {"min_cost_per_hour", "min_cost_per_mtok", "min_devices",
                                          "max_tokens_per_dollar"};
 static const char *const ENGINES[] = {"vllm", "tensorrt-llm", "llama.cpp", "kernel"};
@@ -823,6 +827,12 @@ load_money(struct ycheck *y, const struct ynode *root, struct plan_question *q)
     }
     if (ycheck_str(y, m, "money", "currency", false, &s))
         snprintf(q->currency, sizeof q->currency, "%s", s);
+    if (ycheck_str(y, m, "money", "rental_basis", false, &s)) {
+        int k =
+            check_enum(y, ynode_get(m, "rental_basis"), "money.rental_basis", s, BASES, N(BASES));
+        if (k >= 0)
+            q->rent_basis = BASIS_OF[k];
+    }
     load_prices(y, m, "rent_per_hour", true, q);
     load_prices(y, m, "purchase_per_device", false, q);
     const struct ynode *tc = ynode_get(m, "tco");

@@ -36,6 +36,18 @@ enum plan_price_origin {
     PLAN_PRICE_TIER,     /* SemiAnalysis InferenceMAX tier for the device class */
     PLAN_PRICE_NONE      /* no price: the option is ranked last on cost objectives */
 };
+/* The basis of a rental price (docs/plan.md#costs): rentals are ranked on one basis, the
+ * question's `money.rental_basis` (on-demand unless it says); a device without a price on that
+ * basis takes its closest one and the option is flagged. */
+enum plan_rent_basis {
+    PLAN_BASIS_ON_DEMAND,   /* pay as you go, no commitment */
+    PLAN_BASIS_LIST,        /* a provider's list rental, commitment not stated */
+    PLAN_BASIS_SHORT_TERM,  /* a short reservation (AWS capacity blocks) or spot */
+    PLAN_BASIS_RESERVED_3Y, /* a multi-year contract (SemiAnalysis' 3-year rental tier) */
+    PLAN_BASIS_OWNED,       /* an owner's cost tier (InferenceMAX hyperscaler-own), not a rental */
+    PLAN_BASIS_ANY,         /* question only: the cheapest entry of any basis */
+    PLAN_BASIS_COUNT
+};
 /* Why a candidate was rejected before or after the search. */
 enum plan_reject_kind {
     PLAN_REJ_FORMAT,   /* the device has no roof for the format, or the model cannot use it */
@@ -135,6 +147,8 @@ struct plan_question {
     enum plan_money money;
     char currency[16];                  /* label only, e.g. "USD" */
     struct plan_price_override *prices; /* owned */
+    enum plan_rent_basis rent_basis;    /* money.rental_basis: on-demand (default), reserved-3y,
+                                         * any */
     int n_prices;
     struct plan_tco tco;
     unsigned tco_given; /* bit i set: field i of struct plan_tco came from the question */

@@ -47,30 +47,98 @@ override(const struct plan_question *q, const char *id)
     return NULL;
 }
 
+enum plan_rent_basis
+plan_rent_basis_of(const char *basis)
+{
+    if (!basis)
+        return PLAN_BASIS_LIST;
+    /* the term first: "3-year ... rental" is reserved even when it says rental */
+    static const char *const RESERVED[] = {"3-year", "3-yr",     "3 year",    "1-year",
+                                           "1-yr",   "reserved", "committed", "contract"};
+    static const char *const SHORT[] = {"capacity block", "spot", "interruptible", "preemptible"};
+    for (size_t i = 0; i < sizeof RESERVED / sizeof RESERVED[0]; i++)
+        if (strstr(basis, RESERVED[i]))
+            return PLAN_BASIS_RESERVED_3Y;
+    for (size_t i = 0; i < sizeof SHORT / sizeof SHORT[0]; i++)
+        if (strstr(basis, SHORT[i]))
+            return PLAN_BASIS_SHORT_TERM;
+    if (strstr(basis, "on-demand") || strstr(basis, "on demand"))
+        return PLAN_BASIS_ON_DEMAND;
+    if (strstr(basis, "tier") || strstr(basis, "owned"))
+        return PLAN_BASIS_OWNED;
+    return PLAN_BASIS_LIST;
+}
+
+const char *
+plan_rent_basis_name(enum plan_rent_basis b)
+{
+    static const char *const N[] = {"on-demand",   "list",       "short-term",
+                                    "reserved-3y", "owned-tier", "any"};
+    return (unsigned)b < PLAN_BASIS_COUNT ? N[b] : "?";
+}
+
+const char *
+plan_rent_basis_words(enum plan_rent_basis b)
+{
+    static const char *const W[] = {"on-demand",
+                                    "list rental, commitment not stated",
+                                    "short-term reservation",
+                                    "3-year reserved tier",
+                                    "owner's cost tier, not a rental",
+                                    "any basis"};
+    return (unsigned)b < PLAN_BASIS_COUNT ? W[b] : "?";
+}
+
+/* How far a price of basis `b` is from the basis asked: 0 = the same (any: always 0). */
+static int
+basis_distance(enum plan_rent_basis want, enum plan_rent_basis b)
+{
+    static const enum plan_rent_basis OD[] = {PLAN_BASIS_ON_DEMAND, PLAN_BASIS_LIST,
+                                              PLAN_BASIS_SHORT_TERM, PLAN_BASIS_RESERVED_3Y,
+                                              PLAN_BASIS_OWNED};
+    static const enum plan_rent_basis R3[] = {PLAN_BASIS_RESERVED_3Y, PLAN_BASIS_OWNED,
+                                              PLAN_BASIS_LIST, PLAN_BASIS_SHORT_TERM,
+                                              PLAN_BASIS_ON_DEMAND};
+    if (want == PLAN_BASIS_ANY)
+        return 0;
+    const enum plan_rent_basis *order = want == PLAN_BASIS_RESERVED_3Y ? R3 : OD;
+    for (int i = 0; i < 5; i++)
+        if (order[i] == b)
+            return i;
+    return 5;
+}
+
 double
 plan_rent_per_hour(const struct plan_question *q, const struct hw_profile *hw,
-                   enum plan_price_origin *origin, char *basis, size_t n)
+                   enum plan_price_origin *origin, enum plan_rent_basis *cls, char *basis, size_t n)
 {
+    enum plan_rent_basis want = q->rent_basis, dummy;
+    if (!cls)
+        cls = &dummy;
     const struct plan_price_override *o = override(q, hw->id);
     if (o && o->rent_per_hour > 0) {
         *origin = PLAN_PRICE_QUESTION;
+        *cls = want;
         snprintf(basis, n, "question");
         return o->rent_per_hour;
     }
-    /* the cheapest dated on-demand entry; else the cheapest dated entry of any basis */
-    int best = -1;
-    for (int pass = 0; pass < 2 && best < 0; pass++)
-        for (int i = 0; i < hw->n_cloud; i++) {
-            const struct hw_price_cloud *c = &hw->cloud[i];
-            bool od = c->basis && strncmp(c->basis, "on-demand", 9) == 0;
-            if (!(c->usd_per_hour > 0) || !c->date || (pass == 0 && !od))
-                continue;
-            if (best < 0 || c->usd_per_hour < hw->cloud[best].usd_per_hour)
-                best = i;
+    /* the dated entry closest to the basis asked; among those the cheapest */
+    int best = -1, best_d = 0;
+    for (int i = 0; i < hw->n_cloud; i++) {
+        const struct hw_price_cloud *c = &hw->cloud[i];
+        if (!(c->usd_per_hour > 0) || !c->date)
+            continue;
+        int d = basis_distance(want, plan_rent_basis_of(c->basis));
+        if (best < 0 || d < best_d ||
+            (d == best_d && c->usd_per_hour < hw->cloud[best].usd_per_hour)) {
+            best = i;
+            best_d = d;
         }
+    }
     if (best >= 0) {
         const struct hw_price_cloud *c = &hw->cloud[best];
         *origin = PLAN_PRICE_PROFILE;
+        *cls = plan_rent_basis_of(c->basis);
         snprintf(basis, n, "%s %s %s, profile", c->provider, c->basis ? c->basis : "basis unstated",
                  c->date);
         return c->usd_per_hour;
@@ -78,10 +146,12 @@ plan_rent_per_hour(const struct plan_question *q, const struct hw_profile *hw,
     for (size_t i = 0; i < sizeof TIERS / sizeof TIERS[0]; i++)
         if (strcmp(hw->id, TIERS[i].id) == 0) {
             *origin = PLAN_PRICE_TIER;
+            *cls = PLAN_BASIS_OWNED;
             snprintf(basis, n, "InferenceMAX tier 2026-04");
             return TIERS[i].usd_per_hour;
         }
     *origin = PLAN_PRICE_NONE;
+    *cls = want;
     snprintf(basis, n, "no price");
     return 0;
 }

@@ -17,11 +17,25 @@
  * trays, 0 for devices sold singly: PCIe and consumer cards, Apple machines). */
 int plan_server_devices(const struct hw_profile *hw);
 
-/* Rental price per device-hour: the question's override, else the cheapest dated cloud entry
- * of the profile, else the InferenceMAX tier of the device. Writes a basis ("coreweave 2026-02,
- * profile") to `basis`. Returns the price, 0 with PLAN_PRICE_NONE when there is none. */
+/* The basis of a profile's cloud entry from its free-text `basis` ("on-demand, 8-GPU instance",
+ * "capacity block", "SemiAnalysis cost tier: 3-year neocloud rental, 25% upfront", "neocloud
+ * list rental"; NULL or unrecognised: a list rental of unstated commitment). */
+enum plan_rent_basis plan_rent_basis_of(const char *basis);
+/* Short name ("on-demand", "list", "short-term", "reserved-3y", "owned-tier", "any") and words
+ * for the flag ("3-year reserved tier"). */
+const char *plan_rent_basis_name(enum plan_rent_basis b);
+const char *plan_rent_basis_words(enum plan_rent_basis b);
+
+/* Rental price per device-hour on the question's basis (money.rental_basis): the question's
+ * override, else the cheapest dated cloud entry of the profile on the closest basis to the one
+ * asked (on-demand: on-demand, list, short-term, reserved-3y; reserved-3y: reserved-3y, list,
+ * short-term, on-demand; any: the cheapest entry), else the InferenceMAX owned tier of the
+ * device. Writes a basis ("coreweave on-demand 2026-02, profile") to `basis` and the class of
+ * the price used to `cls` (may be NULL; a question's price counts as the basis asked). Returns
+ * the price, 0 with PLAN_PRICE_NONE when there is none. */
 double plan_rent_per_hour(const struct plan_question *q, const struct hw_profile *hw,
-                          enum plan_price_origin *origin, char *basis, size_t n);
+                          enum plan_price_origin *origin, enum plan_rent_basis *cls, char *basis,
+                          size_t n);
 /* Purchase price of one device (its share of a server before the server overhead): the
  * question's override, else the profile's most recent purchase entry. 0 when none. */
 double plan_purchase_price(const struct plan_question *q, const struct hw_profile *hw,

@@ -717,7 +717,7 @@ pool_cost(const struct plan_question *q, const struct hw_profile *hw, int used, 
     if (q->money == PLAN_BUY) {
         f->cost_per_hour += tco / PLAN_HOURS_PER_YEAR;
     } else {
-        double rent = plan_rent_per_hour(q, hw, &org, basis, sizeof basis);
+        double rent = plan_rent_per_hour(q, hw, &org, NULL, basis, sizeof basis);
         f->cost_per_hour += rent > 0 ? rent * devices : NAN;
     }
 }
@@ -781,19 +781,24 @@ price_option(const struct plan_question *q, const struct hw_profile *hw, struct 
                              &parts);
         op->device_price_per_hour =
             op->device_price_per_hour > 0 ? parts.total / PLAN_HOURS_PER_YEAR : 0;
+        op->rent_basis = q->rent_basis;
     } else {
-        op->device_price_per_hour =
-            plan_rent_per_hour(q, hw, &org, op->price_basis, sizeof op->price_basis);
+        op->device_price_per_hour = plan_rent_per_hour(q, hw, &org, &op->rent_basis,
+                                                       op->price_basis, sizeof op->price_basis);
+        op->basis_flag = q->rent_basis != PLAN_BASIS_ANY && op->rent_basis != q->rent_basis;
     }
     op->price_origin = org;
     const struct hw_profile *pf = op->prefill_hw_id[0] ? find_hw(q, op->prefill_hw_id) : NULL;
     if (pf) {
         char pb[PLAN_TEXT], both[2 * PLAN_TEXT + 64];
         enum plan_price_origin o2;
-        if (q->money == PLAN_BUY)
+        enum plan_rent_basis b2;
+        if (q->money == PLAN_BUY) {
             plan_purchase_price(q, pf, &o2, pb, sizeof pb);
-        else
-            plan_rent_per_hour(q, pf, &o2, pb, sizeof pb);
+        } else {
+            plan_rent_per_hour(q, pf, &o2, &b2, pb, sizeof pb);
+            op->basis_flag |= q->rent_basis != PLAN_BASIS_ANY && b2 != q->rent_basis;
+        }
         snprintf(both, sizeof both, "decode %s: %s; prefill %s: %s", hw->id, op->price_basis,
                  pf->id, pb);
         snprintf(op->price_basis, sizeof op->price_basis, "%.500s", both);
@@ -946,11 +951,19 @@ launch_line(const struct plan_question *q, const struct cand *c, const struct pl
                  c->tp > 1 ? " --split-mode row" : "");
         return;
     }
+    /* the token budget simulated: the question's, else (chunked prefill) the simulator's
+     * default, which is not the engine's (vLLM: 8192 on large devices) */
+    long budget = c->mtps;
+    if (budget <= 0 && c->policy == SIM_CHUNKED) {
+        struct sim_sched sd;
+        sim_sched_defaults(&sd, c->policy, q->model);
+        budget = sd.max_tokens_per_step;
+    }
     char tok[48] = "";
-    if (c->mtps > 0)
+    if (budget > 0)
         snprintf(tok, sizeof tok, " %s %ld",
                  strcmp(eng, "vllm") == 0 ? "--max-num-batched-tokens" : "--max_num_tokens",
-                 c->mtps);
+                 budget);
     if (strcmp(eng, "tensorrt-llm") == 0) {
         snprintf(b, n, "trtllm-serve %s --tp_size %d --pp_size %d --max_batch_size %ld%s", m, c->tp,
                  c->pp, c->max_batch, tok);
@@ -1373,10 +1386,15 @@ assumptions(const struct plan_question *q, struct plan_result *r)
     }
     add_assumption(r, &cap, "cost.per_mtok", "$/h / (tokens/s x 3600 / 1e6)",
                    "SemiAnalysis InferenceMAX cost formula, at the planned traffic", true);
-    add_assumption(r, &cap, "price.rent", "question > on-demand > any dated > tier",
-                   "the question's price, else the profile's cheapest dated on-demand cloud "
-                   "price, else its cheapest dated price of any basis, else the InferenceMAX "
-                   "tier (2026-04-03)",
+    if (q->money == PLAN_RENT) {
+        add_assumption(r, &cap, "money.rental_basis", plan_rent_basis_name(q->rent_basis),
+                       "rentals are ranked on one basis; a device without a price on it takes "
+                       "its closest basis and is flagged (docs/plan.md#costs)",
+                       q->rent_basis == PLAN_BASIS_ON_DEMAND);
+    }
+    add_assumption(r, &cap, "price.rent", "question > closest basis > tier",
+                   "the question's price, else the profile's cheapest dated cloud price on the "
+                   "basis asked or the closest one, else the InferenceMAX owned tier (2026-04-03)",
                    true);
     add_assumption(r, &cap, "slo.attainment", "TTFT, TPOT and E2E all within bounds",
                    "a request meets the SLO when all its figures do (DistServe's SLO attainment; "

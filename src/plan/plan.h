@@ -58,8 +58,10 @@ struct plan_option {
     /* money */
     double device_price_per_hour; /* per device-hour (rent, or TCO per hour when buying) */
     enum plan_price_origin price_origin;
-    char price_basis[PLAN_TEXT]; /* e.g. "coreweave on-demand 2026-02, profile" */
-    double cost_per_hour;        /* whole fleet */
+    char price_basis[PLAN_TEXT];     /* e.g. "coreweave on-demand 2026-02, profile" */
+    enum plan_rent_basis rent_basis; /* renting: the basis of the price used (decode pool) */
+    bool basis_flag;      /* renting: a price (either pool) is not on the question's rental_basis */
+    double cost_per_hour; /* whole fleet */
     double cost_per_mtok_output, cost_per_mtok_input, cost_per_mtok_blended;
     double tco_per_year; /* purchase: whole fleet; NaN when renting */
     double capex;        /* purchase: server prices of the fleet; NaN when renting */

@@ -81,3 +81,29 @@ expect_err plan-power-bad-msg "--power-budget-kw: expected a power in kW above 0
 run plan-offline 0 -- "$ROOFLINE" plan --question reports/offline-batch.yaml
 expect_out plan-offline-answer "finishes 1e+07 documents in"
 expect_out plan-offline-slo "no latency SLO (offline: maximise throughput)"
+
+# like-for-like rental prices: mi325x has no on-demand price, so it takes its closest basis (a
+# list rental) with a flag; `any` takes the cheapest entries and the answer says the bases differ
+cat >"$T/basis.yaml" <<'Q'
+model: llama-3.1-70b
+formats: [fp8]
+workload: {rate_per_s: 1, prompt: 512, output: 128}
+slo: {ttft: 2 s, itl: 50 ms}
+candidates: {hardware: [mi325x, mi300x], tp: [1], schedulers: [continuous]}
+plan: {requests: 300, confirm_top: 2}
+Q
+run plan-basis 0 -- "$ROOFLINE" plan --question "$T/basis.yaml"
+expect_out plan-basis-ondemand-winner "answer: rent 1 x mi300x"
+expect_out plan-basis-flag "mi325x price basis: list rental, commitment not stated, not on-demand"
+expect_out plan-basis-answer "price basis: on-demand; 1 runner up priced list rental"
+run plan-basis-csv 0 -- "$ROOFLINE" plan --question "$T/basis.yaml" -o csv
+expect_out plan-basis-csv-flag ",list*,"
+printf 'money: {rental_basis: any}\n' >>"$T/basis.yaml"
+run plan-basis-any 0 -- "$ROOFLINE" plan --question "$T/basis.yaml"
+expect_out plan-basis-any-price "12.00 USD/hour"
+expect_out plan-basis-any-differs "1 runner up priced 3-year reserved tier"
+
+# the launch line names the token budget the simulator used (chunked prefill: its default 2048)
+sed 's/schedulers: \[continuous\]/schedulers: [chunked]/' "$T/basis.yaml" >"$T/chunked.yaml"
+run plan-launch-budget 0 -- "$ROOFLINE" plan --question "$T/chunked.yaml"
+expect_out plan-launch-budget-line "--max-num-seqs 256 --max-num-batched-tokens 2048 --quantization fp8 --enable-chunked-prefill"

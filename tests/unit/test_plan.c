@@ -20,7 +20,7 @@ TEST(plan_cost_rental_by_hand)
     hw.id = "h100-sxm";
     enum plan_price_origin org;
     char basis[128];
-    double p = plan_rent_per_hour(&q, &hw, &org, basis, sizeof basis);
+    double p = plan_rent_per_hour(&q, &hw, &org, NULL, basis, sizeof basis);
     CHECK_NEAR(p, 2.5, 1e-12);
     CHECK(org == PLAN_PRICE_QUESTION);
     CHECK(plan_server_devices(&hw) == 8);
@@ -28,8 +28,61 @@ TEST(plan_cost_rental_by_hand)
     CHECK(isnan(plan_cost_per_mtok(20, 0)));
     /* without an override nor a cloud entry: the InferenceMAX tier */
     q.n_prices = 0;
-    CHECK_NEAR(plan_rent_per_hour(&q, &hw, &org, basis, sizeof basis), 1.30, 1e-12);
+    enum plan_rent_basis cls;
+    CHECK_NEAR(plan_rent_per_hour(&q, &hw, &org, &cls, basis, sizeof basis), 1.30, 1e-12);
     CHECK(org == PLAN_PRICE_TIER);
+    CHECK(cls == PLAN_BASIS_OWNED);
+}
+
+TEST(plan_cost_rent_basis)
+{
+    /* the profiles' free-text bases, normalised */
+    CHECK(plan_rent_basis_of("on-demand") == PLAN_BASIS_ON_DEMAND);
+    CHECK(plan_rent_basis_of("on-demand, 8-GPU instance") == PLAN_BASIS_ON_DEMAND);
+    CHECK(plan_rent_basis_of("serverless on-demand, per-second billing") == PLAN_BASIS_ON_DEMAND);
+    CHECK(plan_rent_basis_of("capacity block") == PLAN_BASIS_SHORT_TERM);
+    CHECK(plan_rent_basis_of("neocloud list rental") == PLAN_BASIS_LIST);
+    CHECK(plan_rent_basis_of(NULL) == PLAN_BASIS_LIST);
+    CHECK(plan_rent_basis_of("SemiAnalysis cost tier: 3-year neocloud rental, 25% upfront") ==
+          PLAN_BASIS_RESERVED_3Y);
+    /* mi325x's entries: a list rental 1.95 and the 3-year tier 1.80; mi300x adds on-demand 1.85 */
+    struct hw_price_cloud c[] = {
+        {.provider = "tensorwave",
+         .usd_per_hour = 1.95,
+         .date = "2026-05",
+         .basis = "neocloud list rental"},
+        {.provider = "inferencemax-tier",
+         .usd_per_hour = 1.80,
+         .date = "2026-04-03",
+         .basis = "SemiAnalysis cost tier: 3-year neocloud rental, 25% upfront"},
+        {.provider = "vultr", .usd_per_hour = 1.85, .date = "2026-05", .basis = "on-demand"},
+    };
+    struct plan_question q;
+    memset(&q, 0, sizeof q);
+    struct hw_profile hw;
+    memset(&hw, 0, sizeof hw);
+    hw.id = "mi325x";
+    hw.cloud = c;
+    hw.n_cloud = 2;
+    enum plan_price_origin org;
+    enum plan_rent_basis cls;
+    char basis[256];
+    /* on-demand asked (the default), none on offer: the closest basis, the list rental */
+    CHECK(q.rent_basis == PLAN_BASIS_ON_DEMAND);
+    CHECK_NEAR(plan_rent_per_hour(&q, &hw, &org, &cls, basis, sizeof basis), 1.95, 1e-12);
+    CHECK(cls == PLAN_BASIS_LIST);
+    CHECK(org == PLAN_PRICE_PROFILE);
+    q.rent_basis = PLAN_BASIS_RESERVED_3Y;
+    CHECK_NEAR(plan_rent_per_hour(&q, &hw, &org, &cls, basis, sizeof basis), 1.80, 1e-12);
+    CHECK(cls == PLAN_BASIS_RESERVED_3Y);
+    q.rent_basis = PLAN_BASIS_ANY;
+    CHECK_NEAR(plan_rent_per_hour(&q, &hw, &org, &cls, basis, sizeof basis), 1.80, 1e-12);
+    /* with an on-demand entry, on-demand wins over cheaper entries of other bases */
+    hw.n_cloud = 3;
+    q.rent_basis = PLAN_BASIS_ON_DEMAND;
+    CHECK_NEAR(plan_rent_per_hour(&q, &hw, &org, &cls, basis, sizeof basis), 1.85, 1e-12);
+    CHECK(cls == PLAN_BASIS_ON_DEMAND);
+    CHECK(strstr(basis, "vultr on-demand 2026-05") != NULL);
 }
 
 TEST(plan_cost_purchase_by_hand)
@@ -278,4 +331,39 @@ TEST(plan_md1_by_hand)
     }
     plan_result_release(&r);
     plan_question_free(q);
+}
+
+TEST(plan_tokens_per_month_by_hand)
+{
+    /* 1.2e9 input + output tokens a month, prompts of 1000 and outputs of 200 tokens: 1e6
+     * requests a month; over 730 h x 3600 s = 2,628,000 s that is 0.380518 requests/s on
+     * average, x the peak-to-mean 3 = 1.141553 requests/s (0.761035 with the default 2) */
+    const char *text = "model: llama-3-8b\n"
+                       "workload: {tokens_per_month: 1.2e9, peak_to_mean: 3, prompt: 1000, "
+                       "output: 200}\n"
+                       "candidates: {hardware: [h100-sxm]}\n"
+                       "money: {rental_basis: reserved-3y}\n";
+    struct err_list e = {0};
+    struct plan_question *q = plan_question_parse("t.yaml", text, strlen(text), &e);
+    CHECK(q != NULL);
+    if (!q) {
+        err_list_release(&e);
+        return;
+    }
+    CHECK(q->workload == PLAN_WL_TOKENS_PER_MONTH);
+    CHECK_NEAR(q->rate_per_s, 1.2e9 / 1200.0 / 2628000.0 * 3.0, 1e-12);
+    CHECK_NEAR(q->rate_per_s, 1.141553, 1e-6);
+    CHECK(q->rent_basis == PLAN_BASIS_RESERVED_3Y);
+    plan_question_free(q);
+    const char *t2 = "model: llama-3-8b\n"
+                     "workload: {tokens_per_month: 1.2e9, prompt: 1000, output: 200}\n"
+                     "candidates: {hardware: [h100-sxm]}\n";
+    q = plan_question_parse("t2.yaml", t2, strlen(t2), &e);
+    CHECK(q != NULL);
+    if (q) {
+        CHECK_NEAR(q->rate_per_s, 0.761035, 1e-6);
+        CHECK(q->rent_basis == PLAN_BASIS_ON_DEMAND);
+        plan_question_free(q);
+    }
+    err_list_release(&e);
 }
