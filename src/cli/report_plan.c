@@ -924,7 +924,7 @@ sens_eval(const struct plan_question *q, const struct plan_option *op, const str
         c.tco.life_years *= f;
         break;
     case SENS_PUE:
-        c.tco.pue *= f;
+        c.tco.pue = fmax(1.0, c.tco.pue * f); /* facility power never below IT power */
         break;
     case SENS_KWH:
         c.tco.price_per_kwh *= f;
@@ -977,7 +977,7 @@ sens_value(enum sens_input in, const struct plan_question *q, const struct hw_pr
         snprintf(buf, size, "%.3g y", q->tco.life_years * f);
         break;
     case SENS_PUE:
-        snprintf(buf, size, "PUE %.2f", q->tco.pue * f);
+        snprintf(buf, size, "PUE %.2f", fmax(1.0, q->tco.pue * f));
         break;
     case SENS_KWH:
         snprintf(buf, size, "%.3g/kWh", q->tco.price_per_kwh * f);
@@ -1018,7 +1018,9 @@ sensitivity(struct rep_doc *d, const struct plan_question *q, const struct plan_
             continue; /* the datasheet roofline has no efficiency to move */
         struct tornado_row *a = &dev[n], *b = &cost[n];
         memset(a, 0, sizeof *a);
-        snprintf(a->name, sizeof a->name, "%s", NAME[i]);
+        /* buying: the whole device-hour cost (capital and power) moves, not the price alone */
+        snprintf(a->name, sizeof a->name, "%s",
+                 buy && i == SENS_PRICE ? "device-hour cost" : NAME[i]);
         sens_value((enum sens_input)i, q, hw, o, LO[i], a->low_in, sizeof a->low_in);
         sens_value((enum sens_input)i, q, hw, o, HI[i], a->high_in, sizeof a->high_in);
         *b = *a;
@@ -1030,13 +1032,15 @@ sensitivity(struct rep_doc *d, const struct plan_question *q, const struct plan_
     sb_printf(&s,
               "How the chosen plan's device count and cost per million output tokens move when "
               "one input moves and the others stay: memory and compute efficiency " PM "20%%, "
-              "prompt and output length " PM "50%%, arrival rate " PM "50%%, device "
-              "price " PM "30%%%s. Each point re-plans the fleet of the chosen option "
+              "prompt and output length " PM "50%%, arrival rate " PM "50%%, "
+              "%s " PM "30%%%s. Each point re-plans the fleet of the chosen option "
               "(%s TP %d, %s) with the planner's <b>analytic</b> rate estimate (no simulation), "
               "so the base here, <b>%.0f devices</b> and <b>%.3f %s</b> per million output "
               "tokens, can differ from the simulated answer on page 1; the swings are what "
               "matter. The other options are not re-ranked.",
-              buy ? ", life " PM "25%, PUE " PM "14% and electricity price " PM "50%" : "",
+              buy ? "device-hour cost (TCO)" : "device price",
+              buy ? ", life " PM "25%, PUE " PM "14% (not below 1) and electricity price " PM "50%"
+                  : "",
               rp_esc(op->hw_id), op->tp, fmt_name(&op->format), bd, bm, q->currency);
     rep_para(d, sb_str(&s));
     struct tornado_panel P[2] = {
@@ -1073,7 +1077,8 @@ sensitivity(struct rep_doc *d, const struct plan_question *q, const struct plan_
         rep_table_row(t, row);
     }
     rep_table_caption(t, "'-': the chosen option can no longer serve the load there (it does not "
-                         "fit or misses the SLO at any rate). Device price moves the cost only.");
+                         "fit or misses the SLO at any rate). The device price (the device-hour "
+                         "cost when buying) moves the cost only.");
     sb_release(&s);
 }
 
