@@ -1,6 +1,7 @@
 /* roofline report: a PDF report of a planning question (the planner's answer first) or of one
  * system's analysis (phase times, tokens/s, bound, memory; then why, how far to trust it,
  * provenance). Layout is render/report.c; docs/report.md describes the sections. */
+#include "bench/report.h"
 #include "cli/caldata.h"
 #include "cli/cli.h"
 #include "cli/explain.h"
@@ -24,6 +25,7 @@ static const struct cli_opt SPEC[] = {
     OPT_VALUE("output", "FILE.pdf", "the report (-o; default reports/<question name>.pdf)"),
     OPT_VALUE("paper", "a4|letter", "paper size (default a4)"),
     OPT_VALUE("jobs", "N", "planner threads"),
+    OPT_VALUE("bench", "FILE", "a roofline bench -o json report: host validation table"),
     CLI_ENGINE_OPTS,
 };
 #define N_SPEC ((int)(sizeof SPEC / sizeof SPEC[0]))
@@ -44,6 +46,50 @@ usage_error(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\nusage: %s\n", cmd_report.usage);
     return CLI_USAGE;
+}
+
+/* --bench FILE: the host bench report, the host profile it gives and the model of its LLM
+ * kernels (bench-small), for the host validation table. */
+struct bench_in {
+    struct bench_report *r;
+    struct hw_profile *hw;
+    struct mdl_profile *model;
+};
+
+static void
+bench_free(struct bench_in *b)
+{
+    free(b->r);
+    hw_free(b->hw);
+    mdl_free(b->model);
+}
+
+/* 0 (nothing asked, or loaded into ctx), or -1 after printing. */
+static int
+bench_load(const struct cli_args *a, struct bench_in *b, struct rp_ctx *ctx)
+{
+    memset(b, 0, sizeof *b);
+    if (!cli_has(a, "bench"))
+        return 0;
+    const char *path = cli_get(a, "bench");
+    if (!(b->r = calloc(1, sizeof *b->r))) {
+        fprintf(stderr, "error: out of memory\n");
+        return -1;
+    }
+    if (read_bench_json(path, b->r) != 0)
+        return -1;
+    if (!(b->hw = bench_profile_new(b->r))) {
+        fprintf(stderr, "%s: error: the bench report lacks the DRAM bandwidth or the fp32 peak\n",
+                path);
+        return -1;
+    }
+    if (!(b->model = cli_load_model("bench-small")))
+        return -1;
+    ctx->bench = b->r;
+    ctx->bench_hw = b->hw;
+    ctx->bench_model = b->model;
+    ctx->bench_path = path;
+    return 0;
 }
 
 /* The single-system analysis report. */
@@ -69,6 +115,7 @@ run_analysis(const struct cli_args *a, int argc, char **argv)
     int n_hws = 0, rc = CLI_FAIL;
     struct mdl_profile *model = NULL;
     struct rep_doc *d = NULL;
+    struct bench_in bench = {0};
     char *save = NULL;
     for (char *tok = strtok_r(gpus, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (n_hws == CHART_MAX_GPUS) {
@@ -102,6 +149,8 @@ run_analysis(const struct cli_args *a, int argc, char **argv)
                          .engine = cli_get(a, "engine"),
                          .argc = argc,
                          .argv = argv};
+    if (bench_load(a, &bench, &ctx) != 0)
+        goto done;
     if (rp_analysis_report(d, &ctx) != 0)
         goto done;
     struct err_list errs = {0};
@@ -113,6 +162,7 @@ run_analysis(const struct cli_args *a, int argc, char **argv)
     cli_print_errs(&errs);
     err_list_release(&errs);
 done:
+    bench_free(&bench);
     rep_free(d);
     mdl_free(model);
     for (int i = 0; i < CHART_MAX_GPUS; i++)
@@ -193,6 +243,7 @@ run_question(const struct cli_args *a, int argc, char **argv)
     memset(&r, 0, sizeof r);
     int rc = CLI_FAIL;
     struct rep_doc *d = NULL;
+    struct bench_in bench = {0};
     if (plan_run(q, &o, &r, &errs) != 0) {
         cli_print_errs(&errs);
         err_list_release(&errs);
@@ -203,6 +254,8 @@ run_question(const struct cli_args *a, int argc, char **argv)
         goto done;
     }
     struct rp_ctx ctx = {.argc = argc, .argv = argv};
+    if (bench_load(a, &bench, &ctx) != 0)
+        goto done;
     if (rp_plan_report(d, q, &r, &o, &ctx, q->path ? q->path : qpath) != 0)
         goto done;
     struct rep_stats st;
@@ -213,6 +266,7 @@ run_question(const struct cli_args *a, int argc, char **argv)
     cli_print_errs(&errs);
     err_list_release(&errs);
 done:
+    bench_free(&bench);
     rep_free(d);
     plan_result_release(&r);
     plan_question_free(q);
@@ -235,10 +289,11 @@ run(int argc, char **argv)
 
 const struct cli_cmd cmd_report = {
     "report", "write a PDF report: the answer first, then why, how far to trust it and provenance",
-    "roofline report QUESTION.yaml [-o FILE.pdf] [--paper a4|letter] [--jobs N]\n"
+    "roofline report QUESTION.yaml [-o FILE.pdf] [--paper a4|letter] [--jobs N] [--bench FILE]\n"
     "         (default output: reports/<question file name>.pdf)\n"
     "       roofline report --gpu ID[,ID...] --model ID|PATH -o FILE.pdf [--paper a4|letter]\n"
     "         [--batch B] [--prompt P] [--context C] [--weights T] [--act T] [--kv T]\n"
     "         [--flash on|off] [--tp N] [--pp N] [--gpus N] [--reserve SIZE|PCT] [--engine E]\n"
+    "         [--bench FILE]\n"
     "  docs/report.md describes the sections",
     run, CLI_OPTS(SPEC)};

@@ -7,6 +7,7 @@
 #include "bench/report.h"
 #include "cli/cli.h"
 #include "cli/out.h"
+#include "cli/report_parts.h"
 #include "io/profiles.h"
 #include "io/ytree.h"
 #include "util/array.h"
@@ -90,7 +91,7 @@ long_at(const struct ynode *map, const char *key)
 
 /* The parts of a report that validate needs: host, roofs, cases with their measured times.
  * Returns 0, or -1 after printing a positioned error. */
-static int
+int
 read_bench_json(const char *path, struct bench_report *r)
 {
     struct err_list errs = {0};

@@ -1,6 +1,8 @@
 /* Report content: builds sections of a rep_doc from the engine's results. Numbers are formatted
  * the way `explain` and `analyze` print them, so a reader can find them in either. */
 #include "cli/report_parts.h"
+#include "bench/bench.h"
+#include "bench/predict.h"
 
 #include "cli/caldata.h"
 #include "cli/explain.h"
@@ -664,6 +666,57 @@ validation_table(struct rep_doc *d, const struct rp_ctx *ctx)
     "\xe2\x80\xa2 Speculative decoding, prefix caching and sampling costs (see roofline explain "  \
     "speculative, prefix-cache)."
 
+/* --bench: the host bench report's cases predicted on the host profile it gives, as
+ * `validate --host --bench FILE` does. */
+static void
+host_validation(struct rep_doc *d, const struct rp_ctx *ctx)
+{
+    const struct bench_report *r = ctx->bench;
+    rep_section(d, 2, "Validation on the benchmarked host", false);
+    struct sb b = {0};
+    sb_printf(&b,
+              "The cases of the host bench report <tt>%s</tt> (%s, roofline %s), each predicted "
+              "by the roofline on the host profile the report gives (its measured bandwidth and "
+              "fp32 peak) and compared with the median of the measured samples, as "
+              "<tt>roofline validate --host --bench FILE</tt> does. Error = (predicted - "
+              "measured) / measured.",
+              rp_esc(ctx->bench_path), rp_esc(r->date), rp_esc(r->version));
+    rep_para(d, sb_str(&b));
+    static const char *const H[] = {"case", "phase", "predicted", "measured", "error", "bound"};
+    struct rep_table *t = rep_table(d, 6, H, "llrrrl");
+    double abs_err[BENCH_MAX_CASES];
+    int m = 0;
+    for (int i = 0; i < r->n_cases; i++) {
+        const struct bench_case *c = &r->cases[i];
+        if (c->calibration)
+            continue; /* it set the GEMM efficiency: scoring it would predict itself */
+        struct bench_prediction p;
+        bool ok = bench_predict_case(ctx->bench_hw, ctx->bench_model, c, &p) == 0;
+        double e = ok ? bench_error_pct(p.predicted_s, c->meas.s.median) : NAN;
+        char pr[32], me[32], er[32];
+        const char *row[] = {rp_esc(c->id),
+                             bench_phase_name(c->phase),
+                             ok ? ex_time(pr, sizeof pr, p.predicted_s) : "-",
+                             ex_time(me, sizeof me, c->meas.s.median),
+                             er,
+                             ok ? (p.memory_bound ? "memory" : "compute") : rp_esc(p.reason)};
+        if (isfinite(e)) {
+            snprintf(er, sizeof er, "%+.1f%%", e);
+            abs_err[m++] = fabs(e);
+        } else {
+            snprintf(er, sizeof er, "-");
+        }
+        rep_table_row(t, row);
+    }
+    struct bench_error_summary es;
+    bench_error_summarize(abs_err, m, &es);
+    sb_reset(&b);
+    sb_printf(&b, "%d cases predicted; median |error| %.1f%%, 90th percentile %.1f%%.", m,
+              es.median_abs_pct, es.p90_abs_pct);
+    rep_table_caption(t, sb_str(&b));
+    sb_release(&b);
+}
+
 void
 rp_trust(struct rep_doc *d, const struct rp_ctx *ctx, bool planned)
 {
@@ -689,6 +742,8 @@ rp_trust(struct rep_doc *d, const struct rp_ctx *ctx, bool planned)
                           "or measured.");
     rep_section(d, 2, "Validation against published measurements", false);
     validation_table(d, ctx);
+    if (ctx->bench && ctx->bench_hw && ctx->bench_model)
+        host_validation(d, ctx);
     rep_section(d, 2, "What the model leaves out", false);
     rep_para(
         d, planned ? "\xe2\x80\xa2 The simulator's engine is a model of vLLM-like "

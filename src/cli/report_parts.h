@@ -20,7 +20,16 @@ struct rp_ctx {
     char **argv;
     const char *command; /* "report" or "explain" */
     char answer[1024];   /* filled: the answer in one or two plain sentences */
+    /* --bench FILE: the host bench report, its host profile and the model of its LLM kernels
+     * (all NULL without --bench): the trust section gets the host validation table */
+    const struct bench_report *bench;
+    const struct hw_profile *bench_hw;
+    const struct mdl_profile *bench_model;
+    const char *bench_path;
 };
+/* A `roofline bench -o json` report (cmd_validate.c); 0, or -1 after printing file:line:col. */
+struct bench_report;
+int read_bench_json(const char *path, struct bench_report *r);
 
 /* A growable string (markup is built with it). */
 struct sb {

@@ -145,6 +145,52 @@ mv "$T/reports/small.pdf" "$T/small1.pdf"
 (cd "$T" && SOURCE_DATE_EPOCH=1700000000 "$ROOFLINE" report "$Q/small.yaml" >/dev/null 2>&1)
 if cmp -s "$T/small1.pdf" "$T/reports/small.pdf"; then echo "ok report question byte-identical"; else
     echo "not ok report question byte-identical"; fi
+# sensitivity: the tornado's table, checked by hand: device price +-30% moves the cost per Mtok
+# by exactly 0.7x and 1.3x of the base and not the devices; on a fleet of the same size half and
+# 1.5x the output tokens (or the requests) give 2x and 2/3 of the base cost per Mtok
+pdftotext -layout "$T/reports/small.pdf" "$T/s.txt"
+python3 - "$T/s.txt" <<'EOF2'
+import re, sys
+t = open(sys.argv[1]).read()
+print(('ok' if re.search(r'^\d+ Sensitivity', t, re.M) else 'not ok') + ' report sensitivity section')
+rows = {}
+for m in re.finditer(r'^(\w[\w ]*?)\s{2,}(\S.*?)\s{2,}(\S+) \.\. (\S+)\s+(\S+)\s+(\S+) \.\. (\S+)\s+(\S+)\s*$', t, re.M):
+    rows[m.group(1)] = m.groups()
+m = re.search(r'base here, (\d+) devices and ([\d.]+) USD', t.replace('\n', ' '))
+if not m or 'device price' not in rows or 'output length' not in rows:
+    print('not ok report sensitivity table: %s %s' % (m, sorted(rows)))
+    sys.exit(0)
+dev, base = m.group(1), float(m.group(2))
+r = rows['device price']
+ok = r[2] == r[3] == dev and abs(float(r[5]) - 0.7 * base) < 6e-3 and abs(float(r[6]) - 1.3 * base) < 6e-3
+print(('ok' if ok else 'not ok') + ' report sensitivity price row %s (base %s)' % (r[1:], base))
+for k in ('output length', 'arrival rate'):
+    r = rows.get(k)
+    ok = r and r[2] == r[3] == dev and abs(float(r[5]) - 2 * base) < 6e-3 and abs(float(r[6]) - base / 1.5) < 6e-3
+    print(('ok' if ok else 'not ok') + ' report sensitivity %s row %s' % (k, r and r[1:]))
+print(('ok' if len(rows) == 6 else 'not ok') + ' report sensitivity rows (%d)' % len(rows))
+EOF2
+# --bench: the host validation table, the same predictions and errors as validate --host
+B="$here/../data/bench/report.json"
+run "report --bench" 0 -- "$ROOFLINE" report "$Q/small.yaml" --bench "$B" -o "$T/sb.pdf"
+pdftotext -layout "$T/sb.pdf" "$T/sb.txt"
+"$ROOFLINE" validate --host --bench "$B" 2>/dev/null >"$T/vh.txt"
+python3 - "$T/sb.txt" "$T/vh.txt" <<'EOF2'
+import re, sys
+rep, val = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+print(('ok' if 'Validation on the benchmarked host' in rep else 'not ok') + ' report --bench section')
+n = 0
+for m in re.finditer(r'^(\w+)\s+kernel\s.*?\s(-?[\d.]+)\s+(memory|compute)-bound', val, re.M):
+    want = '%+.1f%%' % float(m.group(2))
+    if re.search(r'^' + re.escape(m.group(1)) + r'\s+kernel\s.*' + re.escape(want), rep, re.M):
+        n += 1
+    else:
+        print('not ok report --bench row %s lacks %s' % (m.group(1), want))
+print(('ok' if n >= 5 else 'not ok') + ' report --bench rows match validate --host (%d)' % n)
+EOF2
+if grep -q "roofline profile --url" "$T/s.txt"; then echo "ok report verification has the profile line"; else
+    echo "not ok report verification lacks the profile line"; fi
+run "report --bench missing" 1 -- "$ROOFLINE" report "$Q/small.yaml" --bench "$T/nope.json" -o "$T/sb2.pdf"
 run "report impossible" 0 -- "$ROOFLINE" report "$Q/impossible.yaml" -o "$T/i.pdf"
 expect_out "report impossible says so" "no option meets the SLO"
 pdftotext -f 1 -l 1 "$T/i.pdf" "$T/i1.txt"
