@@ -1,7 +1,7 @@
 /* The chart model and its pure layout: building panels, "nice" ranges and ticks, log mapping,
  * engineering labels and collision-avoiding label placement. No Cairo, no printing.
  * Over 1,000 lines because the layout works on the model's own arrays (panels, series,
- * obstacles); the chart kinds that fill it live in charts.c and chart_sim.c. */
+ * obstacles); the chart kinds that fill it live in chart_<kind>.c (table in charts.c). */
 #include "render/chart.h"
 #include "util/array.h"
 
@@ -254,6 +254,17 @@ chart_label_dirs(struct chart_label *l, const enum chart_dir *dirs, int n)
     for (int i = 0; i < n; i++)
         l->dirs[i] = dirs[i];
     l->n_dirs = n;
+}
+
+void
+chart_label_leader(struct chart_label *l, double gap_px, int rings, bool bold)
+{
+    if (!l)
+        return;
+    l->gap_px = gap_px;
+    l->rings = rings;
+    l->bold = bold;
+    l->leader = true;
 }
 
 int

@@ -198,6 +198,10 @@ struct chart_label *chart_add_label(struct chart *c, struct chart_panel *p, cons
 void chart_label_anchor(struct chart_label *l, double x, double y);
 /* Replaces the candidate sides with the n given, in order of preference. */
 void chart_label_dirs(struct chart_label *l, const enum chart_dir *dirs, int n);
+/* Lets label l move up to `rings` rings out from its anchor (`gap_px` reference pixels at first),
+ * joined to the anchor by a leader line, in bold if asked. NULL (a failed chart_add_label) is a
+ * no-op, so the result of chart_add_label can be passed straight in. */
+void chart_label_leader(struct chart_label *l, double gap_px, int rings, bool bold);
 int chart_add_legend(struct chart *c, struct chart_panel *p, const char *text,
                      const struct chart_style *s, bool swatch_box);
 

@@ -129,10 +129,7 @@ chart_fill_batch(struct chart *c, const struct chart_request *req, struct err_li
                     static const enum chart_dir D[] = {CHART_SE, CHART_NW, CHART_S,  CHART_N,
                                                        CHART_E,  CHART_W,  CHART_SW, CHART_NE};
                     chart_label_dirs(l, D, 8);
-                    l->gap_px = 11;
-                    l->bold = true;
-                    l->rings = 9;
-                    l->leader = true;
+                    chart_label_leader(l, 11, 9, true);
                 }
             }
         }

@@ -120,10 +120,8 @@ chart_fill_decode(struct chart *c, const struct chart_request *req, struct err_l
                 static const enum chart_dir D[] = {CHART_NW, CHART_SE, CHART_W,  CHART_N,
                                                    CHART_S,  CHART_E,  CHART_NE, CHART_SW};
                 chart_label_dirs(l, D, 8);
-                l->gap_px = 11;
-                l->bold = true;
-                l->rings = 2; /* near its point or not at all: the legend names the marker */
-                l->leader = true;
+                /* two rings: near its point or not at all (the legend names the marker) */
+                chart_label_leader(l, 11, 2, true);
             }
             any_kv = true;
         }

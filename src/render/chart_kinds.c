@@ -360,9 +360,7 @@ kind_add_roofs(struct chart *c, struct chart_panel *p, const struct chart_reques
         }
         static const enum chart_dir D[] = {CHART_NW, CHART_SE};
         chart_label_dirs(l, D, 2);
-        l->gap_px = 3;
-        l->rings = 5;
-        l->leader = true;
+        chart_label_leader(l, 3, 5, false);
     }
     /* compute roofs */
     for (int k = 0; k < ng; k++) {
@@ -394,9 +392,7 @@ kind_add_roofs(struct chart *c, struct chart_panel *p, const struct chart_reques
             static const enum chart_dir D[] = {CHART_SE, CHART_S, CHART_E, CHART_SW,
                                                CHART_NW, CHART_N, CHART_W, CHART_NE};
             chart_label_dirs(l, D, 8);
-            l->gap_px = 10;
-            l->rings = 6;
-            l->leader = true;
+            chart_label_leader(l, 10, 6, false);
         }
     }
 }

@@ -99,10 +99,7 @@ chart_fill_memory(struct chart *c, const struct chart_request *req, struct err_l
         if (l) {
             static const enum chart_dir D[] = {CHART_N, CHART_NW, CHART_NE};
             chart_label_dirs(l, D, 3);
-            l->gap_px = 4;
-            l->bold = !m->fits;
-            l->rings = 6;
-            l->leader = true;
+            chart_label_leader(l, 4, 6, !m->fits);
         }
         /* capacity of this bar's device, once over all of its bars */
         if (i % nbl != 0)

@@ -72,10 +72,7 @@ chart_fill_prefill(struct chart *c, const struct chart_request *req, struct err_
                 static const enum chart_dir D[] = {CHART_NW, CHART_SE, CHART_N,  CHART_W,
                                                    CHART_S,  CHART_E,  CHART_NE, CHART_SW};
                 chart_label_dirs(l, D, 8);
-                l->gap_px = 11;
-                l->bold = true;
-                l->rings = 5;
-                l->leader = true;
+                chart_label_leader(l, 11, 5, true);
             }
         }
     struct chart_style s =

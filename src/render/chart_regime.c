@@ -215,30 +215,18 @@ chart_fill_regime(struct chart *c, const struct chart_request *req, struct err_l
                 snprintf(t, sizeof t, "%s (any batch)", group_names[k]);
                 struct chart_label *sl =
                     chart_add_label(c, p, t, bx[g][k][0], by[g][k][0], 185, OP_RGB[k % N_OP_RGB]);
-                if (sl) {
-                    sl->gap_px = 8;
-                    sl->rings = 5;
-                    sl->leader = true;
-                }
+                chart_label_leader(sl, 8, 5, false);
             }
         }
         struct chart_label *l = g ? NULL
                                   : chart_add_label(c, p, "batch 1", bx[g][n_groups][0],
                                                     by[g][n_groups][0], 220, CHART_BLACK);
-        if (l) {
-            l->gap_px = 8;
-            l->rings = 5;
-            l->leader = true;
-        }
+        chart_label_leader(l, 8, 5, false);
         kind_fmt_count((double)maxb[g], num, sizeof num);
         snprintf(text, sizeof text, "batch %s (memory limit)", num);
         l = chart_add_label(c, p, text, bx[g][n_groups][nb[g] - 1], by[g][n_groups][nb[g] - 1],
                             230 - g, KIND_GPU_RGB[g]);
-        if (l) {
-            l->gap_px = 8;
-            l->rings = 9;
-            l->leader = true;
-        }
+        chart_label_leader(l, 8, 9, false);
         if (nc[g] >= 2 && g == 0) {
             struct chart_style cs = chart_line_style(CHART_GREY, 2.4, CHART_DASHED);
             cs.marker = KIND_GPU_MARKER[g];
@@ -252,19 +240,11 @@ chart_fill_regime(struct chart *c, const struct chart_request *req, struct err_l
             kind_fmt_count(cctx[g][nc[g] - 1], num2, sizeof num2);
             snprintf(text, sizeof text, "context %s", num);
             l = chart_add_label(c, p, text, cx[g][0], cy[g][0], 190 - g, CHART_GREY);
-            if (l) {
-                l->gap_px = 7;
-                l->rings = 5;
-                l->leader = true;
-            }
+            chart_label_leader(l, 7, 5, false);
             snprintf(text, sizeof text, "context %s", num2);
             l = chart_add_label(c, p, text, cx[g][nc[g] - 1], cy[g][nc[g] - 1], 195 - g,
                                 CHART_GREY);
-            if (l) {
-                l->gap_px = 7;
-                l->rings = 5;
-                l->leader = true;
-            }
+            chart_label_leader(l, 7, 5, false);
         }
         if (isfinite(crit[g])) {
             struct chart_style ms =
@@ -278,12 +258,7 @@ chart_fill_regime(struct chart *c, const struct chart_request *req, struct err_l
             snprintf(text, sizeof text, "critical batch %s%s\n(ridge %s FLOP/B)", num,
                      crit[g] > (double)maxb[g] ? ", beyond memory" : "", ridge);
             l = chart_add_label(c, p, text, crit_x[g], crit_y[g], 260 - g, KIND_GPU_RGB[g]);
-            if (l) {
-                l->gap_px = 12;
-                l->bold = true;
-                l->rings = 6;
-                l->leader = true;
-            }
+            chart_label_leader(l, 12, 6, true);
         }
         if (isfinite(kvc[g])) {
             struct chart_style ms =
@@ -292,12 +267,7 @@ chart_fill_regime(struct chart *c, const struct chart_request *req, struct err_l
             kind_fmt_count(kvc[g], num, sizeof num);
             snprintf(text, sizeof text, "KV read = weight read\nat context %s", num);
             l = chart_add_label(c, p, text, kv_x[g], kv_y[g], 250 - g, KIND_GPU_RGB[g]);
-            if (l) {
-                l->gap_px = 11;
-                l->bold = true;
-                l->rings = 6;
-                l->leader = true;
-            }
+            chart_label_leader(l, 11, 6, true);
         }
     }
     for (int k = 0; k < n_groups; k++) {

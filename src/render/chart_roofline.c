@@ -67,11 +67,7 @@ chart_fill_roofline(struct chart *c, const struct chart_request *req, struct err
                 snprintf(text, sizeof text, "%s %.0f%%", names, o->share * 100);
                 struct chart_label *l =
                     chart_add_label(c, p, text, o->x, o->y, 100 + (int)(o->share * 100), rgb);
-                if (l) {
-                    l->gap_px = d / 2 + 3;
-                    l->rings = 10;
-                    l->leader = true;
-                }
+                chart_label_leader(l, d / 2 + 3, 10, false);
             }
         }
     }
@@ -82,12 +78,7 @@ chart_fill_roofline(struct chart *c, const struct chart_request *req, struct err
         if (m->label && m->label[0]) {
             struct chart_label *l = chart_add_label(c, p, m->label, m->intensity_flop_per_byte,
                                                     m->flops_per_s, 150, CHART_BLACK);
-            if (l) {
-                l->gap_px = 11;
-                l->bold = true;
-                l->rings = 5;
-                l->leader = true;
-            }
+            chart_label_leader(l, 11, 5, true);
         }
     }
     struct chart_style s =
