@@ -1095,3 +1095,26 @@ chart_line_style(uint32_t rgb, double px, enum chart_dash dash)
     s.alpha = 1;
     return s;
 }
+
+struct chart_style
+chart_marker_style(enum chart_marker m, double px, uint32_t stroke, double stroke_px, uint32_t fill,
+                   double fill_alpha)
+{
+    struct chart_style s = {0};
+    s.marker = m;
+    s.marker_px = px;
+    s.rgb = stroke;
+    s.line_px = stroke_px;
+    s.filled = fill_alpha > 0;
+    s.fill_rgb = fill;
+    s.fill_alpha = fill_alpha;
+    s.alpha = 1;
+    return s;
+}
+
+void
+chart_note(struct chart *c, const char *text)
+{
+    size_t l = strlen(c->footnote);
+    snprintf(c->footnote + l, sizeof c->footnote - l, "%s%s", l ? "\n" : "", text);
+}

@@ -119,7 +119,7 @@ chart_fill_batch(struct chart *c, const struct chart_request *req, struct err_li
             snprintf(text, sizeof text, "critical batch %s%s", num,
                      crit[g] > (double)maxb[g] ? " (beyond memory)" : "");
             struct chart_style ms =
-                kind_marker_style(CHART_MARKER_DIAMOND, 17, rgb, 2, CHART_YELLOW, 1);
+                chart_marker_style(CHART_MARKER_DIAMOND, 17, rgb, 2, CHART_YELLOW, 1);
             for (int k = 0; k < 2; k++) {
                 struct chart_panel *p = k ? bot : top;
                 double y = k ? r.itl_s : r.tokens_per_s_total;
@@ -142,7 +142,7 @@ chart_fill_batch(struct chart *c, const struct chart_request *req, struct err_li
         kind_faded_legend(c, top);
     struct chart_style s = chart_line_style(CHART_GREY, 1.8, CHART_DOTTED);
     chart_add_legend(c, top, "memory limit (largest batch that fits)", &s, false);
-    s = kind_marker_style(CHART_MARKER_DIAMOND, 17, CHART_BLACK, 2, CHART_YELLOW, 1);
+    s = chart_marker_style(CHART_MARKER_DIAMOND, 17, CHART_BLACK, 2, CHART_YELLOW, 1);
     chart_add_legend(c, top, "critical batch (weight GEMMs reach the ridge)", &s, false);
     kind_set_titles(c, req, "Decode throughput and step time against batch", false, false, true);
     return 0;

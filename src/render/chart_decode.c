@@ -107,7 +107,7 @@ chart_fill_decode(struct chart *c, const struct chart_request *req, struct err_l
             if (!isfinite(kvc[g][b]))
                 continue;
             struct chart_style ms =
-                kind_marker_style(CHART_MARKER_SQUARE, 16, KIND_GPU_RGB[g], 2, CHART_YELLOW, 1);
+                chart_marker_style(CHART_MARKER_SQUARE, 16, KIND_GPU_RGB[g], 2, CHART_YELLOW, 1);
             chart_add_point(c, left, kvc[g][b], kv_t[g][b], &ms);
             any_kv = true;
             if (g > 0) /* bytes only: the same context on every device, labelled once */
@@ -127,7 +127,7 @@ chart_fill_decode(struct chart *c, const struct chart_request *req, struct err_l
         }
     struct chart_style s;
     if (any_kv) {
-        s = kind_marker_style(CHART_MARKER_SQUARE, 16, CHART_BLACK, 2, CHART_YELLOW, 1);
+        s = chart_marker_style(CHART_MARKER_SQUARE, 16, CHART_BLACK, 2, CHART_YELLOW, 1);
         chart_add_legend(c, left, "KV-cache reads exceed weight reads", &s, false);
     } else {
         kind_fmt_count(cap, num, sizeof num);
@@ -135,7 +135,7 @@ chart_fill_decode(struct chart *c, const struct chart_request *req, struct err_l
                  "Left: KV-cache reads stay below weight reads up to the model's longest context "
                  "(%s).",
                  num);
-        kind_note(c, text);
+        chart_note(c, text);
     }
     bool misfit = false;
     for (int g = 0; g < req->n_hws; g++)
@@ -149,6 +149,6 @@ chart_fill_decode(struct chart *c, const struct chart_request *req, struct err_l
              "Right: sum of the step times of N tokens generated after a %s-token prompt "
              "(prefill not included).",
              num);
-    kind_note(c, text);
+    chart_note(c, text);
     return 0;
 }

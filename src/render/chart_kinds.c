@@ -19,22 +19,6 @@ const enum chart_marker KIND_GPU_MARKER[CHART_MAX_GPUS] = {CHART_MARKER_CIRCLE, 
                                                            CHART_MARKER_DIAMOND, CHART_MARKER_DOWN};
 const enum chart_dash KIND_BATCH_DASH[4] = {CHART_SOLID, CHART_DASHED, CHART_DASHDOT, CHART_DOTTED};
 
-struct chart_style
-kind_marker_style(enum chart_marker m, double px, uint32_t stroke, double stroke_px, uint32_t fill,
-                  double fill_alpha)
-{
-    struct chart_style s = {0};
-    s.marker = m;
-    s.marker_px = px;
-    s.rgb = stroke;
-    s.line_px = stroke_px;
-    s.filled = fill_alpha > 0;
-    s.fill_rgb = fill;
-    s.fill_alpha = fill_alpha;
-    s.alpha = 1;
-    return s;
-}
-
 struct roof_config
 kind_gpu_cfg(const struct chart_request *req, int g, enum roof_phase phase)
 {
@@ -100,14 +84,6 @@ kind_set_titles(struct chart *c, const struct chart_request *req, const char *wh
         snprintf(s + n, sizeof s - (size_t)n, DOT "flash attention %s",
                  b->flash_attention ? "on" : "off");
     snprintf(c->subtitle, sizeof c->subtitle, "%s", s);
-}
-
-/* Appends a line to the footnote. */
-void
-kind_note(struct chart *c, const char *text)
-{
-    size_t l = strlen(c->footnote);
-    snprintf(c->footnote + l, sizeof c->footnote - l, "%s%s", l ? "\n" : "", text);
 }
 
 /* n values from lo to hi evenly spaced in log, rounded to whole numbers, unique, ascending. */
@@ -383,7 +359,7 @@ kind_add_roofs(struct chart *c, struct chart_panel *p, const struct chart_reques
     /* ridge of the format the GEMMs run in */
     if (gemm_peak > 0 && ridge_mark) {
         double rx = gemm_peak / bw;
-        struct chart_style ms = kind_marker_style(CHART_MARKER_CIRCLE, 14, rgb, 2.4, 0xFFFFFF, 1);
+        struct chart_style ms = chart_marker_style(CHART_MARKER_CIRCLE, 14, rgb, 2.4, 0xFFFFFF, 1);
         chart_add_point(c, p, rx, gemm_peak, &ms);
         chart_format_si(rx, 3, "", false, num, sizeof num);
         snprintf(text, sizeof text, "ridge %s FLOP/B", num);

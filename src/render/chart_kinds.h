@@ -36,9 +36,6 @@ int chart_fill_memory(struct chart *c, const struct chart_request *req, struct e
 
 /* ---- shared helpers ---- */
 
-/* A marker of diameter px: outline stroke/stroke_px, filled with fill at fill_alpha (0: hollow). */
-struct chart_style kind_marker_style(enum chart_marker m, double px, uint32_t stroke,
-                                     double stroke_px, uint32_t fill, double fill_alpha);
 /* req->base on device g in `phase`, its engine reserve scaled to g's memory. */
 struct roof_config kind_gpu_cfg(const struct chart_request *req, int g, enum roof_phase phase);
 /* Whole counts (tokens, sequences): "25", "327", "8.19 k". */
@@ -47,8 +44,6 @@ void kind_fmt_count(double v, char *buf, size_t n);
  * depends on (batch, prompt, context), parallelism and engine tuning. */
 void kind_set_titles(struct chart *c, const struct chart_request *req, const char *what, bool batch,
                      bool prompt, bool context);
-/* Appends a line to the footnote. */
-void kind_note(struct chart *c, const char *text);
 /* n values from lo to hi evenly spaced in log, rounded to whole numbers, unique, ascending;
  * returns how many were written to out. */
 size_t kind_int_grid(double lo, double hi, size_t n, double *out);

@@ -62,7 +62,7 @@ chart_fill_prefill(struct chart *c, const struct chart_request *req, struct err_
             if (!isfinite(cross[g][b]))
                 continue;
             struct chart_style ms =
-                kind_marker_style(CHART_MARKER_DIAMOND, 17, KIND_GPU_RGB[g], 2, CHART_YELLOW, 1);
+                chart_marker_style(CHART_MARKER_DIAMOND, 17, KIND_GPU_RGB[g], 2, CHART_YELLOW, 1);
             chart_add_point(c, p, cross[g][b], cross_t[g][b], &ms);
             kind_fmt_count(cross[g][b], num, sizeof num);
             snprintf(text, sizeof text, "compute-bound from %s tokens", num);
@@ -76,7 +76,7 @@ chart_fill_prefill(struct chart *c, const struct chart_request *req, struct err_
             }
         }
     struct chart_style s =
-        kind_marker_style(CHART_MARKER_DIAMOND, 17, CHART_BLACK, 2, CHART_YELLOW, 1);
+        chart_marker_style(CHART_MARKER_DIAMOND, 17, CHART_BLACK, 2, CHART_YELLOW, 1);
     chart_add_legend(c, p, "prefill turns compute-bound", &s, false);
     bool misfit = false;
     for (int g = 0; g < req->n_hws; g++)

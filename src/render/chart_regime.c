@@ -58,7 +58,7 @@ chart_fill_regime(struct chart *c, const struct chart_request *req, struct err_l
         if (maxb[g] < 1) {
             snprintf(text, sizeof text, "%s: the model does not fit at context %g.",
                      req->hws[g]->id, cfg.context);
-            kind_note(c, text);
+            chart_note(c, text);
             continue;
         }
         double top = (double)maxb[g];
@@ -146,7 +146,7 @@ chart_fill_regime(struct chart *c, const struct chart_request *req, struct err_l
                          "KV-cache reads stay below weight reads up to the model's longest "
                          "context (%s) at batch %s.",
                          num, num2);
-                kind_note(c, text);
+                chart_note(c, text);
             }
         } else {
             kvc[g] = cstar;
@@ -163,7 +163,7 @@ chart_fill_regime(struct chart *c, const struct chart_request *req, struct err_l
                          "%s: KV reads would overtake weight reads at context %s, beyond the "
                          "memory limit.",
                          req->hws[g]->id, num);
-                kind_note(c, text);
+                chart_note(c, text);
                 kvc[g] = NAN;
             }
         }
@@ -248,7 +248,7 @@ chart_fill_regime(struct chart *c, const struct chart_request *req, struct err_l
         }
         if (isfinite(crit[g])) {
             struct chart_style ms =
-                kind_marker_style(CHART_MARKER_DIAMOND, 17, KIND_GPU_RGB[g], 2, CHART_YELLOW, 1);
+                chart_marker_style(CHART_MARKER_DIAMOND, 17, KIND_GPU_RGB[g], 2, CHART_YELLOW, 1);
             chart_add_point(c, p, crit_x[g], crit_y[g], &ms);
             kind_fmt_count(crit[g], num, sizeof num);
             char ridge[32];
@@ -262,7 +262,7 @@ chart_fill_regime(struct chart *c, const struct chart_request *req, struct err_l
         }
         if (isfinite(kvc[g])) {
             struct chart_style ms =
-                kind_marker_style(CHART_MARKER_SQUARE, 16, KIND_GPU_RGB[g], 2, CHART_YELLOW, 1);
+                chart_marker_style(CHART_MARKER_SQUARE, 16, KIND_GPU_RGB[g], 2, CHART_YELLOW, 1);
             chart_add_point(c, p, kv_x[g], kv_y[g], &ms);
             kind_fmt_count(kvc[g], num, sizeof num);
             snprintf(text, sizeof text, "KV read = weight read\nat context %s", num);
@@ -298,8 +298,8 @@ chart_fill_regime(struct chart *c, const struct chart_request *req, struct err_l
     if (req->n_hws > 1)
         kind_gpu_legend(c, p, req, true);
     kind_set_titles(c, req, "Decode regime as batch and context grow", true, false, true);
-    kind_note(c,
-              "Arrows point to larger batch or longer context. Element-wise operators keep their "
-              "intensity at any batch and are left out.");
+    chart_note(c,
+               "Arrows point to larger batch or longer context. Element-wise operators keep their "
+               "intensity at any batch and are left out.");
     return 0;
 }

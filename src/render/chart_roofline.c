@@ -56,9 +56,9 @@ chart_fill_roofline(struct chart *c, const struct chart_request *req, struct err
             for (int i = 0; i < npts[g][ph]; i++) {
                 const struct kind_op_point *o = &pts[g][ph][i];
                 double d = fmax(7.0, 70.0 * sqrt(o->share));
-                struct chart_style s =
-                    kind_marker_style(KIND_GPU_MARKER[g], d, req->n_hws > 1 ? KIND_GPU_RGB[g] : rgb,
-                                      req->n_hws > 1 ? 2.0 : 1.4, rgb, 0.7);
+                struct chart_style s = chart_marker_style(KIND_GPU_MARKER[g], d,
+                                                          req->n_hws > 1 ? KIND_GPU_RGB[g] : rgb,
+                                                          req->n_hws > 1 ? 2.0 : 1.4, rgb, 0.7);
                 chart_add_point(c, p, o->x, o->y, &s);
                 if (g != 0 || o->share < 0.03)
                     continue;
@@ -73,7 +73,7 @@ chart_fill_roofline(struct chart *c, const struct chart_request *req, struct err
     }
     for (size_t i = 0; i < req->n_measured; i++) {
         const struct chart_measured *m = &req->measured[i];
-        struct chart_style s = kind_marker_style(CHART_MARKER_CROSS, 16, CHART_BLACK, 3, 0, 0);
+        struct chart_style s = chart_marker_style(CHART_MARKER_CROSS, 16, CHART_BLACK, 3, 0, 0);
         chart_add_point(c, p, m->intensity_flop_per_byte, m->flops_per_s, &s);
         if (m->label && m->label[0]) {
             struct chart_label *l = chart_add_label(c, p, m->label, m->intensity_flop_per_byte,
@@ -82,7 +82,7 @@ chart_fill_roofline(struct chart *c, const struct chart_request *req, struct err
         }
     }
     struct chart_style s =
-        kind_marker_style(CHART_MARKER_CIRCLE, 15, PREFILL_RGB, 1.4, PREFILL_RGB, 0.7);
+        chart_marker_style(CHART_MARKER_CIRCLE, 15, PREFILL_RGB, 1.4, PREFILL_RGB, 0.7);
     chart_add_legend(c, p, "prefill operators", &s, false);
     s.rgb = s.fill_rgb = DECODE_RGB;
     chart_add_legend(c, p, "decode operators", &s, false);
@@ -97,18 +97,18 @@ chart_fill_roofline(struct chart *c, const struct chart_request *req, struct err
         s = chart_line_style(CHART_BLACK, 1.4, CHART_DASHED);
         chart_add_legend(c, p, "roofs of other formats", &s, false);
     }
-    s = kind_marker_style(CHART_MARKER_CIRCLE, 14, CHART_BLACK, 2.4, 0xFFFFFF, 1);
+    s = chart_marker_style(CHART_MARKER_CIRCLE, 14, CHART_BLACK, 2.4, 0xFFFFFF, 1);
     chart_add_legend(c, p, "ridge point", &s, false);
     if (req->n_measured) {
-        s = kind_marker_style(CHART_MARKER_CROSS, 16, CHART_BLACK, 3, 0, 0);
+        s = chart_marker_style(CHART_MARKER_CROSS, 16, CHART_BLACK, 3, 0, 0);
         chart_add_legend(c, p, "measured", &s, false);
     }
     kind_set_titles(c, req, "Roofline", true, true, true);
-    kind_note(c, "Marker area is proportional to the operator's share of its phase's time; "
-                 "labels show the largest shares (first device).");
+    chart_note(c, "Marker area is proportional to the operator's share of its phase's time; "
+                  "labels show the largest shares (first device).");
     if (many)
-        kind_note(c, "Only the compute roofs the weight GEMMs use are drawn for three or more "
-                     "devices; chart one or two devices to see every format's roof.");
+        chart_note(c, "Only the compute roofs the weight GEMMs use are drawn for three or more "
+                      "devices; chart one or two devices to see every format's roof.");
     /* measured points above the memory roof are not an error: their working set stayed in a
      * cache, whose bandwidth is higher than DRAM's (ERT, Yang et al.; Intel Advisor draws the
      * cache roofs for this reason) */
@@ -123,7 +123,7 @@ chart_fill_roofline(struct chart *c, const struct chart_request *req, struct err
                  "%d measured point%s above the memory roof: %s working set stayed in a cache "
                  "(cache-resident), whose bandwidth is higher than the DRAM roof drawn here.",
                  above, above == 1 ? " lies" : "s lie", above == 1 ? "its" : "their");
-        kind_note(c, buf);
+        chart_note(c, buf);
     }
     if (skipped) {
         char buf[256] = "Not shown (no FLOPs or no DRAM traffic):";
@@ -136,7 +136,7 @@ chart_fill_roofline(struct chart *c, const struct chart_request *req, struct err
             }
         size_t l = strlen(buf);
         snprintf(buf + l, sizeof buf - l, ".");
-        kind_note(c, buf);
+        chart_note(c, buf);
     }
     return 0;
 }
