@@ -32,9 +32,10 @@ static const uint32_t OP_RGB[] = {CHART_VERMILLION, CHART_BLUE,   CHART_GREEN,
                                   CHART_PURPLE,     CHART_ORANGE, CHART_SKY};
 #define N_OP_RGB ARRAY_SIZE(OP_RGB)
 
+enum { MAXB = 32 }; /* batches on a path: 1, 2, 4 ... up to the memory limit */
+
 /* The decode paths of every device: operator groups (matmuls, grouped on the first device) and the
  * whole step over batch, the whole step over context, and the two marks. */
-enum { MAXB = 32 }; /* batches on a path: 1, 2, 4 ... up to the memory limit */
 struct regime {
     double bx[CHART_MAX_GPUS][ROOF_OP_COUNT + 1][MAXB], by[CHART_MAX_GPUS][ROOF_OP_COUNT + 1][MAXB];
     int groups[ROOF_OP_COUNT][ROOF_OP_COUNT], n_groups;
@@ -55,7 +56,6 @@ regime_device(struct chart *c, const struct chart_request *req, int g, struct re
               struct err_list *errs)
 {
     char text[200], num[48], num2[48];
-
     struct roof_config cfg = kind_gpu_cfg(req, g, ROOF_DECODE);
     rg->maxb[g] = roof_max_batch(&cfg);
     rg->crit[g] = rg->kvc[g] = NAN;
