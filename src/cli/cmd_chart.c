@@ -161,10 +161,45 @@ run_plan(const struct cli_args *a)
         return cli_usage_error(&cmd_chart, "-o: '%s' does not end in .png, .svg or .pdf", out);
     int width = DEFAULT_W, height = DEFAULT_H;
     if (cli_has(a, "size") && parse_size(cli_get(a, "size"), &width, &height) != 0)
-        return cli_usage_error(&cmd_chart, "--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
-                           "'%s'",
-                           cli_get(a, "size"));
+        return cli_usage_error(&cmd_chart,
+                               "--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
+                               "'%s'",
+                               cli_get(a, "size"));
     return cli_finish(cli_plan_chart(cli_get(a, "question"), out, width, height));
+}
+
+/* The charts that are not built from a chart_request (render/charts.c says why), each run with
+ * its own input; every other kind is a line in render/charts.c's table. `chart profile` is
+ * dispatched before the options are parsed, since it has options of its own. */
+static const struct {
+    const char *name;
+    int (*run)(const struct cli_args *a);
+} OWN_KINDS[] = {
+    {"simulate", run_simulate},
+    {"plan", run_plan},
+};
+
+/* An unknown kind: the closest name of every kind, or the list. */
+static int
+unknown_kind(const char *kind)
+{
+    const char *names[CHART_KIND_COUNT + ARRAY_SIZE(OWN_KINDS) + 1];
+    size_t n = 0;
+    for (int i = 0; i < CHART_KIND_COUNT; i++)
+        names[n++] = chart_kind_name((enum chart_kind)i);
+    for (size_t i = 0; i < ARRAY_SIZE(OWN_KINDS); i++)
+        names[n++] = OWN_KINDS[i].name;
+    names[n++] = "profile";
+    const char *hint = str_closest(kind, names, n);
+    if (hint) {
+        fprintf(stderr, "error: unknown chart kind '%s' (did you mean '%s'?)\n", kind, hint);
+        return CLI_USAGE;
+    }
+    char list[256] = "";
+    for (size_t i = 0, l = 0; i < n && l < sizeof list; i++)
+        l += (size_t)snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", names[i]);
+    fprintf(stderr, "error: unknown chart kind '%s' (%s)\n", kind, list);
+    return CLI_USAGE;
 }
 
 static int
@@ -183,30 +218,15 @@ run(int argc, char **argv)
                                "memory or simulate)");
     if (a.n_pos > 1)
         return cli_usage_error(&cmd_chart, "unexpected argument '%s'", a.pos[1]);
-    if (strcmp(a.pos[0], "simulate") == 0)
-        return run_simulate(&a);
-    if (strcmp(a.pos[0], "plan") == 0)
-        return run_plan(&a);
+    for (size_t i = 0; i < ARRAY_SIZE(OWN_KINDS); i++)
+        if (strcmp(a.pos[0], OWN_KINDS[i].name) == 0)
+            return OWN_KINDS[i].run(&a);
     if (cli_has(&a, "scenario") || cli_has(&a, "seed"))
         return cli_usage_error(&cmd_chart, "--scenario and --seed go with the simulate chart");
     struct chart_request req;
     memset(&req, 0, sizeof req);
-    if (chart_kind_parse(a.pos[0], &req.kind) != 0) {
-        const char *names[CHART_KIND_COUNT + 1];
-        for (int i = 0; i < CHART_KIND_COUNT; i++)
-            names[i] = chart_kind_name((enum chart_kind)i);
-        names[CHART_KIND_COUNT] = "simulate";
-        const char *hint = str_closest(a.pos[0], names, CHART_KIND_COUNT + 1);
-        if (hint)
-            fprintf(stderr, "error: unknown chart kind '%s' (did you mean '%s'?)\n", a.pos[0],
-                    hint);
-        else
-            fprintf(stderr,
-                    "error: unknown chart kind '%s' (roofline, regime, batch, prefill, "
-                    "decode, memory, simulate)\n",
-                    a.pos[0]);
-        return CLI_USAGE;
-    }
+    if (chart_kind_parse(a.pos[0], &req.kind) != 0)
+        return unknown_kind(a.pos[0]);
     const char *out = cli_get(&a, "output");
     enum chart_format fmt;
     if (!out)

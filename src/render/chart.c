@@ -1,7 +1,7 @@
 /* The chart model and its pure layout: building panels, "nice" ranges and ticks, log mapping,
  * engineering labels and collision-avoiding label placement. No Cairo, no printing.
  * Over 1,000 lines because the layout works on the model's own arrays (panels, series,
- * obstacles); the chart kinds that fill it live in charts.c and chart_sim.c. */
+ * obstacles); the chart kinds that fill it live in chart_<kind>.c (table in charts.c). */
 #include "render/chart.h"
 #include "util/array.h"
 
@@ -254,6 +254,17 @@ chart_label_dirs(struct chart_label *l, const enum chart_dir *dirs, int n)
     for (int i = 0; i < n; i++)
         l->dirs[i] = dirs[i];
     l->n_dirs = n;
+}
+
+void
+chart_label_leader(struct chart_label *l, double gap_px, int rings, bool bold)
+{
+    if (!l)
+        return;
+    l->gap_px = gap_px;
+    l->rings = rings;
+    l->bold = bold;
+    l->leader = true;
 }
 
 int
@@ -1083,4 +1094,27 @@ chart_line_style(uint32_t rgb, double px, enum chart_dash dash)
     s.dash = dash;
     s.alpha = 1;
     return s;
+}
+
+struct chart_style
+chart_marker_style(enum chart_marker m, double px, uint32_t stroke, double stroke_px, uint32_t fill,
+                   double fill_alpha)
+{
+    struct chart_style s = {0};
+    s.marker = m;
+    s.marker_px = px;
+    s.rgb = stroke;
+    s.line_px = stroke_px;
+    s.filled = fill_alpha > 0;
+    s.fill_rgb = fill;
+    s.fill_alpha = fill_alpha;
+    s.alpha = 1;
+    return s;
+}
+
+void
+chart_note(struct chart *c, const char *text)
+{
+    size_t l = strlen(c->footnote);
+    snprintf(c->footnote + l, sizeof c->footnote - l, "%s%s", l ? "\n" : "", text);
 }

@@ -198,6 +198,12 @@ struct chart_label *chart_add_label(struct chart *c, struct chart_panel *p, cons
 void chart_label_anchor(struct chart_label *l, double x, double y);
 /* Replaces the candidate sides with the n given, in order of preference. */
 void chart_label_dirs(struct chart_label *l, const enum chart_dir *dirs, int n);
+/* Lets label l move up to `rings` rings out from its anchor (`gap_px` reference pixels at first),
+ * joined to the anchor by a leader line, in bold if asked. NULL (a failed chart_add_label) is a
+ * no-op, so the result of chart_add_label can be passed straight in. */
+void chart_label_leader(struct chart_label *l, double gap_px, int rings, bool bold);
+/* Appends a line to the chart's footnote (cut at its size). */
+void chart_note(struct chart *c, const char *text);
 int chart_add_legend(struct chart *c, struct chart_panel *p, const char *text,
                      const struct chart_style *s, bool swatch_box);
 
@@ -252,6 +258,10 @@ struct chart_rect chart_label_box(double x, double y, double w, double h, double
                                   enum chart_dir d);
 /* An opaque line of `px` pixels (at scale 1) in colour `rgb` with `dash`. */
 struct chart_style chart_line_style(uint32_t rgb, double px, enum chart_dash dash);
+/* A marker of diameter px (at scale 1): outline stroke, stroke_px wide, filled with fill at
+ * fill_alpha (0: hollow). */
+struct chart_style chart_marker_style(enum chart_marker m, double px, uint32_t stroke,
+                                      double stroke_px, uint32_t fill, double fill_alpha);
 /* Tries each ring (ring k at gap + 0.9 k h) x each anchor (pixels) x each side; keeps the first
  * free box, records it as an obstacle and returns true with the anchor and ring used (either may
  * be NULL); false (label dropped) when none is free. From ring 1 on the label may get a leader

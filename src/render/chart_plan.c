@@ -182,11 +182,7 @@ chart_build_plan(const struct plan_question *q, const struct plan_opts *o,
     if (q->has_slo && q->slo.itl_s > 0 && 1.0 / q->slo.itl_s > pf->x.min &&
         1.0 / q->slo.itl_s < pf->x.max) {
         double vx[2] = {1.0 / q->slo.itl_s, 1.0 / q->slo.itl_s}, vy[2] = {pf->y.min, pf->y.max};
-        struct chart_style s = {0};
-        s.rgb = CHART_GREY;
-        s.line_px = 2;
-        s.dash = CHART_DASHED;
-        s.alpha = 1;
+        struct chart_style s = chart_line_style(CHART_GREY, 2, CHART_DASHED);
         chart_add_line(c, pf, &s, vx, vy, 2);
         chart_add_legend(c, pf, "ITL bound", &s, false);
     }
@@ -235,11 +231,7 @@ chart_build_plan(const struct plan_question *q, const struct plan_opts *o,
     if (q->has_slo && q->slo.ttft_s > 0 && q->slo.ttft_s > cost->x.min &&
         q->slo.ttft_s < cost->x.max) {
         double vx[2] = {q->slo.ttft_s, q->slo.ttft_s}, vy[2] = {cost->y.min, cost->y.max};
-        struct chart_style s = {0};
-        s.rgb = CHART_GREY;
-        s.line_px = 2;
-        s.dash = CHART_DASHED;
-        s.alpha = 1;
+        struct chart_style s = chart_line_style(CHART_GREY, 2, CHART_DASHED);
         chart_add_line(c, cost, &s, vx, vy, 2);
         chart_add_legend(c, cost, "TTFT bound", &s, false);
     }

@@ -59,28 +59,6 @@ chart_sim_cdf(const double *v, long n, double *x, double *y, long max_pts)
     return k;
 }
 
-static struct chart_style
-dot_style(uint32_t rgb)
-{
-    struct chart_style s = {0};
-    s.marker = CHART_MARKER_CIRCLE;
-    s.marker_px = 13;
-    s.rgb = CHART_BLACK;
-    s.line_px = 1.5;
-    s.filled = true;
-    s.fill_rgb = rgb;
-    s.fill_alpha = 1;
-    s.alpha = 1;
-    return s;
-}
-
-static void
-note(struct chart *c, const char *text)
-{
-    size_t l = strlen(c->footnote);
-    snprintf(c->footnote + l, sizeof c->footnote - l, "%s%s", l ? "\n" : "", text);
-}
-
 struct metric {
     const char *name;
     uint32_t rgb;
@@ -190,7 +168,8 @@ build_cdfs(struct chart *c, struct chart_panel *p, const struct sim_config *cfg,
             flen += snprintf(foot + flen, sizeof foot - (size_t)flen, "%s%s %s",
                              flen ? ", " : "p99: ", m[k].name, num);
             if (k < 3) {
-                struct chart_style d = dot_style(m[k].rgb);
+                struct chart_style d =
+                    chart_marker_style(CHART_MARKER_CIRCLE, 13, CHART_BLACK, 1.5, m[k].rgb, 1);
                 chart_add_point(c, p, st.p99, 99, &d);
             }
         }
@@ -223,13 +202,13 @@ build_cdfs(struct chart *c, struct chart_panel *p, const struct sim_config *cfg,
                  cfg->slo.ttft_s > 0 || cfg->slo.itl_s > 0 || cfg->slo.e2e_s > 0
                      ? " (dots on the curves; SLO bounds dotted)"
                      : " (dots on the curves)");
-    note(c, foot);
+    chart_note(c, foot);
     if (zero_queue > 0) {
         snprintf(text, sizeof text,
                  "%.1f%% of the measured requests were scheduled on arrival (queueing delay 0, "
                  "at the left edge of its CDF).",
                  100.0 * (double)zero_queue / (double)m[3].n);
-        note(c, text);
+        chart_note(c, text);
     }
     rc = 0;
 out:
@@ -409,12 +388,12 @@ chart_build_simulate(const struct sim_config *cfg, const struct sim_result *r, c
         snprintf(text, sizeof text, "Throughput %.3g requests/s; %ld preemptions; %ld rejected.",
                  r->throughput_req_per_s, r->preemptions, r->rejected);
     }
-    note(c, text);
+    chart_note(c, text);
     snprintf(text, sizeof text,
              "CDFs: completed requests after the warm-up; TPOT is a request's mean time between "
              "tokens. Timeline: the system at the start of engine steps (%d samples of %ld).",
              r->n_timeline, r->steps);
-    note(c, text);
+    chart_note(c, text);
     (void)measured;
     if (c->failed) {
         chart_free(c);

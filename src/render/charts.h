@@ -1,5 +1,6 @@
-/* The chart kinds: each builds a chart model from the engine (roofline, regime, batch, prefill,
- * decode, memory). No drawing and no printing; docs/charts.md describes what each shows. */
+/* The chart kinds built from the engine for a chart_request (roofline, regime, batch, prefill,
+ * decode, memory): one file each (render/chart_<kind>.c), one table of {name, build} in charts.c.
+ * No drawing and no printing; docs/charts.md describes what each shows. */
 #ifndef ROOFLINE_RENDER_CHARTS_H
 #define ROOFLINE_RENDER_CHARTS_H
 
@@ -8,6 +9,7 @@
 #include "render/chart.h"
 #include "util/err.h"
 
+/* One value per line of the KINDS table (render/charts.c), in its order. */
 enum chart_kind {
     CHART_KIND_ROOFLINE,
     CHART_KIND_REGIME,
@@ -20,8 +22,6 @@ enum chart_kind {
 
 #define CHART_MAX_GPUS 5
 #define CHART_MAX_BATCHES 8
-
-/* A measured point to overlay on a roofline chart. */
 
 struct chart_request {
     enum chart_kind kind;

@@ -359,6 +359,19 @@ TEST(chart_layout_fake_font)
     chart_free(NULL);
 }
 
+TEST(chart_label_leader)
+{
+    struct chart *c = chart_new();
+    struct chart_panel *p = chart_add_panel(c);
+    struct chart_label *l = chart_add_label(c, p, "x", 1, 1, 0, CHART_BLACK);
+    CHECK(l && !l->leader && !l->bold);
+    chart_label_leader(l, 7, 5, true);
+    CHECK(l->leader && l->bold && l->rings == 5);
+    CHECK_NEAR(l->gap_px, 7, 0);
+    chart_label_leader(NULL, 7, 5, true); /* a failed chart_add_label passes NULL: no-op */
+    chart_free(c);
+}
+
 TEST(chart_kind_names)
 {
     enum chart_kind k;
@@ -366,6 +379,9 @@ TEST(chart_kind_names)
     CHECK(chart_kind_parse("memory", &k) == 0 && k == CHART_KIND_MEMORY);
     CHECK(chart_kind_parse("roof", &k) == -1);
     CHECK_STR(chart_kind_name(CHART_KIND_BATCH), "batch");
+    for (int i = 0; i < CHART_KIND_COUNT; i++) /* every line of the table names its own kind */
+        CHECK(chart_kind_parse(chart_kind_name((enum chart_kind)i), &k) == 0 && (int)k == i);
+    CHECK_STR(chart_kind_name(CHART_KIND_COUNT), "?");
     enum chart_format f;
     CHECK(chart_format_from_path("a/b.PNG", &f) == 0 && f == CHART_PNG);
     CHECK(chart_format_from_path("x.svg", &f) == 0 && f == CHART_SVG);
