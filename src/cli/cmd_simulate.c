@@ -320,12 +320,14 @@ print_answer(const struct sim_result *r)
     char ttft[32], tpot[32];
     unit_format_time(r->ttft.p50, 3, ttft, sizeof ttft);
     unit_format_time(r->tpot.p50, 3, tpot, sizeof tpot);
+    char pre[32] = "n/a (none completed)";
+    if (isfinite(r->preemptions_per_request))
+        snprintf(pre, sizeof pre, "%.3g", r->preemptions_per_request);
     printf("  answer: %.4g output tokens/s, %.4g requests/s %s; TTFT p50 %s, TPOT p50 %s; "
-           "engines busy %.1f%%, %.3g preemptions per request\n",
+           "engines busy %.1f%%, %s preemptions per request\n",
            arr ? r->arrivals_output_tokens_per_s : r->output_tokens_per_s,
            arr ? r->arrivals_req_per_s : r->throughput_req_per_s,
-           arr ? "during arrivals" : "including drain", ttft, tpot, 100.0 * r->busy_fraction,
-           r->preemptions_per_request);
+           arr ? "during arrivals" : "including drain", ttft, tpot, 100.0 * r->busy_fraction, pre);
 }
 
 static void
