@@ -77,3 +77,55 @@ for tr in "$T/trace.fifo" /dev/zero; do
     run "trace-not-regular-$(basename "$tr")" 1 -- timeout 10 "$ROOFLINE" simulate --scenario "$T/trsc.yaml"
     expect_err "trace-not-regular-$(basename "$tr")-msg" "cannot read the trace '$tr': not a regular file"
 done
+
+# simulate --requests-out through util/afile: a unique temporary name (O_EXCL), never through a
+# fixed path.tmp (a symlink there made simulate overwrite its target), devices written
+# directly, strerror with the path, temporaries removed on SIGTERM and after kill -9
+sc=scenarios/continuous.yaml
+echo victim >"$T/victim"
+ln -s "$T/victim" "$T/req.csv.tmp"
+echo old >"$T/req.csv.tmp"1.0
+echo stale >"$T/req.csv.tmp999999999.3"
+run req-out-symlink 0 -- "$ROOFLINE" simulate --scenario "$sc" --requests-out "$T/req.csv"
+[ "$(cat "$T/victim")" = victim ] && echo "ok req-out-symlink-victim" || echo "not ok req-out-symlink-victim"
+head -n 1 "$T/req.csv" | grep -q '^id,arrival_s,' && echo "ok req-out-written" || echo "not ok req-out-written"
+[ -f "$T/req.csv.tmp1.0" ] && echo "ok req-out-live-pid-kept" || echo "not ok req-out-live-pid-kept"
+[ ! -e "$T/req.csv.tmp999999999.3" ] && echo "ok req-out-stale-removed" || echo "not ok req-out-stale-removed"
+run req-out-dev-null 0 -- "$ROOFLINE" simulate --scenario "$sc" --requests-out /dev/null
+[ -c /dev/null ] && echo "ok req-out-dev-null-still-device" || echo "not ok req-out-dev-null-still-device"
+if [ -c /dev/full ]; then
+    run req-out-dev-full 1 -- "$ROOFLINE" simulate --scenario "$sc" --requests-out /dev/full
+    expect_err req-out-dev-full-msg "/dev/full: error: cannot write '/dev/full': No space left on device"
+fi
+"$ROOFLINE" simulate --scenario "$sc" --requests-out /dev/stdout 2>"$T/err" | cat >"$T/stdout.csv"
+grep -q '^id,arrival_s,' "$T/stdout.csv" && echo "ok req-out-dev-stdout" || echo "not ok req-out-dev-stdout"
+[ -L /dev/stdout ] || [ ! -e /dev/stdout ] && echo "ok req-out-dev-stdout-kept" || echo "not ok req-out-dev-stdout-kept"
+run req-out-missing-dir 1 -- "$ROOFLINE" simulate --scenario "$sc" --requests-out "$T/none/r.csv"
+expect_err req-out-missing-dir-msg "$T/none/r.csv: error: cannot create '$T/none/r.csv.tmp"
+expect_err req-out-missing-dir-why "': No such file or directory"
+sed -e 's/requests: [0-9]*/requests: 1000000/' -e 's/warmup_requests: .*/warmup_requests: 10/' "$sc" >"$T/long.yaml"
+# (SIGINT is ignored by background jobs of a non-interactive shell: TERM and HUP here)
+for sig in TERM HUP; do
+    rm -f "$T/sig.csv"*
+    "$ROOFLINE" simulate --scenario "$T/long.yaml" --requests-out "$T/sig.csv" >/dev/null 2>&1 &
+    pid=$!
+    i=0
+    while [ $i -lt 100 ] && ! ls "$T/sig.csv.tmp$pid."* >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+    kill -$sig $pid
+    wait $pid
+    rc=$?
+    if [ $i -lt 100 ] && [ $rc -gt 128 ] && ! ls "$T/sig.csv"* >/dev/null 2>&1; then
+        echo "ok req-out-sig$sig-cleans"
+    else
+        echo "not ok req-out-sig$sig-cleans: rc $rc, waited $i, left: $(ls "$T" | grep sig.csv)"
+    fi
+done
+
+# calibrate writes every file first, then renames them all: one that cannot be written (here a
+# directory in the way of an engine profile) leaves the old device classes whole, no temporary
+mkdir -p "$T/cal/calibration" "$T/cal/engine_profiles/llama.cpp.yaml"
+echo old >"$T/cal/calibration/device-classes.yaml"
+run cal-all-or-none 1 -- "$ROOFLINE" calibrate --measurements calibration/measurements.yaml --engine llama.cpp --output-dir "$T/cal"
+expect_err cal-all-or-none-msg "$T/cal/engine_profiles/llama.cpp.yaml: error: cannot write '$T/cal/engine_profiles/llama.cpp.yaml': Is a directory"
+[ "$(cat "$T/cal/calibration/device-classes.yaml")" = old ] && echo "ok cal-all-or-none-old-kept" || echo "not ok cal-all-or-none-old-kept"
+[ -z "$(find "$T/cal" -name '*.tmp*')" ] && echo "ok cal-all-or-none-no-temp" || echo "not ok cal-all-or-none-no-temp"
