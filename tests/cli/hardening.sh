@@ -129,3 +129,19 @@ run cal-all-or-none 1 -- "$ROOFLINE" calibrate --measurements calibration/measur
 expect_err cal-all-or-none-msg "$T/cal/engine_profiles/llama.cpp.yaml: error: cannot write '$T/cal/engine_profiles/llama.cpp.yaml': Is a directory"
 [ "$(cat "$T/cal/calibration/device-classes.yaml")" = old ] && echo "ok cal-all-or-none-old-kept" || echo "not ok cal-all-or-none-old-kept"
 [ -z "$(find "$T/cal" -name '*.tmp*')" ] && echo "ok cal-all-or-none-no-temp" || echo "not ok cal-all-or-none-no-temp"
+
+# explain options with bounds (1e-300 parameters gave inf tokens/s, 1e300 drafted tokens n/a,
+# 1e300 output tokens inf decode devices)
+run ex-params-tiny 2 -- "$ROOFLINE" explain prefill --params 1e-300
+expect_err ex-params-tiny-msg "error: --params: expected from 1M to 100T parameters, got '1e-300'"
+run ex-draft-k-huge 1 -- "$ROOFLINE" explain speculative --draft-k 1e300
+expect_err ex-draft-k-huge-msg "error: --draft-k: expected a whole number of proposed tokens, 1 to 64, got '1e300'"
+run ex-output-huge 1 -- "$ROOFLINE" explain disaggregation --output 1e300
+expect_err ex-output-huge-msg "error: --output: expected a number of generated tokens, 1 to 1e7, got '1e300'"
+# a model that does not fit says so (it printed '80 GB - 1.342 TB - 8 GB - -1.27 TB = 0 B')
+run ex-kv-no-fit 0 -- "$ROOFLINE" explain kv-cache --model deepseek-v3 --gpu h100-sxm
+expect_out ex-kv-no-fit-says "does not fit: needs 1.35 TB per device, 1.27 TB more than the 80 GB of the h100-sxm"
+grep -q -- '- -[0-9]' "$T/out" && echo "not ok ex-kv-no-fit-negative" || echo "ok ex-kv-no-fit-negative"
+run ex-moe-no-fit 0 -- "$ROOFLINE" explain moe --model mixtral-8x7b --gpu h100-sxm
+expect_out ex-moe-no-fit-says "does not fit: needs 102 GB per device"
+expect_err ex-moe-no-fit-warn "warning: mixtral-8x7b in bf16 does not fit on one h100-sxm"
