@@ -234,6 +234,33 @@ afile_rollback(struct afile *af)
 }
 
 int
+afile_check(const char *path, struct err_list *errs)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return 0;
+    const char *slash = strrchr(path, '/');
+    size_t nd = slash ? (size_t)(slash - path) + (slash == path) : 1;
+    char *dir = malloc(nd + 1);
+    if (!dir) {
+        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
+        return -1;
+    }
+    memcpy(dir, slash ? path : ".", nd);
+    dir[nd] = '\0';
+    int rc = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0) {
+        int e = errno ? errno : ENOTDIR;
+        if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+            e = ENOTDIR;
+        err_add(errs, path, 0, 0, ERR_ERROR, "cannot write into '%s': %s", dir, strerror(e));
+        rc = -1;
+    }
+    free(dir);
+    return rc;
+}
+
+int
 afile_write(const char *path, const void *data, size_t len, struct err_list *errs)
 {
     struct afile af;

@@ -33,6 +33,9 @@ int afile_publish(struct afile *af, struct err_list *errs);
  * process is gone (left by kill -9), and the first afile_open installs SIGINT/SIGTERM/SIGHUP
  * handlers (where the default action is in place) that remove the open temporaries and then
  * die of the signal. */
+/* Before long work: whether `path` could be written (an existing non-regular target, or a
+ * directory that exists and is writable). Returns 0, or -1 with the reason in `errs`. */
+int afile_check(const char *path, struct err_list *errs);
 /* Convenience: write `len` bytes of `data` to `path` atomically. Returns 0 or -1 (`errs`). */
 int afile_write(const char *path, const void *data, size_t len, struct err_list *errs);
 

@@ -145,3 +145,7 @@ grep -q -- '- -[0-9]' "$T/out" && echo "not ok ex-kv-no-fit-negative" || echo "o
 run ex-moe-no-fit 0 -- "$ROOFLINE" explain moe --model mixtral-8x7b --gpu h100-sxm
 expect_out ex-moe-no-fit-says "does not fit: needs 102 GB per device"
 expect_err ex-moe-no-fit-warn "warning: mixtral-8x7b in bf16 does not fit on one h100-sxm"
+
+# bench --write-profile into a missing directory fails before measuring (it measured for 14 s)
+run bench-write-missing-dir 1 -- timeout 5 "$ROOFLINE" bench --quick --write-profile "$T/nodir/host.yaml"
+expect_err bench-write-missing-dir-msg "$T/nodir/host.yaml: error: cannot write into '$T/nodir': No such file or directory"
