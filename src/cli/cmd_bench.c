@@ -306,6 +306,15 @@ run(int argc, char **argv)
     if (cli_long(&a, "threads", 0, 1, &threads) != 0 ||
         (cli_has(&a, "parts") && parse_parts(cli_get(&a, "parts"), &parts) != 0))
         return cli_end(&c, CLI_USAGE);
+    if (cli_has(&a, "write-profile")) {
+        /* fail before measuring (14 s), not after */
+        struct err_list werr = {0};
+        int wrc = afile_check(cli_get(&a, "write-profile"), &werr);
+        cli_print_errs(&werr);
+        err_list_release(&werr);
+        if (wrc != 0)
+            return cli_end(&c, CLI_FAIL);
+    }
     struct mdl_profile *model = c.model =
         cli_load_model(cli_has(&a, "model") ? cli_get(&a, "model") : "bench-small");
     if (!model)

@@ -4,11 +4,11 @@
 #include "cli/cli.h"
 #include "cli/explain.h"
 #include "cli/fit_advice.h"
-#include "io/profiles.h"
-#include "util/array.h"
 #include "cli/report_parts.h"
+#include "io/profiles.h"
 #include "render/charts.h"
 #include "render/report.h"
+#include "util/array.h"
 #include "util/units.h"
 
 #include <errno.h>
@@ -504,6 +504,11 @@ run_text(const struct cli_args *ap)
     if ((rc = cli_engine_opts(&a, &cfg)) != 0)
         goto out;
     if (cli_count(&a, "params", &params) != 0) {
+        rc = CLI_USAGE;
+    } else if (cli_has(&a, "params") && !(params >= 1e6 && params <= 1e14)) {
+        /* a nominal model from 1M to 100T parameters (1e-300 gave inf tokens/s) */
+        fprintf(stderr, "error: --params: expected from 1M to 100T parameters, got '%s'\n",
+                cli_get(&a, "params"));
         rc = CLI_USAGE;
     } else if (m) {
         /* the worked steps derive the bound (the datasheet roofline); the engine's expected time

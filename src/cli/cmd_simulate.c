@@ -6,6 +6,7 @@
 #include "cli/out.h"
 #include "io/scenario.h"
 #include "sim/sim.h"
+#include "util/afile.h"
 #include "util/units.h"
 
 #include <math.h>
@@ -320,12 +321,14 @@ print_answer(const struct sim_result *r)
     char ttft[32], tpot[32];
     unit_format_time(r->ttft.p50, 3, ttft, sizeof ttft);
     unit_format_time(r->tpot.p50, 3, tpot, sizeof tpot);
+    char pre[32] = "n/a (none completed)";
+    if (isfinite(r->preemptions_per_request))
+        snprintf(pre, sizeof pre, "%.3g", r->preemptions_per_request);
     printf("  answer: %.4g output tokens/s, %.4g requests/s %s; TTFT p50 %s, TPOT p50 %s; "
-           "engines busy %.1f%%, %.3g preemptions per request\n",
+           "engines busy %.1f%%, %s preemptions per request\n",
            arr ? r->arrivals_output_tokens_per_s : r->output_tokens_per_s,
            arr ? r->arrivals_req_per_s : r->throughput_req_per_s,
-           arr ? "during arrivals" : "including drain", ttft, tpot, 100.0 * r->busy_fraction,
-           r->preemptions_per_request);
+           arr ? "during arrivals" : "including drain", ttft, tpot, 100.0 * r->busy_fraction, pre);
 }
 
 static void
@@ -360,11 +363,12 @@ csv_num(FILE *f, double x)
         fprintf(f, "%.9g", x);
 }
 
-/* Per-request CSV, streamed as requests finish (completion order) to a temporary name and
- * renamed into place at the end. */
+/* Per-request CSV, streamed as requests finish (completion order) to a unique temporary name
+ * (util/afile) and renamed into place at the end; a device such as /dev/null is written
+ * directly. */
 struct req_out {
+    struct afile af;
     FILE *f;
-    char tmp[4200];
     bool has_slo;
 };
 
@@ -391,13 +395,14 @@ write_request(void *ctx, const struct sim_request *q)
 static int
 requests_open(struct req_out *o, const char *path, bool has_slo)
 {
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp", path);
+    struct err_list errs = {0};
     o->has_slo = has_slo;
-    o->f = fopen(o->tmp, "w");
-    if (!o->f) {
-        fprintf(stderr, "error: cannot write '%s'\n", path);
+    if (afile_open(&o->af, path, &errs) != 0) {
+        cli_print_errs(&errs);
+        err_list_release(&errs);
         return -1;
     }
+    o->f = o->af.fp;
     fprintf(o->f, "id,arrival_s,prompt_tokens,output_tokens,status,reject,warmup,instance,"
                   "queue_s,ttft_s,tpot_s,max_itl_s,e2e_s,finish_s,preemptions,slo_met\n");
     return 0;
@@ -405,16 +410,17 @@ requests_open(struct req_out *o, const char *path, bool has_slo)
 
 /* close and rename into place (ok), or remove the temporary file */
 static int
-requests_close(struct req_out *o, const char *path, bool ok)
+requests_close(struct req_out *o, bool ok)
 {
-    int bad = ferror(o->f);
-    if (fclose(o->f) != 0 || bad || !ok || rename(o->tmp, path) != 0) {
-        remove(o->tmp);
-        if (ok)
-            fprintf(stderr, "error: cannot write '%s'\n", path);
+    if (!ok) {
+        afile_rollback(&o->af);
         return -1;
     }
-    return 0;
+    struct err_list errs = {0};
+    int rc = afile_commit(&o->af, &errs);
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    return rc;
 }
 
 static int
@@ -436,12 +442,12 @@ run_once(const struct scenario *sc, const struct sim_config *cfg, enum out_fmt f
         cli_print_errs(&errs);
         err_list_release(&errs);
         if (requests_out)
-            requests_close(&ro, requests_out, false);
+            requests_close(&ro, false);
         return CLI_FAIL;
     }
     err_list_release(&errs);
     int rc = CLI_OK;
-    if (requests_out && requests_close(&ro, requests_out, true) != 0)
+    if (requests_out && requests_close(&ro, true) != 0)
         rc = CLI_FAIL;
     struct sim_analytic a;
     bool have_a = sim_analytic(cfg, &a) == 0;

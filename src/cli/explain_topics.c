@@ -2,6 +2,7 @@
  * parallelism, speculative decoding, prefix caching, disaggregation. Each prints the formula,
  * the values with units and the result, step by step, for the chosen GPU and model. */
 #include "cli/explain.h"
+#include "cli/fit_advice.h"
 
 #include "core/serving.h"
 #include "io/profiles.h"
@@ -80,6 +81,17 @@ ex_kv_cache(const struct roof_config *cfg, const struct cli_args *a)
     printf("  blocks = ceil(tokens / block) per layer%s; bytes = %s per sequence\n",
            m->sliding_window > 0 ? " (sliding-window layers keep at most the window)" : "",
            Q(p.bytes_per_seq, "B", 3));
+    /* no pool to divide when the weights alone overflow the device (it printed negative
+     * memory, then advice about KV formats) */
+    struct roof_fit_advice fit;
+    if (roof_fit_advise(cfg, &fit) == 0 && !fit.fits) {
+        printf("Step 4. The pool left for the KV cache: none\n");
+        cli_fit_advice(stdout, cfg, "  ");
+        printf("\nConclusion: %s does not fit on one %s, so there is no KV cache pool to size; "
+               "see the changes above.\n",
+               m->id, cfg->hw->id);
+        return 0;
+    }
     printf("Step 4. The pool left for the KV cache\n");
     printf("  pool = capacity - weights - engine reserve - activations = %s - %s - %s - %s = %s\n",
            Q(p.capacity_bytes, "B", 3), Q(p.weights_bytes, "B", 4), Q(p.reserve_bytes, "B", 3),
@@ -228,6 +240,11 @@ ex_moe(const struct roof_config *cfg, const struct cli_args *a)
     struct mdl_params p;
     mdl_param_count(m, &p);
     double E = (double)m->n_experts, k = (double)m->experts_per_token;
+    if (!cli_fit_advice(stdout, cfg, "")) {
+        fprintf(stderr, "warning: %s in %s does not fit on one %s: the times below assume it did\n",
+                cfg->model->id, dtype_name(cfg->weights), cfg->hw->id);
+        printf("\n");
+    }
     printf("Step 1. Parameters\n");
     printf("  total %s; each token uses %ld of %ld routed experts%s: %s active\n",
            ex_count(p.total), m->experts_per_token, m->n_experts,
@@ -307,8 +324,9 @@ ex_speculative(const struct roof_config *cfg, const struct cli_args *a)
 {
     double k = opt_num(a, "draft-k", 4), acc = opt_num(a, "accept", 0.7);
     double self_cost = opt_num(a, "draft-cost", 0.05);
-    if (!(k >= 1) || k != floor(k))
-        return bad_opt("draft-k", cli_get(a, "draft-k"), "a whole number of proposed tokens >= 1");
+    if (!(k >= 1 && k <= 64) || k != floor(k))
+        return bad_opt("draft-k", cli_get(a, "draft-k"),
+                       "a whole number of proposed tokens, 1 to 64");
     if (!(acc >= 0 && acc <= 1))
         return bad_opt("accept", cli_get(a, "accept"), "an acceptance rate from 0 to 1");
     if (!(self_cost > 0 && self_cost < 10))
@@ -400,12 +418,12 @@ ex_disaggregation(const struct roof_config *cfg, const struct cli_args *a)
 {
     double out_tokens = opt_num(a, "output", 256), rate = opt_num(a, "rate", 10);
     double pb = opt_num(a, "prefill-batch", 1);
-    if (!(out_tokens >= 1))
-        return bad_opt("output", cli_get(a, "output"), "a number of generated tokens >= 1");
-    if (!(rate > 0))
-        return bad_opt("rate", cli_get(a, "rate"), "requests per second > 0");
-    if (!(pb >= 1))
-        return bad_opt("prefill-batch", cli_get(a, "prefill-batch"), "a batch >= 1");
+    if (!(out_tokens >= 1 && out_tokens <= 1e7))
+        return bad_opt("output", cli_get(a, "output"), "a number of generated tokens, 1 to 1e7");
+    if (!(rate > 0 && rate <= 1e6))
+        return bad_opt("rate", cli_get(a, "rate"), "requests per second, above 0 and up to 1e6");
+    if (!(pb >= 1 && pb <= 1e6))
+        return bad_opt("prefill-batch", cli_get(a, "prefill-batch"), "a batch, 1 to 1e6");
     header("Disaggregated prefill and decode", cfg);
     struct roof_config p = *cfg, d = *cfg;
     p.batch = pb;

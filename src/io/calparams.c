@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -188,14 +189,25 @@ make_dir(const char *path, struct err_list *errs)
     return 0;
 }
 
+/* open `path` through util/afile and write `sb` into its temporary file, finished but not yet
+ * renamed (calparams_save renames every file only once all are written) */
 static int
-save_text(const char *path, const struct strbuf *sb, int text_rc, struct err_list *errs)
+stage_text(struct afile *af, const char *path, const struct strbuf *sb, int text_rc,
+           struct err_list *errs)
 {
     if (text_rc != 0) {
         err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
         return -1;
     }
-    return afile_write(path, sb->buf, sb->len, errs);
+    if (afile_open(af, path, errs) != 0)
+        return -1;
+    if (fwrite(sb->buf, 1, sb->len, af->fp) != sb->len) {
+        err_add(errs, path, 0, 0, ERR_ERROR, "cannot write '%s': %s", af->tmp ? af->tmp : path,
+                strerror(errno));
+        afile_rollback(af);
+        return -1;
+    }
+    return afile_finish(af, errs);
 }
 
 int
@@ -209,17 +221,37 @@ calparams_save(const char *dir, const struct dev_params dev[DEV_CLASS_COUNT],
     snprintf(path, sizeof path, "%s/calibration", dir);
     if (make_dir(path, errs) != 0)
         return -1;
-    snprintf(path, sizeof path, "%s/calibration/device-classes.yaml", dir);
-    int rc = save_text(path, &sb, calparams_classes_text(dev, bands, provenance, &sb), errs);
-    strbuf_release(&sb);
     snprintf(path, sizeof path, "%s/engine_profiles", dir);
-    if (rc != 0 || make_dir(path, errs) != 0)
+    if (make_dir(path, errs) != 0)
         return -1;
+    /* write every file to its temporary name first, then rename them all: a full disk leaves
+     * the old set whole, never old and new files mixed */
+    struct afile *af = calloc((size_t)n_engines + 1, sizeof *af);
+    if (!af) {
+        err_add(errs, dir, 0, 0, ERR_ERROR, "out of memory");
+        return -1;
+    }
+    int staged = 0, rc = 0;
+    snprintf(path, sizeof path, "%s/calibration/device-classes.yaml", dir);
+    rc = stage_text(&af[0], path, &sb, calparams_classes_text(dev, bands, provenance, &sb), errs);
+    strbuf_release(&sb);
+    if (rc == 0)
+        staged = 1;
     for (int e = 0; e < n_engines && rc == 0; e++) {
         snprintf(path, sizeof path, "%s/engine_profiles/%s.yaml", dir, engines[e].name);
-        rc = save_text(path, &sb, calparams_engine_text(&engines[e], provenance, &sb), errs);
+        rc = stage_text(&af[e + 1], path, &sb, calparams_engine_text(&engines[e], provenance, &sb),
+                        errs);
         strbuf_release(&sb);
+        if (rc == 0)
+            staged++;
     }
+    for (int i = 0; i < staged; i++) {
+        if (rc != 0)
+            afile_rollback(&af[i]);
+        else if (afile_publish(&af[i], errs) != 0)
+            rc = -1; /* a rename failing after others succeeded: reported, the rest still tried */
+    }
+    free(af);
     return rc;
 }
 

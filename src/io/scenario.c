@@ -194,6 +194,23 @@ read_dtype(struct ycheck *y, const struct ynode *map, const char *key, bool weig
 }
 
 /* prompt/output: a whole number (fixed), "trace", or a mapping with `dist`. */
+/* ycheck_long for a number of tokens: also at most SIM_MAX_TOKENS (docs/simulate.md#limits) */
+static bool
+tokens_long(struct ycheck *y, const struct ynode *map, const char *pre, const char *key,
+            bool required, long min, long *out)
+{
+    long x;
+    if (!ycheck_long(y, map, pre, key, required, min, &x))
+        return false;
+    if (x > SIM_MAX_TOKENS) {
+        ycheck_error(y, ynode_get(map, key), "'%s.%s' must be at most %ld tokens, got %ld", pre,
+                     key, SIM_MAX_TOKENS, x);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
 static bool
 read_dist(struct ycheck *y, const struct ynode *len, const char *key, struct sim_dist *d,
           const struct ynode **uses_trace)
@@ -218,6 +235,11 @@ read_dist(struct ycheck *y, const struct ynode *len, const char *key, struct sim
                          "'%s' must be a whole number of tokens >= 1, 'trace', or a mapping with "
                          "'dist', got '%s'",
                          pre, v->value);
+            return false;
+        }
+        if (x > SIM_MAX_TOKENS) {
+            ycheck_error(y, v, "'%s' must be at most %ld tokens, got '%s'", pre, SIM_MAX_TOKENS,
+                         v->value);
             return false;
         }
         d->kind = SIM_DIST_FIXED;
@@ -255,15 +277,15 @@ read_dist(struct ycheck *y, const struct ynode *len, const char *key, struct sim
     long x;
     switch (d->kind) {
     case SIM_DIST_FIXED:
-        if (ycheck_long(y, v, pre, "value", true, 1, &x))
+        if (tokens_long(y, v, pre, "value", true, 1, &x))
             d->value = (double)x;
         else
             ok = false;
         break;
     case SIM_DIST_UNIFORM: {
         long lo = 0, hi = 0;
-        bool a = ycheck_long(y, v, pre, "min", true, 1, &lo);
-        bool b = ycheck_long(y, v, pre, "max", true, 1, &hi);
+        bool a = tokens_long(y, v, pre, "min", true, 1, &lo);
+        bool b = tokens_long(y, v, pre, "max", true, 1, &hi);
         if (a && b && hi < lo) {
             ycheck_error(y, ynode_get(v, "max"), "'%s.max' (%ld) is below '%s.min' (%ld)", pre, hi,
                          pre, lo);
@@ -276,20 +298,21 @@ read_dist(struct ycheck *y, const struct ynode *len, const char *key, struct sim
     }
     case SIM_DIST_LOGNORMAL: {
         bool a = ycheck_num(y, v, pre, "mean", true, &d->mean);
-        if (a && !(d->mean >= 1)) {
-            ycheck_error(y, ynode_get(v, "mean"), "'%s.mean' must be at least 1, got %g", pre,
-                         d->mean);
+        if (a && !(d->mean >= 1 && d->mean <= (double)SIM_MAX_TOKENS)) {
+            ycheck_error(y, ynode_get(v, "mean"), "'%s.mean' must be in [1, %ld], got %g", pre,
+                         SIM_MAX_TOKENS, d->mean);
             a = false;
         }
         bool b = ycheck_num(y, v, pre, "sd", true, &d->sd);
-        if (b && !(d->sd >= 0)) {
-            ycheck_error(y, ynode_get(v, "sd"), "'%s.sd' must be at least 0, got %g", pre, d->sd);
+        if (b && !(d->sd >= 0 && d->sd <= (double)SIM_MAX_TOKENS)) {
+            ycheck_error(y, ynode_get(v, "sd"), "'%s.sd' must be in [0, %ld], got %g", pre,
+                         SIM_MAX_TOKENS, d->sd);
             b = false;
         }
         long lo = 1, hi = 0;
-        if (ynode_get(v, "min") && !ycheck_long(y, v, pre, "min", false, 1, &lo))
+        if (ynode_get(v, "min") && !tokens_long(y, v, pre, "min", false, 1, &lo))
             ok = false;
-        if (ynode_get(v, "max") && !ycheck_long(y, v, pre, "max", false, 1, &hi))
+        if (ynode_get(v, "max") && !tokens_long(y, v, pre, "max", false, 1, &hi))
             ok = false;
         if (hi > 0 && hi < lo) {
             ycheck_error(y, ynode_get(v, "max"), "'%s.max' (%ld) is below '%s.min' (%ld)", pre, hi,
@@ -405,20 +428,27 @@ parse_trace_text(const char *path, const char *text, struct sim_trace *out, stru
             last = t;
             seen = true;
         }
-        if (str_to_long(fields[1], &pr) != 0 || pr < 0) {
+        if (str_to_long(fields[1], &pr) != 0 || pr < 0 || pr > SIM_MAX_TOKENS) {
             if (reported++ < 50)
                 err_add(errs, path, (int)line, cols[1], ERR_ERROR,
-                        "'prompt' must be a whole number of tokens >= 0, got '%s'", fields[1]);
+                        "'prompt' must be a whole number of tokens in [0, %ld], got '%s'",
+                        SIM_MAX_TOKENS, fields[1]);
             ok = false;
         }
-        if (str_to_long(fields[2], &ou) != 0 || ou < 0) {
+        if (str_to_long(fields[2], &ou) != 0 || ou < 0 || ou > SIM_MAX_TOKENS) {
             if (reported++ < 50)
                 err_add(errs, path, (int)line, cols[2], ERR_ERROR,
-                        "'output' must be a whole number of tokens >= 0, got '%s'", fields[2]);
+                        "'output' must be a whole number of tokens in [0, %ld], got '%s'",
+                        SIM_MAX_TOKENS, fields[2]);
             ok = false;
         }
         if (!ok)
             continue;
+        if (out->n >= SIM_MAX_REQUESTS) {
+            err_add(errs, path, (int)line, 1, ERR_ERROR,
+                    "the trace has more than %ld rows (the simulator's limit)", SIM_MAX_REQUESTS);
+            break;
+        }
         if (out->n == cap) {
             cap = cap ? 2 * cap : 256;
             struct sim_trace_row *nr = realloc(out->rows, (size_t)cap * sizeof *nr);
@@ -677,7 +707,7 @@ load_arrivals(struct ctx *c, const struct ynode *root)
                          KEY_FOR[i], p);
     }
     if (TAKES[k][0] && ynode_get(a, "rate_per_s"))
-        num_range(&c->y, a, "arrivals", "rate_per_s", 0, true, INFINITY, &w->rate_per_s);
+        num_range(&c->y, a, "arrivals", "rate_per_s", 0, true, SIM_MAX_RATE, &w->rate_per_s);
     if (TAKES[k][1] && ynode_get(a, "cv"))
         num_range(&c->y, a, "arrivals", "cv", 0, true, INFINITY, &w->cv);
     if (TAKES[k][2] && ynode_get(a, "users"))
@@ -722,9 +752,28 @@ load_run(struct ctx *c, const struct ynode *root)
             ycheck_error(&c->y, root, "missing required key 'run' (say how many requests)");
         return;
     }
-    ycheck_long(&c->y, r, "run", "requests", false, 1, &w->requests);
-    if (ynode_get(r, "duration"))
-        ycheck_qty(&c->y, r, "run", "duration", UNIT_SECONDS, false, &w->duration_s);
+    if (ycheck_long(&c->y, r, "run", "requests", false, 1, &w->requests) &&
+        w->requests > SIM_MAX_REQUESTS) {
+        ycheck_error(&c->y, ynode_get(r, "requests"), "'run.requests' must be at most %ld, got %ld",
+                     SIM_MAX_REQUESTS, w->requests);
+        w->requests = 0;
+    }
+    if (ynode_get(r, "duration") &&
+        ycheck_qty(&c->y, r, "run", "duration", UNIT_SECONDS, false, &w->duration_s)) {
+        if (!(w->duration_s <= SIM_MAX_DURATION_S)) {
+            ycheck_error(&c->y, ynode_get(r, "duration"),
+                         "'run.duration' must be at most %g s, got %g s", SIM_MAX_DURATION_S,
+                         w->duration_s);
+            w->duration_s = 0;
+        } else if (w->requests <= 0 && w->rate_per_s > 0 &&
+                   w->rate_per_s * w->duration_s > (double)SIM_MAX_REQUESTS) {
+            ycheck_error(&c->y, ynode_get(r, "duration"),
+                         "'run.duration' (%g s) at %g requests/s makes about %.3g requests, more "
+                         "than %ld: set 'run.requests' or a shorter duration",
+                         w->duration_s, w->rate_per_s, w->rate_per_s * w->duration_s,
+                         SIM_MAX_REQUESTS);
+        }
+    }
     if (w->process != SIM_TRACE && !ynode_get(r, "requests") && !ynode_get(r, "duration"))
         ycheck_error(&c->y, r, "'run' needs 'requests' or 'duration'");
     if (ycheck_long(&c->y, r, "run", "warmup_requests", false, 0, &w->warmup_requests) &&

@@ -332,7 +332,8 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
     out->capacity_req_per_s = (double)cfg->instances / per_req;
     if (!out->stable || out->utilisation >= 1.0 || rate * per_req >= 1.0) {
         unstable(out);
-        out->tpot_mean_s = tpot;
+        /* past saturation of the prefills (f >= 1) the stretched TPOT has no meaning */
+        out->tpot_mean_s = f < 1 ? tpot : NAN;
         return;
     }
     if (cfg->sched.policy == SIM_STATIC) {

@@ -283,6 +283,15 @@ struct sim {
     bool failed;
 };
 
+/* a length distribution whose values stay within SIM_MAX_TOKENS (no overflow in sums) */
+static bool
+dist_in_limits(const struct sim_dist *d)
+{
+    double m = (double)SIM_MAX_TOKENS;
+    return d->kind == SIM_DIST_TRACE ||
+           (d->value <= m && d->min <= m && d->max <= m && d->mean <= m && d->min >= 0);
+}
+
 static void
 fail(struct sim *s, const char *msg)
 {
@@ -1365,6 +1374,11 @@ static void
 arrival(struct sim *s, long subject)
 {
     const struct sim_workload *w = &s->cfg->work;
+    if (s->n_arrived >= SIM_MAX_REQUESTS) {
+        fail(s, "the run goes beyond 10000000 requests (the simulator's limit): set "
+                "'run.requests' or a shorter 'run.duration'");
+        return;
+    }
     long id = alloc_slot(s);
     if (id < 0) {
         fail(s, "out of memory");
@@ -1548,6 +1562,13 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
     }
     if (w->process != SIM_TRACE && w->requests <= 0 && !(w->duration_s > 0)) {
         fail(s, "set a number of requests or a duration");
+        return -1;
+    }
+    if (w->requests > SIM_MAX_REQUESTS || (w->trace && w->trace->n > SIM_MAX_REQUESTS) ||
+        !(w->duration_s <= SIM_MAX_DURATION_S) || !(w->rate_per_s <= SIM_MAX_RATE) ||
+        !dist_in_limits(&w->prompt) || !dist_in_limits(&w->output)) {
+        fail(s, "the workload is beyond the simulator's limits (requests, trace rows, duration "
+                "or rate: docs/simulate.md#limits)");
         return -1;
     }
     if (sc->policy == SIM_DISAGGREGATED && (cfg->instances < 2 || sc->prefill_instances < 1 ||

@@ -97,6 +97,13 @@ struct sim_config {
 #define SIM_TIMELINE_POINTS 1000
 /* The simulation stops with an error after this many engine steps (a livelock guard). */
 #define SIM_MAX_STEPS 100000000L
+/* Upper bounds of a workload (docs/simulate.md#limits), so that every count x record size and
+ * every sum of lengths stays far from overflow: arrivals per run (also trace rows), tokens of
+ * one prompt or one output, the arrival rate and the run's duration. */
+#define SIM_MAX_REQUESTS 10000000L
+#define SIM_MAX_TOKENS 10000000L
+#define SIM_MAX_RATE 1e6
+#define SIM_MAX_DURATION_S 1e7
 
 /* Defaults of a scheduler (vLLM's where it has one): max batch 256, block 16 tokens, KV
  * fraction 0.9, recompute, admission vllm, swap at 25 GB/s; tokens per step 2048 for chunked

@@ -80,7 +80,7 @@ clamp_len(double x, const struct sim_dist *d)
         x = lo;
     if (d->max > 0 && x > d->max)
         x = d->max;
-    return x > 1e12 ? 1000000000000L : (long)x;
+    return x > (double)SIM_MAX_TOKENS ? SIM_MAX_TOKENS : (long)x;
 }
 
 long

@@ -3,8 +3,11 @@
 
 #include "util/strs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,9 +16,100 @@
 /* Temporary names differ by process and by a per-process counter; O_EXCL settles any race. */
 static unsigned long tmp_counter;
 
+/* the temporaries open now, for the signal handler (a slot holds a pointer or NULL) */
+#define LIVE_MAX 64
+static char *volatile live[LIVE_MAX];
+static volatile sig_atomic_t handlers_set;
+
+static void
+on_signal(int sig)
+{
+    for (int i = 0; i < LIVE_MAX; i++)
+        if (live[i])
+            unlink(live[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void
+set_handlers(void)
+{
+    if (handlers_set)
+        return;
+    handlers_set = 1;
+    static const int SIGS[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof SIGS / sizeof SIGS[0]; i++) {
+        struct sigaction old, sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGS[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+            sigaction(SIGS[i], &sa, NULL);
+    }
+}
+
+static void
+live_set(char *tmp, bool on)
+{
+    for (int i = 0; i < LIVE_MAX; i++) {
+        if (on && !live[i]) {
+            live[i] = tmp;
+            return;
+        }
+        if (!on && live[i] == tmp) {
+            live[i] = NULL;
+            return;
+        }
+    }
+}
+
+/* remove `path`.tmp<PID>.<N> beside `path` whose process no longer exists */
+static void
+remove_stale(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t nb = strlen(base);
+    size_t nd = slash ? (size_t)(slash - path) + 1 : 1;
+    char *dir = malloc(nd + 1);
+    if (!dir)
+        return;
+    memcpy(dir, slash ? path : ".", nd);
+    dir[nd] = '\0';
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        if (strncmp(n, base, nb) != 0 || strncmp(n + nb, ".tmp", 4) != 0)
+            continue;
+        char *end;
+        errno = 0;
+        long pid = strtol(n + nb + 4, &end, 10);
+        if (errno || pid <= 0 || end == n + nb + 4 || *end != '.' || pid == (long)getpid())
+            continue;
+        const char *q = end + 1;
+        if (!*q || strspn(q, "0123456789") != strlen(q))
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        size_t l = strlen(dir) + strlen(n) + 2;
+        char *full = malloc(l);
+        if (full) {
+            snprintf(full, l, "%s%s%s", dir, slash ? "" : "/", n);
+            unlink(full);
+            free(full);
+        }
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+}
+
 static void
 release(struct afile *af)
 {
+    if (af->tmp)
+        live_set(af->tmp, false);
     free(af->path);
     free(af->tmp);
     af->path = af->tmp = NULL;
@@ -27,7 +121,8 @@ afile_open(struct afile *af, const char *path, struct err_list *errs)
 {
     memset(af, 0, sizeof *af);
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    /* a device, FIFO or symlink (/dev/stdout) is written through, never replaced by a rename */
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         af->fp = fopen(path, "wb");
         if (!af->fp) {
             err_add(errs, path, 0, 0, ERR_ERROR, "cannot write '%s': %s", path, strerror(errno));
@@ -50,6 +145,8 @@ afile_open(struct afile *af, const char *path, struct err_list *errs)
         err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
         return -1;
     }
+    set_handlers();
+    remove_stale(path);
     int fd = -1;
     for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
         snprintf(af->tmp, n, "%s.tmp%ld.%lu", path, (long)getpid(), tmp_counter++);
@@ -68,18 +165,20 @@ afile_open(struct afile *af, const char *path, struct err_list *errs)
         release(af);
         return -1;
     }
+    live_set(af->tmp, true);
     return 0;
 }
 
 int
-afile_commit(struct afile *af, struct err_list *errs)
+afile_finish(struct afile *af, struct err_list *errs)
 {
     if (!af->fp)
         return -1;
     const char *shown = af->tmp ? af->tmp : af->path;
     int rc = 0;
     if (fflush(af->fp) != 0 || ferror(af->fp)) {
-        err_add(errs, af->path, 0, 0, ERR_ERROR, "cannot write '%s': %s", shown, strerror(errno));
+        err_add(errs, af->path, 0, 0, ERR_ERROR, "cannot write '%s': %s", shown,
+                strerror(errno ? errno : EIO));
         rc = -1;
     }
     /* fsync before the rename, so a crash leaves the old file or the new one, never an empty one */
@@ -92,15 +191,36 @@ afile_commit(struct afile *af, struct err_list *errs)
         rc = -1;
     }
     af->fp = NULL;
-    if (rc == 0 && af->tmp && rename(af->tmp, af->path) != 0) {
+    if (rc != 0) {
+        if (af->tmp)
+            unlink(af->tmp);
+        release(af);
+    }
+    return rc;
+}
+
+int
+afile_publish(struct afile *af, struct err_list *errs)
+{
+    if (!af->path)
+        return -1;
+    int rc = 0;
+    if (af->tmp && rename(af->tmp, af->path) != 0) {
         err_add(errs, af->path, 0, 0, ERR_ERROR, "cannot rename '%s' into place: %s", af->tmp,
                 strerror(errno));
+        unlink(af->tmp);
         rc = -1;
     }
-    if (rc != 0 && af->tmp)
-        unlink(af->tmp);
     release(af);
     return rc;
+}
+
+int
+afile_commit(struct afile *af, struct err_list *errs)
+{
+    if (afile_finish(af, errs) != 0)
+        return -1;
+    return afile_publish(af, errs);
 }
 
 void
@@ -111,6 +231,33 @@ afile_rollback(struct afile *af)
     if (af->tmp)
         unlink(af->tmp);
     release(af);
+}
+
+int
+afile_check(const char *path, struct err_list *errs)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return 0;
+    const char *slash = strrchr(path, '/');
+    size_t nd = slash ? (size_t)(slash - path) + (slash == path) : 1;
+    char *dir = malloc(nd + 1);
+    if (!dir) {
+        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
+        return -1;
+    }
+    memcpy(dir, slash ? path : ".", nd);
+    dir[nd] = '\0';
+    int rc = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0) {
+        int e = errno ? errno : ENOTDIR;
+        if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+            e = ENOTDIR;
+        err_add(errs, path, 0, 0, ERR_ERROR, "cannot write into '%s': %s", dir, strerror(e));
+        rc = -1;
+    }
+    free(dir);
+    return rc;
 }
 
 int

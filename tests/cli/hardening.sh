@@ -77,3 +77,75 @@ for tr in "$T/trace.fifo" /dev/zero; do
     run "trace-not-regular-$(basename "$tr")" 1 -- timeout 10 "$ROOFLINE" simulate --scenario "$T/trsc.yaml"
     expect_err "trace-not-regular-$(basename "$tr")-msg" "cannot read the trace '$tr': not a regular file"
 done
+
+# simulate --requests-out through util/afile: a unique temporary name (O_EXCL), never through a
+# fixed path.tmp (a symlink there made simulate overwrite its target), devices written
+# directly, strerror with the path, temporaries removed on SIGTERM and after kill -9
+sc=scenarios/continuous.yaml
+echo victim >"$T/victim"
+ln -s "$T/victim" "$T/req.csv.tmp"
+echo old >"$T/req.csv.tmp"1.0
+echo stale >"$T/req.csv.tmp999999999.3"
+run req-out-symlink 0 -- "$ROOFLINE" simulate --scenario "$sc" --requests-out "$T/req.csv"
+[ "$(cat "$T/victim")" = victim ] && echo "ok req-out-symlink-victim" || echo "not ok req-out-symlink-victim"
+head -n 1 "$T/req.csv" | grep -q '^id,arrival_s,' && echo "ok req-out-written" || echo "not ok req-out-written"
+[ -f "$T/req.csv.tmp1.0" ] && echo "ok req-out-live-pid-kept" || echo "not ok req-out-live-pid-kept"
+[ ! -e "$T/req.csv.tmp999999999.3" ] && echo "ok req-out-stale-removed" || echo "not ok req-out-stale-removed"
+run req-out-dev-null 0 -- "$ROOFLINE" simulate --scenario "$sc" --requests-out /dev/null
+[ -c /dev/null ] && echo "ok req-out-dev-null-still-device" || echo "not ok req-out-dev-null-still-device"
+if [ -c /dev/full ]; then
+    run req-out-dev-full 1 -- "$ROOFLINE" simulate --scenario "$sc" --requests-out /dev/full
+    expect_err req-out-dev-full-msg "/dev/full: error: cannot write '/dev/full': No space left on device"
+fi
+"$ROOFLINE" simulate --scenario "$sc" --requests-out /dev/stdout 2>"$T/err" | cat >"$T/stdout.csv"
+grep -q '^id,arrival_s,' "$T/stdout.csv" && echo "ok req-out-dev-stdout" || echo "not ok req-out-dev-stdout"
+[ -L /dev/stdout ] || [ ! -e /dev/stdout ] && echo "ok req-out-dev-stdout-kept" || echo "not ok req-out-dev-stdout-kept"
+run req-out-missing-dir 1 -- "$ROOFLINE" simulate --scenario "$sc" --requests-out "$T/none/r.csv"
+expect_err req-out-missing-dir-msg "$T/none/r.csv: error: cannot create '$T/none/r.csv.tmp"
+expect_err req-out-missing-dir-why "': No such file or directory"
+sed -e 's/requests: [0-9]*/requests: 1000000/' -e 's/warmup_requests: .*/warmup_requests: 10/' "$sc" >"$T/long.yaml"
+# (SIGINT is ignored by background jobs of a non-interactive shell: TERM and HUP here)
+for sig in TERM HUP; do
+    rm -f "$T/sig.csv"*
+    "$ROOFLINE" simulate --scenario "$T/long.yaml" --requests-out "$T/sig.csv" >/dev/null 2>&1 &
+    pid=$!
+    i=0
+    while [ $i -lt 100 ] && ! ls "$T/sig.csv.tmp$pid."* >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+    kill -$sig $pid
+    wait $pid
+    rc=$?
+    if [ $i -lt 100 ] && [ $rc -gt 128 ] && ! ls "$T/sig.csv"* >/dev/null 2>&1; then
+        echo "ok req-out-sig$sig-cleans"
+    else
+        echo "not ok req-out-sig$sig-cleans: rc $rc, waited $i, left: $(ls "$T" | grep sig.csv)"
+    fi
+done
+
+# calibrate writes every file first, then renames them all: one that cannot be written (here a
+# directory in the way of an engine profile) leaves the old device classes whole, no temporary
+mkdir -p "$T/cal/calibration" "$T/cal/engine_profiles/llama.cpp.yaml"
+echo old >"$T/cal/calibration/device-classes.yaml"
+run cal-all-or-none 1 -- "$ROOFLINE" calibrate --measurements calibration/measurements.yaml --engine llama.cpp --output-dir "$T/cal"
+expect_err cal-all-or-none-msg "$T/cal/engine_profiles/llama.cpp.yaml: error: cannot write '$T/cal/engine_profiles/llama.cpp.yaml': Is a directory"
+[ "$(cat "$T/cal/calibration/device-classes.yaml")" = old ] && echo "ok cal-all-or-none-old-kept" || echo "not ok cal-all-or-none-old-kept"
+[ -z "$(find "$T/cal" -name '*.tmp*')" ] && echo "ok cal-all-or-none-no-temp" || echo "not ok cal-all-or-none-no-temp"
+
+# explain options with bounds (1e-300 parameters gave inf tokens/s, 1e300 drafted tokens n/a,
+# 1e300 output tokens inf decode devices)
+run ex-params-tiny 2 -- "$ROOFLINE" explain prefill --params 1e-300
+expect_err ex-params-tiny-msg "error: --params: expected from 1M to 100T parameters, got '1e-300'"
+run ex-draft-k-huge 1 -- "$ROOFLINE" explain speculative --draft-k 1e300
+expect_err ex-draft-k-huge-msg "error: --draft-k: expected a whole number of proposed tokens, 1 to 64, got '1e300'"
+run ex-output-huge 1 -- "$ROOFLINE" explain disaggregation --output 1e300
+expect_err ex-output-huge-msg "error: --output: expected a number of generated tokens, 1 to 1e7, got '1e300'"
+# a model that does not fit says so (it printed '80 GB - 1.342 TB - 8 GB - -1.27 TB = 0 B')
+run ex-kv-no-fit 0 -- "$ROOFLINE" explain kv-cache --model deepseek-v3 --gpu h100-sxm
+expect_out ex-kv-no-fit-says "does not fit: needs 1.35 TB per device, 1.27 TB more than the 80 GB of the h100-sxm"
+grep -q -- '- -[0-9]' "$T/out" && echo "not ok ex-kv-no-fit-negative" || echo "ok ex-kv-no-fit-negative"
+run ex-moe-no-fit 0 -- "$ROOFLINE" explain moe --model mixtral-8x7b --gpu h100-sxm
+expect_out ex-moe-no-fit-says "does not fit: needs 102 GB per device"
+expect_err ex-moe-no-fit-warn "warning: mixtral-8x7b in bf16 does not fit on one h100-sxm"
+
+# bench --write-profile into a missing directory fails before measuring (it measured for 14 s)
+run bench-write-missing-dir 1 -- timeout 5 "$ROOFLINE" bench --quick --write-profile "$T/nodir/host.yaml"
+expect_err bench-write-missing-dir-msg "$T/nodir/host.yaml: error: cannot write into '$T/nodir': No such file or directory"
