@@ -9,9 +9,9 @@
 #include "util/units.h"
 #include "util/version.h"
 
-#include <stdarg.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 

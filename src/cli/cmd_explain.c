@@ -49,9 +49,8 @@ explain_fit(const struct hw_profile *hw, double params, enum dtype w, double wei
     printf("WARNING: this does not fit: %s of weights%s%s%s%s need more than the %s of memory "
            "on the %s.\n",
            Q(weight_bytes, "B", 4), other_bytes > 0 ? " + " : "",
-           other_bytes > 0 ? Q(other_bytes, "B", 3) : "",
-           other_bytes > 0 ? " of " : "", other_bytes > 0 ? other_what : "", Q(cap, "B", 3),
-           hw->name);
+           other_bytes > 0 ? Q(other_bytes, "B", 3) : "", other_bytes > 0 ? " of " : "",
+           other_bytes > 0 ? other_what : "", Q(cap, "B", 3), hw->name);
     fprintf(stderr, "warning: %s does not fit in %s on %s\n", Q(total, "B", 4), Q(cap, "B", 3),
             hw->id);
     (void)params;
@@ -359,9 +358,9 @@ explain_model(const struct roof_config *cfg)
                  "KV cache (%s), activations (%s) and engine reserve (%s)", kvq, actq, resq);
     else
         snprintf(other_what, sizeof other_what, "KV cache (%s) and activations (%s)", kvq, actq);
-    bool fits = explain_fit(hw, p.total, cfg->weights, r.mem.weights_bytes,
-                            r.mem.kv_bytes + r.mem.act_bytes + r.mem.reserve_bytes, other_what,
-                            cfg);
+    bool fits =
+        explain_fit(hw, p.total, cfg->weights, r.mem.weights_bytes,
+                    r.mem.kv_bytes + r.mem.act_bytes + r.mem.reserve_bytes, other_what, cfg);
     long maxb = roof_max_batch(cfg);
     if (fits || r.mem.weights_bytes < hw->memory_capacity_bytes)
         printf("Largest batch that fits at this %s: %ld.\n", pre ? "prompt" : "context", maxb);

@@ -1,7 +1,7 @@
 /* roofline import: llama-bench, vLLM benchmark_serving.py and genai-perf results as rows of the
- * measurement format (calibration.md#the-measurement-format), so `validate --measurements` and `calibrate` take
- * them. The device and model ids come from the file where a profile matches its names, else
- * from --gpu and --model. docs/profile.md#roofline-import. */
+ * measurement format (calibration.md#the-measurement-format), so `validate --measurements` and
+ * `calibrate` take them. The device and model ids come from the file where a profile matches its
+ * names, else from --gpu and --model. docs/profile.md#roofline-import. */
 #include "cli/cli.h"
 #include "io/import.h"
 #include "io/profiles.h"
@@ -92,7 +92,8 @@ static void
 write_rows(FILE *f, const struct imp_result *r, const char *path, const char *tool, const char *hw,
            const char *model, const char *weights, long count, long tp)
 {
-    fprintf(f, "# imported by roofline import %s from %s: %d rows (docs/profile.md#roofline-import)\n",
+    fprintf(f,
+            "# imported by roofline import %s from %s: %d rows (docs/profile.md#roofline-import)\n",
             tool, path, r->n);
     for (int i = 0; i < r->n; i++) {
         const struct imp_row *w = &r->rows[i];

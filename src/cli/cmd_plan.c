@@ -971,8 +971,8 @@ run(int argc, char **argv)
 {
     bool is_merge = argc > 1 && strcmp(argv[1], "merge") == 0;
     struct cli_args a;
-    int pr = cli_parse(&a, OPTS, (int)ARRAY_SIZE(OPTS), argc - (is_merge ? 1 : 0), argv + (is_merge ? 1 : 0),
-                       cmd_plan.usage);
+    int pr = cli_parse(&a, OPTS, (int)ARRAY_SIZE(OPTS), argc - (is_merge ? 1 : 0),
+                       argv + (is_merge ? 1 : 0), cmd_plan.usage);
     if (pr != 0)
         return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
     enum out_fmt fmt = OUT_TABLE;

@@ -11,10 +11,10 @@
 #include <string.h>
 
 static const char *const TOP_KEYS[] = {
-    "name",          "vendor",          "kind",        "memory",
-    "compute",       "compute_units",   "boost_clock", "cache",
-    "interconnect",  "power",           "price",       "notes",
-    "sources",       "cache_bandwidth", "provenance",  "gemm_efficiency",
+    "name",           "vendor",          "kind",        "memory",
+    "compute",        "compute_units",   "boost_clock", "cache",
+    "interconnect",   "power",           "price",       "notes",
+    "sources",        "cache_bandwidth", "provenance",  "gemm_efficiency",
     "server_devices", "vector"};
 static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
 static const char *const VECTOR_KEYS[] = {"flops_per_cycle", "fraction", "fraction_of"};

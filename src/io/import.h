@@ -1,5 +1,6 @@
-/* Importers of other tools' results into rows of the measurement format (calibration.md#the-measurement-format):
- * llama-bench (-o json, jsonl or csv), vLLM's benchmark_serving.py / `vllm bench serve`
+/* Importers of other tools' results into rows of the measurement format
+ * (calibration.md#the-measurement-format): llama-bench (-o json, jsonl or csv), vLLM's
+ * benchmark_serving.py / `vllm bench serve`
  * (--save-result JSON) and NVIDIA genai-perf (profile_export_genai_perf.json). Never prints. */
 #ifndef ROOFLINE_IO_IMPORT_H
 #define ROOFLINE_IO_IMPORT_H

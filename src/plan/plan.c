@@ -270,11 +270,11 @@ sim_probe(const struct plan_question *q, const struct sim_config *base, double r
     return 0;
 }
 
-/* Prefill on one device type, decode on another (docs/plan.md#heterogeneous-disaggregation): the simulator
- * runs one device type, so the unit is composed from two analytic estimates of homogeneous
- * disaggregated units: TTFT from the prefill type's (its decode pool made 64 times larger so
- * that only prefill and transfer count), TPOT from the decode type's (its prefill pool made 64
- * times larger); capacity the smaller of the two. */
+/* Prefill on one device type, decode on another (docs/plan.md#heterogeneous-disaggregation): the
+ * simulator runs one device type, so the unit is composed from two analytic estimates of
+ * homogeneous disaggregated units: TTFT from the prefill type's (its decode pool made 64 times
+ * larger so that only prefill and transfer count), TPOT from the decode type's (its prefill pool
+ * made 64 times larger); capacity the smaller of the two. */
 struct hetero {
     struct sim_config a, b; /* prefill-side and decode-side configs */
 };

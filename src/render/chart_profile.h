@@ -1,6 +1,7 @@
-/* The profile chart (docs/profile.md#roofline-chart-profile): a measured server's TTFT against prompt length and
- * its inter-token latency against context, the least-squares lines through them and, given a
- * device and a model, the roofline's prediction as a line beside them. No drawing, no printing. */
+/* The profile chart (docs/profile.md#roofline-chart-profile): a measured server's TTFT against
+ * prompt length and its inter-token latency against context, the least-squares lines through them
+ * and, given a device and a model, the roofline's prediction as a line beside them. No drawing, no
+ * printing. */
 #ifndef ROOFLINE_RENDER_CHART_PROFILE_H
 #define ROOFLINE_RENDER_CHART_PROFILE_H
 
