@@ -5,6 +5,8 @@
 #include "cli/caldata.h"
 #include "cli/cli.h"
 #include "cli/out.h"
+#include "io/measure.h"
+#include "io/scenario.h"
 #include "io/ytree.h"
 #include "plan/cost.h"
 #include "plan/plan.h"
@@ -1028,6 +1030,10 @@ run(int argc, char **argv)
     struct plan_result r;
     struct err_list errs = {0};
     int rc = CLI_OK;
+    /* the engine's serving defaults, as `roofline simulate` applies them */
+    struct engine_profile *ep = q->engine ? engine_find(q->engine, &errs) : NULL;
+    o.serving = engine_serving_hook;
+    o.serving_ctx = ep;
     if (cli_has(&a, "shard")) {
         o.shard = shard;
         o.n_shards = n_shards;
@@ -1043,6 +1049,7 @@ run(int argc, char **argv)
     cli_print_errs(&errs);
     err_list_release(&errs);
     plan_result_release(&r);
+    engine_profile_free(ep);
     plan_question_free(q);
     return cli_finish(rc);
 }
@@ -1060,6 +1067,9 @@ cli_plan_chart(const char *question, const char *out, int width, int height)
     struct plan_result r;
     struct err_list errs = {0};
     int rc = CLI_FAIL;
+    struct engine_profile *ep = q->engine ? engine_find(q->engine, &errs) : NULL;
+    o.serving = engine_serving_hook;
+    o.serving_ctx = ep;
     if (plan_run(q, &o, &r, &errs) == 0) {
         struct chart *c = chart_build_plan(q, &o, &r, &errs);
         if (c && chart_save(c, out, width, height, &errs) == 0)
@@ -1069,6 +1079,7 @@ cli_plan_chart(const char *question, const char *out, int width, int height)
     }
     cli_print_errs(&errs);
     err_list_release(&errs);
+    engine_profile_free(ep);
     plan_question_free(q);
     return rc;
 }

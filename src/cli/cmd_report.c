@@ -6,7 +6,9 @@
 #include "cli/cli.h"
 #include "cli/explain.h"
 #include "cli/report_parts.h"
+#include "io/measure.h"
 #include "io/profiles.h"
+#include "io/scenario.h"
 #include "plan/plan.h"
 #include "render/charts.h"
 #include "render/report.h"
@@ -239,6 +241,10 @@ run_question(const struct cli_args *a, int argc, char **argv)
     plan_opts_init(&o);
     o.jobs = (int)jobs;
     o.tuning = tuning_hook;
+    /* the engine's serving defaults, as `roofline simulate` applies them */
+    struct engine_profile *ep = q->engine ? engine_find(q->engine, NULL) : NULL;
+    o.serving = engine_serving_hook;
+    o.serving_ctx = ep;
     struct plan_result r;
     memset(&r, 0, sizeof r);
     int rc = CLI_FAIL;
@@ -269,6 +275,7 @@ done:
     bench_free(&bench);
     rep_free(d);
     plan_result_release(&r);
+    engine_profile_free(ep);
     plan_question_free(q);
     return cli_finish(rc);
 }

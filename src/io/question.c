@@ -685,7 +685,7 @@ load_candidates(struct ycheck *y, const struct ynode *root, struct plan_question
     q->n_pp = 1;
     q->policies[0] = SIM_CONTINUOUS;
     q->n_policies = 1;
-    q->max_batch[0] = 256;
+    q->max_batch[0] = 0; /* the engine's (plan_opts.serving), else the simulator's */
     q->n_max_batch = 1;
     q->max_tokens_per_step[0] = 0;
     q->n_max_tokens_per_step = 1;

@@ -592,26 +592,44 @@ load_hardware(struct ctx *c, const struct ynode *root)
 /* The engine profile's scheduler defaults over the simulator's (docs/simulate.md#engines):
  * admission, max batch, the step's token budget (chunked prefill; without chunking a prompt
  * must fit one step, so the budget stays the context length) and the KV share. */
-static void
-engine_sched_defaults(struct scenario *s)
+void
+engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw,
+                     struct sim_sched *sched)
 {
-    if (!s->eng)
+    if (!e)
         return;
-    const struct engine_serving *sv = &s->eng->serving;
+    const struct engine_serving *sv = &e->serving;
     for (int i = 0; i < (int)N(ADMISSIONS); i++)
         if (strcmp(sv->admission, ADMISSIONS[i]) == 0)
-            s->sched.admission = (enum sim_admission)i;
-    bool small = s->hw && sv->small_memory_bytes > 0 &&
-                 s->hw->memory_capacity_bytes < sv->small_memory_bytes;
+            sched->admission = (enum sim_admission)i;
+    bool small =
+        hw && sv->small_memory_bytes > 0 && hw->memory_capacity_bytes < sv->small_memory_bytes;
     long mb = small && sv->max_batch_small > 0 ? sv->max_batch_small : sv->max_batch;
     long mt = small && sv->max_tokens_per_step_small > 0 ? sv->max_tokens_per_step_small
                                                          : sv->max_tokens_per_step;
     if (mb > 0)
-        s->sched.max_batch = mb;
-    if (mt > 0 && (s->sched.policy == SIM_CHUNKED || s->sched.policy == SIM_DISAGGREGATED))
-        s->sched.max_tokens_per_step = mt;
+        sched->max_batch = mb;
+    if (mt > 0 && (sched->policy == SIM_CHUNKED || sched->policy == SIM_DISAGGREGATED))
+        sched->max_tokens_per_step = mt;
     if (sv->kv_fraction > 0)
-        s->sched.kv_fraction = sv->kv_fraction;
+        sched->kv_fraction = sv->kv_fraction;
+}
+
+void
+engine_serving_hook(const struct hw_profile *hw, const char *engine, struct roof_config *eng,
+                    struct sim_sched *sched, void *ctx)
+{
+    (void)engine;
+    const struct engine_profile *e = ctx;
+    if (!e)
+        return;
+    engine_serving_sched(e, hw, sched);
+    if (eng) {
+        double c = eng->model ? (double)eng->model->max_position_embeddings : 0;
+        double r = engine_reserve_bytes(e, eng, c);
+        if (r >= 0)
+            eng->reserve_bytes = r;
+    }
 }
 
 static void
@@ -636,7 +654,7 @@ load_scheduler(struct ctx *c, const struct ynode *root)
                        N(POLICIES));
     c->policy_node = ynode_get(sc, "policy");
     sim_sched_defaults(&s->sched, k >= 0 ? (enum sim_policy)k : SIM_CONTINUOUS, s->model);
-    engine_sched_defaults(s);
+    engine_serving_sched(s->eng, s->hw, &s->sched);
     long v;
     if (ycheck_long(&c->y, sc, "scheduler", "max_batch", false, 1, &v))
         s->sched.max_batch = v < 1000000 ? v : 1000000;

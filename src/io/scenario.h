@@ -45,6 +45,17 @@ void scenario_free(struct scenario *s);
  * roofline), instances = count / (tp x pp), scheduler, workload, SLO and seed. The config
  * borrows from the scenario. */
 void scenario_sim_config(const struct scenario *s, struct sim_config *cfg);
+/* The engine profile's scheduler defaults over `sched` (set by sim_sched_defaults for its policy;
+ * docs/simulate.md#engines): admission, max batch and the step's token budget (by the device's
+ * memory, `hw` may be NULL; the budget only for chunked prefill and disaggregated serving) and
+ * the KV share. The one place both simulate's scenarios and the planner take them from. */
+void engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw,
+                          struct sim_sched *sched);
+/* The planner's serving hook (plan_opts.serving) with `ctx` the engine profile (NULL: nothing
+ * applied): engine_serving_sched over `sched`, and the reserve scenario_sim_config gives a
+ * scenario without hardware.reserve into eng->reserve_bytes (`eng` may be NULL). */
+void engine_serving_hook(const struct hw_profile *hw, const char *engine, struct roof_config *eng,
+                         struct sim_sched *sched, void *ctx);
 /* Read a trace CSV: an optional header "arrival_s,prompt,output", then one request a line;
  * '#' comments and blank lines are skipped; arrivals must not decrease. Returns 0, or -1 with
  * positioned errors. `rows` owned by the caller (free). */

@@ -25,6 +25,22 @@ struct cand {
 
 /* ---- the one adapter to the simulator (re-point here when sim.h changes) ---- */
 
+/* The scheduler one instance of `c` runs: the simulator's defaults for its policy, the engine
+ * profile's serving defaults over them (as `roofline simulate` applies them), the candidate's
+ * own knobs (the question's) over both. `eng` (may be NULL) gets the engine's memory reserve. */
+static void
+plan_sched(const struct plan_question *q, const struct plan_opts *o, const struct cand *c,
+           struct roof_config *eng, struct sim_sched *sched)
+{
+    sim_sched_defaults(sched, c->policy, q->model);
+    if (o->serving && q->engine)
+        o->serving(c->hw, q->engine, eng, sched, o->serving_ctx);
+    if (c->max_batch > 0)
+        sched->max_batch = c->max_batch;
+    if (c->mtps > 0)
+        sched->max_tokens_per_step = c->mtps;
+}
+
 /* A simulator config for one instance (a disaggregated unit: np + nd instances) of `c`, at
  * `rate_per_s` per instance. Returns 0, or -1 when the engine tuning is unavailable. */
 static int
@@ -41,10 +57,7 @@ plan_sim_config(const struct plan_question *q, const struct plan_opts *o, const 
     if (o->tuning && q->engine && o->tuning(c->hw, q->engine, &cfg->engine.tuning, o->tuning_ctx))
         return -1;
     cfg->instances = c->policy == SIM_DISAGGREGATED ? c->np + c->nd : 1;
-    sim_sched_defaults(&cfg->sched, c->policy, q->model);
-    cfg->sched.max_batch = c->max_batch;
-    if (c->mtps > 0)
-        cfg->sched.max_tokens_per_step = c->mtps;
+    plan_sched(q, o, c, &cfg->engine, &cfg->sched);
     cfg->sched.prefill_instances = c->policy == SIM_DISAGGREGATED ? c->np : 0;
     cfg->work.process = q->process;
     cfg->work.cv = q->cv;
@@ -1190,6 +1203,15 @@ plan_evaluate(const struct plan_question *q, const struct plan_opts *o, struct p
         return -1;
     }
     out->n_candidates = n;
+    /* the knobs the question leaves to the engine, resolved so that the options (launch lines)
+     * show what is simulated */
+    for (int i = 0; i < n; i++) {
+        struct sim_sched sd;
+        plan_sched(q, o, &cands[i], NULL, &sd);
+        cands[i].max_batch = sd.max_batch;
+        if (cands[i].policy == SIM_CHUNKED || cands[i].policy == SIM_DISAGGREGATED)
+            cands[i].mtps = sd.max_tokens_per_step;
+    }
     struct eval *ev = calloc((size_t)(n > 0 ? n : 1), sizeof *ev);
     int *todo = malloc((size_t)(n > 0 ? n : 1) * sizeof *todo);
     double *key = malloc((size_t)(n > 0 ? n : 1) * sizeof *key);

@@ -158,6 +158,12 @@ struct plan_opts {
     int (*tuning)(const struct hw_profile *hw, const char *engine, struct roof_tuning *out,
                   void *ctx);
     void *tuning_ctx;
+    /* Apply the serving defaults of `engine` (engine_serving_sched) over `sched`, and set
+     * eng->reserve_bytes to its memory reserve per device when `eng` is not NULL. NULL: the
+     * simulator's defaults, no engine reserve. */
+    void (*serving)(const struct hw_profile *hw, const char *engine, struct roof_config *eng,
+                    struct sim_sched *sched, void *ctx);
+    void *serving_ctx;
     /* Progress (done of total candidates), called from the calling thread; may be NULL. */
     void (*progress)(int done, int total, void *ctx);
     void *progress_ctx;

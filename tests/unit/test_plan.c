@@ -1,5 +1,6 @@
 /* The capacity planner: costs by hand (one rental, one purchase), the loader, and the search's
  * invariants (self-consistency, monotonicity, reasons, an unmeetable question, threads). */
+#include "io/scenario.h"
 #include "plan/cost.h"
 #include "plan/plan.h"
 #include "test.h"
@@ -366,4 +367,80 @@ TEST(plan_tokens_per_month_by_hand)
         plan_question_free(q);
     }
     err_list_release(&e);
+}
+
+TEST(plan_engine_serving_defaults_as_simulate)
+{
+    /* a question that leaves the batch limits to vLLM: the planner simulates what a scenario on
+     * the same engine and device does (vllm.yaml on an 80 GB h100-sxm: vllm admission, 1024
+     * sequences, 8192 tokens per chunked step, its KV share and memory reserve) */
+    const char *qt = "model: llama-3-8b\n"
+                     "engine: vllm\n"
+                     "formats: [bf16]\n"
+                     "workload:\n"
+                     "  rate_per_s: 2\n"
+                     "  prompt: {dist: fixed, value: 512}\n"
+                     "  output: {dist: fixed, value: 128}\n"
+                     "slo: {ttft: 1 s, itl: 40 ms}\n"
+                     "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [chunked]}\n"
+                     "money: {rent_per_hour: {h100-sxm: 2.0}}\n";
+    const char *st =
+        "name: t\nmodel: llama-3-8b\nengine: vllm\n"
+        "hardware: {id: h100-sxm, count: 1, tp: 1}\n"
+        "dtypes: {weights: bf16}\n"
+        "scheduler: {policy: chunked}\n"
+        "arrivals: {process: poisson, rate_per_s: 2}\n"
+        "lengths: {prompt: {dist: fixed, value: 512}, output: {dist: fixed, value: 128}}\n"
+        "run: {requests: 100}\n";
+    struct err_list e = {0};
+    struct plan_question *q = plan_question_parse("q.yaml", qt, strlen(qt), &e);
+    struct scenario *s = scenario_parse("s.yaml", st, strlen(st), &e);
+    for (size_t i = 0; i < e.n; i++)
+        fprintf(stderr, "%s\n", e.items[i].msg);
+    err_list_release(&e);
+    CHECK(q != NULL && s != NULL && s->eng != NULL);
+    if (!q || !s || !s->eng) {
+        plan_question_free(q);
+        scenario_free(s);
+        return;
+    }
+    struct plan_opts o;
+    plan_opts_init(&o);
+    o.serving = engine_serving_hook;
+    o.serving_ctx = s->eng;
+    struct plan_option op;
+    memset(&op, 0, sizeof op);
+    snprintf(op.hw_id, sizeof op.hw_id, "h100-sxm");
+    op.tp = op.pp = 1;
+    op.format = q->formats[0];
+    op.policy = SIM_CHUNKED;
+    struct sim_config pc, sc;
+    CHECK(plan_option_sim_config(q, &o, &op, 2, &pc) == 0);
+    scenario_sim_config(s, &sc);
+    CHECK(pc.sched.max_batch == 1024 && sc.sched.max_batch == 1024);
+    CHECK(pc.sched.max_tokens_per_step == 8192 && sc.sched.max_tokens_per_step == 8192);
+    CHECK(pc.sched.admission == sc.sched.admission);
+    CHECK(pc.sched.admission == SIM_ADMIT_VLLM);
+    CHECK_NEAR(pc.sched.kv_fraction, sc.sched.kv_fraction, 0);
+    CHECK(sc.engine.reserve_bytes > 0);
+    CHECK_NEAR(pc.engine.reserve_bytes, sc.engine.reserve_bytes, 0);
+    CHECK(pc.sched.policy == sc.sched.policy && pc.sched.preempt == sc.sched.preempt);
+    CHECK(pc.sched.block_tokens == sc.sched.block_tokens);
+    /* the planner's options show the resolved knobs (the launch lines print them) */
+    struct plan_result r;
+    o.jobs = 1;
+    CHECK(plan_run(q, &o, &r, &e) == 0);
+    err_list_release(&e);
+    CHECK(r.n_options >= 1);
+    if (r.n_options >= 1) {
+        CHECK(r.options[0].max_batch == 1024);
+        CHECK(r.options[0].max_tokens_per_step == 8192);
+    }
+    plan_result_release(&r);
+    /* without the hook: the simulator's defaults, as before */
+    plan_opts_init(&o);
+    CHECK(plan_option_sim_config(q, &o, &op, 2, &pc) == 0);
+    CHECK(pc.sched.max_batch == 256 && pc.sched.max_tokens_per_step == 2048);
+    plan_question_free(q);
+    scenario_free(s);
 }
