@@ -738,6 +738,18 @@ panel_obstacles(const struct chart_panel *p, double scale, struct chart_obstacle
             if (j > 0 && l->style.line_px > 0)
                 rc |= chart_obstacles_segment(o, chart_px_x(p, l->x[j - 1]),
                                               chart_px_y(p, l->y[j - 1]), x, y);
+            /* a thick horizontal or vertical stroke is a bar (tornado): its whole width
+             * is taken, not only its centre line */
+            double hw = l->style.line_px * scale / 2;
+            if (j > 0 && l->style.line_px >= 6 && isfinite(x) && isfinite(y)) {
+                double px0 = chart_px_x(p, l->x[j - 1]), py0 = chart_px_y(p, l->y[j - 1]);
+                if (py0 == y && isfinite(px0))
+                    rc |= chart_obstacles_rect(
+                        o, (struct chart_rect){fmin(px0, x), y - hw, fabs(x - px0), 2 * hw});
+                else if (px0 == x && isfinite(py0))
+                    rc |= chart_obstacles_rect(
+                        o, (struct chart_rect){x - hw, fmin(py0, y), 2 * hw, fabs(y - py0)});
+            }
         }
     }
     for (size_t i = 0; i < p->n_bars; i++) {
@@ -896,6 +908,8 @@ layout_panel(struct chart *c, struct chart_panel *p, const struct fonts *f,
     if (p->n_legend)
         legend_size(p, f, c->scale, measure, ctx, &lw, &lh);
     p->legend_shown = false;
+    if (p->n_legend && p->legend_below)
+        bottom -= lh + f->base * 0.5;
     struct chart_obstacles o;
     for (int pass = 0; pass < 2; pass++) {
         double r = outside_w > 0 ? fmin(right, natural_right - outside_w) : right;
@@ -916,6 +930,12 @@ layout_panel(struct chart *c, struct chart_panel *p, const struct fonts *f,
         }
         if (!p->n_legend)
             break;
+        if (p->legend_below) {
+            p->legend_box =
+                (struct chart_rect){p->plot.x + (p->plot.w - lw) / 2, cell.y + cell.h - lh, lw, lh};
+            p->legend_shown = true;
+            break;
+        }
         if (outside_w > 0) {
             p->legend_box = (struct chart_rect){p->plot.x + p->plot.w + margin_w + f->base * 0.8,
                                                 p->plot.y, lw, lh};

@@ -141,7 +141,8 @@ struct chart_panel {
     size_t n_labels, cap_labels;
     struct chart_legend_item *legend;
     size_t n_legend, cap_legend;
-    bool legend_left; /* try the top-left corner first (default: top-right) */
+    bool legend_left;  /* try the top-left corner first (default: top-right) */
+    bool legend_below; /* below the plot, under the x-axis title, never inside the plot */
     /* layout */
     struct chart_rect cell, plot, legend_box;
     bool legend_shown;

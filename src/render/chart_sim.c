@@ -237,6 +237,27 @@ timeline_line(struct chart *c, struct chart_panel *p, const struct sim_result *r
     chart_add_line(c, p, s, x, y, (size_t)r->n_timeline);
 }
 
+/* The batch of the steps taken by one kind of instance (disaggregated serving). */
+static void
+timeline_kind_line(struct chart *c, struct chart_panel *p, const struct sim_result *r,
+                   enum sim_step_kind kind, const struct chart_style *s, double *x, double *y,
+                   double *ymax)
+{
+    size_t n = 0;
+    for (int i = 0; i < r->n_timeline; i++) {
+        const struct sim_timeline_point *t = &r->timeline[i];
+        if (t->kind != kind)
+            continue;
+        x[n] = t->time_s;
+        y[n] = t->batch;
+        if (y[n] > *ymax)
+            *ymax = y[n];
+        n++;
+    }
+    if (n > 0)
+        chart_add_line(c, p, s, x, y, n);
+}
+
 static void
 time_axis(struct chart_panel *p, const struct sim_result *r)
 {
@@ -320,12 +341,31 @@ chart_build_simulate(const struct sim_config *cfg, const struct sim_result *r, c
     double bmax = (double)cfg->sched.max_batch;
     struct chart_style sb = chart_line_style(CHART_BLACK, 1.5, CHART_SOLID);
     double bseen = 0;
-    timeline_line(c, batch, r, 2, &sb, x, y, &bseen);
+    int n_pre = 0, n_dec = 0;
+    for (int i = 0; i < nt; i++) {
+        n_pre += r->timeline[i].kind == SIM_STEP_PREFILL;
+        n_dec += r->timeline[i].kind == SIM_STEP_DECODE;
+    }
+    struct chart_style sbp = chart_line_style(CHART_VERMILLION, 1.5, CHART_SOLID);
+    struct chart_style sbd = chart_line_style(CHART_BLUE, 1.5, CHART_SOLID);
+    if (n_pre > 0 || n_dec > 0) {
+        /* disaggregated: prefill and decode instances' steps are two series (interleaved
+         * they would draw a comb between a prompt batch and a decode batch) */
+        timeline_kind_line(c, batch, r, SIM_STEP_DECODE, &sbd, x, y, &bseen);
+        timeline_kind_line(c, batch, r, SIM_STEP_PREFILL, &sbp, x, y, &bseen);
+    } else {
+        timeline_line(c, batch, r, 2, &sb, x, y, &bseen);
+    }
     time_axis(batch, r);
     bool show_cap = bmax > 0 && bmax <= 2.5 * fmax(bseen, 1);
     count_axis(batch, show_cap ? fmax(bseen, bmax) : bseen, "sequences in the step");
     snprintf(batch->title, sizeof batch->title, "batch of each engine step");
-    chart_add_legend(c, batch, "sequences in the step", &sb, false);
+    if (n_pre > 0 || n_dec > 0) {
+        chart_add_legend(c, batch, "decode instances' steps", &sbd, false);
+        chart_add_legend(c, batch, "prefill instances' steps", &sbp, false);
+    } else {
+        chart_add_legend(c, batch, "sequences in the step", &sb, false);
+    }
     if (show_cap) {
         double hx[2] = {0, batch->x.max}, hy[2] = {bmax, bmax};
         struct chart_style sc = chart_line_style(CHART_GREY, 2, CHART_DASHED);

@@ -120,6 +120,8 @@ build_panel(struct chart *c, const struct tornado_panel *tp)
     char base[96], bv[48];
     chart_format_si(tp->base, 4, tp->unit ? tp->unit : "", false, bv, sizeof bv);
     snprintf(base, sizeof base, "base %s", bv);
+    /* below the plot: inside, any corner is some bar's row and hides its end label */
+    p->legend_below = true;
     chart_add_legend(c, p, "input low", &ls, true);
     chart_add_legend(c, p, "input high", &hs, true);
     chart_add_legend(c, p, base, &bs, false);

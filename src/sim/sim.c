@@ -917,7 +917,7 @@ plan(struct sim *s, struct inst *in)
 /* ---- statistics at step start ---- */
 
 static void
-timeline_sample(struct sim *s, long batch)
+timeline_sample(struct sim *s, const struct inst *step_inst, long batch)
 {
     if (s->tl_count++ % s->tl_stride != 0)
         return;
@@ -939,7 +939,10 @@ timeline_sample(struct sim *s, long batch)
         used += (double)(in->total_blocks - in->free_blocks);
         total += (double)in->total_blocks;
     }
-    struct sim_timeline_point p = {s->now, queued, running, (double)batch, used / total};
+    unsigned char kind = step_inst->role == ROLE_PREFILL  ? SIM_STEP_PREFILL
+                         : step_inst->role == ROLE_DECODE ? SIM_STEP_DECODE
+                                                          : SIM_STEP_MIXED;
+    struct sim_timeline_point p = {s->now, queued, running, (double)batch, used / total, kind};
     s->tl[s->n_tl++] = p;
 }
 
@@ -1019,7 +1022,7 @@ try_start(struct sim *s, int i)
         twhist_add(&s->tw_kv, (long)floor(kv_occ(in) * 1000.0 + 0.5), dt);
     }
     lhist_add(&s->step_time, dt);
-    timeline_sample(s, in->n_step);
+    timeline_sample(s, in, in->n_step);
     push(s, s->now + dt, SIM_EV_STEP_DONE, i, 0);
 }
 

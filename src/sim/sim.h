@@ -161,12 +161,17 @@ struct sim_stat {
 
 /* The state of the whole system sampled at the start of engine steps (at most 2 x
  * timeline_points samples, thinned evenly in step count). */
+/* Which kind of engine instance took a timeline step: with the disaggregated policy, prefill
+ * instances run prompts only and decode instances stream tokens; every other policy mixes. */
+enum sim_step_kind { SIM_STEP_MIXED, SIM_STEP_PREFILL, SIM_STEP_DECODE };
+
 struct sim_timeline_point {
     double time_s;
     double queued;       /* requests waiting (incl. swapped out and awaiting KV transfer) */
     double running;      /* sequences admitted to an engine instance, all instances */
     double batch;        /* sequences in the step that starts */
     double kv_occupancy; /* fraction of all instances' KV blocks in use */
+    unsigned char kind;  /* enum sim_step_kind of the instance that took the step */
 };
 
 struct sim_result {

@@ -583,6 +583,67 @@ TEST(sim_example_scenarios)
     }
 }
 
+/* Disaggregated serving: the timeline says which kind of instance took each step (both kinds
+ * appear; every other policy mixes), and the chart's batch panel draws the prefill and the
+ * decode instances' steps as two series holding every timeline sample between them. */
+TEST(sim_timeline_step_kinds)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/scenarios/disaggregated.yaml", test_data_dir());
+    struct err_list errs = {0};
+    struct scenario *s = scenario_load(path, &errs);
+    CHECK(s != NULL);
+    err_list_release(&errs);
+    if (!s)
+        return;
+    struct sim_config c;
+    scenario_sim_config(s, &c);
+    c.work.requests = 600;
+    c.work.warmup_requests = 50;
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    int n[3] = {0, 0, 0};
+    for (int i = 0; i < r.n_timeline; i++)
+        if (r.timeline[i].kind <= SIM_STEP_DECODE)
+            n[r.timeline[i].kind]++;
+    CHECK(n[SIM_STEP_MIXED] == 0);
+    CHECK(n[SIM_STEP_PREFILL] > 0);
+    CHECK(n[SIM_STEP_DECODE] > 0);
+    CHECK(n[SIM_STEP_PREFILL] + n[SIM_STEP_DECODE] == r.n_timeline);
+    struct chart *ch = chart_build_simulate(&c, &r, NULL, &errs);
+    CHECK(ch != NULL);
+    if (ch) {
+        const struct chart_panel *b = &ch->panels[2];
+        size_t pre = 0, dec = 0;
+        for (size_t i = 0; i < b->n_lines; i++) {
+            pre += b->lines[i].style.rgb == CHART_VERMILLION ? b->lines[i].n : 0;
+            dec += b->lines[i].style.rgb == CHART_BLUE ? b->lines[i].n : 0;
+        }
+        CHECK(pre == (size_t)n[SIM_STEP_PREFILL]);
+        CHECK(dec == (size_t)n[SIM_STEP_DECODE]);
+        CHECK(b->n_legend >= 2);
+        CHECK_CONTAINS(b->legend[0].text, "decode");
+        CHECK_CONTAINS(b->legend[1].text, "prefill");
+        chart_free(ch);
+    }
+    sim_result_release(&r);
+    /* a mixed policy: every step mixed, one batch series */
+    base_config(&c, SIM_CONTINUOUS);
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    for (int i = 0; i < r.n_timeline; i++)
+        CHECK(r.timeline[i].kind == SIM_STEP_MIXED);
+    ch = chart_build_simulate(&c, &r, NULL, &errs);
+    CHECK(ch != NULL);
+    if (ch) {
+        CHECK_CONTAINS(ch->panels[2].legend[0].text, "sequences in the step");
+        chart_free(ch);
+    }
+    CHECK(err_count(&errs, ERR_ERROR) == 0);
+    err_list_release(&errs);
+    sim_result_release(&r);
+    scenario_free(s);
+}
+
 /* The chart's CDF reduction against hand-computed steps: 10 values 1..10 (shuffled, a NaN
  * skipped) at 4 points: probabilities 0 and 0.45 in the body (indices ceil(p n) - 1 = 0 and 4),
  * 0.95 and 1 in the tail (indices 9 and 9, the duplicate dropped). */
