@@ -932,9 +932,7 @@ sens_value(enum sens_input in, const struct plan_question *q, const struct hw_pr
     case SENS_PROMPT:
     case SENS_OUTPUT: {
         const struct sim_dist *dd = in == SENS_PROMPT ? &q->prompt : &q->output;
-        double m = dd->kind == SIM_DIST_FIXED     ? dd->value
-                   : dd->kind == SIM_DIST_UNIFORM ? (dd->min + dd->max) / 2
-                                                  : dd->mean;
+        double m = sim_dist_mean(dd);
         snprintf(buf, size, "%.0f tok", m * f);
         break;
     }

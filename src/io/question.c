@@ -435,22 +435,6 @@ read_dist(struct ycheck *y, const struct ynode *wl, const char *key, struct sim_
     return ok;
 }
 
-/* Mean of a length distribution (lognormal: the clamp ignored, as the analytic estimate does). */
-static double
-dist_mean(const struct sim_dist *d)
-{
-    switch (d->kind) {
-    case SIM_DIST_FIXED:
-        return d->value;
-    case SIM_DIST_UNIFORM:
-        return 0.5 * (d->min + d->max);
-    case SIM_DIST_LOGNORMAL:
-        return d->mean;
-    default:
-        return 0;
-    }
-}
-
 static void
 load_workload(struct ycheck *y, const struct ynode *root, struct plan_question *q)
 {
@@ -495,7 +479,7 @@ load_workload(struct ycheck *y, const struct ynode *root, struct plan_question *
             ycheck_error(y, v, "'workload.%s' goes with 'workload.%s'", ONLY[i][0], ONLY[i][1]);
     }
     q->peak_to_mean = 2;
-    double mean_tokens = dist_mean(&q->prompt) + dist_mean(&q->output);
+    double mean_tokens = sim_dist_mean(&q->prompt) + sim_dist_mean(&q->output);
     switch (q->workload) {
     case PLAN_WL_RATE:
         num_range(y, w, "workload", "rate_per_s", 0, true, INFINITY, &q->rate_per_s);

@@ -76,21 +76,6 @@ plan_sim_config(const struct plan_question *q, const struct plan_opts *o, const 
 
 /* ---- small helpers ---- */
 
-static double
-dist_mean(const struct sim_dist *d)
-{
-    switch (d->kind) {
-    case SIM_DIST_FIXED:
-        return d->value;
-    case SIM_DIST_UNIFORM:
-        return 0.5 * (d->min + d->max);
-    case SIM_DIST_LOGNORMAL:
-        return d->mean;
-    default:
-        return 0;
-    }
-}
-
 /* The longest length the workload can draw (lognormal without a cap: mean + 4 sd). */
 static double
 dist_max(const struct sim_dist *d)
@@ -400,7 +385,7 @@ stage1_hetero(const struct plan_question *q, const struct plan_opts *o, const st
         return;
     }
     double cap = e.capacity_req_per_s;
-    op->saturation_output_tokens_per_s = cap * dist_mean(&q->output);
+    op->saturation_output_tokens_per_s = cap * sim_dist_mean(&q->output);
     if (q->has_slo) {
         if (!hetero_meets(q, &h, 1e-6 * cap)) {
             char x[32], y[32];
@@ -523,7 +508,7 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
         cap_rate = a.capacity_req_per_s;
     struct plan_option *op = &ev->op;
     fill_ident(c, op);
-    op->saturation_output_tokens_per_s = cap_rate * dist_mean(&q->output);
+    op->saturation_output_tokens_per_s = cap_rate * sim_dist_mean(&q->output);
     if (q->has_slo) {
         const struct sim_slo *s = &q->slo;
         double f_t = s->ttft_s > 0 ? a.ttft_p99_s / s->ttft_s : 0;
@@ -539,7 +524,7 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
                 snprintf(why, sizeof why,
                          "TTFT p99 %s > %s even unloaded: prefill of the mean %.0f-token prompt "
                          "takes %s and the longest (%.0f tokens) more (tp %d, %s)",
-                         x, y, dist_mean(&q->prompt), z, dist_max(&q->prompt), c->tp,
+                         x, y, sim_dist_mean(&q->prompt), z, dist_max(&q->prompt), c->tp,
                          dtype_name(c->fmt.weights));
                 snprintf(op->miss, sizeof op->miss, "TTFT p99 %s > %s", x, y);
             } else if (f == f_i) {
@@ -554,7 +539,7 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
                 fmt_time(a.e2e_p99_s, x, sizeof x);
                 fmt_time(s->e2e_s, y, sizeof y);
                 snprintf(why, sizeof why, "E2E p99 %s > %s even unloaded (%.0f output tokens)", x,
-                         y, dist_mean(&q->output));
+                         y, sim_dist_mean(&q->output));
                 snprintf(op->miss, sizeof op->miss, "E2E p99 %s > %s", x, y);
             }
             fill_rej(c, PLAN_REJ_SLO, why, &ev->rej);
@@ -782,7 +767,7 @@ objective_value(const struct plan_question *q, const struct plan_option *op)
 static void
 price_option(const struct plan_question *q, const struct hw_profile *hw, struct plan_option *op)
 {
-    double mo = dist_mean(&q->output), mi = dist_mean(&q->prompt);
+    double mo = sim_dist_mean(&q->output), mi = sim_dist_mean(&q->prompt);
     op->spares = q->spares;
     op->server_devices = plan_server_devices(hw);
     enum plan_price_origin org;
@@ -893,7 +878,7 @@ planned_load(const struct plan_question *q, const struct plan_opts *o, const str
         t99 = e.ttft_p99_s, i99 = e.tpot_s, e99 = e.e2e_p99_s;
         op->ttft_p50_s = e.ttft_mean_s;
         op->itl_p50_s = e.tpot_s;
-        op->output_tokens_per_s_planned = r * dist_mean(&q->output);
+        op->output_tokens_per_s_planned = r * sim_dist_mean(&q->output);
         op->e2e_mean_s = e.e2e_mean_s;
     } else {
         struct sim_analytic a;
@@ -903,7 +888,7 @@ planned_load(const struct plan_question *q, const struct plan_opts *o, const str
         t99 = a.ttft_p99_s, i99 = a.tpot_mean_s, e99 = a.e2e_p99_s;
         op->ttft_p50_s = a.ttft_mean_s;
         op->itl_p50_s = a.tpot_mean_s;
-        op->output_tokens_per_s_planned = r * dist_mean(&q->output);
+        op->output_tokens_per_s_planned = r * sim_dist_mean(&q->output);
         op->e2e_mean_s = a.e2e_mean_s;
     }
     op->ttft_p99_s = t99;

@@ -127,6 +127,9 @@ const char *sim_policy_name(enum sim_policy p);
 const char *sim_admission_name(enum sim_admission a);
 const char *sim_process_name(enum sim_process p);
 const char *sim_dist_name(enum sim_dist_kind d);
+/* The nominal mean of a length distribution: fixed value, uniform midpoint, lognormal mean (its
+ * clamp ignored, as the analytic estimate does); 0 for a trace (use sim_dist_moments). */
+double sim_dist_mean(const struct sim_dist *d);
 
 /* One request's outcome (times in seconds from the start of the simulation; NaN when not
  * applicable: a rejected request has no TTFT, a one-token answer no TPOT). */

@@ -126,6 +126,21 @@ cmp_long(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double
+sim_dist_mean(const struct sim_dist *d)
+{
+    switch (d->kind) {
+    case SIM_DIST_FIXED:
+        return d->value;
+    case SIM_DIST_UNIFORM:
+        return 0.5 * (d->min + d->max);
+    case SIM_DIST_LOGNORMAL:
+        return d->mean;
+    default:
+        return 0;
+    }
+}
+
 void
 sim_dist_moments(const struct sim_dist *d, const struct sim_trace *t, int which, double *mean,
                  double *var, double *p99)
