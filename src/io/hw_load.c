@@ -1,7 +1,7 @@
 /* Hardware profile loader: schema check with positions, units, the sources rule. */
 #include "io/profiles.h"
 
-#include "io/ycheck.h"
+#include "io/ydoc.h"
 #include "util/array.h"
 #include "util/strs.h"
 
@@ -58,26 +58,6 @@ qty_in(struct ycheck *y, const struct ynode *map, const char *prefix, const char
         return false;
     *out = v;
     return true;
-}
-
-static void
-check_enum(struct ycheck *y, const struct ynode *map, const char *key, const char *value,
-           const char *const *allowed, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(value, allowed[i]) == 0)
-            return;
-    const char *hint = str_closest(value, allowed, n);
-    char list[256] = "";
-    for (size_t i = 0; i < n; i++) {
-        strncat(list, allowed[i], sizeof list - strlen(list) - 1);
-        if (i + 1 < n)
-            strncat(list, ", ", sizeof list - strlen(list) - 1);
-    }
-    if (hint)
-        ycheck_error(y, ynode_get(map, key), "'%s' is '%s' (did you mean '%s'?)", key, value, hint);
-    else
-        ycheck_error(y, ynode_get(map, key), "'%s' is '%s'; expected one of: %s", key, value, list);
 }
 
 static void
@@ -330,102 +310,88 @@ check_sources(struct ycheck *y, const struct ynode *root, const struct ynode *sr
     }
 }
 
-struct hw_profile *
-hw_from_tree(const struct ynode *root, const char *path, const char *id, struct err_list *errs)
+/* `arg` is the profile's id */
+static void
+fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
 {
-    struct ycheck y;
-    ycheck_init(&y, path, errs);
-    size_t before = err_count(errs, ERR_ERROR);
-    struct hw_profile *hw = calloc(1, sizeof *hw);
-    if (!hw) {
-        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
-        return NULL;
-    }
-    hw->id = str_dup(id);
-    hw->path = str_dup(path);
-    if (root->kind != YNODE_MAP) {
-        ycheck_error(&y, root, "a hardware profile must be a mapping of keys, not %s",
-                     ynode_kind_name(root));
-        ycheck_release(&y);
-        hw_free(hw);
-        return NULL;
-    }
-    ycheck_keys(&y, root, "", TOP_KEYS, N(TOP_KEYS));
+    struct hw_profile *hw = obj;
+    hw->id = str_dup(arg);
+    hw->path = str_dup(y->path);
     const char *s;
-    if (ycheck_str(&y, root, "", "name", true, &s))
+    if (ycheck_str(y, root, "", "name", true, &s))
         hw->name = str_dup(s);
-    if (ycheck_str(&y, root, "", "vendor", true, &s)) {
-        check_enum(&y, root, "vendor", s, VENDORS, N(VENDORS));
+    if (ycheck_str(y, root, "", "vendor", true, &s)) {
+        ycheck_enum(y, ynode_get(root, "vendor"), "vendor", s, VENDORS, N(VENDORS));
         hw->vendor = str_dup(s);
     }
-    if (ycheck_str(&y, root, "", "kind", true, &s)) {
-        check_enum(&y, root, "kind", s, KINDS, N(KINDS));
+    if (ycheck_str(y, root, "", "kind", true, &s)) {
+        ycheck_enum(y, ynode_get(root, "kind"), "kind", s, KINDS, N(KINDS));
         hw->kind = str_dup(s);
     }
-    if (ycheck_str(&y, root, "", "notes", false, &s))
+    if (ycheck_str(y, root, "", "notes", false, &s))
         hw->notes = str_dup(s);
 
     const struct ynode *mem = ynode_get(root, "memory");
     if (!mem)
-        ycheck_error(&y, root, "missing required key 'memory'");
-    else if (ycheck_map(&y, mem, "memory")) {
-        ycheck_keys(&y, mem, "memory", MEMORY_KEYS, N(MEMORY_KEYS));
-        qty_in(&y, mem, "memory", "capacity", UNIT_BYTES, true, &CAPACITY_RANGE,
+        ycheck_error(y, root, "missing required key 'memory'");
+    else if (ycheck_map(y, mem, "memory")) {
+        ycheck_keys(y, mem, "memory", MEMORY_KEYS, N(MEMORY_KEYS));
+        qty_in(y, mem, "memory", "capacity", UNIT_BYTES, true, &CAPACITY_RANGE,
                &hw->memory_capacity_bytes);
-        qty_in(&y, mem, "memory", "bandwidth", UNIT_BYTES_PER_S, true, &BANDWIDTH_RANGE,
+        qty_in(y, mem, "memory", "bandwidth", UNIT_BYTES_PER_S, true, &BANDWIDTH_RANGE,
                &hw->memory_bandwidth_bytes_per_s);
-        if (ycheck_str(&y, mem, "memory", "type", false, &s))
+        if (ycheck_str(y, mem, "memory", "type", false, &s))
             hw->memory_type = str_dup(s);
     }
     const struct ynode *comp = ynode_get(root, "compute");
     if (!comp)
-        ycheck_error(&y, root, "missing required key 'compute'");
-    else if (ycheck_map(&y, comp, "compute"))
-        load_compute(&y, comp, hw);
+        ycheck_error(y, root, "missing required key 'compute'");
+    else if (ycheck_map(y, comp, "compute"))
+        load_compute(y, comp, hw);
 
     long units;
-    if (ycheck_long(&y, root, "", "compute_units", false, 1, &units)) {
+    if (ycheck_long(y, root, "", "compute_units", false, 1, &units)) {
         if (units > MAX_COMPUTE_UNITS)
-            ycheck_error(&y, ynode_get(root, "compute_units"),
+            ycheck_error(y, ynode_get(root, "compute_units"),
                          "'compute_units' must be at most %ld, got %ld", MAX_COMPUTE_UNITS, units);
         else
             hw->compute_units = (double)units;
     }
-    qty_in(&y, root, "", "boost_clock", UNIT_HERTZ, false, &CLOCK_RANGE, &hw->boost_clock_hz);
+    qty_in(y, root, "", "boost_clock", UNIT_HERTZ, false, &CLOCK_RANGE, &hw->boost_clock_hz);
 
     const struct ynode *cache = ynode_get(root, "cache");
-    if (cache && !ynode_is_null(cache) && ycheck_map(&y, cache, "cache")) {
-        ycheck_keys(&y, cache, "cache", CACHE_KEYS, N(CACHE_KEYS));
+    if (cache && !ynode_is_null(cache) && ycheck_map(y, cache, "cache")) {
+        ycheck_keys(y, cache, "cache", CACHE_KEYS, N(CACHE_KEYS));
         for (size_t i = 0; i < N(CACHE_KEYS); i++)
-            qty_in(&y, cache, "cache", CACHE_KEYS[i], UNIT_BYTES, false, &CACHE_RANGE,
+            qty_in(y, cache, "cache", CACHE_KEYS[i], UNIT_BYTES, false, &CACHE_RANGE,
                    &hw->cache_bytes[i]);
     }
     const struct ynode *cbw = ynode_get(root, "cache_bandwidth");
-    if (cbw && !ynode_is_null(cbw) && ycheck_map(&y, cbw, "cache_bandwidth")) {
-        ycheck_keys(&y, cbw, "cache_bandwidth", CACHE_KEYS, N(CACHE_KEYS));
+    if (cbw && !ynode_is_null(cbw) && ycheck_map(y, cbw, "cache_bandwidth")) {
+        ycheck_keys(y, cbw, "cache_bandwidth", CACHE_KEYS, N(CACHE_KEYS));
         for (size_t i = 0; i < N(CACHE_KEYS); i++)
-            qty_in(&y, cbw, "cache_bandwidth", CACHE_KEYS[i], UNIT_BYTES_PER_S, false,
+            qty_in(y, cbw, "cache_bandwidth", CACHE_KEYS[i], UNIT_BYTES_PER_S, false,
                    &CACHE_BW_RANGE, &hw->cache_bandwidth_bytes_per_s[i]);
     }
     double ge;
-    if (ycheck_num(&y, root, "", "gemm_efficiency", false, &ge)) {
+    if (ycheck_num(y, root, "", "gemm_efficiency", false, &ge)) {
         if (!(ge > 0 && ge <= 1))
-            ycheck_error(&y, ynode_get(root, "gemm_efficiency"),
+            ycheck_error(y, ynode_get(root, "gemm_efficiency"),
                          "'gemm_efficiency' must be a fraction in (0, 1], got %g", ge);
         else
             hw->gemm_efficiency = ge;
     }
     const struct ynode *vec = ynode_get(root, "vector");
     if (vec && !ynode_is_null(vec))
-        load_vector(&y, vec, hw);
+        load_vector(y, vec, hw);
     const struct ynode *prov = ynode_get(root, "provenance");
-    if (prov && !ynode_is_null(prov) && ycheck_map(&y, prov, "provenance")) {
+    if (prov && !ynode_is_null(prov) && ycheck_map(y, prov, "provenance")) {
         hw->provenance_keys = calloc(prov->n / 2 + 1, sizeof(char *));
         hw->provenance_texts = calloc(prov->n / 2 + 1, sizeof(char *));
         for (size_t i = 0; i + 1 < prov->n && hw->provenance_keys && hw->provenance_texts; i += 2) {
             const struct ynode *v = prov->items[i + 1];
             if (v->kind != YNODE_SCALAR) {
-                ycheck_error(&y, v, "'provenance.%s' must be text", prov->items[i]->value);
+                ycheck_error(y, v, "'provenance.%s' must be text", prov->items[i]->value);
                 continue;
             }
             hw->provenance_keys[hw->n_provenance] = str_dup(prov->items[i]->value);
@@ -434,28 +400,28 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
         }
     }
     const struct ynode *link = ynode_get(root, "interconnect");
-    if (link && !ynode_is_null(link) && ycheck_map(&y, link, "interconnect")) {
-        ycheck_keys(&y, link, "interconnect", LINK_KEYS, N(LINK_KEYS));
-        if (ycheck_str(&y, link, "interconnect", "kind", true, &s))
+    if (link && !ynode_is_null(link) && ycheck_map(y, link, "interconnect")) {
+        ycheck_keys(y, link, "interconnect", LINK_KEYS, N(LINK_KEYS));
+        if (ycheck_str(y, link, "interconnect", "kind", true, &s))
             hw->link_kind = str_dup(s);
-        qty_in(&y, link, "interconnect", "bandwidth", UNIT_BYTES_PER_S, true, &LINK_RANGE,
+        qty_in(y, link, "interconnect", "bandwidth", UNIT_BYTES_PER_S, true, &LINK_RANGE,
                &hw->link_bandwidth_bytes_per_s);
-        if (ycheck_str(&y, link, "interconnect", "direction", true, &s)) {
+        if (ycheck_str(y, link, "interconnect", "direction", true, &s)) {
             static const char *const DIRS[] = {"bidirectional", "per-direction"};
-            check_enum(&y, link, "direction", s, DIRS, 2);
+            ycheck_enum(y, ynode_get(link, "direction"), "direction", s, DIRS, 2);
             hw->link_direction =
                 strcmp(s, "per-direction") == 0 ? HW_LINK_PER_DIRECTION : HW_LINK_BIDIRECTIONAL;
         }
     }
     const struct ynode *power = ynode_get(root, "power");
-    if (power && !ynode_is_null(power) && ycheck_map(&y, power, "power")) {
-        ycheck_keys(&y, power, "power", POWER_KEYS, N(POWER_KEYS));
-        qty_in(&y, power, "power", "tdp", UNIT_WATTS, false, &TDP_RANGE, &hw->tdp_w);
+    if (power && !ynode_is_null(power) && ycheck_map(y, power, "power")) {
+        ycheck_keys(y, power, "power", POWER_KEYS, N(POWER_KEYS));
+        qty_in(y, power, "power", "tdp", UNIT_WATTS, false, &TDP_RANGE, &hw->tdp_w);
     }
     long server;
-    if (ycheck_long(&y, root, "", "server_devices", false, 1, &server)) {
+    if (ycheck_long(y, root, "", "server_devices", false, 1, &server)) {
         if (server > MAX_SERVER_DEVICES)
-            ycheck_error(&y, ynode_get(root, "server_devices"),
+            ycheck_error(y, ynode_get(root, "server_devices"),
                          "'server_devices' must be at most %d, got %ld", MAX_SERVER_DEVICES,
                          server);
         else
@@ -463,23 +429,36 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
     }
     const struct ynode *price = ynode_get(root, "price");
     if (price && !ynode_is_null(price))
-        load_prices(&y, price, hw);
-    check_sources(&y, root, ynode_get(root, "sources"), hw);
+        load_prices(y, price, hw);
+    check_sources(y, root, ynode_get(root, "sources"), hw);
     /* norms, softmax, residuals and dequantization run on the vector units: a profile must give
      * their rate or what derives it (checked once the rest of the file is valid, since it
      * depends on the peaks, units and clock read above) */
-    if (comp && comp->kind == YNODE_MAP && err_count(errs, ERR_ERROR) == before &&
-        hw_vector_peak(hw, NULL) <= 0)
-        ycheck_error(&y, comp,
+    if (comp && comp->kind == YNODE_MAP && ycheck_clean(y) && hw_vector_peak(hw, NULL) <= 0)
+        ycheck_error(y, comp,
                      "'compute' has no fp32 peak and the vector rate cannot be derived (add "
                      "'compute.fp32', or 'compute_units', 'boost_clock' and "
                      "'vector.flops_per_cycle', or 'vector.fraction' and 'vector.fraction_of')");
-    ycheck_release(&y);
-    if (err_count(errs, ERR_ERROR) > before) {
-        hw_free(hw);
-        return NULL;
-    }
-    return hw;
+}
+
+static void
+free_hw(void *hw)
+{
+    hw_free(hw);
+}
+
+static const struct ydoc_format HARDWARE = {.what = "a hardware profile",
+                                            .root = YNODE_MAP,
+                                            .keys = TOP_KEYS,
+                                            .n_keys = N(TOP_KEYS),
+                                            .size = sizeof(struct hw_profile),
+                                            .fill = fill,
+                                            .free = free_hw};
+
+struct hw_profile *
+hw_from_tree(const struct ynode *root, const char *path, const char *id, struct err_list *errs)
+{
+    return ydoc_from_tree(&HARDWARE, root, path, id, errs);
 }
 
 static char *
@@ -499,12 +478,8 @@ stem_of(const char *path)
 struct hw_profile *
 hw_load(const char *path, struct err_list *errs)
 {
-    struct ynode *root = ynode_load(path, errs);
-    if (!root)
-        return NULL;
     char *id = stem_of(path);
-    struct hw_profile *hw = hw_from_tree(root, path, id ? id : "?", errs);
+    struct hw_profile *hw = ydoc_load(&HARDWARE, path, id ? id : "?", errs);
     free(id);
-    ynode_free(root);
     return hw;
 }

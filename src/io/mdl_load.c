@@ -1,7 +1,7 @@
 /* Model profile loader: Hugging Face config.json keys (YAML or the JSON file as is). */
 #include "io/profiles.h"
 
-#include "io/ycheck.h"
+#include "io/ydoc.h"
 #include "util/array.h"
 #include "util/strs.h"
 
@@ -177,57 +177,50 @@ get_opt_long(struct ycheck *y, const struct ynode *root, const char *key, long m
     return shape_long(y, root, key, false, min, MAX_DIM, out);
 }
 
-struct mdl_profile *
-mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool lenient,
-              struct err_list *errs)
+/* What mdl_load and mdl_from_tree pass fill: the id and whether unknown keys are allowed. */
+struct model_arg {
+    const char *id;
+    bool lenient;
+};
+
+static void
+fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
 {
-    struct ycheck y;
-    ycheck_init(&y, path, errs);
-    size_t before = err_count(errs, ERR_ERROR);
-    struct mdl_profile *m = calloc(1, sizeof *m);
-    if (!m) {
-        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
-        return NULL;
-    }
-    m->id = str_dup(id);
-    m->path = str_dup(path);
-    if (root->kind != YNODE_MAP) {
-        ycheck_error(&y, root, "a model profile must be a mapping of keys, not %s",
-                     ynode_kind_name(root));
-        ycheck_release(&y);
-        mdl_free(m);
-        return NULL;
-    }
-    check_model_keys(&y, root, lenient);
+    const struct model_arg *a = arg;
+    bool lenient = a->lenient;
+    struct mdl_profile *m = obj;
+    m->id = str_dup(a->id);
+    m->path = str_dup(y->path);
+    check_model_keys(y, root, lenient);
     const char *s;
-    if (ycheck_str(&y, root, "", "model_type", false, &s))
+    if (ycheck_str(y, root, "", "model_type", false, &s))
         m->model_type = str_dup(s);
-    if (ycheck_str(&y, root, "", "torch_dtype", false, &s) ||
-        ycheck_str(&y, root, "", "dtype", false, &s))
+    if (ycheck_str(y, root, "", "torch_dtype", false, &s) ||
+        ycheck_str(y, root, "", "dtype", false, &s))
         m->torch_dtype = str_dup(s);
-    shape_long(&y, root, "hidden_size", true, 1, MAX_DIM, &m->hidden_size);
-    shape_long(&y, root, "num_hidden_layers", true, 1, MAX_LAYERS, &m->num_layers);
-    shape_long(&y, root, "num_attention_heads", true, 1, MAX_DIM, &m->num_heads);
-    shape_long(&y, root, "vocab_size", true, 1, MAX_DIM, &m->vocab_size);
-    shape_long(&y, root, "intermediate_size", true, 1, MAX_DIM, &m->intermediate_size);
+    shape_long(y, root, "hidden_size", true, 1, MAX_DIM, &m->hidden_size);
+    shape_long(y, root, "num_hidden_layers", true, 1, MAX_LAYERS, &m->num_layers);
+    shape_long(y, root, "num_attention_heads", true, 1, MAX_DIM, &m->num_heads);
+    shape_long(y, root, "vocab_size", true, 1, MAX_DIM, &m->vocab_size);
+    shape_long(y, root, "intermediate_size", true, 1, MAX_DIM, &m->intermediate_size);
     m->num_kv_heads = m->num_heads;
-    get_opt_long(&y, root, "num_key_value_heads", 1, &m->num_kv_heads);
+    get_opt_long(y, root, "num_key_value_heads", 1, &m->num_kv_heads);
     if (m->num_heads > 0 && m->hidden_size > 0)
         m->head_dim = m->hidden_size / m->num_heads;
-    if (!get_opt_long(&y, root, "head_dim", 1, &m->head_dim) && m->head_dim == 0 &&
+    if (!get_opt_long(y, root, "head_dim", 1, &m->head_dim) && m->head_dim == 0 &&
         m->num_heads > 0 && m->hidden_size > 0)
-        ycheck_error(&y, ynode_get(root, "hidden_size"),
+        ycheck_error(y, ynode_get(root, "hidden_size"),
                      "'hidden_size' (%ld) is smaller than 'num_attention_heads' (%ld): each head "
                      "would have 0 dimensions (give 'head_dim')",
                      m->hidden_size, m->num_heads);
-    get_opt_long(&y, root, "max_position_embeddings", 1, &m->max_position_embeddings);
+    get_opt_long(y, root, "max_position_embeddings", 1, &m->max_position_embeddings);
     /* transformers' default: Gemma configs tie the LM head to the embedding, Llama-family do not */
     m->tie_word_embeddings = m->model_type && strncmp(m->model_type, "gemma", 5) == 0;
-    ycheck_bool(&y, root, "", "tie_word_embeddings", &m->tie_word_embeddings);
+    ycheck_bool(y, root, "", "tie_word_embeddings", &m->tie_word_embeddings);
     bool ab = false;
-    if (ycheck_bool(&y, root, "", "attention_bias", &ab))
+    if (ycheck_bool(y, root, "", "attention_bias", &ab))
         m->qkv_bias = m->o_bias = ab;
-    ycheck_bool(&y, root, "", "mlp_bias", &m->mlp_bias);
+    ycheck_bool(y, root, "", "mlp_bias", &m->mlp_bias);
     bool is_qwen2 = m->model_type && strncmp(m->model_type, "qwen2", 5) == 0;
     bool is_gemma2 = m->model_type && (strcmp(m->model_type, "gemma2") == 0);
     if (is_qwen2)
@@ -236,10 +229,10 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
         m->extra_norms = true;
 
     long sw = 0;
-    if (get_opt_long(&y, root, "sliding_window", 1, &sw))
+    if (get_opt_long(y, root, "sliding_window", 1, &sw))
         m->sliding_window = sw;
     bool use_sw = true;
-    if (ycheck_bool(&y, root, "", "use_sliding_window", &use_sw) && !use_sw)
+    if (ycheck_bool(y, root, "", "use_sliding_window", &use_sw) && !use_sw)
         m->sliding_window = 0;
     if (is_gemma2 && m->sliding_window > 0)
         m->sliding_every_other = true; /* even layers local, odd layers global */
@@ -255,42 +248,42 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
         m->sliding_every_other = alt;
     }
     /* mixture of experts */
-    if (!get_opt_long(&y, root, "num_local_experts", 1, &m->n_experts))
-        if (!get_opt_long(&y, root, "n_routed_experts", 1, &m->n_experts))
-            get_opt_long(&y, root, "num_experts", 1, &m->n_experts);
-    get_opt_long(&y, root, "num_experts_per_tok", 1, &m->experts_per_token);
-    get_opt_long(&y, root, "n_shared_experts", 0, &m->n_shared_experts);
-    get_opt_long(&y, root, "moe_intermediate_size", 1, &m->moe_intermediate_size);
-    get_opt_long(&y, root, "first_k_dense_replace", 0, &m->first_k_dense);
-    get_opt_long(&y, root, "moe_layer_freq", 1, &m->moe_layer_freq);
+    if (!get_opt_long(y, root, "num_local_experts", 1, &m->n_experts))
+        if (!get_opt_long(y, root, "n_routed_experts", 1, &m->n_experts))
+            get_opt_long(y, root, "num_experts", 1, &m->n_experts);
+    get_opt_long(y, root, "num_experts_per_tok", 1, &m->experts_per_token);
+    get_opt_long(y, root, "n_shared_experts", 0, &m->n_shared_experts);
+    get_opt_long(y, root, "moe_intermediate_size", 1, &m->moe_intermediate_size);
+    get_opt_long(y, root, "first_k_dense_replace", 0, &m->first_k_dense);
+    get_opt_long(y, root, "moe_layer_freq", 1, &m->moe_layer_freq);
     if (m->first_k_dense > m->num_layers && m->num_layers > 0)
-        ycheck_error(&y, ynode_get(root, "first_k_dense_replace"),
+        ycheck_error(y, ynode_get(root, "first_k_dense_replace"),
                      "'first_k_dense_replace' (%ld) exceeds 'num_hidden_layers' (%ld)",
                      m->first_k_dense, m->num_layers);
     if (m->num_kv_heads > m->num_heads && m->num_heads > 0)
-        ycheck_error(&y, ynode_get(root, "num_key_value_heads"),
+        ycheck_error(y, ynode_get(root, "num_key_value_heads"),
                      "'num_key_value_heads' (%ld) exceeds 'num_attention_heads' (%ld)",
                      m->num_kv_heads, m->num_heads);
     if (m->n_experts > 0 && m->experts_per_token == 0)
-        ycheck_error(&y, root, "a mixture-of-experts model needs 'num_experts_per_tok'");
+        ycheck_error(y, root, "a mixture-of-experts model needs 'num_experts_per_tok'");
     if (m->n_experts > 0 && m->experts_per_token > m->n_experts)
-        ycheck_error(&y, ynode_get(root, "num_experts_per_tok"),
+        ycheck_error(y, ynode_get(root, "num_experts_per_tok"),
                      "'num_experts_per_tok' (%ld) exceeds the number of experts (%ld)",
                      m->experts_per_token, m->n_experts);
     /* multi-head latent attention */
-    get_opt_long(&y, root, "q_lora_rank", 1, &m->q_lora_rank);
-    get_opt_long(&y, root, "kv_lora_rank", 1, &m->kv_lora_rank);
-    get_opt_long(&y, root, "qk_nope_head_dim", 1, &m->qk_nope_head_dim);
-    get_opt_long(&y, root, "qk_rope_head_dim", 1, &m->qk_rope_head_dim);
-    get_opt_long(&y, root, "v_head_dim", 1, &m->v_head_dim);
+    get_opt_long(y, root, "q_lora_rank", 1, &m->q_lora_rank);
+    get_opt_long(y, root, "kv_lora_rank", 1, &m->kv_lora_rank);
+    get_opt_long(y, root, "qk_nope_head_dim", 1, &m->qk_nope_head_dim);
+    get_opt_long(y, root, "qk_rope_head_dim", 1, &m->qk_rope_head_dim);
+    get_opt_long(y, root, "v_head_dim", 1, &m->v_head_dim);
     if (m->kv_lora_rank > 0 &&
         (m->qk_nope_head_dim == 0 || m->qk_rope_head_dim == 0 || m->v_head_dim == 0))
-        ycheck_error(&y, root,
+        ycheck_error(y, root,
                      "multi-head latent attention ('kv_lora_rank') needs "
                      "'qk_nope_head_dim', 'qk_rope_head_dim' and 'v_head_dim'");
     if (m->num_kv_heads > 0 && m->num_kv_heads <= m->num_heads &&
         m->num_heads % m->num_kv_heads != 0)
-        ycheck_error(&y, ynode_get(root, "num_key_value_heads"),
+        ycheck_error(y, ynode_get(root, "num_key_value_heads"),
                      "'num_attention_heads' (%ld) is not a multiple of 'num_key_value_heads' "
                      "(%ld)",
                      m->num_heads, m->num_kv_heads);
@@ -299,13 +292,13 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
         const char *why = "not a count";
         double v = 0;
         if (pp->kind != YNODE_SCALAR || unit_parse(pp->value, UNIT_COUNT_SUFFIX, &v, &why) != 0)
-            ycheck_error(&y, pp, "'published_parameters': cannot read '%s' as %s (%s)",
+            ycheck_error(y, pp, "'published_parameters': cannot read '%s' as %s (%s)",
                          pp->kind == YNODE_SCALAR ? pp->value : "?",
                          unit_example(UNIT_COUNT_SUFFIX), why);
         else if (!(v > 0))
-            ycheck_error(&y, pp, "'published_parameters' must be positive");
+            ycheck_error(y, pp, "'published_parameters' must be positive");
         else if (v > MAX_PARAMS)
-            ycheck_error(&y, pp,
+            ycheck_error(y, pp,
                          "'published_parameters' is '%s', above %gT (the largest published "
                          "models have about 2T)",
                          pp->value, MAX_PARAMS / 1e12);
@@ -313,13 +306,13 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
             m->published_params = v;
     }
     const struct ynode *src = ynode_get(root, "sources");
-    if (src && !ynode_is_null(src) && ycheck_map(&y, src, "sources")) {
+    if (src && !ynode_is_null(src) && ycheck_map(y, src, "sources")) {
         m->source_keys = calloc(src->n / 2 + 1, sizeof(char *));
         m->source_texts = calloc(src->n / 2 + 1, sizeof(char *));
         for (size_t i = 0; i + 1 < src->n && m->source_keys && m->source_texts; i += 2) {
             const struct ynode *v = src->items[i + 1];
             if (v->kind != YNODE_SCALAR || !v->value[0]) {
-                ycheck_error(&y, v, "'sources.%s' must be a non-empty text", src->items[i]->value);
+                ycheck_error(y, v, "'sources.%s' must be a non-empty text", src->items[i]->value);
                 continue;
             }
             m->source_keys[m->n_sources] = str_dup(src->items[i]->value);
@@ -327,18 +320,35 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
             m->n_sources++;
         }
     } else if (!lenient && !src) {
-        ycheck_error(&y, root, "missing required key 'sources' (where the config comes from)");
+        ycheck_error(y, root, "missing required key 'sources' (where the config comes from)");
     }
     if (m->published_params > 0 && !(src && ynode_get(src, "published_parameters")))
-        ycheck_error(&y, pp,
+        ycheck_error(y, pp,
                      "'published_parameters' has no source (add "
                      "'sources.published_parameters')");
-    ycheck_release(&y);
-    if (err_count(errs, ERR_ERROR) > before) {
-        mdl_free(m);
-        return NULL;
-    }
-    return m;
+}
+
+static void
+free_model(void *m)
+{
+    mdl_free(m);
+}
+
+/* top-level keys: check_model_keys (fill), which knows the lenient form */
+static const struct ydoc_format MODEL = {.what = "a model profile",
+                                         .root = YNODE_MAP,
+                                         .keys = NULL,
+                                         .n_keys = 0,
+                                         .size = sizeof(struct mdl_profile),
+                                         .fill = fill,
+                                         .free = free_model};
+
+struct mdl_profile *
+mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool lenient,
+              struct err_list *errs)
+{
+    struct model_arg a = {id, lenient};
+    return ydoc_from_tree(&MODEL, root, path, &a, errs);
 }
 
 static bool
@@ -378,13 +388,9 @@ model_id(const char *path)
 struct mdl_profile *
 mdl_load(const char *path, struct err_list *errs)
 {
-    struct ynode *root = ynode_load(path, errs);
-    if (!root)
-        return NULL;
     char *id = model_id(path);
-    struct mdl_profile *m =
-        mdl_from_tree(root, path, id ? id : "?", ends_with(path, ".json"), errs);
+    struct model_arg a = {id ? id : "?", ends_with(path, ".json")};
+    struct mdl_profile *m = ydoc_load(&MODEL, path, &a, errs);
     free(id);
-    ynode_free(root);
     return m;
 }

@@ -2,7 +2,7 @@
 #include "io/measure.h"
 
 #include "io/profiles.h"
-#include "io/ycheck.h"
+#include "io/ydoc.h"
 #include "util/array.h"
 #include "util/strs.h"
 #include "util/strset.h"
@@ -134,135 +134,131 @@ dup_or_null(const char *s)
     return s ? str_dup(s) : NULL;
 }
 
+static void
+fill_set(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
+{
+    (void)arg;
+    struct meas_set *set = obj;
+    set->path = str_dup(y->path);
+    struct strset ids; /* borrows from the tree */
+    strset_init(&ids);
+    set->rows = calloc(root->n ? root->n : 1, sizeof *set->rows);
+    if (!set->rows)
+        ycheck_error(y, root, "out of memory (while reading %zu rows)", root->n);
+    for (size_t i = 0; set->rows && i < root->n; i++) {
+        const struct ynode *e = root->items[i];
+        if (e->kind != YNODE_MAP) {
+            ycheck_error(y, e, "row %zu must be a mapping of keys", i + 1);
+            continue;
+        }
+        ycheck_keys(y, e, "", ROW_KEYS, N(ROW_KEYS));
+        size_t errs_before_row = err_count(y->errs, ERR_ERROR);
+        struct meas_row r;
+        memset(&r, 0, sizeof r);
+        r.line = e->line;
+        const char *s = NULL;
+        const char *id = NULL, *src = NULL, *hw = NULL, *model = NULL, *eng = NULL;
+        ycheck_str(y, e, "", "id", true, &id);
+        ycheck_str(y, e, "", "source", true, &src);
+        ycheck_str(y, e, "", "hardware", true, &hw);
+        ycheck_str(y, e, "", "model", false, &model);
+        if (ycheck_str(y, e, "", "engine", true, &eng))
+            pick(y, e, "engine", eng, ENGINES, N(ENGINES));
+        int ph = -1, met = -1;
+        if (ycheck_str(y, e, "", "phase", true, &s))
+            ph = pick(y, e, "phase", s, PHASES, N(PHASES));
+        if (ycheck_str(y, e, "", "metric", true, &s))
+            met = pick(y, e, "metric", s, METRICS, N(METRICS));
+        if (ycheck_num(y, e, "", "value", true, &r.value) && !(r.value > 0))
+            ycheck_error(y, ynode_get(e, "value"), "'value' must be positive, got %g", r.value);
+        r.pc.weights = DT_FP16;
+        r.pc.kv = DT_FP16;
+        if (ycheck_str(y, e, "", "weights", true, &s) && dtype_parse(s, &r.pc.weights) != 0)
+            ycheck_error(y, ynode_get(e, "weights"), "'weights' is '%s', an unknown format", s);
+        if (ycheck_str(y, e, "", "kv", false, &s) && dtype_parse(s, &r.pc.kv) != 0)
+            ycheck_error(y, ynode_get(e, "kv"), "'kv' is '%s', an unknown format", s);
+        r.pc.count = 1;
+        devices(y, e, "count", &r.pc.count);
+        if (ycheck_str(y, e, "", "parallel", false, &s)) {
+            static const char *const PAR[] = {"tp", "layer"};
+            int p = pick(y, e, "parallel", s, PAR, 2);
+            r.pc.layer_split = p == 1;
+        }
+        r.pc.batch = 1;
+        r.pc.context = r.pc.prompt = r.pc.input = r.pc.output = -1;
+        r.pc.kv_len = -1;
+        num(y, e, "batch", 1, MAX_LENGTH, &r.pc.batch);
+        num(y, e, "context", 0, MAX_LENGTH, &r.pc.context);
+        num(y, e, "prompt", 1, MAX_LENGTH, &r.pc.prompt);
+        num(y, e, "input", 1, MAX_LENGTH, &r.pc.input);
+        num(y, e, "output", 1, MAX_LENGTH, &r.pc.output);
+        num(y, e, "m", 1, MAX_LENGTH, &r.pc.m);
+        num(y, e, "n", 1, MAX_LENGTH, &r.pc.n);
+        num(y, e, "k", 1, MAX_LENGTH, &r.pc.k);
+        num(y, e, "tokens", 1, MAX_LENGTH, &r.pc.tokens);
+        devices(y, e, "tp", &r.pc.tp);
+        num(y, e, "kv_len", 0, MAX_LENGTH, &r.pc.kv_len);
+        num(y, e, "chunk", 1, MAX_LENGTH, &r.pc.chunk);
+        num(y, e, "bytes", 1, MAX_BYTES, &r.pc.bytes);
+        if (ycheck_str(y, e, "", "op", false, &s) && pick(y, e, "op", s, OPS, N(OPS)) >= 0)
+            r.op_name = str_dup(s);
+        if (ycheck_str(y, e, "", "note", false, &s))
+            r.note = str_dup(s);
+        /* what each phase needs */
+        /* (a key given with a bad value has its own error already) */
+        if (ph == 0 && !given(e, "context"))
+            ycheck_error(y, e, "a decode row needs 'context'");
+        if (ph == 1 && !given(e, "prompt"))
+            ycheck_error(y, e, "a prefill row needs 'prompt'");
+        if (ph == 2 && (!given(e, "input") || !given(e, "output")))
+            ycheck_error(y, e, "an e2e row needs 'input' and 'output'");
+        if (ph == 3 && !r.op_name)
+            ycheck_error(y, e, "a kernel row needs 'op'");
+        if (ph != 3 && !model)
+            ycheck_error(y, e, "a %s row needs 'model'", ph >= 0 ? PHASES[ph] : "");
+        /* a hash set: comparing every pair took 36 s for 80,000 rows */
+        int first = 0;
+        int added = id ? strset_add(&ids, id, e->line, &first) : 1;
+        if (added == 0)
+            ycheck_error(y, ynode_get(e, "id"), "duplicate id '%s' (first at line %d)", id, first);
+        else if (added < 0)
+            ycheck_error(y, e, "out of memory (while checking for duplicate ids)");
+        if (err_count(y->errs, ERR_ERROR) > errs_before_row) {
+            free(r.op_name);
+            free(r.note);
+            continue;
+        }
+        r.pc.phase = (enum pred_phase)ph;
+        r.pc.metric = (enum pred_metric)met;
+        r.id = dup_or_null(id);
+        r.source = dup_or_null(src);
+        r.hardware = dup_or_null(hw);
+        r.model = dup_or_null(model);
+        r.engine = dup_or_null(eng);
+        r.pc.op = r.op_name;
+        set->rows[set->n++] = r;
+    }
+    strset_release(&ids);
+}
+
+static void
+free_set(void *s)
+{
+    meas_set_free(s);
+}
+
+static const struct ydoc_format MEASUREMENTS = {.what = "a measurement file",
+                                                .root = YNODE_SEQ,
+                                                .keys = NULL,
+                                                .n_keys = 0,
+                                                .size = sizeof(struct meas_set),
+                                                .fill = fill_set,
+                                                .free = free_set};
+
 struct meas_set *
 meas_load(const char *path, struct err_list *errs)
 {
-    struct ynode *root = ynode_load(path, errs);
-    if (!root)
-        return NULL;
-    struct ycheck y;
-    ycheck_init(&y, path, errs);
-    size_t before = err_count(errs, ERR_ERROR);
-    struct meas_set *set = calloc(1, sizeof *set);
-    if (!set) {
-        ynode_free(root);
-        return NULL;
-    }
-    set->path = str_dup(path);
-    struct strset ids; /* borrows from the tree */
-    strset_init(&ids);
-    if (root->kind != YNODE_SEQ) {
-        ycheck_error(&y, root, "a measurement file is a list of rows, not %s",
-                     ynode_kind_name(root));
-    } else {
-        set->rows = calloc(root->n ? root->n : 1, sizeof *set->rows);
-        if (!set->rows)
-            ycheck_error(&y, root, "out of memory (while reading %zu rows)", root->n);
-        for (size_t i = 0; set->rows && i < root->n; i++) {
-            const struct ynode *e = root->items[i];
-            if (e->kind != YNODE_MAP) {
-                ycheck_error(&y, e, "row %zu must be a mapping of keys", i + 1);
-                continue;
-            }
-            ycheck_keys(&y, e, "", ROW_KEYS, N(ROW_KEYS));
-            size_t errs_before_row = err_count(errs, ERR_ERROR);
-            struct meas_row r;
-            memset(&r, 0, sizeof r);
-            r.line = e->line;
-            const char *s = NULL;
-            const char *id = NULL, *src = NULL, *hw = NULL, *model = NULL, *eng = NULL;
-            ycheck_str(&y, e, "", "id", true, &id);
-            ycheck_str(&y, e, "", "source", true, &src);
-            ycheck_str(&y, e, "", "hardware", true, &hw);
-            ycheck_str(&y, e, "", "model", false, &model);
-            if (ycheck_str(&y, e, "", "engine", true, &eng))
-                pick(&y, e, "engine", eng, ENGINES, N(ENGINES));
-            int ph = -1, met = -1;
-            if (ycheck_str(&y, e, "", "phase", true, &s))
-                ph = pick(&y, e, "phase", s, PHASES, N(PHASES));
-            if (ycheck_str(&y, e, "", "metric", true, &s))
-                met = pick(&y, e, "metric", s, METRICS, N(METRICS));
-            if (ycheck_num(&y, e, "", "value", true, &r.value) && !(r.value > 0))
-                ycheck_error(&y, ynode_get(e, "value"), "'value' must be positive, got %g",
-                             r.value);
-            r.pc.weights = DT_FP16;
-            r.pc.kv = DT_FP16;
-            if (ycheck_str(&y, e, "", "weights", true, &s) && dtype_parse(s, &r.pc.weights) != 0)
-                ycheck_error(&y, ynode_get(e, "weights"), "'weights' is '%s', an unknown format",
-                             s);
-            if (ycheck_str(&y, e, "", "kv", false, &s) && dtype_parse(s, &r.pc.kv) != 0)
-                ycheck_error(&y, ynode_get(e, "kv"), "'kv' is '%s', an unknown format", s);
-            r.pc.count = 1;
-            devices(&y, e, "count", &r.pc.count);
-            if (ycheck_str(&y, e, "", "parallel", false, &s)) {
-                static const char *const PAR[] = {"tp", "layer"};
-                int p = pick(&y, e, "parallel", s, PAR, 2);
-                r.pc.layer_split = p == 1;
-            }
-            r.pc.batch = 1;
-            r.pc.context = r.pc.prompt = r.pc.input = r.pc.output = -1;
-            r.pc.kv_len = -1;
-            num(&y, e, "batch", 1, MAX_LENGTH, &r.pc.batch);
-            num(&y, e, "context", 0, MAX_LENGTH, &r.pc.context);
-            num(&y, e, "prompt", 1, MAX_LENGTH, &r.pc.prompt);
-            num(&y, e, "input", 1, MAX_LENGTH, &r.pc.input);
-            num(&y, e, "output", 1, MAX_LENGTH, &r.pc.output);
-            num(&y, e, "m", 1, MAX_LENGTH, &r.pc.m);
-            num(&y, e, "n", 1, MAX_LENGTH, &r.pc.n);
-            num(&y, e, "k", 1, MAX_LENGTH, &r.pc.k);
-            num(&y, e, "tokens", 1, MAX_LENGTH, &r.pc.tokens);
-            devices(&y, e, "tp", &r.pc.tp);
-            num(&y, e, "kv_len", 0, MAX_LENGTH, &r.pc.kv_len);
-            num(&y, e, "chunk", 1, MAX_LENGTH, &r.pc.chunk);
-            num(&y, e, "bytes", 1, MAX_BYTES, &r.pc.bytes);
-            if (ycheck_str(&y, e, "", "op", false, &s) && pick(&y, e, "op", s, OPS, N(OPS)) >= 0)
-                r.op_name = str_dup(s);
-            if (ycheck_str(&y, e, "", "note", false, &s))
-                r.note = str_dup(s);
-            /* what each phase needs */
-            /* (a key given with a bad value has its own error already) */
-            if (ph == 0 && !given(e, "context"))
-                ycheck_error(&y, e, "a decode row needs 'context'");
-            if (ph == 1 && !given(e, "prompt"))
-                ycheck_error(&y, e, "a prefill row needs 'prompt'");
-            if (ph == 2 && (!given(e, "input") || !given(e, "output")))
-                ycheck_error(&y, e, "an e2e row needs 'input' and 'output'");
-            if (ph == 3 && !r.op_name)
-                ycheck_error(&y, e, "a kernel row needs 'op'");
-            if (ph != 3 && !model)
-                ycheck_error(&y, e, "a %s row needs 'model'", ph >= 0 ? PHASES[ph] : "");
-            /* a hash set: comparing every pair took 36 s for 80,000 rows */
-            int first = 0;
-            int added = id ? strset_add(&ids, id, e->line, &first) : 1;
-            if (added == 0)
-                ycheck_error(&y, ynode_get(e, "id"), "duplicate id '%s' (first at line %d)", id,
-                             first);
-            else if (added < 0)
-                ycheck_error(&y, e, "out of memory (while checking for duplicate ids)");
-            if (err_count(errs, ERR_ERROR) > errs_before_row) {
-                free(r.op_name);
-                free(r.note);
-                continue;
-            }
-            r.pc.phase = (enum pred_phase)ph;
-            r.pc.metric = (enum pred_metric)met;
-            r.id = dup_or_null(id);
-            r.source = dup_or_null(src);
-            r.hardware = dup_or_null(hw);
-            r.model = dup_or_null(model);
-            r.engine = dup_or_null(eng);
-            r.pc.op = r.op_name;
-            set->rows[set->n++] = r;
-        }
-    }
-    strset_release(&ids);
-    ycheck_release(&y);
-    ynode_free(root);
-    if (err_count(errs, ERR_ERROR) > before) {
-        meas_set_free(set);
-        return NULL;
-    }
-    return set;
+    return ydoc_load(&MEASUREMENTS, path, NULL, errs);
 }
 
 static const char *const ENGINE_KEYS[] = {"name",
@@ -380,105 +376,98 @@ static const struct yrange OVERHEAD_RANGE = {0, 1.0, 0, "s"};
 static const struct yrange INFLIGHT_RANGE = {1.0, 1e9, 0, "B"};
 #define MAX_UBATCH 1000000L
 
-struct engine_profile *
-engine_load(const char *path, struct err_list *errs)
+static void
+fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
 {
-    struct ynode *root = ynode_load(path, errs);
-    if (!root)
-        return NULL;
-    struct ycheck y;
-    ycheck_init(&y, path, errs);
-    size_t before = err_count(errs, ERR_ERROR);
-    struct engine_profile *e = calloc(1, sizeof *e);
-    if (!e) {
-        ynode_free(root);
-        return NULL;
-    }
-    e->path = str_dup(path);
+    (void)arg;
+    struct engine_profile *e = obj;
+    e->path = str_dup(y->path);
     e->memory_efficiency = e->compute_efficiency = 1.0;
     e->dequant_scale = 1.0;
     e->serving.reserve_fraction = -1.0;
-    if (root->kind != YNODE_MAP) {
-        ycheck_error(&y, root, "an engine profile must be a mapping of keys, not %s",
-                     ynode_kind_name(root));
-    } else {
-        ycheck_keys(&y, root, "", ENGINE_KEYS, N(ENGINE_KEYS));
-        const char *s;
-        if (ycheck_str(&y, root, "", "name", true, &s))
-            e->name = str_dup(s);
-        double t;
-        if (ycheck_qty(&y, root, "", "kernel_overhead", UNIT_SECONDS, false, &t) &&
-            ycheck_range(&y, root, "", "kernel_overhead", t, &OVERHEAD_RANGE))
-            e->kernel_overhead_s = t;
-        if (ycheck_qty(&y, root, "", "step_overhead", UNIT_SECONDS, false, &t) &&
-            ycheck_range(&y, root, "", "step_overhead", t, &OVERHEAD_RANGE))
-            e->step_overhead_s = t;
-        const char *keys[2] = {"memory_efficiency", "compute_efficiency"};
-        double *dst[2] = {&e->memory_efficiency, &e->compute_efficiency};
-        for (int i = 0; i < 2; i++) {
-            double v;
-            if (ycheck_num(&y, root, "", keys[i], false, &v)) {
-                if (!(v > 0 && v <= 1.5))
-                    ycheck_error(&y, ynode_get(root, keys[i]),
-                                 "'%s' must be a fraction in (0, 1.5], got %g", keys[i], v);
-                else
-                    *dst[i] = v;
-            }
-        }
-        double b;
-        if (ycheck_qty(&y, root, "", "bytes_in_flight_per_unit", UNIT_BYTES, false, &b) &&
-            ycheck_range(&y, root, "", "bytes_in_flight_per_unit", b, &INFLIGHT_RANGE))
-            e->inflight_bytes_per_unit = b;
-        double ds;
-        if (ycheck_num(&y, root, "", "dequant_scale", false, &ds)) {
-            if (!(ds > 0 && ds < 100))
-                ycheck_error(&y, ynode_get(root, "dequant_scale"),
-                             "'dequant_scale' must be in (0, 100), got %g", ds);
+    const char *s;
+    if (ycheck_str(y, root, "", "name", true, &s))
+        e->name = str_dup(s);
+    double t;
+    if (ycheck_qty(y, root, "", "kernel_overhead", UNIT_SECONDS, false, &t) &&
+        ycheck_range(y, root, "", "kernel_overhead", t, &OVERHEAD_RANGE))
+        e->kernel_overhead_s = t;
+    if (ycheck_qty(y, root, "", "step_overhead", UNIT_SECONDS, false, &t) &&
+        ycheck_range(y, root, "", "step_overhead", t, &OVERHEAD_RANGE))
+        e->step_overhead_s = t;
+    const char *keys[2] = {"memory_efficiency", "compute_efficiency"};
+    double *dst[2] = {&e->memory_efficiency, &e->compute_efficiency};
+    for (int i = 0; i < 2; i++) {
+        double v;
+        if (ycheck_num(y, root, "", keys[i], false, &v)) {
+            if (!(v > 0 && v <= 1.5))
+                ycheck_error(y, ynode_get(root, keys[i]),
+                             "'%s' must be a fraction in (0, 1.5], got %g", keys[i], v);
             else
-                e->dequant_scale = ds;
-        }
-        ycheck_bool(&y, root, "", "fp16_accumulate", &e->fp16_accumulate);
-        ycheck_bool(&y, root, "", "dequant_buffer", &e->dequant_buffer);
-        long ub;
-        if (ycheck_long(&y, root, "", "ubatch", false, 1, &ub)) {
-            if (ub > MAX_UBATCH)
-                ycheck_error(&y, ynode_get(root, "ubatch"), "'ubatch' must be at most %ld, got %ld",
-                             MAX_UBATCH, ub);
-            else
-                e->ubatch_tokens = (double)ub;
-        }
-        load_serving(&y, root, &e->serving);
-        const struct ynode *src = ynode_get(root, "sources");
-        if (!src)
-            ycheck_error(&y, root,
-                         "missing required key 'sources' (every number needs its origin)");
-        else if (ycheck_map(&y, src, "sources")) {
-            e->source_keys = calloc(src->n / 2 + 1, sizeof(char *));
-            e->source_texts = calloc(src->n / 2 + 1, sizeof(char *));
-            for (size_t i = 0; i + 1 < src->n && e->source_keys && e->source_texts; i += 2) {
-                if (src->items[i + 1]->kind != YNODE_SCALAR)
-                    continue;
-                e->source_keys[e->n_sources] = str_dup(src->items[i]->value);
-                e->source_texts[e->n_sources] = str_dup(src->items[i + 1]->value);
-                e->n_sources++;
-            }
-            for (int i = 0; i < y.n_numbers; i++) {
-                bool covered = false;
-                for (size_t j = 0; j + 1 < src->n && !covered; j += 2)
-                    covered = strcmp(src->items[j]->value, y.numbers[i]) == 0;
-                if (!covered)
-                    err_add(errs, path, y.number_line[i], y.number_col[i], ERR_ERROR,
-                            "'%s' has no source (add 'sources.%s')", y.numbers[i], y.numbers[i]);
-            }
+                *dst[i] = v;
         }
     }
-    ycheck_release(&y);
-    ynode_free(root);
-    if (err_count(errs, ERR_ERROR) > before) {
-        engine_profile_free(e);
-        return NULL;
+    double b;
+    if (ycheck_qty(y, root, "", "bytes_in_flight_per_unit", UNIT_BYTES, false, &b) &&
+        ycheck_range(y, root, "", "bytes_in_flight_per_unit", b, &INFLIGHT_RANGE))
+        e->inflight_bytes_per_unit = b;
+    double ds;
+    if (ycheck_num(y, root, "", "dequant_scale", false, &ds)) {
+        if (!(ds > 0 && ds < 100))
+            ycheck_error(y, ynode_get(root, "dequant_scale"),
+                         "'dequant_scale' must be in (0, 100), got %g", ds);
+        else
+            e->dequant_scale = ds;
     }
-    return e;
+    ycheck_bool(y, root, "", "fp16_accumulate", &e->fp16_accumulate);
+    ycheck_bool(y, root, "", "dequant_buffer", &e->dequant_buffer);
+    long ub;
+    if (ycheck_long(y, root, "", "ubatch", false, 1, &ub)) {
+        if (ub > MAX_UBATCH)
+            ycheck_error(y, ynode_get(root, "ubatch"), "'ubatch' must be at most %ld, got %ld",
+                         MAX_UBATCH, ub);
+        else
+            e->ubatch_tokens = (double)ub;
+    }
+    load_serving(y, root, &e->serving);
+    const struct ynode *src = ynode_get(root, "sources");
+    if (!src)
+        ycheck_error(y, root, "missing required key 'sources' (every number needs its origin)");
+    else if (ycheck_map(y, src, "sources")) {
+        e->source_keys = calloc(src->n / 2 + 1, sizeof(char *));
+        e->source_texts = calloc(src->n / 2 + 1, sizeof(char *));
+        for (size_t i = 0; i + 1 < src->n && e->source_keys && e->source_texts; i += 2) {
+            if (src->items[i + 1]->kind != YNODE_SCALAR)
+                continue;
+            e->source_keys[e->n_sources] = str_dup(src->items[i]->value);
+            e->source_texts[e->n_sources] = str_dup(src->items[i + 1]->value);
+            e->n_sources++;
+        }
+        for (int i = 0; i < y->n_numbers; i++) {
+            bool covered = false;
+            for (size_t j = 0; j + 1 < src->n && !covered; j += 2)
+                covered = strcmp(src->items[j]->value, y->numbers[i]) == 0;
+            if (!covered)
+                err_add(y->errs, y->path, y->number_line[i], y->number_col[i], ERR_ERROR,
+                        "'%s' has no source (add 'sources.%s')", y->numbers[i], y->numbers[i]);
+        }
+    }
+}
+
+static void
+free_engine(void *e)
+{
+    engine_profile_free(e);
+}
+
+static const struct ydoc_format ENGINE = {
+    "an engine profile",           YNODE_MAP,   ENGINE_KEYS, N(ENGINE_KEYS),
+    sizeof(struct engine_profile), fill_engine, free_engine};
+
+struct engine_profile *
+engine_load(const char *path, struct err_list *errs)
+{
+    return ydoc_load(&ENGINE, path, NULL, errs);
 }
 
 struct engine_profile *

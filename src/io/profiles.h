@@ -31,6 +31,8 @@ void prof_set_data_dir(const char *dir);
 /* Resolve an id or a path to a file path (malloc'd, caller frees). An argument containing '/'
  * or ending in .yaml/.yml/.json is a path. Unknown ids add an error with a did-you-mean hint. */
 char *prof_resolve(enum prof_kind kind, const char *id_or_path, struct err_list *errs);
+/* True when prof_resolve takes `s` as a path: it contains '/' or ends in .yaml, .yml or .json. */
+bool prof_looks_like_path(const char *s);
 /* Sorted list of ids in the data directory (caller frees each and the array); returns count or
  * -1 when the directory cannot be read. */
 int prof_list(enum prof_kind kind, char ***ids);

@@ -5,7 +5,7 @@
 
 #include "core/roof.h"
 #include "io/profiles.h"
-#include "io/ycheck.h"
+#include "io/ydoc.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -65,67 +65,12 @@ static const char *const OBJECTIVES[] = {"min_cost_per_hour", "min_cost_per_mtok
                                          "max_tokens_per_dollar"};
 static const char *const ENGINES[] = {"vllm", "tensorrt-llm", "llama.cpp", "kernel"};
 
-static int
-check_enum(struct ycheck *y, const struct ynode *at, const char *name, const char *value,
-           const char *const *allowed, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(value, allowed[i]) == 0)
-            return (int)i;
-    const char *hint = str_closest(value, allowed, n);
-    char list[256] = "";
-    for (size_t i = 0; i < n; i++) {
-        strncat(list, allowed[i], sizeof list - strlen(list) - 1);
-        if (i + 1 < n)
-            strncat(list, ", ", sizeof list - strlen(list) - 1);
-    }
-    if (hint)
-        ycheck_error(y, at, "'%s' is '%s' (did you mean '%s'?)", name, value, hint);
-    else
-        ycheck_error(y, at, "'%s' is '%s'; expected one of: %s", name, value, list);
-    return -1;
-}
-
-static const struct ynode *
-section(struct ycheck *y, const struct ynode *root, const char *key, const char *const *keys,
-        size_t n)
-{
-    const struct ynode *v = ynode_get(root, key);
-    if (!v || ynode_is_null(v))
-        return NULL;
-    if (!ycheck_map(y, v, key))
-        return NULL;
-    ycheck_keys(y, v, key, keys, n);
-    return v;
-}
-
+/* The duration `v` named `name`: "2 s", "500 ms", "30 min", "168 h", "7 days", "1 week"; false
+ * when null (nothing given) or after an error. */
 static bool
-num_range(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key, double lo,
-          bool lo_open, double hi, double *out)
+duration(struct ycheck *y, const struct ynode *v, const char *name, double *out)
 {
-    double x;
-    if (!ycheck_num(y, map, prefix, key, false, &x))
-        return false;
-    if ((lo_open ? !(x > lo) : !(x >= lo)) || !(x <= hi)) {
-        if (isinf(hi))
-            ycheck_error(y, ynode_get(map, key), "'%s.%s' must be %s %g, got %g", prefix, key,
-                         lo_open ? "greater than" : "at least", lo, x);
-        else
-            ycheck_error(y, ynode_get(map, key), "'%s.%s' must be in %s%g, %g], got %g", prefix,
-                         key, lo_open ? "(" : "[", lo, hi, x);
-        return false;
-    }
-    *out = x;
-    return true;
-}
-
-/* A duration: "2 s", "500 ms", "30 min", "168 h", "7 days", "1 week". */
-static bool
-duration(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
-         double *out)
-{
-    const struct ynode *v = ynode_get(map, key);
-    if (!v || ynode_is_null(v))
+    if (ynode_is_null(v))
         return false;
     if (v->kind == YNODE_SCALAR) {
         char *end;
@@ -149,55 +94,9 @@ duration(struct ycheck *y, const struct ynode *map, const char *prefix, const ch
             return true;
         }
     }
-    ycheck_error(y, v,
-                 "'%s.%s' must be a time such as '2 s', '50 ms', '168 h' or '7 days', got '%s'",
-                 prefix, key, v->kind == YNODE_SCALAR ? v->value : ynode_kind_name(v));
+    ycheck_error(y, v, "'%s' must be a time such as '2 s', '50 ms', '168 h' or '7 days', got '%s'",
+                 name, v->kind == YNODE_SCALAR ? v->value : ynode_kind_name(v));
     return false;
-}
-
-static char *
-dir_join(const char *base_path, const char *rel)
-{
-    if (rel[0] == '/')
-        return str_dup(rel);
-    const char *slash = strrchr(base_path, '/');
-    if (!slash)
-        return str_dup(rel);
-    size_t dl = (size_t)(slash - base_path) + 1, rl = strlen(rel);
-    char *p = malloc(dl + rl + 1);
-    if (!p)
-        return NULL;
-    memcpy(p, base_path, dl);
-    memcpy(p + dl, rel, rl + 1);
-    return p;
-}
-
-static bool
-looks_like_path(const char *s)
-{
-    size_t l = strlen(s);
-    return strchr(s, '/') || (l > 5 && strcmp(s + l - 5, ".yaml") == 0) ||
-           (l > 4 && strcmp(s + l - 4, ".yml") == 0) || (l > 5 && strcmp(s + l - 5, ".json") == 0);
-}
-
-static char *
-resolve_profile(struct ycheck *y, const struct ynode *v, enum prof_kind kind)
-{
-    char *arg = looks_like_path(v->value) ? dir_join(y->path, v->value) : str_dup(v->value);
-    if (!arg)
-        return NULL;
-    struct err_list tmp = {0};
-    char *p = prof_resolve(kind, arg, &tmp);
-    if (!p)
-        for (size_t i = 0; i < tmp.n; i++) {
-            if (tmp.items[i].path)
-                ycheck_error(y, v, "%s '%s'", tmp.items[i].msg, tmp.items[i].path);
-            else
-                ycheck_error(y, v, "%s", tmp.items[i].msg);
-        }
-    err_list_release(&tmp);
-    free(arg);
-    return p;
 }
 
 /* A scalar or a sequence of scalars: calls `fn` for each item. Returns the count, -1 on error. */
@@ -234,46 +133,43 @@ each_item(struct ycheck *y, const struct ynode *v, const char *name, int max,
     return ok ? (int)v->n : -1;
 }
 
-static bool
-item_int(struct ycheck *y, const struct ynode *v, const char *name, int i, void *ctx)
-{
-    long x;
-    if (ynode_long(v, &x) != 0 || x < 1 || x > 64) {
-        ycheck_error(y, v, "'%s' must be whole numbers in [1, 64], got '%s'", name, v->value);
-        return false;
-    }
-    ((int *)ctx)[i] = (int)x;
-    return true;
-}
+/* The numbers a candidates list may hold: whole numbers or not, the range, and the range as
+ * messages say it ("'%s' must be <range>, got '%s'"). */
+enum item_type { ITEM_INT, ITEM_LONG, ITEM_DOUBLE };
+struct item_num {
+    void *out; /* int, long or double array */
+    enum item_type type;
+    double lo, hi;
+    bool lo_open;
+    const char *range;
+};
 
 static bool
-item_long(struct ycheck *y, const struct ynode *v, const char *name, int i, void *ctx)
+item_num(struct ycheck *y, const struct ynode *v, const char *name, int i, void *ctx)
 {
-    long x;
-    if (ynode_long(v, &x) != 0 || x < 1) {
-        ycheck_error(y, v, "'%s' must be whole numbers >= 1, got '%s'", name, v->value);
+    const struct item_num *t = ctx;
+    long l = 0;
+    double x = 0;
+    bool read = t->type == ITEM_DOUBLE ? ynode_double(v, &x) == 0 : ynode_long(v, &l) == 0;
+    if (t->type != ITEM_DOUBLE)
+        x = (double)l;
+    if (!read || (t->lo_open ? !(x > t->lo) : !(x >= t->lo)) || !(x <= t->hi)) {
+        ycheck_error(y, v, "'%s' must be %s, got '%s'", name, t->range, v->value);
         return false;
     }
-    ((long *)ctx)[i] = x;
-    return true;
-}
-
-static bool
-item_ratio(struct ycheck *y, const struct ynode *v, const char *name, int i, void *ctx)
-{
-    double x;
-    if (ynode_double(v, &x) != 0 || !(x > 0) || x > 16) {
-        ycheck_error(y, v, "'%s' must be numbers in (0, 16], got '%s'", name, v->value);
-        return false;
-    }
-    ((double *)ctx)[i] = x;
+    if (t->type == ITEM_INT)
+        ((int *)t->out)[i] = (int)l;
+    else if (t->type == ITEM_LONG)
+        ((long *)t->out)[i] = l;
+    else
+        ((double *)t->out)[i] = x;
     return true;
 }
 
 static bool
 item_policy(struct ycheck *y, const struct ynode *v, const char *name, int i, void *ctx)
 {
-    int k = check_enum(y, v, name, v->value, POLICIES, N(POLICIES));
+    int k = ycheck_enum(y, v, name, v->value, POLICIES, N(POLICIES));
     if (k < 0)
         return false;
     ((enum sim_policy *)ctx)[i] = (enum sim_policy)k;
@@ -375,15 +271,7 @@ read_dist(struct ycheck *y, const struct ynode *wl, const char *key, struct sim_
         d->value = (double)x;
         return true;
     }
-    if (!ycheck_map(y, v, pre))
-        return false;
-    ycheck_keys(y, v, pre, DIST_KEYS, N(DIST_KEYS));
-    const char *s;
-    if (!ycheck_str(y, v, pre, "dist", true, &s))
-        return false;
-    char name[48];
-    snprintf(name, sizeof name, "%s.dist", pre);
-    int k = check_enum(y, ynode_get(v, "dist"), name, s, DISTS, N(DISTS));
+    int k = ycheck_tagged(y, v, pre, DIST_KEYS, N(DIST_KEYS), "dist", DISTS, N(DISTS));
     if (k < 0)
         return false;
     d->kind = (enum sim_dist_kind)k;
@@ -396,17 +284,12 @@ read_dist(struct ycheck *y, const struct ynode *wl, const char *key, struct sim_
         break;
     case SIM_DIST_UNIFORM:
         ok = ycheck_long(y, v, pre, "min", true, 1, &lo) &&
-             ycheck_long(y, v, pre, "max", true, 1, &hi);
-        if (ok && hi < lo) {
-            ycheck_error(y, ynode_get(v, "max"), "'%s.max' (%ld) is below '%s.min' (%ld)", pre, hi,
-                         pre, lo);
-            ok = false;
-        }
+             ycheck_long(y, v, pre, "max", true, 1, &hi) && ycheck_min_max(y, v, pre, lo, hi);
         d->min = (double)lo;
         d->max = (double)hi;
         break;
     case SIM_DIST_LOGNORMAL:
-        ok = num_range(y, v, pre, "mean", 1, false, INFINITY, &d->mean);
+        ok = ycheck_num_in(y, v, pre, "mean", 1, false, INFINITY, &d->mean);
         if (!ynode_get(v, "mean")) {
             ycheck_error(y, v, "missing required key 'mean' in '%s'", pre);
             ok = false;
@@ -415,17 +298,13 @@ read_dist(struct ycheck *y, const struct ynode *wl, const char *key, struct sim_
             ycheck_error(y, v, "missing required key 'sd' in '%s'", pre);
             ok = false;
         } else {
-            ok = num_range(y, v, pre, "sd", 0, false, INFINITY, &d->sd) && ok;
+            ok = ycheck_num_in(y, v, pre, "sd", 0, false, INFINITY, &d->sd) && ok;
         }
         if (ynode_get(v, "min") && !ycheck_long(y, v, pre, "min", false, 1, &lo))
             ok = false;
         if (ynode_get(v, "max") && !ycheck_long(y, v, pre, "max", false, 1, &hi))
             ok = false;
-        if (hi > 0 && hi < lo) {
-            ycheck_error(y, ynode_get(v, "max"), "'%s.max' (%ld) is below '%s.min' (%ld)", pre, hi,
-                         pre, lo);
-            ok = false;
-        }
+        ok = ycheck_min_max(y, v, pre, lo, hi) && ok;
         d->min = (double)lo;
         d->max = (double)hi;
         break;
@@ -482,11 +361,12 @@ load_workload(struct ycheck *y, const struct ynode *root, struct plan_question *
     double mean_tokens = sim_dist_mean(&q->prompt) + sim_dist_mean(&q->output);
     switch (q->workload) {
     case PLAN_WL_RATE:
-        num_range(y, w, "workload", "rate_per_s", 0, true, INFINITY, &q->rate_per_s);
+        ycheck_num_in(y, w, "workload", "rate_per_s", 0, true, INFINITY, &q->rate_per_s);
         break;
     case PLAN_WL_TOKENS_PER_MONTH:
-        num_range(y, w, "workload", "tokens_per_month", 0, true, INFINITY, &q->tokens_per_month);
-        num_range(y, w, "workload", "peak_to_mean", 1, false, 100, &q->peak_to_mean);
+        ycheck_num_in(y, w, "workload", "tokens_per_month", 0, true, INFINITY,
+                      &q->tokens_per_month);
+        ycheck_num_in(y, w, "workload", "peak_to_mean", 1, false, 100, &q->peak_to_mean);
         /* a month of 730 hours (8760 / 12) */
         if (mean_tokens > 0)
             q->rate_per_s = q->tokens_per_month / (730.0 * 3600.0) / mean_tokens * q->peak_to_mean;
@@ -495,17 +375,18 @@ load_workload(struct ycheck *y, const struct ynode *root, struct plan_question *
         ycheck_long(y, w, "workload", "users", true, 1, &q->users);
         q->think_time_s = 0;
         if (ynode_get(w, "think_time") &&
-            !duration(y, w, "workload", "think_time", &q->think_time_s))
+            !duration(y, ynode_get(w, "think_time"), "workload.think_time", &q->think_time_s))
             q->think_time_s = 0;
         /* planning rate: every user sends once per think time (responses taken as instant,
          * an upper bound on a closed loop's rate); no think time: one request per user-second */
         q->rate_per_s = (double)q->users / (q->think_time_s > 1 ? q->think_time_s : 1);
         break;
     case PLAN_WL_OFFLINE:
-        num_range(y, w, "workload", "documents", 0, true, INFINITY, &q->offline_requests);
+        ycheck_num_in(y, w, "workload", "documents", 0, true, INFINITY, &q->offline_requests);
         if (!ynode_get(w, "deadline"))
             ycheck_error(y, w, "missing required key 'deadline' in 'workload' (with 'documents')");
-        else if (duration(y, w, "workload", "deadline", &q->offline_deadline_s) &&
+        else if (duration(y, ynode_get(w, "deadline"), "workload.deadline",
+                          &q->offline_deadline_s) &&
                  q->offline_requests > 0)
             q->rate_per_s = q->offline_requests / q->offline_deadline_s;
         break;
@@ -513,8 +394,8 @@ load_workload(struct ycheck *y, const struct ynode *root, struct plan_question *
     q->process = SIM_POISSON;
     const char *p;
     if (ycheck_str(y, w, "workload", "arrivals", false, &p)) {
-        int k = check_enum(y, ynode_get(w, "arrivals"), "workload.arrivals", p, PROCESSES,
-                           N(PROCESSES));
+        int k = ycheck_enum(y, ynode_get(w, "arrivals"), "workload.arrivals", p, PROCESSES,
+                            N(PROCESSES));
         if (k == 1)
             q->process = SIM_GAMMA;
     }
@@ -522,7 +403,7 @@ load_workload(struct ycheck *y, const struct ynode *root, struct plan_question *
         if (q->process != SIM_GAMMA)
             ycheck_error(y, ynode_get(w, "cv"), "'workload.cv' goes with 'arrivals: gamma'");
         else
-            num_range(y, w, "workload", "cv", 0, true, 100, &q->cv);
+            ycheck_num_in(y, w, "workload", "cv", 0, true, 100, &q->cv);
     } else if (q->process == SIM_GAMMA) {
         ycheck_error(y, w, "missing required key 'cv' in 'workload' (arrivals gamma)");
     }
@@ -556,7 +437,7 @@ load_slo(struct ycheck *y, const struct ynode *root, struct plan_question *q)
 {
     q->slo.target = 0.99;
     q->slo_source = "question";
-    const struct ynode *v = section(y, root, "slo", SLO_KEYS, N(SLO_KEYS));
+    const struct ynode *v = ycheck_section(y, root, "slo", SLO_KEYS, N(SLO_KEYS));
     if (!v)
         return;
     const char *p;
@@ -564,8 +445,8 @@ load_slo(struct ycheck *y, const struct ynode *root, struct plan_question *q)
         const char *names[16];
         for (int i = 0; i < PLAN_N_SLO_PRESETS; i++)
             names[i] = PLAN_SLO_PRESETS[i].name;
-        int k = check_enum(y, ynode_get(v, "preset"), "slo.preset", p, names,
-                           (size_t)PLAN_N_SLO_PRESETS);
+        int k = ycheck_enum(y, ynode_get(v, "preset"), "slo.preset", p, names,
+                            (size_t)PLAN_N_SLO_PRESETS);
         if (k >= 0) {
             const struct plan_slo_preset *r = &PLAN_SLO_PRESETS[k];
             q->slo.ttft_s = r->ttft_s;
@@ -583,7 +464,7 @@ load_slo(struct ycheck *y, const struct ynode *root, struct plan_question *q)
         q->slo.itl_s = x;
     if (ycheck_qty(y, v, "slo", "e2e", UNIT_SECONDS, false, &x))
         q->slo.e2e_s = x;
-    if (num_range(y, v, "slo", "percentile", 50, false, 100, &x))
+    if (ycheck_num_in(y, v, "slo", "percentile", 50, false, 100, &x))
         q->slo.target = x / 100;
     if (ynode_get(v, "ttft") || ynode_get(v, "itl") || ynode_get(v, "e2e"))
         q->has_slo = true;
@@ -650,7 +531,7 @@ load_hw_list(struct ycheck *y, const struct ynode *v, const char *name, struct h
             ycheck_error(y, items[i], "'%s' items must be hardware ids", name);
             continue;
         }
-        char *p = resolve_profile(y, items[i], PROF_HARDWARE);
+        char *p = ydoc_profile(y, items[i], PROF_HARDWARE);
         if (!p)
             continue;
         struct hw_profile *h = hw_load(p, y->errs);
@@ -675,7 +556,7 @@ load_candidates(struct ycheck *y, const struct ynode *root, struct plan_question
     q->n_max_tokens_per_step = 1;
     q->pd_ratios[0] = 1;
     q->n_pd_ratios = 1;
-    const struct ynode *c = section(y, root, "candidates", CAND_KEYS, N(CAND_KEYS));
+    const struct ynode *c = ycheck_section(y, root, "candidates", CAND_KEYS, N(CAND_KEYS));
     const struct ynode *hw = c ? ynode_get(c, "hardware") : NULL;
     if (!hw) {
         ycheck_error(y, c ? c : root,
@@ -684,21 +565,27 @@ load_candidates(struct ycheck *y, const struct ynode *root, struct plan_question
     }
     load_hw_list(y, hw, "candidates.hardware", &q->hw, &q->n_hw);
     int k;
-    if ((k = each_item(y, ynode_get(c, "tp"), "candidates.tp", PLAN_MAX_LIST, item_int, q->tp)) > 0)
+    struct item_num tp = {q->tp, ITEM_INT, 1, 64, false, "whole numbers in [1, 64]"};
+    if ((k = each_item(y, ynode_get(c, "tp"), "candidates.tp", PLAN_MAX_LIST, item_num, &tp)) > 0)
         q->n_tp = k;
-    if ((k = each_item(y, ynode_get(c, "pp"), "candidates.pp", PLAN_MAX_LIST, item_int, q->pp)) > 0)
+    struct item_num pp = {q->pp, ITEM_INT, 1, 64, false, "whole numbers in [1, 64]"};
+    if ((k = each_item(y, ynode_get(c, "pp"), "candidates.pp", PLAN_MAX_LIST, item_num, &pp)) > 0)
         q->n_pp = k;
     if ((k = each_item(y, ynode_get(c, "schedulers"), "candidates.schedulers", PLAN_MAX_LIST,
                        item_policy, q->policies)) > 0)
         q->n_policies = k;
+    struct item_num mb = {q->max_batch, ITEM_LONG, 1, INFINITY, false, "whole numbers >= 1"};
     if ((k = each_item(y, ynode_get(c, "max_batch"), "candidates.max_batch", PLAN_MAX_LIST,
-                       item_long, q->max_batch)) > 0)
+                       item_num, &mb)) > 0)
         q->n_max_batch = k;
+    struct item_num mt = {q->max_tokens_per_step, ITEM_LONG, 1, INFINITY, false,
+                          "whole numbers >= 1"};
     if ((k = each_item(y, ynode_get(c, "max_tokens_per_step"), "candidates.max_tokens_per_step",
-                       PLAN_MAX_LIST, item_long, q->max_tokens_per_step)) > 0)
+                       PLAN_MAX_LIST, item_num, &mt)) > 0)
         q->n_max_tokens_per_step = k;
+    struct item_num pd = {q->pd_ratios, ITEM_DOUBLE, 0, 16, true, "numbers in (0, 16]"};
     if ((k = each_item(y, ynode_get(c, "prefill_decode_ratios"), "candidates.prefill_decode_ratios",
-                       PLAN_MAX_LIST, item_ratio, q->pd_ratios)) > 0)
+                       PLAN_MAX_LIST, item_num, &pd)) > 0)
         q->n_pd_ratios = k;
     const struct ynode *pf = ynode_get(c, "prefill_hardware");
     if (pf) {
@@ -717,8 +604,9 @@ load_candidates(struct ycheck *y, const struct ynode *root, struct plan_question
     ycheck_str(y, c, "candidates", "vendor", false, &vendor);
     ycheck_str(y, c, "candidates", "kind", false, &kind);
     ycheck_qty(y, c, "candidates", "min_memory", UNIT_BYTES, false, &min_mem);
-    num_range(y, c, "candidates", "max_price_per_hour", 0, true, INFINITY, &q->max_price_per_hour);
-    num_range(y, c, "candidates", "max_purchase", 0, true, INFINITY, &q->max_purchase);
+    ycheck_num_in(y, c, "candidates", "max_price_per_hour", 0, true, INFINITY,
+                  &q->max_price_per_hour);
+    ycheck_num_in(y, c, "candidates", "max_purchase", 0, true, INFINITY, &q->max_purchase);
     int kept = 0;
     for (int i = 0; i < q->n_hw; i++) {
         struct hw_profile *h = q->hw[i];
@@ -754,7 +642,7 @@ load_prices(struct ycheck *y, const struct ynode *m, const char *key, bool rent,
     for (size_t i = 0; i + 1 < v->n; i += 2) {
         const struct ynode *k = v->items[i];
         double x;
-        if (!num_range(y, v, pre, k->value, 0, true, INFINITY, &x))
+        if (!ycheck_num_in(y, v, pre, k->value, 0, true, INFINITY, &x))
             continue;
         struct plan_price_override *o = NULL;
         for (int j = 0; j < q->n_prices; j++)
@@ -789,23 +677,23 @@ static void
 load_money(struct ycheck *y, const struct ynode *root, struct plan_question *q)
 {
     struct plan_tco *t = &q->tco;
-    t->life_years = 4;
-    t->residual_fraction = 0.2;
-    t->cost_of_capital = 0.08;
-    t->maintenance_per_year = 0.05;
-    t->pue = 1.4;
-    t->price_per_kwh = 0.12;
-    t->host_w_per_server = 450;
-    t->device_utilisation = 0.7;
-    t->server_overhead = 0.25;
-    t->facility_per_server_month = 0;
+    *t = (struct plan_tco){.life_years = 4,
+                           .residual_fraction = 0.2,
+                           .cost_of_capital = 0.08,
+                           .maintenance_per_year = 0.05,
+                           .pue = 1.4,
+                           .price_per_kwh = 0.12,
+                           .host_w_per_server = 450,
+                           .device_utilisation = 0.7,
+                           .server_overhead = 0.25,
+                           .facility_per_server_month = 0};
     snprintf(q->currency, sizeof q->currency, "USD");
-    const struct ynode *m = section(y, root, "money", MONEY_KEYS, N(MONEY_KEYS));
+    const struct ynode *m = ycheck_section(y, root, "money", MONEY_KEYS, N(MONEY_KEYS));
     if (!m)
         return;
     const char *s;
     if (ycheck_str(y, m, "money", "mode", false, &s)) {
-        int k = check_enum(y, ynode_get(m, "mode"), "money.mode", s, MODES, N(MODES));
+        int k = ycheck_enum(y, ynode_get(m, "mode"), "money.mode", s, MODES, N(MODES));
         if (k >= 0)
             q->money = (enum plan_money)k;
     }
@@ -813,7 +701,7 @@ load_money(struct ycheck *y, const struct ynode *root, struct plan_question *q)
         snprintf(q->currency, sizeof q->currency, "%s", s);
     if (ycheck_str(y, m, "money", "rental_basis", false, &s)) {
         int k =
-            check_enum(y, ynode_get(m, "rental_basis"), "money.rental_basis", s, BASES, N(BASES));
+            ycheck_enum(y, ynode_get(m, "rental_basis"), "money.rental_basis", s, BASES, N(BASES));
         if (k >= 0)
             q->rent_basis = BASIS_OF[k];
     }
@@ -845,7 +733,7 @@ load_money(struct ycheck *y, const struct ynode *root, struct plan_question *q)
         if (i == 6)
             ok = ycheck_qty(y, tc, "money.tco", "host_power", UNIT_WATTS, false, f[i]);
         else
-            ok = num_range(y, tc, "money.tco", TCO_KEYS[i], lo[i], open[i], hi[i], f[i]);
+            ok = ycheck_num_in(y, tc, "money.tco", TCO_KEYS[i], lo[i], open[i], hi[i], f[i]);
         if (ok)
             q->tco_given |= 1u << i;
     }
@@ -861,28 +749,28 @@ load_plan(struct ycheck *y, const struct ynode *root, struct plan_question *q)
     q->confirm_top = 12;
     q->seed = 1;
     q->objective = PLAN_MIN_COST_PER_HOUR;
-    const struct ynode *p = section(y, root, "plan", PLAN_KEYS, N(PLAN_KEYS));
+    const struct ynode *p = ycheck_section(y, root, "plan", PLAN_KEYS, N(PLAN_KEYS));
     if (!p)
         return;
     const char *s;
     if (ycheck_str(y, p, "plan", "objective", false, &s)) {
-        int k = check_enum(y, ynode_get(p, "objective"), "plan.objective", s, OBJECTIVES,
-                           N(OBJECTIVES));
+        int k = ycheck_enum(y, ynode_get(p, "objective"), "plan.objective", s, OBJECTIVES,
+                            N(OBJECTIVES));
         if (k >= 0)
             q->objective = (enum plan_objective)k;
     }
-    num_range(y, p, "plan", "utilisation", 0, true, 1, &q->utilisation);
+    ycheck_num_in(y, p, "plan", "utilisation", 0, true, 1, &q->utilisation);
     long v;
     if (ycheck_long(y, p, "plan", "spares", false, 0, &v))
         q->spares = (int)(v < 64 ? v : 64);
-    num_range(y, p, "plan", "growth_per_month", 0, false, 10, &q->growth_per_month);
+    ycheck_num_in(y, p, "plan", "growth_per_month", 0, false, 10, &q->growth_per_month);
     if (ycheck_long(y, p, "plan", "horizon_months", false, 1, &v))
         q->horizon_months = (int)(v < 240 ? v : 240);
     if (ynode_get(p, "power_budget") &&
         ycheck_qty(y, p, "plan", "power_budget", UNIT_WATTS, false, &q->power_budget_w) &&
         !(q->power_budget_w > 0))
         ycheck_error(y, ynode_get(p, "power_budget"), "'plan.power_budget' must be above 0");
-    num_range(y, p, "plan", "volume_max", 1, false, 100, &q->volume_max);
+    ycheck_num_in(y, p, "plan", "volume_max", 1, false, 100, &q->volume_max);
     if (ycheck_long(y, p, "plan", "requests", false, 100, &v))
         q->sim_requests = v < 1000000 ? v : 1000000;
     if (ycheck_long(y, p, "plan", "confirm_top", false, 0, &v))
@@ -891,78 +779,35 @@ load_plan(struct ycheck *y, const struct ynode *root, struct plan_question *q)
         q->seed = (unsigned long)v;
 }
 
-static struct plan_question *
-from_tree(const struct ynode *root, const char *path, struct err_list *errs)
+static void
+fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
 {
-    struct ycheck y;
-    ycheck_init(&y, path, errs);
-    size_t before = err_count(errs, ERR_ERROR);
-    struct plan_question *q = calloc(1, sizeof *q);
-    if (!q) {
-        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
-        ycheck_release(&y);
-        return NULL;
-    }
-    q->path = str_dup(path);
-    if (root->kind != YNODE_MAP) {
-        ycheck_error(&y, root, "a question must be a mapping of keys, not %s",
-                     ynode_kind_name(root));
-        ycheck_release(&y);
-        plan_question_free(q);
-        return NULL;
-    }
-    ycheck_keys(&y, root, "", TOP_KEYS, N(TOP_KEYS));
+    (void)arg;
+    struct plan_question *q = obj;
+    q->path = str_dup(y->path);
     const char *s;
-    if (ycheck_str(&y, root, "", "name", false, &s))
+    if (ycheck_str(y, root, "", "name", false, &s))
         q->name = str_dup(s);
-    if (ycheck_str(&y, root, "", "model", true, &s)) {
-        char *p = resolve_profile(&y, ynode_get(root, "model"), PROF_MODEL);
+    if (ycheck_str(y, root, "", "model", true, &s)) {
+        char *p = ydoc_profile(y, ynode_get(root, "model"), PROF_MODEL);
         if (p) {
-            q->model = mdl_load(p, errs);
+            q->model = mdl_load(p, y->errs);
             free(p);
         }
     }
-    if (ycheck_str(&y, root, "", "engine", false, &s) &&
-        check_enum(&y, ynode_get(root, "engine"), "engine", s, ENGINES, N(ENGINES)) >= 0)
+    if (ycheck_str(y, root, "", "engine", false, &s) &&
+        ycheck_enum(y, ynode_get(root, "engine"), "engine", s, ENGINES, N(ENGINES)) >= 0)
         q->engine = str_dup(s);
     if (q->model)
-        load_formats(&y, root, q);
-    load_workload(&y, root, q);
-    load_slo(&y, root, q);
-    load_candidates(&y, root, q);
-    load_money(&y, root, q);
-    load_plan(&y, root, q);
+        load_formats(y, root, q);
+    load_workload(y, root, q);
+    load_slo(y, root, q);
+    load_candidates(y, root, q);
+    load_money(y, root, q);
+    load_plan(y, root, q);
     if (q->workload == PLAN_WL_OFFLINE && q->has_slo)
-        ycheck_error(&y, ynode_get(root, "slo"),
+        ycheck_error(y, ynode_get(root, "slo"),
                      "an offline job ('workload.documents') has no latency SLO: leave 'slo' out");
-    ycheck_release(&y);
-    if (err_count(errs, ERR_ERROR) > before) {
-        plan_question_free(q);
-        return NULL;
-    }
-    return q;
-}
-
-struct plan_question *
-plan_question_load(const char *path, struct err_list *errs)
-{
-    struct ynode *root = ynode_load(path, errs);
-    if (!root)
-        return NULL;
-    struct plan_question *q = from_tree(root, path, errs);
-    ynode_free(root);
-    return q;
-}
-
-struct plan_question *
-plan_question_parse(const char *name, const char *text, size_t len, struct err_list *errs)
-{
-    struct ynode *root = ynode_parse(name, text, len, errs);
-    if (!root)
-        return NULL;
-    struct plan_question *q = from_tree(root, name, errs);
-    ynode_free(root);
-    return q;
 }
 
 void
@@ -983,3 +828,19 @@ plan_question_free(struct plan_question *q)
     free(q->prices);
     free(q);
 }
+
+static void
+free_question(void *q)
+{
+    plan_question_free(q);
+}
+
+static const struct ydoc_format QUESTION = {.what = "a question",
+                                            .root = YNODE_MAP,
+                                            .keys = TOP_KEYS,
+                                            .n_keys = N(TOP_KEYS),
+                                            .size = sizeof(struct plan_question),
+                                            .fill = fill,
+                                            .free = free_question};
+
+YDOC_LOAD_PARSE(QUESTION, struct plan_question, plan_question_load, plan_question_parse)

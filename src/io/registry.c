@@ -123,8 +123,8 @@ prof_list_free(char **ids, int n)
     free(ids);
 }
 
-static bool
-looks_like_path(const char *s)
+bool
+prof_looks_like_path(const char *s)
 {
     size_t l = strlen(s);
     return strchr(s, '/') || (l > 5 && strcmp(s + l - 5, ".yaml") == 0) ||
@@ -140,7 +140,7 @@ prof_resolve(enum prof_kind kind, const char *arg, struct err_list *errs)
         return NULL;
     }
     struct stat st;
-    if (looks_like_path(arg)) {
+    if (prof_looks_like_path(arg)) {
         if (stat(arg, &st) != 0) {
             err_add(errs, arg, 0, 0, ERR_ERROR, "no such %s profile file (%s)", what,
                     strerror(errno));

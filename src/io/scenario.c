@@ -7,7 +7,7 @@
 #include "core/roof.h"
 #include "io/measure.h"
 #include "io/profiles.h"
-#include "io/ycheck.h"
+#include "io/ydoc.h"
 #include "util/rfile.h"
 #include "util/strs.h"
 #include "util/units.h"
@@ -43,42 +43,6 @@ static const char *const ADMISSIONS[] = {"vllm", "no_evict", "greedy"}; /* enum 
 static const char *const PROCESSES[] = {"poisson", "gamma", "constant", "closed", "trace"};
 static const char *const DISTS[] = {"fixed", "uniform", "lognormal", "trace"};
 
-/* Index of `value` in `allowed`, or -1 after an error naming the key, with a hint or the list. */
-static int
-check_enum(struct ycheck *y, const struct ynode *at, const char *name, const char *value,
-           const char *const *allowed, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(value, allowed[i]) == 0)
-            return (int)i;
-    const char *hint = str_closest(value, allowed, n);
-    char list[256] = "";
-    for (size_t i = 0; i < n; i++) {
-        strncat(list, allowed[i], sizeof list - strlen(list) - 1);
-        if (i + 1 < n)
-            strncat(list, ", ", sizeof list - strlen(list) - 1);
-    }
-    if (hint)
-        ycheck_error(y, at, "'%s' is '%s' (did you mean '%s'?)", name, value, hint);
-    else
-        ycheck_error(y, at, "'%s' is '%s'; expected one of: %s", name, value, list);
-    return -1;
-}
-
-/* An optional mapping section: NULL when absent or null; an error when not a mapping. */
-static const struct ynode *
-section(struct ycheck *y, const struct ynode *root, const char *key, const char *const *keys,
-        size_t n)
-{
-    const struct ynode *v = ynode_get(root, key);
-    if (!v || ynode_is_null(v))
-        return NULL;
-    if (!ycheck_map(y, v, key))
-        return NULL;
-    ycheck_keys(y, v, key, keys, n);
-    return v;
-}
-
 /* A time that may be zero ("0 s"): true and *out when present and valid. */
 static bool
 time_nonneg(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
@@ -98,75 +62,6 @@ time_nonneg(struct ycheck *y, const struct ynode *map, const char *prefix, const
     }
     *out = x;
     return true;
-}
-
-/* A number in [lo, hi] (lo exclusive when lo_open). */
-static bool
-num_range(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key, double lo,
-          bool lo_open, double hi, double *out)
-{
-    double x;
-    if (!ycheck_num(y, map, prefix, key, false, &x))
-        return false;
-    if ((lo_open ? !(x > lo) : !(x >= lo)) || !(x <= hi)) {
-        if (isinf(hi))
-            ycheck_error(y, ynode_get(map, key), "'%s.%s' must be %s %g, got %g", prefix, key,
-                         lo_open ? "greater than" : "at least", lo, x);
-        else
-            ycheck_error(y, ynode_get(map, key), "'%s.%s' must be in %s%g, %g], got %g", prefix,
-                         key, lo_open ? "(" : "[", lo, hi, x);
-        return false;
-    }
-    *out = x;
-    return true;
-}
-
-static char *
-dir_join(const char *base_path, const char *rel)
-{
-    if (rel[0] == '/')
-        return str_dup(rel);
-    const char *slash = strrchr(base_path, '/');
-    if (!slash)
-        return str_dup(rel);
-    size_t dl = (size_t)(slash - base_path) + 1, rl = strlen(rel);
-    char *p = malloc(dl + rl + 1);
-    if (!p)
-        return NULL;
-    memcpy(p, base_path, dl);
-    memcpy(p + dl, rel, rl + 1);
-    return p;
-}
-
-static bool
-looks_like_path(const char *s)
-{
-    size_t l = strlen(s);
-    return strchr(s, '/') || (l > 5 && strcmp(s + l - 5, ".yaml") == 0) ||
-           (l > 4 && strcmp(s + l - 4, ".yml") == 0) || (l > 5 && strcmp(s + l - 5, ".json") == 0);
-}
-
-/* Resolve a profile id or path named at node `v`: problems of the name are positioned at it,
- * problems inside the profile file at their own place. */
-static char *
-resolve_profile(struct ycheck *y, const struct ynode *v, enum prof_kind kind)
-{
-    char *arg = looks_like_path(v->value) ? dir_join(y->path, v->value) : str_dup(v->value);
-    if (!arg)
-        return NULL;
-    struct err_list tmp = {0};
-    char *p = prof_resolve(kind, arg, &tmp);
-    if (!p) {
-        for (size_t i = 0; i < tmp.n; i++) {
-            if (tmp.items[i].path)
-                ycheck_error(y, v, "%s '%s'", tmp.items[i].msg, tmp.items[i].path);
-            else
-                ycheck_error(y, v, "%s", tmp.items[i].msg);
-        }
-    }
-    err_list_release(&tmp);
-    free(arg);
-    return p;
 }
 
 static bool
@@ -211,6 +106,40 @@ tokens_long(struct ycheck *y, const struct ynode *map, const char *pre, const ch
     return true;
 }
 
+/* A number of tokens in [lo, SIM_MAX_TOKENS], required. */
+static bool
+tokens_num(struct ycheck *y, const struct ynode *map, const char *pre, const char *key, int lo,
+           double *out)
+{
+    double x;
+    if (!ycheck_num(y, map, pre, key, true, &x))
+        return false;
+    if (!(x >= lo && x <= (double)SIM_MAX_TOKENS)) {
+        ycheck_error(y, ynode_get(map, key), "'%s.%s' must be in [%d, %ld], got %g", pre, key, lo,
+                     SIM_MAX_TOKENS, x);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+/* 'min' and 'max' of a length distribution in tokens, both required or both optional (min 1
+ * and max 0, none, when absent) */
+static bool
+token_bounds(struct ycheck *y, const struct ynode *v, const char *pre, bool required,
+             struct sim_dist *d)
+{
+    long lo = required ? 0 : 1, hi = 0;
+    bool ok = true;
+    if ((required || ynode_get(v, "min")) && !tokens_long(y, v, pre, "min", required, 1, &lo))
+        ok = false;
+    if ((required || ynode_get(v, "max")) && !tokens_long(y, v, pre, "max", required, 1, &hi))
+        ok = false;
+    d->min = (double)lo;
+    d->max = (double)hi;
+    return ycheck_min_max(y, v, pre, lo, hi) && ok;
+}
+
 static bool
 read_dist(struct ycheck *y, const struct ynode *len, const char *key, struct sim_dist *d,
           const struct ynode **uses_trace)
@@ -246,18 +175,11 @@ read_dist(struct ycheck *y, const struct ynode *len, const char *key, struct sim
         d->value = (double)x;
         return true;
     }
-    if (!ycheck_map(y, v, pre))
-        return false;
-    ycheck_keys(y, v, pre, DIST_KEYS, N(DIST_KEYS));
-    const char *s;
-    if (!ycheck_str(y, v, pre, "dist", true, &s))
-        return false;
-    char name[48];
-    snprintf(name, sizeof name, "%s.dist", pre);
-    int k = check_enum(y, ynode_get(v, "dist"), name, s, DISTS, N(DISTS));
+    int k = ycheck_tagged(y, v, pre, DIST_KEYS, N(DIST_KEYS), "dist", DISTS, N(DISTS));
     if (k < 0)
         return false;
     d->kind = (enum sim_dist_kind)k;
+    const char *s = DISTS[k];
     /* which keys each kind takes */
     static const char *const TAKES[4] = {"value", "min max", "mean sd min max", ""};
     bool ok = true;
@@ -282,46 +204,13 @@ read_dist(struct ycheck *y, const struct ynode *len, const char *key, struct sim
         else
             ok = false;
         break;
-    case SIM_DIST_UNIFORM: {
-        long lo = 0, hi = 0;
-        bool a = tokens_long(y, v, pre, "min", true, 1, &lo);
-        bool b = tokens_long(y, v, pre, "max", true, 1, &hi);
-        if (a && b && hi < lo) {
-            ycheck_error(y, ynode_get(v, "max"), "'%s.max' (%ld) is below '%s.min' (%ld)", pre, hi,
-                         pre, lo);
-            ok = false;
-        }
-        d->min = (double)lo;
-        d->max = (double)hi;
-        ok = ok && a && b;
+    case SIM_DIST_UNIFORM:
+        ok = token_bounds(y, v, pre, true, d) && ok;
         break;
-    }
     case SIM_DIST_LOGNORMAL: {
-        bool a = ycheck_num(y, v, pre, "mean", true, &d->mean);
-        if (a && !(d->mean >= 1 && d->mean <= (double)SIM_MAX_TOKENS)) {
-            ycheck_error(y, ynode_get(v, "mean"), "'%s.mean' must be in [1, %ld], got %g", pre,
-                         SIM_MAX_TOKENS, d->mean);
-            a = false;
-        }
-        bool b = ycheck_num(y, v, pre, "sd", true, &d->sd);
-        if (b && !(d->sd >= 0 && d->sd <= (double)SIM_MAX_TOKENS)) {
-            ycheck_error(y, ynode_get(v, "sd"), "'%s.sd' must be in [0, %ld], got %g", pre,
-                         SIM_MAX_TOKENS, d->sd);
-            b = false;
-        }
-        long lo = 1, hi = 0;
-        if (ynode_get(v, "min") && !tokens_long(y, v, pre, "min", false, 1, &lo))
-            ok = false;
-        if (ynode_get(v, "max") && !tokens_long(y, v, pre, "max", false, 1, &hi))
-            ok = false;
-        if (hi > 0 && hi < lo) {
-            ycheck_error(y, ynode_get(v, "max"), "'%s.max' (%ld) is below '%s.min' (%ld)", pre, hi,
-                         pre, lo);
-            ok = false;
-        }
-        d->min = (double)lo;
-        d->max = (double)hi;
-        ok = ok && a && b;
+        bool a = tokens_num(y, v, pre, "mean", 1, &d->mean);
+        bool b = tokens_num(y, v, pre, "sd", 0, &d->sd);
+        ok = token_bounds(y, v, pre, false, d) && a && b && ok;
         break;
     }
     case SIM_DIST_TRACE:
@@ -498,7 +387,7 @@ scenario_read_trace(const char *path, struct sim_trace *out, struct err_list *er
 /* ---- sections ---- */
 
 struct ctx {
-    struct ycheck y;
+    struct ycheck *y;
     struct scenario *s;
     const struct ynode *trace_node; /* where the trace was named */
     const struct ynode *uses_trace; /* a length 'trace', or NULL */
@@ -510,16 +399,16 @@ static void
 read_trace_key(struct ctx *c, const struct ynode *map, const char *prefix)
 {
     const char *s;
-    if (!ycheck_str(&c->y, map, prefix, "trace", false, &s))
+    if (!ycheck_str(c->y, map, prefix, "trace", false, &s))
         return;
     const struct ynode *v = ynode_get(map, "trace");
     if (c->trace_node) {
-        ycheck_error(&c->y, v, "the trace is already named at line %d: give it once",
+        ycheck_error(c->y, v, "the trace is already named at line %d: give it once",
                      c->trace_node->line);
         return;
     }
     c->trace_node = v;
-    char *p = dir_join(c->y.path, s);
+    char *p = ydoc_relative(c->y->path, s);
     if (!p)
         return;
     c->s->trace_path = p;
@@ -529,11 +418,11 @@ read_trace_key(struct ctx *c, const struct ynode *map, const char *prefix)
     int st = rfile_read(p, RFILE_MAX_BYTES, &probe, &probe_len, &eno);
     free(probe);
     if (st != RFILE_OK) {
-        ycheck_error(&c->y, v, "cannot read the trace '%s': %s", p, rfile_strerror(st, eno));
+        ycheck_error(c->y, v, "cannot read the trace '%s': %s", p, rfile_strerror(st, eno));
         return;
     }
     struct sim_trace tr;
-    if (scenario_read_trace(p, &tr, c->y.errs) == 0)
+    if (scenario_read_trace(p, &tr, c->y->errs) == 0)
         c->s->trace = tr;
 }
 
@@ -544,31 +433,31 @@ load_hardware(struct ctx *c, const struct ynode *root)
     const struct ynode *hw = ynode_get(root, "hardware");
     c->hw_node = hw;
     if (!hw || ynode_is_null(hw)) {
-        ycheck_error(&c->y, root, "missing required key 'hardware'");
+        ycheck_error(c->y, root, "missing required key 'hardware'");
         return;
     }
-    if (!ycheck_map(&c->y, hw, "hardware"))
+    if (!ycheck_map(c->y, hw, "hardware"))
         return;
-    ycheck_keys(&c->y, hw, "hardware", HW_KEYS, N(HW_KEYS));
+    ycheck_keys(c->y, hw, "hardware", HW_KEYS, N(HW_KEYS));
     const char *id;
-    if (ycheck_str(&c->y, hw, "hardware", "id", true, &id)) {
-        char *p = resolve_profile(&c->y, ynode_get(hw, "id"), PROF_HARDWARE);
+    if (ycheck_str(c->y, hw, "hardware", "id", true, &id)) {
+        char *p = ydoc_profile(c->y, ynode_get(hw, "id"), PROF_HARDWARE);
         if (p) {
-            s->hw = hw_load(p, c->y.errs);
+            s->hw = hw_load(p, c->y->errs);
             free(p);
         }
     }
     long v;
     c->count_ok = true;
-    if (ycheck_long(&c->y, hw, "hardware", "count", false, 1, &v))
+    if (ycheck_long(c->y, hw, "hardware", "count", false, 1, &v))
         s->count = (int)(v < 1 << 20 ? v : 1 << 20);
     else if (ynode_get(hw, "count"))
         c->count_ok = false;
-    if (ycheck_long(&c->y, hw, "hardware", "tp", false, 1, &v))
+    if (ycheck_long(c->y, hw, "hardware", "tp", false, 1, &v))
         s->tp = (int)(v < 4096 ? v : 4096);
     else if (ynode_get(hw, "tp"))
         c->count_ok = false;
-    if (ycheck_long(&c->y, hw, "hardware", "pp", false, 1, &v))
+    if (ycheck_long(c->y, hw, "hardware", "pp", false, 1, &v))
         s->pp = (int)(v < 4096 ? v : 4096);
     else if (ynode_get(hw, "pp"))
         c->count_ok = false;
@@ -583,7 +472,7 @@ load_hardware(struct ctx *c, const struct ynode *root)
              (unit_parse(rn->value, UNIT_BYTES, &r, &why) == 0 && r >= 0)))
             s->reserve_bytes = strcmp(rn->value, "0") == 0 ? 0 : r;
         else
-            ycheck_error(&c->y, rn, "'hardware.reserve' must be a size such as '8 GB', got '%s'",
+            ycheck_error(c->y, rn, "'hardware.reserve' must be a size such as '8 GB', got '%s'",
                          rn->kind == YNODE_SCALAR ? rn->value : ynode_kind_name(rn));
     }
     c->hw_ok = s->hw != NULL;
@@ -638,50 +527,50 @@ load_scheduler(struct ctx *c, const struct ynode *root)
     struct scenario *s = c->s;
     const struct ynode *sc = ynode_get(root, "scheduler");
     if (!sc || ynode_is_null(sc)) {
-        ycheck_error(&c->y, root, "missing required key 'scheduler'");
+        ycheck_error(c->y, root, "missing required key 'scheduler'");
         sim_sched_defaults(&s->sched, SIM_CONTINUOUS, s->model);
         return;
     }
-    if (!ycheck_map(&c->y, sc, "scheduler")) {
+    if (!ycheck_map(c->y, sc, "scheduler")) {
         sim_sched_defaults(&s->sched, SIM_CONTINUOUS, s->model);
         return;
     }
-    ycheck_keys(&c->y, sc, "scheduler", SCHED_KEYS, N(SCHED_KEYS));
+    ycheck_keys(c->y, sc, "scheduler", SCHED_KEYS, N(SCHED_KEYS));
     const char *p;
     int k = -1;
-    if (ycheck_str(&c->y, sc, "scheduler", "policy", true, &p))
-        k = check_enum(&c->y, ynode_get(sc, "policy"), "scheduler.policy", p, POLICIES,
-                       N(POLICIES));
+    if (ycheck_str(c->y, sc, "scheduler", "policy", true, &p))
+        k = ycheck_enum(c->y, ynode_get(sc, "policy"), "scheduler.policy", p, POLICIES,
+                        N(POLICIES));
     c->policy_node = ynode_get(sc, "policy");
     sim_sched_defaults(&s->sched, k >= 0 ? (enum sim_policy)k : SIM_CONTINUOUS, s->model);
     engine_serving_sched(s->eng, s->hw, &s->sched);
     long v;
-    if (ycheck_long(&c->y, sc, "scheduler", "max_batch", false, 1, &v))
+    if (ycheck_long(c->y, sc, "scheduler", "max_batch", false, 1, &v))
         s->sched.max_batch = v < 1000000 ? v : 1000000;
-    if (ycheck_long(&c->y, sc, "scheduler", "max_tokens_per_step", false, 1, &v))
+    if (ycheck_long(c->y, sc, "scheduler", "max_tokens_per_step", false, 1, &v))
         s->sched.max_tokens_per_step = v;
-    if (ycheck_long(&c->y, sc, "scheduler", "block_size", false, 1, &v))
+    if (ycheck_long(c->y, sc, "scheduler", "block_size", false, 1, &v))
         s->sched.block_tokens = v;
-    num_range(&c->y, sc, "scheduler", "kv_fraction", 0, true, 1, &s->sched.kv_fraction);
-    if (ycheck_str(&c->y, sc, "scheduler", "preemption", false, &p)) {
-        int e = check_enum(&c->y, ynode_get(sc, "preemption"), "scheduler.preemption", p, PREEMPTS,
-                           N(PREEMPTS));
+    ycheck_num_in(c->y, sc, "scheduler", "kv_fraction", 0, true, 1, &s->sched.kv_fraction);
+    if (ycheck_str(c->y, sc, "scheduler", "preemption", false, &p)) {
+        int e = ycheck_enum(c->y, ynode_get(sc, "preemption"), "scheduler.preemption", p, PREEMPTS,
+                            N(PREEMPTS));
         if (e >= 0)
             s->sched.preempt = (enum sim_preempt)e;
     }
-    if (ycheck_str(&c->y, sc, "scheduler", "admission", false, &p)) {
-        int e = check_enum(&c->y, ynode_get(sc, "admission"), "scheduler.admission", p, ADMISSIONS,
-                           N(ADMISSIONS));
+    if (ycheck_str(c->y, sc, "scheduler", "admission", false, &p)) {
+        int e = ycheck_enum(c->y, ynode_get(sc, "admission"), "scheduler.admission", p, ADMISSIONS,
+                            N(ADMISSIONS));
         if (e >= 0)
             s->sched.admission = (enum sim_admission)e;
     }
-    ycheck_qty(&c->y, sc, "scheduler", "swap_bandwidth", UNIT_BYTES_PER_S, false,
+    ycheck_qty(c->y, sc, "scheduler", "swap_bandwidth", UNIT_BYTES_PER_S, false,
                &s->sched.swap_bytes_per_s);
     c->pf_node = ynode_get(sc, "prefill_instances");
-    if (ycheck_long(&c->y, sc, "scheduler", "prefill_instances", false, 1, &v)) {
+    if (ycheck_long(c->y, sc, "scheduler", "prefill_instances", false, 1, &v)) {
         s->sched.prefill_instances = (int)(v < 1 << 20 ? v : 1 << 20);
         if (k >= 0 && k != SIM_DISAGGREGATED)
-            ycheck_error(&c->y, c->pf_node,
+            ycheck_error(c->y, c->pf_node,
                          "'scheduler.prefill_instances' applies only to policy disaggregated");
     }
 }
@@ -693,17 +582,17 @@ load_arrivals(struct ctx *c, const struct ynode *root)
     struct sim_workload *w = &s->work;
     const struct ynode *a = ynode_get(root, "arrivals");
     if (!a || ynode_is_null(a)) {
-        ycheck_error(&c->y, root, "missing required key 'arrivals'");
+        ycheck_error(c->y, root, "missing required key 'arrivals'");
         return;
     }
-    if (!ycheck_map(&c->y, a, "arrivals"))
+    if (!ycheck_map(c->y, a, "arrivals"))
         return;
-    ycheck_keys(&c->y, a, "arrivals", ARR_KEYS, N(ARR_KEYS));
+    ycheck_keys(c->y, a, "arrivals", ARR_KEYS, N(ARR_KEYS));
     const char *p;
     int k = -1;
-    if (ycheck_str(&c->y, a, "arrivals", "process", true, &p))
-        k = check_enum(&c->y, ynode_get(a, "process"), "arrivals.process", p, PROCESSES,
-                       N(PROCESSES));
+    if (ycheck_str(c->y, a, "arrivals", "process", true, &p))
+        k = ycheck_enum(c->y, ynode_get(a, "process"), "arrivals.process", p, PROCESSES,
+                        N(PROCESSES));
     if (k < 0)
         return;
     w->process = (enum sim_process)k;
@@ -719,19 +608,19 @@ load_arrivals(struct ctx *c, const struct ynode *root)
     for (int i = 0; i < 5; i++) {
         const struct ynode *v = ynode_get(a, KEY_FOR[i]);
         if (v && !TAKES[k][i])
-            ycheck_error(&c->y, v, "'arrivals.%s' does not apply to process '%s'", KEY_FOR[i], p);
+            ycheck_error(c->y, v, "'arrivals.%s' does not apply to process '%s'", KEY_FOR[i], p);
         else if (!v && TAKES[k][i] && strcmp(KEY_FOR[i], "think_time") != 0)
-            ycheck_error(&c->y, a, "missing required key '%s' in 'arrivals' (process '%s')",
+            ycheck_error(c->y, a, "missing required key '%s' in 'arrivals' (process '%s')",
                          KEY_FOR[i], p);
     }
     if (TAKES[k][0] && ynode_get(a, "rate_per_s"))
-        num_range(&c->y, a, "arrivals", "rate_per_s", 0, true, SIM_MAX_RATE, &w->rate_per_s);
+        ycheck_num_in(c->y, a, "arrivals", "rate_per_s", 0, true, SIM_MAX_RATE, &w->rate_per_s);
     if (TAKES[k][1] && ynode_get(a, "cv"))
-        num_range(&c->y, a, "arrivals", "cv", 0, true, INFINITY, &w->cv);
+        ycheck_num_in(c->y, a, "arrivals", "cv", 0, true, INFINITY, &w->cv);
     if (TAKES[k][2] && ynode_get(a, "users"))
-        ycheck_long(&c->y, a, "arrivals", "users", true, 1, &w->users);
+        ycheck_long(c->y, a, "arrivals", "users", true, 1, &w->users);
     if (TAKES[k][3])
-        time_nonneg(&c->y, a, "arrivals", "think_time", &w->think_time_s);
+        time_nonneg(c->y, a, "arrivals", "think_time", &w->think_time_s);
     if (TAKES[k][4] && ynode_get(a, "trace"))
         read_trace_key(c, a, "arrivals");
 }
@@ -745,15 +634,15 @@ load_lengths(struct ctx *c, const struct ynode *root)
         if (w->process == SIM_TRACE && ynode_get(ynode_get(root, "arrivals"), "process")) {
             w->prompt.kind = w->output.kind = SIM_DIST_TRACE;
         } else {
-            ycheck_error(&c->y, root, "missing required key 'lengths'");
+            ycheck_error(c->y, root, "missing required key 'lengths'");
         }
         return;
     }
-    if (!ycheck_map(&c->y, l, "lengths"))
+    if (!ycheck_map(c->y, l, "lengths"))
         return;
-    ycheck_keys(&c->y, l, "lengths", LEN_KEYS, N(LEN_KEYS));
-    read_dist(&c->y, l, "prompt", &w->prompt, &c->uses_trace);
-    read_dist(&c->y, l, "output", &w->output, &c->uses_trace);
+    ycheck_keys(c->y, l, "lengths", LEN_KEYS, N(LEN_KEYS));
+    read_dist(c->y, l, "prompt", &w->prompt, &c->uses_trace);
+    read_dist(c->y, l, "output", &w->output, &c->uses_trace);
     if (ynode_get(l, "trace"))
         read_trace_key(c, l, "lengths");
 }
@@ -763,29 +652,29 @@ load_run(struct ctx *c, const struct ynode *root)
 {
     struct scenario *s = c->s;
     struct sim_workload *w = &s->work;
-    const struct ynode *r = section(&c->y, root, "run", RUN_KEYS, N(RUN_KEYS));
+    const struct ynode *r = ycheck_section(c->y, root, "run", RUN_KEYS, N(RUN_KEYS));
     s->seed = 1;
     if (!r) {
         if (w->process != SIM_TRACE && !ynode_get(root, "run"))
-            ycheck_error(&c->y, root, "missing required key 'run' (say how many requests)");
+            ycheck_error(c->y, root, "missing required key 'run' (say how many requests)");
         return;
     }
-    if (ycheck_long(&c->y, r, "run", "requests", false, 1, &w->requests) &&
+    if (ycheck_long(c->y, r, "run", "requests", false, 1, &w->requests) &&
         w->requests > SIM_MAX_REQUESTS) {
-        ycheck_error(&c->y, ynode_get(r, "requests"), "'run.requests' must be at most %ld, got %ld",
+        ycheck_error(c->y, ynode_get(r, "requests"), "'run.requests' must be at most %ld, got %ld",
                      SIM_MAX_REQUESTS, w->requests);
         w->requests = 0;
     }
     if (ynode_get(r, "duration") &&
-        ycheck_qty(&c->y, r, "run", "duration", UNIT_SECONDS, false, &w->duration_s)) {
+        ycheck_qty(c->y, r, "run", "duration", UNIT_SECONDS, false, &w->duration_s)) {
         if (!(w->duration_s <= SIM_MAX_DURATION_S)) {
-            ycheck_error(&c->y, ynode_get(r, "duration"),
+            ycheck_error(c->y, ynode_get(r, "duration"),
                          "'run.duration' must be at most %g s, got %g s", SIM_MAX_DURATION_S,
                          w->duration_s);
             w->duration_s = 0;
         } else if (w->requests <= 0 && w->rate_per_s > 0 &&
                    w->rate_per_s * w->duration_s > (double)SIM_MAX_REQUESTS) {
-            ycheck_error(&c->y, ynode_get(r, "duration"),
+            ycheck_error(c->y, ynode_get(r, "duration"),
                          "'run.duration' (%g s) at %g requests/s makes about %.3g requests, more "
                          "than %ld: set 'run.requests' or a shorter duration",
                          w->duration_s, w->rate_per_s, w->rate_per_s * w->duration_s,
@@ -793,15 +682,15 @@ load_run(struct ctx *c, const struct ynode *root)
         }
     }
     if (w->process != SIM_TRACE && !ynode_get(r, "requests") && !ynode_get(r, "duration"))
-        ycheck_error(&c->y, r, "'run' needs 'requests' or 'duration'");
-    if (ycheck_long(&c->y, r, "run", "warmup_requests", false, 0, &w->warmup_requests) &&
+        ycheck_error(c->y, r, "'run' needs 'requests' or 'duration'");
+    if (ycheck_long(c->y, r, "run", "warmup_requests", false, 0, &w->warmup_requests) &&
         w->requests > 0 && w->warmup_requests >= w->requests)
-        ycheck_error(&c->y, ynode_get(r, "warmup_requests"),
+        ycheck_error(c->y, ynode_get(r, "warmup_requests"),
                      "'run.warmup_requests' (%ld) leaves nothing to measure of %ld requests",
                      w->warmup_requests, w->requests);
-    time_nonneg(&c->y, r, "run", "warmup_time", &w->warmup_s);
+    time_nonneg(c->y, r, "run", "warmup_time", &w->warmup_s);
     long seed;
-    if (ycheck_long(&c->y, r, "run", "seed", false, 0, &seed))
+    if (ycheck_long(c->y, r, "run", "seed", false, 0, &seed))
         s->seed = (unsigned long)seed;
 }
 
@@ -810,16 +699,16 @@ load_slo(struct ctx *c, const struct ynode *root)
 {
     struct scenario *s = c->s;
     s->slo.target = 0.99;
-    const struct ynode *v = section(&c->y, root, "slo", SLO_KEYS, N(SLO_KEYS));
+    const struct ynode *v = ycheck_section(c->y, root, "slo", SLO_KEYS, N(SLO_KEYS));
     if (!v)
         return;
-    bool a = ycheck_qty(&c->y, v, "slo", "ttft", UNIT_SECONDS, false, &s->slo.ttft_s);
-    bool b = ycheck_qty(&c->y, v, "slo", "itl", UNIT_SECONDS, false, &s->slo.itl_s);
-    bool e = ycheck_qty(&c->y, v, "slo", "e2e", UNIT_SECONDS, false, &s->slo.e2e_s);
-    num_range(&c->y, v, "slo", "target", 0, true, 1, &s->slo.target);
+    bool a = ycheck_qty(c->y, v, "slo", "ttft", UNIT_SECONDS, false, &s->slo.ttft_s);
+    bool b = ycheck_qty(c->y, v, "slo", "itl", UNIT_SECONDS, false, &s->slo.itl_s);
+    bool e = ycheck_qty(c->y, v, "slo", "e2e", UNIT_SECONDS, false, &s->slo.e2e_s);
+    ycheck_num_in(c->y, v, "slo", "target", 0, true, 1, &s->slo.target);
     s->has_slo = a || b || e;
     if (!ynode_get(v, "ttft") && !ynode_get(v, "itl") && !ynode_get(v, "e2e"))
-        ycheck_error(&c->y, v, "'slo' needs at least one of 'ttft', 'itl', 'e2e'");
+        ycheck_error(c->y, v, "'slo' needs at least one of 'ttft', 'itl', 'e2e'");
 }
 
 /* Checks across sections, once the parts they need loaded. */
@@ -828,13 +717,13 @@ cross_checks(struct ctx *c)
 {
     struct scenario *s = c->s;
     if (c->uses_trace && !c->trace_node && s->work.process != SIM_TRACE)
-        ycheck_error(&c->y, c->uses_trace,
+        ycheck_error(c->y, c->uses_trace,
                      "lengths from the trace need a trace: add 'lengths.trace: FILE'");
     if (!s->hw || !s->model || !c->count_ok)
         return;
     int per = s->tp * s->pp;
     if (s->count % per != 0) {
-        ycheck_error(&c->y, c->count_node ? c->count_node : c->hw_node,
+        ycheck_error(c->y, c->count_node ? c->count_node : c->hw_node,
                      "'hardware.count' (%d) is not a multiple of tp x pp (%d)", s->count, per);
         return;
     }
@@ -842,22 +731,22 @@ cross_checks(struct ctx *c)
     scenario_sim_config(s, &cfg);
     const char *problem = roof_config_problem(&cfg.engine);
     if (problem) {
-        ycheck_error(&c->y, c->tp_node, "%s (tp %d, pp %d, %s on %s)", problem, s->tp, s->pp,
+        ycheck_error(c->y, c->tp_node, "%s (tp %d, pp %d, %s on %s)", problem, s->tp, s->pp,
                      s->model->id, s->hw->id);
         return;
     }
     if (s->sched.policy == SIM_DISAGGREGATED) {
         if (cfg.instances < 2)
-            ycheck_error(&c->y, c->count_node ? c->count_node : c->hw_node,
+            ycheck_error(c->y, c->count_node ? c->count_node : c->hw_node,
                          "policy disaggregated needs at least 2 instances: 'hardware.count' "
                          "(%d) / (tp x pp) is %d",
                          s->count, cfg.instances);
         else if (s->sched.prefill_instances >= cfg.instances)
-            ycheck_error(&c->y, c->pf_node ? c->pf_node : c->policy_node,
+            ycheck_error(c->y, c->pf_node ? c->pf_node : c->policy_node,
                          "'scheduler.prefill_instances' (%d) leaves no decode instance of %d",
                          s->sched.prefill_instances, cfg.instances);
         if (hw_link_bytes_per_s_per_direction(s->hw) <= 0)
-            ycheck_error(&c->y, c->policy_node,
+            ycheck_error(c->y, c->policy_node,
                          "policy disaggregated moves the KV cache over the interconnect, and "
                          "'%s' has none",
                          s->hw->id);
@@ -885,44 +774,32 @@ cross_checks(struct ctx *c)
         char over[32];
         unit_format_short(mem.weights_bytes + cfg.engine.reserve_bytes - mem.capacity_bytes, "B", 3,
                           over, sizeof over);
-        ycheck_error(&c->y, c->hw_node,
+        ycheck_error(c->y, c->hw_node,
                      "no memory left for the KV cache: %s of weights and %s of reserve per "
                      "device in %s on %s (%s over)%s",
                      w, res, cap, s->hw->id, over, fixes);
     }
 }
 
-static struct scenario *
-from_tree(const struct ynode *root, const char *path, struct err_list *errs)
+static void
+fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
 {
+    (void)arg;
+    struct scenario *s = obj;
     struct ctx c;
     memset(&c, 0, sizeof c);
-    ycheck_init(&c.y, path, errs);
-    size_t before = err_count(errs, ERR_ERROR);
-    struct scenario *s = calloc(1, sizeof *s);
-    if (!s) {
-        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
-        return NULL;
-    }
+    c.y = y;
     c.s = s;
-    s->path = str_dup(path);
+    s->path = str_dup(y->path);
     s->count = s->tp = s->pp = 1;
     s->reserve_bytes = -1;
-    if (root->kind != YNODE_MAP) {
-        ycheck_error(&c.y, root, "a scenario must be a mapping of keys, not %s",
-                     ynode_kind_name(root));
-        ycheck_release(&c.y);
-        scenario_free(s);
-        return NULL;
-    }
-    ycheck_keys(&c.y, root, "", TOP_KEYS, N(TOP_KEYS));
     const char *str;
-    if (ycheck_str(&c.y, root, "", "name", false, &str))
+    if (ycheck_str(y, root, "", "name", false, &str))
         s->name = str_dup(str);
-    if (ycheck_str(&c.y, root, "", "model", true, &str)) {
-        char *p = resolve_profile(&c.y, ynode_get(root, "model"), PROF_MODEL);
+    if (ycheck_str(y, root, "", "model", true, &str)) {
+        char *p = ydoc_profile(y, ynode_get(root, "model"), PROF_MODEL);
         if (p) {
-            s->model = mdl_load(p, errs);
+            s->model = mdl_load(p, y->errs);
             free(p);
         }
     }
@@ -933,18 +810,18 @@ from_tree(const struct ynode *root, const char *path, struct err_list *errs)
     s->weights = dflt.weights;
     s->act = dflt.act;
     s->kv = dflt.kv;
-    const struct ynode *dt = section(&c.y, root, "dtypes", DTYPE_KEYS, N(DTYPE_KEYS));
+    const struct ynode *dt = ycheck_section(y, root, "dtypes", DTYPE_KEYS, N(DTYPE_KEYS));
     if (dt) {
-        if (read_dtype(&c.y, dt, "weights", true, &s->weights)) {
+        if (read_dtype(y, dt, "weights", true, &s->weights)) {
             s->act = roof_default_act(s->weights);
             s->kv = roof_default_kv(s->weights);
         }
-        read_dtype(&c.y, dt, "act", false, &s->act);
-        read_dtype(&c.y, dt, "kv", false, &s->kv);
+        read_dtype(y, dt, "act", false, &s->act);
+        read_dtype(y, dt, "kv", false, &s->kv);
     }
     if (!ynode_get(root, "engine"))
         s->engine = str_dup("kernel");
-    if (ycheck_str(&c.y, root, "", "engine", false, &str)) {
+    if (ycheck_str(y, root, "", "engine", false, &str)) {
         bool known = false;
         for (int i = 0; i < SCENARIO_N_ENGINES; i++)
             known = known || strcmp(str, SCENARIO_ENGINES[i]) == 0;
@@ -959,18 +836,18 @@ from_tree(const struct ynode *root, const char *path, struct err_list *errs)
             }
             const char *hint = str_closest(str, SCENARIO_ENGINES, (size_t)SCENARIO_N_ENGINES);
             if (hint)
-                ycheck_error(&c.y, ynode_get(root, "engine"),
+                ycheck_error(y, ynode_get(root, "engine"),
                              "unknown engine '%s' (did you mean '%s'?); accepted: %s", str, hint,
                              list);
             else
-                ycheck_error(&c.y, ynode_get(root, "engine"),
+                ycheck_error(y, ynode_get(root, "engine"),
                              "unknown engine '%s'; accepted: %s (left out: kernel)", str, list);
         }
     }
     if (s->engine) {
-        s->eng = engine_find(s->engine, errs);
+        s->eng = engine_find(s->engine, y->errs);
         if (!s->eng)
-            ycheck_error(&c.y, ynode_get(root, "engine") ? ynode_get(root, "engine") : root,
+            ycheck_error(y, ynode_get(root, "engine") ? ynode_get(root, "engine") : root,
                          "cannot load the engine profile '%s'", s->engine);
     }
     load_scheduler(&c, root);
@@ -979,36 +856,8 @@ from_tree(const struct ynode *root, const char *path, struct err_list *errs)
     load_run(&c, root);
     load_slo(&c, root);
     s->work.trace = s->trace.n > 0 ? &s->trace : NULL;
-    if (err_count(errs, ERR_ERROR) == before)
+    if (ycheck_clean(y))
         cross_checks(&c);
-    ycheck_release(&c.y);
-    if (err_count(errs, ERR_ERROR) > before) {
-        scenario_free(s);
-        return NULL;
-    }
-    return s;
-}
-
-struct scenario *
-scenario_load(const char *path, struct err_list *errs)
-{
-    struct ynode *root = ynode_load(path, errs);
-    if (!root)
-        return NULL;
-    struct scenario *s = from_tree(root, path, errs);
-    ynode_free(root);
-    return s;
-}
-
-struct scenario *
-scenario_parse(const char *name, const char *text, size_t len, struct err_list *errs)
-{
-    struct ynode *root = ynode_parse(name, text, len, errs);
-    if (!root)
-        return NULL;
-    struct scenario *s = from_tree(root, name, errs);
-    ynode_free(root);
-    return s;
 }
 
 void
@@ -1026,6 +875,22 @@ scenario_free(struct scenario *s)
     hw_free(s->hw);
     free(s);
 }
+
+static void
+free_scenario(void *s)
+{
+    scenario_free(s);
+}
+
+static const struct ydoc_format SCENARIO = {.what = "a scenario",
+                                            .root = YNODE_MAP,
+                                            .keys = TOP_KEYS,
+                                            .n_keys = N(TOP_KEYS),
+                                            .size = sizeof(struct scenario),
+                                            .fill = fill,
+                                            .free = free_scenario};
+
+YDOC_LOAD_PARSE(SCENARIO, struct scenario, scenario_load, scenario_parse)
 
 void
 scenario_sim_config(const struct scenario *s, struct sim_config *cfg)

@@ -4,6 +4,7 @@
 #include "util/strs.h"
 #include "util/strset.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,13 @@ ycheck_init(struct ycheck *y, const char *path, struct err_list *errs)
     memset(y, 0, sizeof *y);
     y->path = path;
     y->errs = errs;
+    y->errors_before = err_count(errs, ERR_ERROR);
+}
+
+bool
+ycheck_clean(const struct ycheck *y)
+{
+    return err_count(y->errs, ERR_ERROR) == y->errors_before;
 }
 
 void
@@ -118,6 +126,66 @@ ycheck_keys(struct ycheck *y, const struct ynode *map, const char *prefix,
         else
             ycheck_error(y, k, "unknown key '%s'", name);
     }
+}
+
+int
+ycheck_enum(struct ycheck *y, const struct ynode *at, const char *name, const char *value,
+            const char *const *allowed, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(value, allowed[i]) == 0)
+            return (int)i;
+    const char *hint = str_closest(value, allowed, n);
+    char list[256] = "";
+    for (size_t i = 0; i < n; i++) {
+        strncat(list, allowed[i], sizeof list - strlen(list) - 1);
+        if (i + 1 < n)
+            strncat(list, ", ", sizeof list - strlen(list) - 1);
+    }
+    if (hint)
+        ycheck_error(y, at, "'%s' is '%s' (did you mean '%s'?)", name, value, hint);
+    else
+        ycheck_error(y, at, "'%s' is '%s'; expected one of: %s", name, value, list);
+    return -1;
+}
+
+const struct ynode *
+ycheck_section(struct ycheck *y, const struct ynode *root, const char *key, const char *const *keys,
+               size_t n)
+{
+    const struct ynode *v = ynode_get(root, key);
+    if (!v || ynode_is_null(v))
+        return NULL;
+    if (!ycheck_map(y, v, key))
+        return NULL;
+    ycheck_keys(y, v, key, keys, n);
+    return v;
+}
+
+int
+ycheck_tagged(struct ycheck *y, const struct ynode *v, const char *name, const char *const *keys,
+              size_t n_keys, const char *tag, const char *const *kinds, size_t n_kinds)
+{
+    if (!ycheck_map(y, v, name))
+        return -1;
+    ycheck_keys(y, v, name, keys, n_keys);
+    const char *s;
+    if (!ycheck_str(y, v, name, tag, true, &s))
+        return -1;
+    char full[256];
+    dotted(full, sizeof full, name, tag);
+    return ycheck_enum(y, ynode_get(v, tag), full, s, kinds, n_kinds);
+}
+
+bool
+ycheck_min_max(struct ycheck *y, const struct ynode *map, const char *prefix, long lo, long hi)
+{
+    if (hi > 0 && hi < lo) {
+        ycheck_error(y, ynode_get(map, "max"), "'%s.max' (%ld) is below '%s.min' (%ld)", prefix, hi,
+                     prefix, lo);
+        return false;
+    }
+    return true;
 }
 
 static const struct ynode *
@@ -257,6 +325,26 @@ ycheck_bool(struct ycheck *y, const struct ynode *map, const char *prefix, const
         ycheck_error(y, v, "'%s' must be true or false", name);
         return false;
     }
+    return true;
+}
+
+bool
+ycheck_num_in(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+              double lo, bool lo_open, double hi, double *out)
+{
+    double x;
+    if (!ycheck_num(y, map, prefix, key, false, &x))
+        return false;
+    if ((lo_open ? !(x > lo) : !(x >= lo)) || !(x <= hi)) {
+        if (isinf(hi))
+            ycheck_error(y, ynode_get(map, key), "'%s.%s' must be %s %g, got %g", prefix, key,
+                         lo_open ? "greater than" : "at least", lo, x);
+        else
+            ycheck_error(y, ynode_get(map, key), "'%s.%s' must be in %s%g, %g], got %g", prefix,
+                         key, lo_open ? "(" : "[", lo, hi, x);
+        return false;
+    }
+    *out = x;
     return true;
 }
 

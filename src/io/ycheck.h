@@ -16,6 +16,7 @@ struct ycheck {
     char **numbers;
     int *number_line, *number_col;
     int n_numbers, cap_numbers;
+    size_t errors_before; /* errors in `errs` at ycheck_init (see ycheck_clean) */
 };
 
 /* A documented physical range (docs/profiles.md#ranges) in SI base units: values outside
@@ -62,6 +63,29 @@ bool ycheck_bool(struct ycheck *y, const struct ynode *map, const char *prefix, 
  * a warning above r->warn_above. Messages quote the text as written. */
 bool ycheck_range(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
                   double value, const struct yrange *r);
+/* Index of `value` in `allowed`, or -1 after an error at `at` naming `name` with a did-you-mean
+ * hint, else the list of allowed values. */
+int ycheck_enum(struct ycheck *y, const struct ynode *at, const char *name, const char *value,
+                const char *const *allowed, size_t n);
+/* The optional mapping `key` of `root` with its keys checked against `keys`: NULL when absent or
+ * null, and after an error when it is not a mapping. */
+const struct ynode *ycheck_section(struct ycheck *y, const struct ynode *root, const char *key,
+                                   const char *const *keys, size_t n);
+/* The optional number `prefix`.`key` in [lo, hi] (lo excluded when lo_open; hi may be INFINITY):
+ * true and *out when present and in range, else false (an error when present). */
+bool ycheck_num_in(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
+                   double lo, bool lo_open, double hi, double *out);
+/* A mapping `v` named `name` with keys among `keys` whose required key `tag` names its kind
+ * among `kinds` (as "dist: lognormal"): the kind's index, or -1 after an error. */
+int ycheck_tagged(struct ycheck *y, const struct ynode *v, const char *name,
+                  const char *const *keys, size_t n_keys, const char *tag, const char *const *kinds,
+                  size_t n_kinds);
+/* `prefix`.min and `prefix`.max of `map` read as lo and hi (hi 0: no max): false after an error
+ * at 'max' when hi is below lo. */
+bool ycheck_min_max(struct ycheck *y, const struct ynode *map, const char *prefix, long lo,
+                    long hi);
+/* True while no error has been added to the list since ycheck_init (always for a quiet list). */
+bool ycheck_clean(const struct ycheck *y);
 /* Record a number's dotted path (for the sources rule). */
 void ycheck_note_number(struct ycheck *y, const char *dotted, const struct ynode *at);
 

@@ -3,6 +3,7 @@
 #include "io/calparams.h"
 #include "io/measure.h"
 #include "io/profiles.h"
+#include "io/ydoc.h"
 #include "test.h"
 #include "util/afile.h"
 #include "util/strbuf.h"
@@ -174,4 +175,162 @@ TEST(io_hw_profile_round_trip)
         hw_free(hw);
     }
     rm_tree(dir);
+}
+
+/* ---- the document frame (io/ydoc.c) and the shared checks (io/ycheck.c) ---- */
+
+struct tdoc {
+    char *name;
+    long n;
+};
+static int tdoc_frees;
+
+static void
+tdoc_fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
+{
+    struct tdoc *d = obj;
+    d->n = *(const long *)arg;
+    const char *s;
+    if (ycheck_str(y, root, "", "name", true, &s))
+        d->name = strdup(s);
+    ycheck_long(y, root, "", "n", false, 1, &d->n);
+}
+
+static void
+tdoc_free(void *obj)
+{
+    struct tdoc *d = obj;
+    tdoc_frees++;
+    free(d->name);
+    free(d);
+}
+
+static const char *const TDOC_KEYS[] = {"name", "n"};
+static const struct ydoc_format TDOC = {.what = "a test document",
+                                        .root = YNODE_MAP,
+                                        .keys = TDOC_KEYS,
+                                        .n_keys = 2,
+                                        .size = sizeof(struct tdoc),
+                                        .fill = tdoc_fill,
+                                        .free = tdoc_free};
+
+/* the one error of `errs` as text, "" when there is not exactly one */
+static const char *
+only_error(const struct err_list *errs)
+{
+    static char buf[512];
+    buf[0] = '\0';
+    if (errs->n == 1)
+        err_format(&errs->items[0], buf, sizeof buf);
+    return buf;
+}
+
+TEST(io_ydoc_frame)
+{
+    long dflt = 7;
+    struct err_list errs = {0};
+    const char *ok = "name: a\n";
+    struct tdoc *d = ydoc_parse(&TDOC, "t.yaml", ok, strlen(ok), &dflt, &errs);
+    CHECK(d != NULL && errs.n == 0);
+    if (d) {
+        CHECK_STR(d->name, "a");
+        CHECK(d->n == 7); /* arg reaches fill */
+        tdoc_free(d);
+    }
+    /* the wrong root: one error at it, and fill never runs */
+    tdoc_frees = 0;
+    const char *list = "- a\n";
+    CHECK(ydoc_parse(&TDOC, "t.yaml", list, strlen(list), &dflt, &errs) == NULL);
+    CHECK_STR(only_error(&errs),
+              "t.yaml:1:1: error: a test document must be a mapping of keys, not a list");
+    CHECK(tdoc_frees == 1);
+    err_list_release(&errs);
+    /* the top-level keys are checked before fill; any error frees the object */
+    const char *typo = "name: a\nm: 3\n";
+    CHECK(ydoc_parse(&TDOC, "t.yaml", typo, strlen(typo), &dflt, &errs) == NULL);
+    CHECK_STR(only_error(&errs), "t.yaml:2:1: error: unknown key 'm' (did you mean 'n'?)");
+    CHECK(tdoc_frees == 2);
+    err_list_release(&errs);
+    /* errors before the document do not count against it */
+    err_add(&errs, "other.yaml", 1, 1, ERR_ERROR, "an earlier problem");
+    d = ydoc_parse(&TDOC, "t.yaml", ok, strlen(ok), &dflt, &errs);
+    CHECK(d != NULL && errs.n == 1);
+    if (d)
+        tdoc_free(d);
+    err_list_release(&errs);
+    /* a quiet list: the document loads with its problems, the wrong root does not */
+    d = ydoc_parse(&TDOC, "t.yaml", typo, strlen(typo), &dflt, NULL);
+    CHECK(d != NULL);
+    if (d)
+        tdoc_free(d);
+    CHECK(ydoc_parse(&TDOC, "t.yaml", list, strlen(list), &dflt, NULL) == NULL);
+    /* a file that is not there: the reader's error */
+    CHECK(ydoc_load(&TDOC, "/nonexistent/t.yaml", &dflt, &errs) == NULL);
+    CHECK(errs.n == 1);
+    err_list_release(&errs);
+}
+
+TEST(io_ydoc_relative)
+{
+    char *p = ydoc_relative("reports/q.yaml", "../hw/x.yaml");
+    CHECK_STR(p, "reports/../hw/x.yaml");
+    free(p);
+    p = ydoc_relative("q.yaml", "x.yaml");
+    CHECK_STR(p, "x.yaml");
+    free(p);
+    p = ydoc_relative("a/b/q.yaml", "/abs/x.yaml");
+    CHECK_STR(p, "/abs/x.yaml");
+    free(p);
+}
+
+TEST(io_ycheck_shared)
+{
+    static const char *const POL[] = {"static", "continuous", "chunked"};
+    const char *text = "p: continuous\nq: contnuous\nr: zzz\n"
+                       "s: {min: 5, max: 3}\nt: {dist: lognormal, x: 1}\nu: {x: 0.5}\n";
+    struct err_list errs = {0};
+    struct ynode *root = ynode_parse("c.yaml", text, strlen(text), &errs);
+    CHECK(root != NULL);
+    if (!root)
+        return;
+    struct ycheck y;
+    ycheck_init(&y, "c.yaml", &errs);
+    CHECK(ycheck_enum(&y, ynode_get(root, "p"), "p", "continuous", POL, 3) == 1);
+    CHECK(ycheck_clean(&y));
+    CHECK(ycheck_enum(&y, ynode_get(root, "q"), "q", "contnuous", POL, 3) == -1);
+    CHECK_STR(only_error(&errs),
+              "c.yaml:2:4: error: 'q' is 'contnuous' (did you mean 'continuous'?)");
+    CHECK(!ycheck_clean(&y));
+    err_list_release(&errs);
+    ycheck_init(&y, "c.yaml", &errs);
+    CHECK(ycheck_enum(&y, ynode_get(root, "r"), "r", "zzz", POL, 3) == -1);
+    CHECK_STR(only_error(&errs),
+              "c.yaml:3:4: error: 'r' is 'zzz'; expected one of: static, continuous, chunked");
+    err_list_release(&errs);
+    const struct ynode *s = ynode_get(root, "s");
+    CHECK(ycheck_min_max(&y, s, "s", 1, 0)); /* no max */
+    CHECK(ycheck_min_max(&y, s, "s", 3, 3)); /* equal is fine */
+    CHECK(!ycheck_min_max(&y, s, "s", 5, 3));
+    CHECK_STR(only_error(&errs), "c.yaml:4:18: error: 's.max' (3) is below 's.min' (5)");
+    err_list_release(&errs);
+    static const char *const DKEYS[] = {"dist", "x"};
+    static const char *const KINDS[] = {"fixed", "uniform", "lognormal"};
+    CHECK(ycheck_tagged(&y, ynode_get(root, "t"), "t", DKEYS, 2, "dist", KINDS, 3) == 2);
+    CHECK(errs.n == 0);
+    CHECK(ycheck_tagged(&y, ynode_get(root, "u"), "u", DKEYS, 2, "dist", KINDS, 3) == -1);
+    CHECK_STR(only_error(&errs), "c.yaml:6:4: error: missing required key 'dist' in 'u'");
+    err_list_release(&errs);
+    double x = -1;
+    const struct ynode *u = ynode_get(root, "u");
+    CHECK(ycheck_num_in(&y, u, "u", "x", 0, true, 1, &x) && x == 0.5);
+    CHECK(!ycheck_num_in(&y, u, "u", "x", 0.5, true, 1, &x)); /* lo excluded */
+    CHECK_STR(only_error(&errs), "c.yaml:6:8: error: 'u.x' must be in (0.5, 1], got 0.5");
+    err_list_release(&errs);
+    CHECK(!ycheck_num_in(&y, u, "u", "x", 1, false, INFINITY, &x));
+    CHECK_STR(only_error(&errs), "c.yaml:6:8: error: 'u.x' must be at least 1, got 0.5");
+    CHECK(!ycheck_num_in(&y, u, "u", "absent", 0, false, 1, &x)); /* optional: no error */
+    CHECK(errs.n == 1);
+    err_list_release(&errs);
+    ycheck_release(&y);
+    ynode_free(root);
 }

@@ -1,0 +1,99 @@
+/* The shared frame of the document loaders (see ydoc.h). */
+#include "io/ydoc.h"
+
+#include "util/strs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void *
+ydoc_from_tree(const struct ydoc_format *f, const struct ynode *root, const char *path,
+               const void *arg, struct err_list *errs)
+{
+    struct ycheck y;
+    ycheck_init(&y, path, errs);
+    void *obj = calloc(1, f->size);
+    if (!obj) {
+        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory");
+        return NULL;
+    }
+    bool ok = root->kind == f->root;
+    if (!ok) {
+        ycheck_error(&y, root,
+                     f->root == YNODE_SEQ ? "%s is a list of rows, not %s"
+                                          : "%s must be a mapping of keys, not %s",
+                     f->what, ynode_kind_name(root));
+    } else {
+        if (f->keys)
+            ycheck_keys(&y, root, "", f->keys, f->n_keys);
+        f->fill(&y, root, obj, arg);
+        ok = ycheck_clean(&y);
+    }
+    ycheck_release(&y);
+    if (!ok) {
+        f->free(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+void *
+ydoc_load(const struct ydoc_format *f, const char *path, const void *arg, struct err_list *errs)
+{
+    struct ynode *root = ynode_load(path, errs);
+    if (!root)
+        return NULL;
+    void *obj = ydoc_from_tree(f, root, path, arg, errs);
+    ynode_free(root);
+    return obj;
+}
+
+void *
+ydoc_parse(const struct ydoc_format *f, const char *name, const char *text, size_t len,
+           const void *arg, struct err_list *errs)
+{
+    struct ynode *root = ynode_parse(name, text, len, errs);
+    if (!root)
+        return NULL;
+    void *obj = ydoc_from_tree(f, root, name, arg, errs);
+    ynode_free(root);
+    return obj;
+}
+
+char *
+ydoc_relative(const char *doc_path, const char *rel)
+{
+    if (rel[0] == '/')
+        return str_dup(rel);
+    const char *slash = strrchr(doc_path, '/');
+    if (!slash)
+        return str_dup(rel);
+    size_t dl = (size_t)(slash - doc_path) + 1, rl = strlen(rel);
+    char *p = malloc(dl + rl + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, doc_path, dl);
+    memcpy(p + dl, rel, rl + 1);
+    return p;
+}
+
+char *
+ydoc_profile(struct ycheck *y, const struct ynode *v, enum prof_kind kind)
+{
+    char *arg =
+        prof_looks_like_path(v->value) ? ydoc_relative(y->path, v->value) : str_dup(v->value);
+    if (!arg)
+        return NULL;
+    struct err_list tmp = {0};
+    char *p = prof_resolve(kind, arg, &tmp);
+    if (!p)
+        for (size_t i = 0; i < tmp.n; i++) {
+            if (tmp.items[i].path)
+                ycheck_error(y, v, "%s '%s'", tmp.items[i].msg, tmp.items[i].path);
+            else
+                ycheck_error(y, v, "%s", tmp.items[i].msg);
+        }
+    err_list_release(&tmp);
+    free(arg);
+    return p;
+}
