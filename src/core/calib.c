@@ -216,6 +216,23 @@ kernel_case(const struct pred_case *pc, const struct hw_profile *hw, const struc
     return -1;
 }
 
+/* A decode or prefill row's metric from one step's result: tokens/s or the step time in ms;
+ * -1 with `wrong` as the reason for any other metric. */
+static int
+step_metric(const struct pred_case *pc, const struct roof_result *r, const char *wrong,
+            double *predicted, const char **reason)
+{
+    if (pc->metric == PRED_TOKENS_PER_S)
+        *predicted = r->tokens_per_s_total;
+    else if (pc->metric == PRED_TIME_MS)
+        *predicted = r->time_s * 1e3;
+    else {
+        *reason = wrong;
+        return -1;
+    }
+    return 0;
+}
+
 int
 pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
                const struct mdl_profile *model, const struct roof_tuning *tuning, double *predicted,
@@ -265,15 +282,8 @@ pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
             *reason = "the engine cannot evaluate this configuration";
             return -1;
         }
-        if (pc->metric == PRED_TOKENS_PER_S)
-            *predicted = r.tokens_per_s_total;
-        else if (pc->metric == PRED_TIME_MS)
-            *predicted = r.time_s * 1e3;
-        else {
-            *reason = "decode rows are measured in tokens_per_s or time_ms";
-            return -1;
-        }
-        return 0;
+        return step_metric(pc, &r, "decode rows are measured in tokens_per_s or time_ms", predicted,
+                           reason);
     }
     if (pc->phase == PRED_PREFILL) {
         c.phase = ROOF_PREFILL;
@@ -282,15 +292,8 @@ pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
             *reason = "prefill needs a prompt length";
             return -1;
         }
-        if (pc->metric == PRED_TOKENS_PER_S)
-            *predicted = r.tokens_per_s_total;
-        else if (pc->metric == PRED_TIME_MS)
-            *predicted = r.time_s * 1e3;
-        else {
-            *reason = "prefill rows are measured in tokens_per_s or time_ms";
-            return -1;
-        }
-        return 0;
+        return step_metric(pc, &r, "prefill rows are measured in tokens_per_s or time_ms",
+                           predicted, reason);
     }
     /* end to end: prefill of the batch, then output - 1 decode steps at the mean context; a
      * batch whose KV cache does not fit runs in waves of the largest batch that does (the

@@ -176,6 +176,19 @@ csv_cell(const char **pp, const char *end, int *ok)
     return c;
 }
 
+/* n rows of nc[i] cells each, and the two arrays */
+static void
+rows_free(char ***rows, int *nc, int n)
+{
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < nc[i]; j++)
+            free(rows[i][j]);
+        free(rows[i]);
+    }
+    free(rows);
+    free(nc);
+}
+
 /* rows of cells; returns the number of rows (header included) or -1 */
 static int
 csv_parse(const char *s, size_t len, char ****rows_out, int **ncells_out)
@@ -196,13 +209,7 @@ csv_parse(const char *s, size_t len, char ****rows_out, int **ncells_out)
             if (!c || !g || !ok) {
                 free(c);
                 free(g ? g : cells);
-                for (int i = 0; i < n; i++) {
-                    for (int j = 0; j < nc[i]; j++)
-                        free(rows[i][j]);
-                    free(rows[i]);
-                }
-                free(rows);
-                free(nc);
+                rows_free(rows, nc, n);
                 return -1;
             }
             cells = g;
@@ -272,13 +279,7 @@ csv_to_json(const char *path, const char *s, size_t len, struct err_list *errs)
         }
         arr->items[arr->n++] = o;
     }
-    for (int i = 0; i < n; i++) {
-        for (int j = 0; j < nc[i]; j++)
-            free(rows[i][j]);
-        free(rows[i]);
-    }
-    free(rows);
-    free(nc);
+    rows_free(rows, nc, n);
     return arr;
 }
 

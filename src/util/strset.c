@@ -8,7 +8,7 @@
 void
 strset_init(struct strset *s)
 {
-    memset(s, 0, sizeof *s);
+    *s = (struct strset){0};
 }
 
 void
@@ -16,7 +16,7 @@ strset_release(struct strset *s)
 {
     free(s->keys);
     free(s->values);
-    strset_init(s);
+    *s = (struct strset){0};
 }
 
 static uint64_t
