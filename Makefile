@@ -169,9 +169,11 @@ $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCC  $<"
 	@$(FUZZ_CC) -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) -Wno-format-nonliteral -O1 -g -fno-omit-frame-pointer \
-	  -fsanitize=fuzzer-no-link $(FUZZ_SAN) -Isrc -Itests/fuzz $(PKG_CFLAGS) \
-	  -DROOFLINE_DATADIR='"$(DATADIR)"' -DROOFLINE_VERSION='"$(VERSION)"' \
+	  -fsanitize=fuzzer-no-link $(FUZZ_SAN) -Isrc -Itests/fuzz -I$(BUILD)/gen $(PKG_CFLAGS) \
+	  -DROOFLINE_DATADIR='"$(DATADIR)"' \
 	  -DROOFLINE_CFLAGS='"fuzz"' -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/src/util/version.o: $(VERSION_H)
 
 $(FUZZ_BUILD)/libroofline.a: $(FUZZ_OBJ)
 	@rm -f $@

@@ -1,6 +1,6 @@
 /* libFuzzer harness: the CLI option parser and the typed readers (cli_parse, cli_long,
- * cli_count, cli_dtype, cli_engine_opts) on an argv made of the input's NUL-separated words.
- * Usage errors go to stderr: run with -close_fd_mask=2 (tests/fuzz/run.sh does). */
+ * cli_count, cli_engine_opts) on an argv made of the input's NUL-separated words. Usage errors
+ * go to stderr: run with -close_fd_mask=2 (tests/fuzz/run.sh does). */
 #include "fuzz_common.h"
 
 #include "cli/cli.h"
@@ -9,32 +9,31 @@
 
 #include <limits.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+static const struct cli_opt SPEC[] = {CLI_ENGINE_OPTS,
+                                      OPT_VALUE("gpu", "ID", ""),
+                                      OPT_VALUE("model", "ID", ""),
+                                      OPT_VALUE("seed", "N", ""),
+                                      OPT_VALUE("params", "N", ""),
+                                      OPT_VALUE("output", "FORMAT", ""),
+                                      OPT_FLAG("quick", "")};
 
-static const struct cli_opt SPEC[] = {CLI_ENGINE_OPTS, {"gpu", true},    {"model", true},
-                                      {"seed", true},  {"params", true}, {"o", true},
-                                      {"quick", false}};
-
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void
+check(const char *text, size_t size, struct err_list *errs)
 {
     static struct hw_profile *hw;
     static struct mdl_profile *m;
     if (!hw) {
-        fuzz_setup();
-        struct err_list errs = {0};
-        hw = hw_find("h100-sxm", &errs);
-        m = mdl_find("llama-3-8b", &errs);
-        err_list_release(&errs);
+        hw = hw_find("h100-sxm", errs);
+        m = mdl_find("llama-3-8b", errs);
         if (!hw || !m)
             abort(); /* run from the repository top or set ROOFLINE_FUZZ_DATA */
     }
     if (size > 4096)
-        return 0;
+        return;
     char *buf = malloc(size + 1);
     if (!buf)
-        return 0;
-    memcpy(buf, data, size);
+        return;
+    memcpy(buf, text, size);
     buf[size] = '\0';
     char *argv[64];
     int argc = 0;
@@ -55,5 +54,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
     }
     free(buf);
-    return 0;
 }
+
+FUZZ_TEXT(check)

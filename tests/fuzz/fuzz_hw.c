@@ -2,20 +2,11 @@
 #include "fuzz_common.h"
 
 #include "core/hw.h"
-#include "io/ytree.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void
+check(const struct ynode *root, const char *name, struct err_list *errs)
 {
-    struct err_list errs = {0};
-    struct ynode *root = ynode_parse("fuzz.yaml", (const char *)data, size, &errs);
-    if (root) {
-        struct hw_profile *hw = hw_from_tree(root, "fuzz.yaml", "fuzz", &errs);
-        hw_free(hw);
-        ynode_free(root);
-    }
-    err_list_release(&errs);
-    return 0;
+    hw_free(hw_from_tree(root, name, "fuzz", errs));
 }
+
+FUZZ_TREE("fuzz.yaml", check)

@@ -4,15 +4,10 @@
 
 #include "io/scenario.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void
+check(const char *text, size_t size, struct err_list *errs)
 {
-    fuzz_setup();
-    struct err_list errs = {0};
-    struct scenario *s = scenario_parse("fuzz.yaml", (const char *)data, size, &errs);
-    scenario_free(s);
-    err_list_release(&errs);
-    return 0;
+    scenario_free(scenario_parse("fuzz.yaml", text, size, errs));
 }
+
+FUZZ_TEXT(check)

@@ -2,20 +2,13 @@
 #include "fuzz_common.h"
 
 #include "io/scenario.h"
-#include "sim/sim.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void
+check(const char *path, struct err_list *errs)
 {
-    const char *path = fuzz_scratch(".csv");
-    if (fuzz_write(path, data, size) != 0)
-        return 0;
-    struct err_list errs = {0};
     struct sim_trace tr;
-    if (scenario_read_trace(path, &tr, &errs) == 0)
+    if (scenario_read_trace(path, &tr, errs) == 0)
         free(tr.rows);
-    err_list_release(&errs);
-    return 0;
 }
+
+FUZZ_FILE(".csv", check)
