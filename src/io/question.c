@@ -247,34 +247,24 @@ load_formats(struct ycheck *y, const struct ynode *root, struct plan_question *q
     }
 }
 
+static const struct ydoc_length_form LENGTH = {.section = "workload",
+                                               .missing_hint = " (tokens)",
+                                               .scalar_forms = " or a mapping with 'dist'",
+                                               .kinds = DISTS,
+                                               .n_kinds = N(DISTS),
+                                               .keys = DIST_KEYS,
+                                               .n_keys = N(DIST_KEYS)};
+
 static bool
 read_dist(struct ycheck *y, const struct ynode *wl, const char *key, struct sim_dist *d)
 {
-    char pre[32];
-    snprintf(pre, sizeof pre, "workload.%s", key);
-    const struct ynode *v = ynode_get(wl, key);
-    memset(d, 0, sizeof *d);
-    if (!v || ynode_is_null(v)) {
-        ycheck_error(y, wl, "missing required key '%s' in 'workload' (tokens)", key);
-        return false;
-    }
+    struct ydoc_length len;
+    int form = ydoc_length(y, wl, key, &LENGTH, d, &len);
+    if (form <= 0)
+        return form == 0;
+    const struct ynode *v = len.map;
+    const char *pre = len.name;
     long x;
-    if (v->kind == YNODE_SCALAR) {
-        if (ynode_long(v, &x) != 0 || x < 1) {
-            ycheck_error(y, v,
-                         "'%s' must be a whole number of tokens >= 1 or a mapping with 'dist', "
-                         "got '%s'",
-                         pre, v->value);
-            return false;
-        }
-        d->kind = SIM_DIST_FIXED;
-        d->value = (double)x;
-        return true;
-    }
-    int k = ycheck_tagged(y, v, pre, DIST_KEYS, N(DIST_KEYS), "dist", DISTS, N(DISTS));
-    if (k < 0)
-        return false;
-    d->kind = (enum sim_dist_kind)k;
     bool ok = true;
     long lo = 1, hi = 0;
     switch (d->kind) {
@@ -829,18 +819,5 @@ plan_question_free(struct plan_question *q)
     free(q);
 }
 
-static void
-free_question(void *q)
-{
-    plan_question_free(q);
-}
-
-static const struct ydoc_format QUESTION = {.what = "a question",
-                                            .root = YNODE_MAP,
-                                            .keys = TOP_KEYS,
-                                            .n_keys = N(TOP_KEYS),
-                                            .size = sizeof(struct plan_question),
-                                            .fill = fill,
-                                            .free = free_question};
-
-YDOC_LOAD_PARSE(QUESTION, struct plan_question, plan_question_load, plan_question_parse)
+YDOC_MAP_FORMAT(QUESTION, struct plan_question, "a question", TOP_KEYS, fill, plan_question_free,
+                plan_question_load, plan_question_parse)

@@ -140,45 +140,30 @@ token_bounds(struct ycheck *y, const struct ynode *v, const char *pre, bool requ
     return ycheck_min_max(y, v, pre, lo, hi) && ok;
 }
 
+static const struct ydoc_length_form LENGTH = {.section = "lengths",
+                                               .missing_hint = "",
+                                               .scalar_forms =
+                                                   ", 'trace', or a mapping with 'dist'",
+                                               .trace_ok = true,
+                                               .max_tokens = SIM_MAX_TOKENS,
+                                               .kinds = DISTS,
+                                               .n_kinds = N(DISTS),
+                                               .keys = DIST_KEYS,
+                                               .n_keys = N(DIST_KEYS)};
+
 static bool
-read_dist(struct ycheck *y, const struct ynode *len, const char *key, struct sim_dist *d,
+read_dist(struct ycheck *y, const struct ynode *parent, const char *key, struct sim_dist *d,
           const struct ynode **uses_trace)
 {
-    char pre[32];
-    snprintf(pre, sizeof pre, "lengths.%s", key);
-    const struct ynode *v = ynode_get(len, key);
-    memset(d, 0, sizeof *d);
-    if (!v || ynode_is_null(v)) {
-        ycheck_error(y, len, "missing required key '%s' in 'lengths'", key);
-        return false;
-    }
-    if (v->kind == YNODE_SCALAR) {
-        long x;
-        if (strcmp(v->value, "trace") == 0) {
-            d->kind = SIM_DIST_TRACE;
-            *uses_trace = v;
-            return true;
-        }
-        if (ynode_long(v, &x) != 0 || x < 1) {
-            ycheck_error(y, v,
-                         "'%s' must be a whole number of tokens >= 1, 'trace', or a mapping with "
-                         "'dist', got '%s'",
-                         pre, v->value);
-            return false;
-        }
-        if (x > SIM_MAX_TOKENS) {
-            ycheck_error(y, v, "'%s' must be at most %ld tokens, got '%s'", pre, SIM_MAX_TOKENS,
-                         v->value);
-            return false;
-        }
-        d->kind = SIM_DIST_FIXED;
-        d->value = (double)x;
-        return true;
-    }
-    int k = ycheck_tagged(y, v, pre, DIST_KEYS, N(DIST_KEYS), "dist", DISTS, N(DISTS));
-    if (k < 0)
-        return false;
-    d->kind = (enum sim_dist_kind)k;
+    struct ydoc_length len;
+    int form = ydoc_length(y, parent, key, &LENGTH, d, &len);
+    if (form == 0 && d->kind == SIM_DIST_TRACE)
+        *uses_trace = ynode_get(parent, key);
+    if (form <= 0)
+        return form == 0;
+    const struct ynode *v = len.map;
+    const char *pre = len.name;
+    int k = (int)d->kind;
     const char *s = DISTS[k];
     /* which keys each kind takes */
     static const char *const TAKES[4] = {"value", "min max", "mean sd min max", ""};
@@ -876,21 +861,8 @@ scenario_free(struct scenario *s)
     free(s);
 }
 
-static void
-free_scenario(void *s)
-{
-    scenario_free(s);
-}
-
-static const struct ydoc_format SCENARIO = {.what = "a scenario",
-                                            .root = YNODE_MAP,
-                                            .keys = TOP_KEYS,
-                                            .n_keys = N(TOP_KEYS),
-                                            .size = sizeof(struct scenario),
-                                            .fill = fill,
-                                            .free = free_scenario};
-
-YDOC_LOAD_PARSE(SCENARIO, struct scenario, scenario_load, scenario_parse)
+YDOC_MAP_FORMAT(SCENARIO, struct scenario, "a scenario", TOP_KEYS, fill, scenario_free,
+                scenario_load, scenario_parse)
 
 void
 scenario_sim_config(const struct scenario *s, struct sim_config *cfg)

@@ -3,6 +3,7 @@
 
 #include "util/strs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,4 +97,45 @@ ydoc_profile(struct ycheck *y, const struct ynode *v, enum prof_kind kind)
     err_list_release(&tmp);
     free(arg);
     return p;
+}
+
+int
+ydoc_length(struct ycheck *y, const struct ynode *parent, const char *key,
+            const struct ydoc_length_form *f, struct sim_dist *d, struct ydoc_length *out)
+{
+    snprintf(out->name, sizeof out->name, "%s.%s", f->section, key);
+    out->map = NULL;
+    const struct ynode *v = ynode_get(parent, key);
+    memset(d, 0, sizeof *d);
+    if (!v || ynode_is_null(v)) {
+        ycheck_error(y, parent, "missing required key '%s' in '%s'%s", key, f->section,
+                     f->missing_hint);
+        return -1;
+    }
+    if (v->kind == YNODE_SCALAR) {
+        long x;
+        if (f->trace_ok && strcmp(v->value, "trace") == 0) {
+            d->kind = SIM_DIST_TRACE;
+            return 0;
+        }
+        if (ynode_long(v, &x) != 0 || x < 1) {
+            ycheck_error(y, v, "'%s' must be a whole number of tokens >= 1%s, got '%s'", out->name,
+                         f->scalar_forms, v->value);
+            return -1;
+        }
+        if (f->max_tokens > 0 && x > f->max_tokens) {
+            ycheck_error(y, v, "'%s' must be at most %ld tokens, got '%s'", out->name,
+                         f->max_tokens, v->value);
+            return -1;
+        }
+        d->kind = SIM_DIST_FIXED;
+        d->value = (double)x;
+        return 0;
+    }
+    int k = ycheck_tagged(y, v, out->name, f->keys, f->n_keys, "dist", f->kinds, f->n_kinds);
+    if (k < 0)
+        return -1;
+    d->kind = (enum sim_dist_kind)k;
+    out->map = v;
+    return 1;
 }

@@ -9,6 +9,7 @@
 #include "io/profiles.h"
 #include "io/ycheck.h"
 #include "io/ytree.h"
+#include "sim/sim.h"
 #include "util/err.h"
 
 #include <stddef.h>
@@ -39,10 +40,22 @@ void *ydoc_parse(const struct ydoc_format *f, const char *name, const char *text
 void *ydoc_from_tree(const struct ydoc_format *f, const struct ynode *root, const char *path,
                      const void *arg, struct err_list *errs);
 
-/* The public pair of a format, the same for every format: `type *load(path, errs)` (ydoc_load)
- * and `type *parse(name, text, len, errs)` (ydoc_parse) over the struct ydoc_format `format`,
- * with no arg. */
-#define YDOC_LOAD_PARSE(format, type, load, parse)                                                 \
+/* A mapping document with no loader argument, in one line: the struct ydoc_format `format`
+ * ("a scenario", the top-level keys `keys` (an array), `fill`), and the public pair
+ * `type *load(path, errs)` and `type *parse(name, text, len, errs)` (ydoc_load, ydoc_parse) whose
+ * objects `free_fn(type *)` frees. */
+#define YDOC_MAP_FORMAT(format, type, what_, keys_, fill_, free_fn, load, parse)                   \
+    static void format##_free(void *obj)                                                           \
+    {                                                                                              \
+        free_fn(obj);                                                                              \
+    }                                                                                              \
+    static const struct ydoc_format format = {.what = (what_),                                     \
+                                              .root = YNODE_MAP,                                   \
+                                              .keys = (keys_),                                     \
+                                              .n_keys = sizeof(keys_) / sizeof((keys_)[0]),        \
+                                              .size = sizeof(type),                                \
+                                              .fill = (fill_),                                     \
+                                              .free = format##_free};                              \
     type *load(const char *path, struct err_list *errs)                                            \
     {                                                                                              \
         return ydoc_load(&(format), path, NULL, errs);                                             \
@@ -51,6 +64,27 @@ void *ydoc_from_tree(const struct ydoc_format *f, const struct ynode *root, cons
     {                                                                                              \
         return ydoc_parse(&(format), name, text, len, NULL, errs);                                 \
     }
+
+/* How a document writes a token-length distribution (struct sim_dist): a whole number of tokens
+ * (fixed), the word "trace" when trace_ok, or a mapping tagged by 'dist' among `kinds`. The texts
+ * complete the messages: "missing required key 'prompt' in '<section>'<missing_hint>" and
+ * "'<section>.prompt' must be a whole number of tokens >= 1<scalar_forms>, got '...'". */
+struct ydoc_length_form {
+    const char *section, *missing_hint, *scalar_forms;
+    bool trace_ok;
+    long max_tokens;                        /* a number above it is an error; 0: no limit */
+    const char *const *kinds, *const *keys; /* the mapping's 'dist' values and keys */
+    size_t n_kinds, n_keys;
+};
+struct ydoc_length {
+    char name[32];           /* "lengths.prompt", for the caller's messages */
+    const struct ynode *map; /* the mapping form, whose keys the caller reads */
+};
+/* Read the length `key` of `parent` as `f` says into d (zeroed first): 0 when a number or the word
+ * "trace" said it all (d->kind, d->value), 1 with d->kind and out->map for the caller to read the
+ * mapping's keys for that kind, -1 after an error. */
+int ydoc_length(struct ycheck *y, const struct ynode *parent, const char *key,
+                const struct ydoc_length_form *f, struct sim_dist *d, struct ydoc_length *out);
 
 /* `rel` relative to the directory of the document at `doc_path` (absolute paths unchanged).
  * Caller frees; NULL when out of memory. */
