@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "io/import.h"
 #include "io/profiles.h"
+#include "util/afile.h"
 #include "util/rfile.h"
 
 #include <stdio.h>
@@ -166,18 +167,15 @@ run(int argc, char **argv)
             cli_has(a, "model") ? "" : " (matched)", r->engine);
     if (cli_has(a, "measurements-out")) {
         const char *out = cli_get(a, "measurements-out");
-        char tmp[4200];
-        snprintf(tmp, sizeof tmp, "%s.tmp", out);
-        FILE *f = fopen(tmp, "w");
-        if (!f) {
-            fprintf(stderr, "error: cannot write '%s'\n", tmp);
+        struct afile af;
+        if (afile_open(&af, out, &errs) != 0) {
+            cli_print_errs(&errs);
             rc = CLI_FAIL;
             goto out;
         }
-        write_rows(f, r, path, TOOLS[t], hw, model, weights, count, tp);
-        if (fclose(f) != 0 || rename(tmp, out) != 0) {
-            fprintf(stderr, "error: cannot write '%s'\n", out);
-            remove(tmp);
+        write_rows(af.fp, r, path, TOOLS[t], hw, model, weights, count, tp);
+        if (afile_commit(&af, &errs) != 0) {
+            cli_print_errs(&errs);
             rc = CLI_FAIL;
             goto out;
         }

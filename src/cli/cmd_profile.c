@@ -9,6 +9,7 @@
 #include "io/profiles.h"
 #include "io/scenario.h"
 #include "sim/sim.h"
+#include "util/afile.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -165,13 +166,14 @@ write_row(FILE *f, const char *id, const struct opts *o, const char *date, const
 static int
 write_measurements(const char *path, const struct opts *o, const struct prof_req *reqs, long n)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "error: cannot write '%s'\n", tmp);
+    struct afile af;
+    struct err_list errs = {0};
+    if (afile_open(&af, path, &errs) != 0) {
+        cli_print_errs(&errs);
+        err_list_release(&errs);
         return -1;
     }
+    FILE *f = af.fp;
     char date[32];
     time_t t = time(NULL);
     struct tm tmv;
@@ -224,9 +226,9 @@ write_measurements(const char *path, const struct opts *o, const struct prof_req
                   1e3 * prof_quantile(g, k, 0.5), note);
         rows++;
     }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "error: cannot write '%s'\n", path);
-        remove(tmp);
+    if (afile_commit(&af, &errs) != 0) {
+        cli_print_errs(&errs);
+        err_list_release(&errs);
         return -1;
     }
     fprintf(stderr, "wrote %s (%d rows; check them with: roofline validate --measurements %s)\n",
