@@ -20,6 +20,7 @@ static const struct cli_opt SPEC[] = {
     OPT_VALUE("tp", "N", "tensor parallelism of the measured runs"),
     OPT_VALUE("measurements-out", "FILE", "write the rows to FILE instead of stdout"),
 };
+
 static void
 yq(FILE *f, const char *s)
 {

@@ -23,6 +23,7 @@ static const struct cli_opt SPEC[] = {
     OPT_VALUE("threads", "N", "compute threads"),
     OPT_VALUE("seed", "S", "seed of the random weights"),
 };
+
 static int
 run(int argc, char **argv)
 {
