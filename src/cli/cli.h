@@ -164,7 +164,7 @@ extern const struct cli_cmd cmd_report;
 extern const struct cli_cmd cmd_serve;
 extern const struct cli_cmd cmd_profile;
 extern const struct cli_cmd cmd_import;
-/* chart profile (cmd_profile.c); cmd_chart dispatches to it */
+/* chart profile (chart_profile.c); cmd_chart dispatches to it */
 int cli_chart_profile(int argc, char **argv);
 /* A scenario and its simulator config: the profiles, formats, engine tuning (its engine
  * profile) and the seed (seed < 0: the scenario's). Errors are printed; NULL on failure. The

@@ -95,6 +95,38 @@ parse_batches(const char *s, double *out, int max, int *n)
     return *n > 0 ? 0 : -1;
 }
 
+/* -o FILE with a chart extension; prints the usage error and returns -1 when not. */
+static int
+check_output(const struct cli_args *a, const char **out)
+{
+    enum chart_format fmt;
+    *out = cli_get(a, "output");
+    if (!*out) {
+        cli_usage_error(&cmd_chart, "-o FILE is required (.png, .svg or .pdf)");
+        return -1;
+    }
+    if (chart_format_from_path(*out, &fmt) != 0) {
+        cli_usage_error(&cmd_chart, "-o: '%s' does not end in .png, .svg or .pdf", *out);
+        return -1;
+    }
+    return 0;
+}
+
+/* --size WxH (default 1600x1000); prints the usage error and returns -1 when malformed. */
+static int
+check_size(const struct cli_args *a, int *width, int *height)
+{
+    *width = DEFAULT_W;
+    *height = DEFAULT_H;
+    if (cli_has(a, "size") && parse_size(cli_get(a, "size"), width, height) != 0) {
+        cli_usage_error(&cmd_chart,
+                        "--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got '%s'",
+                        cli_get(a, "size"));
+        return -1;
+    }
+    return 0;
+}
+
 /* chart simulate: run the scenario once and draw its latency CDFs and timeline. */
 static int
 run_simulate(const struct cli_args *a)
@@ -112,18 +144,10 @@ run_simulate(const struct cli_args *a)
     }
     if (!cli_has(a, "scenario"))
         return cli_usage_error(&cmd_chart, "chart simulate needs --scenario FILE");
-    const char *out = cli_get(a, "output");
-    enum chart_format fmt;
-    if (!out)
-        return cli_usage_error(&cmd_chart, "-o FILE is required (.png, .svg or .pdf)");
-    if (chart_format_from_path(out, &fmt) != 0)
-        return cli_usage_error(&cmd_chart, "-o: '%s' does not end in .png, .svg or .pdf", out);
-    int width = DEFAULT_W, height = DEFAULT_H;
-    if (cli_has(a, "size") && parse_size(cli_get(a, "size"), &width, &height) != 0)
-        return cli_usage_error(&cmd_chart,
-                               "--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
-                               "'%s'",
-                               cli_get(a, "size"));
+    const char *out;
+    int width, height;
+    if (check_output(a, &out) != 0 || check_size(a, &width, &height) != 0)
+        return CLI_USAGE;
     long seed = -1;
     if (cli_has(a, "seed") && cli_long(a, "seed", 1, 0, &seed) != 0)
         return CLI_USAGE;
@@ -153,18 +177,10 @@ run_plan(const struct cli_args *a)
 {
     if (!cli_has(a, "question"))
         return cli_usage_error(&cmd_chart, "chart plan needs --question FILE");
-    const char *out = cli_get(a, "output");
-    enum chart_format fmt;
-    if (!out)
-        return cli_usage_error(&cmd_chart, "-o FILE is required (.png, .svg or .pdf)");
-    if (chart_format_from_path(out, &fmt) != 0)
-        return cli_usage_error(&cmd_chart, "-o: '%s' does not end in .png, .svg or .pdf", out);
-    int width = DEFAULT_W, height = DEFAULT_H;
-    if (cli_has(a, "size") && parse_size(cli_get(a, "size"), &width, &height) != 0)
-        return cli_usage_error(&cmd_chart,
-                               "--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
-                               "'%s'",
-                               cli_get(a, "size"));
+    const char *out;
+    int width, height;
+    if (check_output(a, &out) != 0 || check_size(a, &width, &height) != 0)
+        return CLI_USAGE;
     return cli_finish(cli_plan_chart(cli_get(a, "question"), out, width, height));
 }
 
@@ -227,12 +243,9 @@ run(int argc, char **argv)
     memset(&req, 0, sizeof req);
     if (chart_kind_parse(a.pos[0], &req.kind) != 0)
         return unknown_kind(a.pos[0]);
-    const char *out = cli_get(&a, "output");
-    enum chart_format fmt;
-    if (!out)
-        return cli_usage_error(&cmd_chart, "-o FILE is required (.png, .svg or .pdf)");
-    if (chart_format_from_path(out, &fmt) != 0)
-        return cli_usage_error(&cmd_chart, "-o: '%s' does not end in .png, .svg or .pdf", out);
+    const char *out;
+    if (check_output(&a, &out) != 0)
+        return CLI_USAGE;
     /* roofline --measured BENCH.json: the model defaults to the one the bench ran, in fp32 */
     char bench_model[128];
     bool from_bench =
@@ -243,12 +256,9 @@ run(int argc, char **argv)
                                "--gpu and --model are required (--model may be left out with "
                                "--measured from roofline bench -o json)");
     const char *model_arg = from_bench ? bench_model : cli_get(&a, "model");
-    int width = DEFAULT_W, height = DEFAULT_H;
-    if (cli_has(&a, "size") && parse_size(cli_get(&a, "size"), &width, &height) != 0)
-        return cli_usage_error(&cmd_chart,
-                               "--size: expected WIDTHxHEIGHT between 200x150 and 20000x20000, got "
-                               "'%s'",
-                               cli_get(&a, "size"));
+    int width, height;
+    if (check_size(&a, &width, &height) != 0)
+        return CLI_USAGE;
     if (cli_has(&a, "batch")) {
         if (parse_batches(cli_get(&a, "batch"), req.batches, CHART_MAX_BATCHES, &req.n_batches))
             return cli_usage_error(&cmd_chart,

@@ -5,14 +5,12 @@
 #include "cli/cli.h"
 #include "io/import.h"
 #include "io/profiles.h"
+#include "util/afile.h"
+#include "util/rfile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char USAGE[] =
-    "roofline import llama-bench|vllm|genai-perf FILE [--gpu ID] [--model ID] [--weights F]\n"
-    "         [--count N] [--tp N] [--measurements-out FILE]";
 
 static const struct cli_opt SPEC[] = {
     OPT_VALUE("gpu", "ID", "hardware id for rows whose file does not name it"),
@@ -22,43 +20,6 @@ static const struct cli_opt SPEC[] = {
     OPT_VALUE("tp", "N", "tensor parallelism of the measured runs"),
     OPT_VALUE("measurements-out", "FILE", "write the rows to FILE instead of stdout"),
 };
-#define NF(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define MAX_FILE_BYTES (64L << 20)
-
-static char *
-slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *g = realloc(buf, cap);
-            if (!g || cap > (size_t)MAX_FILE_BYTES * 2) {
-                free(g ? g : buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = g;
-        }
-        size_t k = fread(buf + n, 1, cap - n - 1, f);
-        n += k;
-        if (k == 0)
-            break;
-    }
-    int bad = ferror(f) || n > (size_t)MAX_FILE_BYTES;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
 
 static void
 yq(FILE *f, const char *s)
@@ -136,39 +97,46 @@ write_rows(FILE *f, const struct imp_result *r, const char *path, const char *to
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, SPEC, NF(SPEC), argc, argv, USAGE);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (a.n_pos != 2) {
-        fprintf(stderr, "error: expected a tool and a file\nusage: %s\n", USAGE);
-        return CLI_USAGE;
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_import, CLI_POSITIONAL, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args *a = &c.a;
+    char *text = NULL;
+    struct imp_result *r = NULL;
+    struct err_list errs = {0};
+    if (a->n_pos != 2) {
+        rc = cli_usage_error(&cmd_import, "expected a tool and a file");
+        goto out;
     }
     static const char *const TOOLS[] = {"llama-bench", "vllm", "genai-perf"};
     int t = -1;
     for (int i = 0; i < 3; i++)
-        if (strcmp(a.pos[0], TOOLS[i]) == 0)
+        if (strcmp(a->pos[0], TOOLS[i]) == 0)
             t = i;
     if (t < 0) {
-        fprintf(stderr, "error: unknown tool '%s' (llama-bench, vllm or genai-perf)\n", a.pos[0]);
-        return CLI_USAGE;
+        fprintf(stderr, "error: unknown tool '%s' (llama-bench, vllm or genai-perf)\n", a->pos[0]);
+        rc = CLI_USAGE;
+        goto out;
     }
     long count, tp;
     enum dtype wdt;
-    if (cli_long(&a, "count", 1, 1, &count) || cli_long(&a, "tp", 1, 1, &tp) ||
-        cli_dtype(&a, "weights", &wdt))
-        return CLI_USAGE;
-    const char *path = a.pos[1];
+    if (cli_long(a, "count", 1, 1, &count) || cli_long(a, "tp", 1, 1, &tp) ||
+        cli_dtype(a, "weights", &wdt)) {
+        rc = CLI_USAGE;
+        goto out;
+    }
+    const char *path = a->pos[1];
     size_t len = 0;
-    char *text = slurp(path, &len);
-    if (!text) {
+    int read_errno;
+    if (rfile_read(path, RFILE_MAX_BYTES, &text, &len, &read_errno) != RFILE_OK) {
         fprintf(stderr, "%s: error: cannot read the file (missing, unreadable or over 64 MiB)\n",
                 path);
-        return CLI_FAIL;
+        rc = CLI_FAIL;
+        goto out;
     }
-    struct imp_result *r = calloc(1, sizeof *r);
-    struct err_list errs = {0};
-    int rc = CLI_OK;
+    r = calloc(1, sizeof *r);
+    rc = CLI_OK;
     if (!r || imp_parse((enum imp_tool)t, path, text, len, r, &errs) != 0) {
         if (!r)
             fprintf(stderr, "error: out of memory\n");
@@ -177,8 +145,8 @@ run(int argc, char **argv)
         goto out;
     }
     char hwb[128], mb[128];
-    const char *hw = resolve(PROF_HARDWARE, cli_get(&a, "gpu"), r->hardware, hwb, sizeof hwb);
-    const char *model = resolve(PROF_MODEL, cli_get(&a, "model"), r->model, mb, sizeof mb);
+    const char *hw = resolve(PROF_HARDWARE, cli_get(a, "gpu"), r->hardware, hwb, sizeof hwb);
+    const char *model = resolve(PROF_MODEL, cli_get(a, "model"), r->model, mb, sizeof mb);
     if (!hw || !model) {
         if (!hw)
             fprintf(stderr, "%s: error: %s; give --gpu ID (see 'roofline list gpus')\n", path,
@@ -194,24 +162,21 @@ run(int argc, char **argv)
         rc = CLI_USAGE;
         goto out;
     }
-    const char *weights = cli_get(&a, "weights");
+    const char *weights = cli_get(a, "weights");
     fprintf(stderr, "import: %d rows from %s (%s): hardware %s%s, model %s%s, engine %s\n", r->n,
-            path, TOOLS[t], hw, cli_has(&a, "gpu") ? "" : " (matched)", model,
-            cli_has(&a, "model") ? "" : " (matched)", r->engine);
-    if (cli_has(&a, "measurements-out")) {
-        const char *out = cli_get(&a, "measurements-out");
-        char tmp[4200];
-        snprintf(tmp, sizeof tmp, "%s.tmp", out);
-        FILE *f = fopen(tmp, "w");
-        if (!f) {
-            fprintf(stderr, "error: cannot write '%s'\n", tmp);
+            path, TOOLS[t], hw, cli_has(a, "gpu") ? "" : " (matched)", model,
+            cli_has(a, "model") ? "" : " (matched)", r->engine);
+    if (cli_has(a, "measurements-out")) {
+        const char *out = cli_get(a, "measurements-out");
+        struct afile af;
+        if (afile_open(&af, out, &errs) != 0) {
+            cli_print_errs(&errs);
             rc = CLI_FAIL;
             goto out;
         }
-        write_rows(f, r, path, TOOLS[t], hw, model, weights, count, tp);
-        if (fclose(f) != 0 || rename(tmp, out) != 0) {
-            fprintf(stderr, "error: cannot write '%s'\n", out);
-            remove(tmp);
+        write_rows(af.fp, r, path, TOOLS[t], hw, model, weights, count, tp);
+        if (afile_commit(&af, &errs) != 0) {
+            cli_print_errs(&errs);
             rc = CLI_FAIL;
             goto out;
         }
@@ -224,7 +189,7 @@ out:
     err_list_release(&errs);
     free(r);
     free(text);
-    return cli_finish(rc);
+    return cli_end(&c, rc);
 }
 
 const struct cli_cmd cmd_import = {

@@ -5,35 +5,19 @@
  * beside the simulator's). docs/profile.md. */
 #include "cli/cli.h"
 #include "cli/out.h"
-#include "io/json.h"
+#include "cli/profile.h"
 #include "io/profiles.h"
 #include "io/scenario.h"
-#include "net/client.h"
-#include "render/chart_profile.h"
-#include "render/surface.h"
 #include "sim/sim.h"
+#include "util/afile.h"
 #include "util/strs.h"
 #include "util/units.h"
 
-#include <gsl/gsl_fit.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-
-#ifndef ROOFLINE_VERSION
-#define ROOFLINE_VERSION "0.1"
-#endif
-
-static const char USAGE[] =
-    "roofline profile --url URL [--api openai|llama.cpp] [--model NAME] [--served-model NAME]\n"
-    "         [--prompts 128,512,2048] [--outputs 16,64,256] [--repeats N]\n"
-    "         [--concurrency 1,4,16 | --rate R [--requests N]] [--timeout S]\n"
-    "         [--gpu G --model M [--weights F] [--engine E]] [--scenario FILE] [--seed S]\n"
-    "         [-o table|csv|json] [--measurements-out FILE] [--hardware ID]";
 
 static const struct cli_opt SPEC[] = {
     OPT_VALUE("url", "URL", "the server's completion endpoint"),
@@ -57,6 +41,19 @@ static const struct cli_opt SPEC[] = {
     OPT_VALUE("hardware", "ID", "hardware id written into the measurement rows"),
 };
 #define NF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static int run(int argc, char **argv);
+
+const struct cli_cmd cmd_profile = {
+    "profile",
+    "measure a live completion server (TTFT, every inter-token gap, load) and fit prefill and "
+    "decode; with --gpu/--model beside the prediction (docs/profile.md)",
+    "roofline profile --url URL [--api openai|llama.cpp] [--model NAME] [--served-model NAME]\n"
+    "         [--prompts 128,512,2048] [--outputs 16,64,256] [--repeats N]\n"
+    "         [--concurrency 1,4,16 | --rate R [--requests N]] [--timeout S]\n"
+    "         [--gpu G --model M [--weights F] [--engine E]] [--scenario FILE] [--seed S]\n"
+    "         [-o table|csv|json] [--measurements-out FILE] [--hardware ID]",
+    run, CLI_OPTS(SPEC)};
 #define MAX_LIST 16
 #define MAX_REQS 4096
 
@@ -85,213 +82,6 @@ parse_list(const char *name, const char *v, long min, long max, long *out, int *
         return -1;
     }
     return 0;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* quantile (type 7) of v[0..n) (sorted in place); NaN when n = 0 */
-static double
-quantile(double *v, long n, double q)
-{
-    if (n <= 0)
-        return NAN;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    double h = (double)(n - 1) * q;
-    long i = (long)floor(h);
-    return i + 1 < n ? v[i] + (h - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
-}
-
-static const char *const WORDS[] = {"architecture", "system",    "design",  "cache", "pipeline",
-                                    "model",        "inference", "latency", "batch", "throughput"};
-
-/* A prompt of `words` words after a tag that makes it unique (no prefix-cache hits). Caller
- * frees. */
-static char *
-make_prompt(long words, long tag)
-{
-    size_t cap = (size_t)words * 14 + 32;
-    char *p = malloc(cap);
-    if (!p)
-        return NULL;
-    size_t n = (size_t)snprintf(p, cap, "q%ld", tag);
-    for (long i = 0; i < words && n < cap; i++)
-        n += (size_t)snprintf(p + n, cap - n, " %s", WORDS[i % 10]);
-    return p;
-}
-
-/* ---- requests ---- */
-
-struct req {
-    long prompt_target, output_target;
-    long words;
-    int level; /* load level index; -1 for the single-request sweep */
-    double start_s;
-    struct net_result r;
-};
-
-struct load {
-    const struct net_client *c;
-    struct req *reqs;
-    long first, n;
-    long next; /* closed loop: next request to take */
-    pthread_mutex_t mu;
-    double t0;
-    /* open loop */
-    double *arrival_s;
-};
-
-static double
-now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void
-run_one(const struct net_client *c, struct req *q, long tag, double t0)
-{
-    char *p = make_prompt(q->words, tag);
-    q->start_s = now_s() - t0;
-    if (!p) {
-        memset(&q->r, 0, sizeof q->r);
-        q->r.fail = NET_OTHER;
-        snprintf(q->r.msg, sizeof q->r.msg, "out of memory");
-        return;
-    }
-    net_stream(c, p, q->output_target, &q->r);
-    free(p);
-}
-
-static void *
-closed_worker(void *arg)
-{
-    struct load *L = arg;
-    for (;;) {
-        pthread_mutex_lock(&L->mu);
-        long i = L->next < L->n ? L->next++ : -1;
-        pthread_mutex_unlock(&L->mu);
-        if (i < 0)
-            return NULL;
-        run_one(L->c, &L->reqs[L->first + i], L->first + i + 1, L->t0);
-    }
-}
-
-struct open_arg {
-    struct load *L;
-    long i;
-};
-
-static void *
-open_worker(void *arg)
-{
-    struct open_arg *a = arg;
-    run_one(a->L->c, &a->L->reqs[a->L->first + a->i], a->L->first + a->i + 1, a->L->t0);
-    return NULL;
-}
-
-static void
-sleep_until(double t)
-{
-    double d = t - now_s();
-    if (d <= 0)
-        return;
-    struct timespec ts = {(time_t)d, (long)((d - floor(d)) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-
-/* ---- predictions ---- */
-
-struct pred {
-    const struct hw_profile *hw;
-    const struct mdl_profile *model;
-    enum dtype weights;
-    struct roof_tuning tuning;
-    bool tuned;
-};
-
-static double
-predict(const struct pred *p, bool prefill, double tokens, double *bytes_weights)
-{
-    struct roof_config cfg;
-    roof_config_init(&cfg, p->hw, p->model, prefill ? ROOF_PREFILL : ROOF_DECODE);
-    cfg.weights = p->weights;
-    cfg.act = roof_default_act(p->weights);
-    cfg.kv = roof_default_kv(p->weights);
-    cfg.batch = 1;
-    cfg.prompt = prefill ? tokens : 1;
-    cfg.context = prefill ? 0 : tokens;
-    cfg.flash_attention = true;
-    cfg.reserve_bytes = 0;
-    if (p->tuned)
-        cfg.tuning = p->tuning;
-    struct roof_result r;
-    if (roof_config_problem(&cfg) || roof_evaluate(&cfg, &r) != 0)
-        return NAN;
-    if (bytes_weights)
-        *bytes_weights = r.bytes_weights;
-    return r.time_s;
-}
-
-/* ---- fits ---- */
-
-struct fit {
-    int n;
-    bool ok;
-    double c0, c1, cov00, cov01, cov11, sumsq;
-};
-
-static void
-fit_line(const double *x, const double *y, int n, struct fit *f)
-{
-    memset(f, 0, sizeof *f);
-    f->n = n;
-    bool spread = false;
-    for (int i = 1; i < n; i++)
-        spread |= x[i] != x[0];
-    if (n < 3 || !spread)
-        return;
-    f->ok = gsl_fit_linear(x, 1, y, 1, (size_t)n, &f->c0, &f->c1, &f->cov00, &f->cov01, &f->cov11,
-                           &f->sumsq) == 0 &&
-            isfinite(f->c0) && isfinite(f->c1);
-}
-
-static void
-fit_at(const struct fit *f, double x, double *y, double *sd)
-{
-    *y = f->c0 + f->c1 * x;
-    double v = f->cov00 + 2 * x * f->cov01 + x * x * f->cov11;
-    *sd = v > 0 ? sqrt(v) : 0;
-}
-
-/* decode points: per request, the median of each block of 16 gaps at the block's mean
- * context (robust to a scheduler hiccup), appended to xs/ys */
-#define GAP_BLOCK 16
-static int
-decode_points(const struct req *reqs, long n, double *xs, double *ys, int max)
-{
-    int m = 0;
-    for (long i = 0; i < n; i++) {
-        const struct net_result *r = &reqs[i].r;
-        if (r->fail != NET_OK)
-            continue;
-        long p = r->prompt_tokens > 0 ? r->prompt_tokens : reqs[i].prompt_target;
-        for (long g = 0; g + 4 <= r->n_gaps && m < max; g += GAP_BLOCK) {
-            long k = r->n_gaps - g < GAP_BLOCK ? r->n_gaps - g : GAP_BLOCK;
-            double tmp[GAP_BLOCK];
-            memcpy(tmp, r->gaps_s + g, (size_t)k * sizeof(double));
-            ys[m] = quantile(tmp, k, 0.5);
-            /* gap j (0-based) is the decode step after context p + j + 1 tokens */
-            xs[m] = (double)p + 1.0 + (double)g + (double)(k - 1) / 2.0;
-            m++;
-        }
-    }
-    return m;
 }
 
 /* ---- output ---- */
@@ -354,7 +144,7 @@ struct opts {
     unsigned long seed;
     enum out_fmt fmt;
     bool have_pred;
-    struct pred pred;
+    struct prof_pred pred;
     const struct mdl_profile *model;
     const char *hw_id, *model_id, *engine;
 };
@@ -374,15 +164,16 @@ write_row(FILE *f, const char *id, const struct opts *o, const char *date, const
 }
 
 static int
-write_measurements(const char *path, const struct opts *o, const struct req *reqs, long n)
+write_measurements(const char *path, const struct opts *o, const struct prof_req *reqs, long n)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "error: cannot write '%s'\n", tmp);
+    struct afile af;
+    struct err_list errs = {0};
+    if (afile_open(&af, path, &errs) != 0) {
+        cli_print_errs(&errs);
+        err_list_release(&errs);
         return -1;
     }
+    FILE *f = af.fp;
     char date[32];
     time_t t = time(NULL);
     struct tm tmv;
@@ -406,7 +197,7 @@ write_measurements(const char *path, const struct opts *o, const struct req *req
         snprintf(id, sizeof id, "profile-prefill-%ld", ptok);
         snprintf(note, sizeof note, "median TTFT of %ld requests", m);
         write_row(f, id, o, date, "prefill", "prompt", ptok, "", "time_ms",
-                  1e3 * quantile(v, m, 0.5), note);
+                  1e3 * prof_quantile(v, m, 0.5), note);
         rows++;
         /* decode: the median gap of every request with this prompt, at its mean context */
         double g[MAX_REQS];
@@ -419,7 +210,7 @@ write_measurements(const char *path, const struct opts *o, const struct req *req
                 if (!tmpg)
                     continue;
                 memcpy(tmpg, r->gaps_s, (size_t)r->n_gaps * sizeof *tmpg);
-                g[k++] = quantile(tmpg, r->n_gaps, 0.5);
+                g[k++] = prof_quantile(tmpg, r->n_gaps, 0.5);
                 free(tmpg);
                 ctx_sum += ptok + 1 + r->n_gaps / 2;
                 out_sum += r->n_gaps + 1;
@@ -432,12 +223,12 @@ write_measurements(const char *path, const struct opts *o, const struct req *req
         snprintf(note, sizeof note, "median inter-token gap of %ld requests (%ld tokens)", k,
                  out_sum);
         write_row(f, id, o, date, "decode", "context", ctx, "", "time_ms",
-                  1e3 * quantile(g, k, 0.5), note);
+                  1e3 * prof_quantile(g, k, 0.5), note);
         rows++;
     }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "error: cannot write '%s'\n", path);
-        remove(tmp);
+    if (afile_commit(&af, &errs) != 0) {
+        cli_print_errs(&errs);
+        err_list_release(&errs);
         return -1;
     }
     fprintf(stderr, "wrote %s (%d rows; check them with: roofline validate --measurements %s)\n",
@@ -446,7 +237,7 @@ write_measurements(const char *path, const struct opts *o, const struct req *req
 }
 
 static void
-load_stats(struct req *reqs, long n, double wall_s, struct out_value *v)
+load_stats(struct prof_req *reqs, long n, double wall_s, struct out_value *v)
 {
     double *tt = malloc(sizeof(double) * (size_t)(n + 1)),
            *ee = malloc(sizeof(double) * (size_t)(n + 1));
@@ -466,11 +257,11 @@ load_stats(struct req *reqs, long n, double wall_s, struct out_value *v)
         toks += r->completion_tokens > 0 ? r->completion_tokens : r->tokens;
     }
     v[2].x = (double)m;
-    v[3].x = quantile(tt, m, 0.5);
-    v[4].x = quantile(tt, m, 0.99);
-    v[5].x = quantile(gg, k, 0.5);
-    v[6].x = quantile(gg, k, 0.99);
-    v[7].x = quantile(ee, m, 0.5);
+    v[3].x = prof_quantile(tt, m, 0.5);
+    v[4].x = prof_quantile(tt, m, 0.99);
+    v[5].x = prof_quantile(gg, k, 0.5);
+    v[6].x = prof_quantile(gg, k, 0.99);
+    v[7].x = prof_quantile(ee, m, 0.5);
     v[8].x = wall_s > 0 ? (double)toks / wall_s : NAN;
     free(tt);
     free(ee);
@@ -519,26 +310,20 @@ simulate_level(const char *path, const struct opts *o, long users, double rate, 
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, SPEC, NF(SPEC), argc, argv, USAGE);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (a.n_pos) {
-        fprintf(stderr, "error: unexpected argument '%s'\nusage: %s\n", a.pos[0], USAGE);
-        return CLI_USAGE;
-    }
+    struct cli_ctx ctx;
+    int rc;
+    if (cli_begin(&ctx, &cmd_profile, 0, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args *a = &ctx.a;
     struct opts o;
     memset(&o, 0, sizeof o);
-    o.c.url = cli_get(&a, "url");
-    if (!o.c.url || strncmp(o.c.url, "http", 4) != 0) {
-        fprintf(stderr,
-                "error: --url: expected the server's completion endpoint, e.g. "
-                "http://127.0.0.1:8080/v1/completions\nusage: %s\n",
-                USAGE);
-        return CLI_USAGE;
-    }
+    o.fmt = ctx.fmt;
+    o.c.url = cli_get(a, "url");
+    if (!o.c.url || strncmp(o.c.url, "http", 4) != 0)
+        return cli_usage_error(&cmd_profile, "--url: expected the server's completion endpoint, "
+                                             "e.g. http://127.0.0.1:8080/v1/completions");
     o.c.api = NET_API_OPENAI;
-    const char *api = cli_get(&a, "api");
+    const char *api = cli_get(a, "api");
     if (!api && strstr(o.c.url, "/v1/") == NULL && strstr(o.c.url, "/completion"))
         o.c.api = NET_API_LLAMACPP; /* llama.cpp's native /completion */
     if (api && strcmp(api, "openai") != 0 && strcmp(api, "llama.cpp") != 0) {
@@ -547,30 +332,25 @@ run(int argc, char **argv)
     }
     if (api)
         o.c.api = strcmp(api, "openai") == 0 ? NET_API_OPENAI : NET_API_LLAMACPP;
-    o.fmt = OUT_TABLE;
-    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &o.fmt) != 0) {
-        fprintf(stderr, "error: -o: expected table, csv or json\n");
-        return CLI_USAGE;
-    }
     long seed;
-    if (parse_list("prompts", cli_has(&a, "prompts") ? cli_get(&a, "prompts") : "128,512,2048", 1,
+    if (parse_list("prompts", cli_has(a, "prompts") ? cli_get(a, "prompts") : "128,512,2048", 1,
                    1000000, o.prompts, &o.n_prompts) ||
-        parse_list("outputs", cli_has(&a, "outputs") ? cli_get(&a, "outputs") : "16,64,256", 1,
+        parse_list("outputs", cli_has(a, "outputs") ? cli_get(a, "outputs") : "16,64,256", 1,
                    100000, o.outputs, &o.n_outputs) ||
-        (cli_has(&a, "concurrency") &&
-         parse_list("concurrency", cli_get(&a, "concurrency"), 1, 256, o.conc, &o.n_conc)) ||
-        cli_long(&a, "repeats", 3, 1, &o.repeats) || cli_long(&a, "requests", 32, 1, &o.requests) ||
-        cli_long(&a, "seed", 1, 0, &seed))
+        (cli_has(a, "concurrency") &&
+         parse_list("concurrency", cli_get(a, "concurrency"), 1, 256, o.conc, &o.n_conc)) ||
+        cli_long(a, "repeats", 3, 1, &o.repeats) || cli_long(a, "requests", 32, 1, &o.requests) ||
+        cli_long(a, "seed", 1, 0, &seed))
         return CLI_USAGE;
     o.seed = (unsigned long)seed;
     o.c.timeout_s = 120;
-    const char *tv = cli_get(&a, "timeout");
+    const char *tv = cli_get(a, "timeout");
     if (tv &&
         (str_to_double(tv, &o.c.timeout_s) != 0 || !(o.c.timeout_s > 0) || o.c.timeout_s > 86400)) {
         fprintf(stderr, "error: --timeout: expected seconds (0 < S <= 86400), got '%s'\n", tv);
         return CLI_USAGE;
     }
-    const char *rv = cli_get(&a, "rate");
+    const char *rv = cli_get(a, "rate");
     if (rv && (str_to_double(rv, &o.rate) != 0 || !(o.rate > 0) || o.rate > 1e4)) {
         fprintf(stderr, "error: --rate: expected requests per second (0 < R <= 10000), got '%s'\n",
                 rv);
@@ -581,7 +361,7 @@ run(int argc, char **argv)
                         "loads; give one\n");
         return CLI_USAGE;
     }
-    if (cli_has(&a, "scenario") && !rv && !o.n_conc) {
+    if (cli_has(a, "scenario") && !rv && !o.n_conc) {
         fprintf(stderr, "error: --scenario simulates a load: give --concurrency or --rate\n");
         return CLI_USAGE;
     }
@@ -596,49 +376,49 @@ run(int argc, char **argv)
         fprintf(stderr, "error: %ld requests asked for; at most %d\n", total, MAX_REQS);
         return CLI_USAGE;
     }
-    if (cli_has(&a, "gpu") && !cli_has(&a, "model")) {
+    if (cli_has(a, "gpu") && !cli_has(a, "model")) {
         fprintf(stderr, "error: --gpu needs --model (the model profile the server runs)\n");
         return CLI_USAGE;
     }
-    o.model_id = cli_get(&a, "model");
-    o.c.model = cli_has(&a, "served-model") ? cli_get(&a, "served-model") : o.model_id;
-    o.engine = cli_has(&a, "engine") ? cli_get(&a, "engine") : "kernel";
-    o.hw_id = cli_has(&a, "hardware") ? cli_get(&a, "hardware") : cli_get(&a, "gpu");
-    if (cli_has(&a, "measurements-out") && (!o.hw_id || !o.model_id || load)) {
+    o.model_id = cli_get(a, "model");
+    o.c.model = cli_has(a, "served-model") ? cli_get(a, "served-model") : o.model_id;
+    o.engine = cli_has(a, "engine") ? cli_get(a, "engine") : "kernel";
+    o.hw_id = cli_has(a, "hardware") ? cli_get(a, "hardware") : cli_get(a, "gpu");
+    if (cli_has(a, "measurements-out") && (!o.hw_id || !o.model_id || load)) {
         fprintf(stderr, "error: --measurements-out writes the single-request sweep; it needs "
                         "--model and --gpu (or --hardware) for each row's ids, and no load\n");
         return CLI_USAGE;
     }
     struct hw_profile *hw = NULL;
     struct mdl_profile *model = NULL;
-    int rc = CLI_OK;
+    rc = CLI_OK;
     if (o.model_id) {
         struct err_list errs = {0};
         model = mdl_find(o.model_id, &errs);
-        if (cli_has(&a, "gpu"))
+        if (cli_has(a, "gpu"))
             cli_print_errs(&errs); /* without --gpu the name may be the server's own */
         err_list_release(&errs);
-        if (!model && cli_has(&a, "gpu"))
+        if (!model && cli_has(a, "gpu"))
             return CLI_FAIL;
     }
     o.model = model;
     o.pred.weights = model && strcmp(model->id, "bench-small") == 0 ? DT_FP32 : DT_BF16;
-    if (cli_dtype(&a, "weights", &o.pred.weights) != 0) {
+    if (cli_dtype(a, "weights", &o.pred.weights) != 0) {
         mdl_free(model);
         return CLI_USAGE;
     }
-    if (cli_has(&a, "gpu")) {
-        if (!(hw = cli_load_hw(cli_get(&a, "gpu")))) {
+    if (cli_has(a, "gpu")) {
+        if (!(hw = cli_load_hw(cli_get(a, "gpu")))) {
             mdl_free(model);
             return CLI_FAIL;
         }
         o.pred.hw = hw;
         o.pred.model = model;
         o.have_pred = true;
-        if (cli_has(&a, "engine")) {
+        if (cli_has(a, "engine")) {
             struct roof_config tmp;
             roof_config_init(&tmp, hw, model, ROOF_DECODE);
-            if (cli_engine_opts(&a, &tmp) != 0) {
+            if (cli_engine_opts(a, &tmp) != 0) {
                 rc = CLI_USAGE;
                 goto done_early;
             }
@@ -655,7 +435,7 @@ run(int argc, char **argv)
     double tokens_per_word = NAN;
     char msg[320];
     long probe_tokens = 0;
-    char *probe = make_prompt(64, 0);
+    char *probe = prof_make_prompt(64, 0);
     bool tokenizer = probe &&
                      net_tokenize_remote(&o.c, probe, &probe_tokens, msg, sizeof msg) == 0 &&
                      probe_tokens > 0;
@@ -690,7 +470,7 @@ run(int argc, char **argv)
         long w = lround((double)o.prompts[i] / tokens_per_word) - 1;
         w = w < 0 ? 0 : w;
         for (int round = 0; tokenizer && round < 4; round++) {
-            char *p = make_prompt(w, 0);
+            char *p = prof_make_prompt(w, 0);
             long n = 0;
             int trc = p ? net_tokenize_remote(&o.c, p, &n, msg, sizeof msg) : -1;
             free(p);
@@ -702,7 +482,7 @@ run(int argc, char **argv)
         }
         words_for[i] = w;
     }
-    struct req *reqs = calloc((size_t)total, sizeof *reqs);
+    struct prof_req *reqs = calloc((size_t)total, sizeof *reqs);
     if (!reqs) {
         fprintf(stderr, "error: out of memory\n");
         rc = CLI_FAIL;
@@ -711,7 +491,7 @@ run(int argc, char **argv)
     if (tokenizer) {
         /* the discarded warm-up */
         struct net_result r;
-        char *p = make_prompt(words_for[0], 0);
+        char *p = prof_make_prompt(words_for[0], 0);
         if (p && net_stream(&o.c, p, 2, &r) != 0) {
             fprintf(stderr, "error: %s\n", r.msg);
             net_result_release(&r);
@@ -732,14 +512,14 @@ run(int argc, char **argv)
         for (int pi = 0; pi < o.n_prompts; pi++)
             for (int oi = 0; oi < o.n_outputs; oi++)
                 for (long k = 0; k < o.repeats; k++) {
-                    struct req *q = &reqs[nr++];
+                    struct prof_req *q = &reqs[nr++];
                     q->prompt_target = o.prompts[pi];
                     q->output_target = o.outputs[oi];
                     q->words = words_for[pi];
                     q->level = -1;
                     fprintf(stderr, "[%ld/%ld] prompt %ld, output %ld ...", nr, total,
                             q->prompt_target, q->output_target);
-                    run_one(&o.c, q, nr, now_s());
+                    prof_run_one(&o.c, q, nr, prof_now_s());
                     if (q->r.fail == NET_OK)
                         fprintf(stderr, " TTFT %.1f ms, %ld tokens in %.2f s\n", 1e3 * q->r.ttft_s,
                                 q->r.tokens, q->r.e2e_s);
@@ -752,51 +532,19 @@ run(int argc, char **argv)
             level_first[li] = nr;
             level_n[li] = n;
             for (long k = 0; k < n; k++) {
-                struct req *q = &reqs[nr + k];
+                struct prof_req *q = &reqs[nr + k];
                 q->prompt_target = o.prompts[0];
                 q->output_target = o.outputs[0];
                 q->words = words_for[0];
                 q->level = li;
             }
-            struct load L = {&o.c, reqs, nr, n, 0, PTHREAD_MUTEX_INITIALIZER, now_s(), NULL};
-            if (rv)
+            if (rv) {
                 fprintf(stderr, "load rate %s/s: %ld requests ...", rv, n);
-            if (!rv) {
-                fprintf(stderr, "load concurrency %ld: %ld requests ...", o.conc[li], n);
-                pthread_t th[256];
-                int started = 0;
-                for (long t = 0; t < o.conc[li]; t++)
-                    if (pthread_create(&th[started], NULL, closed_worker, &L) == 0)
-                        started++;
-                if (started == 0)
-                    closed_worker(&L);
-                for (int t = 0; t < started; t++)
-                    pthread_join(th[t], NULL);
+                level_wall[li] = prof_poisson_load(&o.c, reqs + nr, n, nr, o.rate, o.seed);
             } else {
-                /* Poisson arrivals: exponential gaps from a seeded generator */
-                pthread_t *th = calloc((size_t)n, sizeof *th);
-                struct open_arg *args = calloc((size_t)n, sizeof *args);
-                bool *ok = calloc((size_t)n, sizeof *ok);
-                unsigned long s = o.seed * 2654435761UL + 12345;
-                double t = L.t0;
-                for (long k = 0; th && args && ok && k < n; k++) {
-                    s = s * 6364136223846793005UL + 1442695040888963407UL;
-                    double u = ((double)(s >> 11) + 0.5) / 9007199254740992.0;
-                    t += -log(u) / o.rate;
-                    sleep_until(t);
-                    args[k] = (struct open_arg){&L, k};
-                    ok[k] = pthread_create(&th[k], NULL, open_worker, &args[k]) == 0;
-                    if (!ok[k])
-                        open_worker(&args[k]);
-                }
-                for (long k = 0; th && ok && k < n; k++)
-                    if (ok[k])
-                        pthread_join(th[k], NULL);
-                free(th);
-                free(args);
-                free(ok);
+                fprintf(stderr, "load concurrency %ld: %ld requests ...", o.conc[li], n);
+                level_wall[li] = prof_closed_load(&o.c, reqs + nr, n, nr, o.conc[li]);
             }
-            level_wall[li] = now_s() - L.t0;
             nr += n;
             fprintf(stderr, " %.1f s\n", level_wall[li]);
         }
@@ -825,10 +573,10 @@ run(int argc, char **argv)
            *py = malloc(sizeof(double) * (size_t)(nr + 1));
     int dmax = 0;
     for (long i = 0; i < nr; i++)
-        dmax += (int)(reqs[i].r.n_gaps / GAP_BLOCK + 1);
+        dmax += (int)(reqs[i].r.n_gaps / PROF_GAP_BLOCK + 1);
     double *dx = malloc(sizeof(double) * (size_t)(dmax + 1)),
            *dy = malloc(sizeof(double) * (size_t)(dmax + 1));
-    struct fit pf = {0}, df = {0};
+    struct prof_fit pf = {0}, df = {0};
     int np = 0, nd = 0;
     if (px && py && dx && dy) {
         for (long i = 0; i < nr; i++)
@@ -837,37 +585,37 @@ run(int argc, char **argv)
                                                               : reqs[i].prompt_target);
                 py[np++] = reqs[i].r.ttft_s;
             }
-        fit_line(px, py, np, &pf);
-        struct req *single = reqs;
-        nd = load ? 0 : decode_points(single, nr, dx, dy, dmax);
-        fit_line(dx, dy, nd, &df);
+        prof_fit_line(px, py, np, &pf);
+        struct prof_req *single = reqs;
+        nd = load ? 0 : prof_decode_points(single, nr, dx, dy, dmax);
+        prof_fit_line(dx, dy, nd, &df);
     }
     double ctx_mid = NAN;
     if (nd) {
         double *tmpx = malloc(sizeof(double) * (size_t)nd);
         if (tmpx) {
             memcpy(tmpx, dx, sizeof(double) * (size_t)nd);
-            ctx_mid = quantile(tmpx, nd, 0.5);
+            ctx_mid = prof_quantile(tmpx, nd, 0.5);
             free(tmpx);
         }
     }
     double dec_s = NAN, dec_sd = NAN, wbytes = NAN;
     if (df.ok)
-        fit_at(&df, ctx_mid, &dec_s, &dec_sd);
+        prof_fit_at(&df, ctx_mid, &dec_s, &dec_sd);
     double pred_dec = NAN, pred_pre_slope = NAN;
     if (model) {
         struct hw_profile *any = hw;
         /* the weight bytes of a decode step need only the model: any profile does */
         struct hw_profile *tmp = any ? NULL : cli_load_hw("h100-sxm");
-        struct pred pp = o.pred;
+        struct prof_pred pp = o.pred;
         pp.hw = any ? any : tmp;
         pp.model = model;
         if (pp.hw)
-            predict(&pp, false, isfinite(ctx_mid) ? ctx_mid : 0, &wbytes);
+            prof_predict(&pp, false, isfinite(ctx_mid) ? ctx_mid : 0, &wbytes);
         hw_free(tmp);
     }
     if (o.have_pred && isfinite(ctx_mid))
-        pred_dec = predict(&o.pred, false, ctx_mid, NULL);
+        pred_dec = prof_predict(&o.pred, false, ctx_mid, NULL);
     if (o.have_pred && pf.ok) {
         double lo = px[0], hi = px[0];
         for (int i = 1; i < np; i++) {
@@ -875,7 +623,8 @@ run(int argc, char **argv)
             hi = px[i] > hi ? px[i] : hi;
         }
         pred_pre_slope =
-            (predict(&o.pred, true, hi, NULL) - predict(&o.pred, true, lo, NULL)) / (hi - lo);
+            (prof_predict(&o.pred, true, hi, NULL) - prof_predict(&o.pred, true, lo, NULL)) /
+            (hi - lo);
     }
     /* ---- report ---- */
     char url_api[600];
@@ -934,7 +683,7 @@ run(int argc, char **argv)
                 printf("  decode:  ITL  = %.3f ms (+- %.3f) + %.6f ms (+- %.6f) x context tokens, "
                        "%d points (medians of %d gaps); at context %.0f: %.3f ms (+- %.3f)\n",
                        1e3 * df.c0, 1e3 * sqrt(df.cov00), 1e3 * df.c1, 1e3 * sqrt(df.cov11), nd,
-                       GAP_BLOCK, ctx_mid, 1e3 * dec_s, 1e3 * dec_sd);
+                       PROF_GAP_BLOCK, ctx_mid, 1e3 * dec_s, 1e3 * dec_sd);
             printf("\n");
         }
     }
@@ -946,7 +695,7 @@ run(int argc, char **argv)
                                             GROUP_FIELDS, NF(GROUP_FIELDS));
         if (o.fmt == OUT_JSON) {
             printf("{\n  \"tool\": \"roofline\",\n  \"version\": ");
-            out_json_string(stdout, ROOFLINE_VERSION);
+            out_json_string(stdout, roofline_version());
             printf(",\n  \"command\": \"profile\",\n  \"url\": ");
             out_json_string(stdout, o.c.url);
             printf(",\n  \"api\": \"%s\",\n  \"requests\": %ld,\n  \"failed\": %ld,\n",
@@ -1012,7 +761,7 @@ run(int argc, char **argv)
                     double *g = malloc(sizeof(double) * (size_t)(r->n_gaps + 1));
                     if (g && r->n_gaps > 0) {
                         memcpy(g, r->gaps_s, sizeof(double) * (size_t)r->n_gaps);
-                        it[m] = quantile(g, r->n_gaps, 0.5);
+                        it[m] = prof_quantile(g, r->n_gaps, 0.5);
                     } else {
                         it[m] = NAN;
                     }
@@ -1020,12 +769,12 @@ run(int argc, char **argv)
                     ptok = (double)(r->prompt_tokens > 0 ? r->prompt_tokens : o.prompts[pi]);
                     m++;
                 }
-                double mt = quantile(tt, m, 0.5), me = quantile(ee, m, 0.5),
-                       mi = quantile(it, m, 0.5);
+                double mt = prof_quantile(tt, m, 0.5), me = prof_quantile(ee, m, 0.5),
+                       mi = prof_quantile(it, m, 0.5);
                 double pt = NAN, pi_ = NAN, pe = NAN;
                 if (o.have_pred && m > 0) {
-                    pt = predict(&o.pred, true, ptok, NULL);
-                    pi_ = predict(&o.pred, false, ptok + (double)o.outputs[oi] / 2, NULL);
+                    pt = prof_predict(&o.pred, true, ptok, NULL);
+                    pi_ = prof_predict(&o.pred, false, ptok + (double)o.outputs[oi] / 2, NULL);
                     pe = pt + (double)(o.outputs[oi] - 1) * pi_;
                 }
                 struct out_value v[] = {{NULL, (double)o.prompts[pi]},
@@ -1053,7 +802,7 @@ run(int argc, char **argv)
                         "when the last one ends)");
         } else if (o.fmt == OUT_JSON) {
             printf("{\n  \"tool\": \"roofline\",\n  \"version\": ");
-            out_json_string(stdout, ROOFLINE_VERSION);
+            out_json_string(stdout, roofline_version());
             printf(",\n  \"command\": \"profile\",\n  \"url\": ");
             out_json_string(stdout, o.c.url);
             printf(",\n  \"requests\": %ld,\n  \"failed\": %ld,\n  \"load\": ", nr, failed);
@@ -1068,9 +817,9 @@ run(int argc, char **argv)
             struct out_value v[9] = {{name, 0}, {"measured", 0}};
             load_stats(reqs + level_first[li], level_n[li], level_wall[li], v);
             out_table_row(t, v);
-            if (cli_has(&a, "scenario")) {
+            if (cli_has(a, "scenario")) {
                 struct out_value sv[9] = {{name, 0}, {"simulated", 0}};
-                if (simulate_level(cli_get(&a, "scenario"), &o, rv ? 0 : o.conc[li], o.rate,
+                if (simulate_level(cli_get(a, "scenario"), &o, rv ? 0 : o.conc[li], o.rate,
                                    level_n[li], sv) == 0)
                     out_table_row(t, sv);
                 else
@@ -1092,7 +841,7 @@ run(int argc, char **argv)
                 double *g = malloc(sizeof(double) * (size_t)r->n_gaps);
                 if (g) {
                     memcpy(g, r->gaps_s, sizeof(double) * (size_t)r->n_gaps);
-                    med = quantile(g, r->n_gaps, 0.5);
+                    med = prof_quantile(g, r->n_gaps, 0.5);
                     free(g);
                 }
             }
@@ -1118,8 +867,8 @@ run(int argc, char **argv)
         if (o.fmt == OUT_JSON)
             printf("\n}\n");
     }
-    if (cli_has(&a, "measurements-out") &&
-        write_measurements(cli_get(&a, "measurements-out"), &o, reqs, nr) != 0)
+    if (cli_has(a, "measurements-out") &&
+        write_measurements(cli_get(a, "measurements-out"), &o, reqs, nr) != 0)
         rc = CLI_FAIL;
     if (failed)
         rc = CLI_FAIL;
@@ -1135,176 +884,5 @@ done_curl:
 done_early:
     hw_free(hw);
     mdl_free(model);
-    return cli_finish(rc);
+    return cli_end(&ctx, rc);
 }
-
-/* ---- roofline chart profile ---- */
-
-static const char CHART_USAGE[] =
-    "roofline chart profile --measured PROFILE.json -o FILE.png|svg|pdf [--gpu G --model M\n"
-    "         [--weights F]]   (PROFILE.json: the output of roofline profile -o json)";
-
-static const struct cli_opt CHART_SPEC[] = {
-    OPT_VALUE("measured", "PROFILE.json", "the output of roofline profile -o json"),
-    OPT_VALUE("gpu", "G", "hardware profile for the prediction line"),
-    OPT_VALUE("model", "M", "model profile for the prediction line"),
-    OPT_VALUE("weights", "F", "weight format of the prediction"),
-    OPT_VALUE("output", "FILE", "the chart: .png, .svg or .pdf (-o)"),
-};
-
-/* [[x, y], ...] of `key` into malloc'd arrays; -1 with a message when malformed */
-static int
-read_pairs(const char *path, const struct json *doc, const char *key, double **x, double **y,
-           int *n)
-{
-    const struct json *a = json_get(doc, key);
-    *x = *y = NULL;
-    *n = 0;
-    if (!a)
-        return 0;
-    if (a->kind != JSON_ARR) {
-        fprintf(stderr, "%s:%d:%d: error: '%s' must be an array of [x, y] pairs\n", path, a->line,
-                a->col, key);
-        return -1;
-    }
-    *x = malloc(sizeof(double) * (a->n + 1));
-    *y = malloc(sizeof(double) * (a->n + 1));
-    if (!*x || !*y)
-        return -1;
-    for (size_t i = 0; i < a->n; i++) {
-        const struct json *p = a->items[i];
-        if (p->kind != JSON_ARR || p->n != 2 || p->items[0]->kind != JSON_NUM ||
-            p->items[1]->kind != JSON_NUM) {
-            fprintf(stderr, "%s:%d:%d: error: '%s' must be an array of [x, y] pairs\n", path,
-                    p->line, p->col, key);
-            return -1;
-        }
-        (*x)[*n] = p->items[0]->num;
-        (*y)[(*n)++] = p->items[1]->num;
-    }
-    return 0;
-}
-
-int
-cli_chart_profile(int argc, char **argv)
-{
-    struct cli_args a;
-    int pr = cli_parse(&a, CHART_SPEC, NF(CHART_SPEC), argc, argv, CHART_USAGE);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    const char *in = cli_get(&a, "measured"), *out = cli_get(&a, "output");
-    enum chart_format cf;
-    if (!in || !out || a.n_pos) {
-        fprintf(stderr,
-                "error: chart profile needs --measured PROFILE.json and -o FILE\nusage: %s\n",
-                CHART_USAGE);
-        return CLI_USAGE;
-    }
-    if (chart_format_from_path(out, &cf) != 0) {
-        fprintf(stderr, "error: -o: '%s' does not end in .png, .svg or .pdf\n", out);
-        return CLI_USAGE;
-    }
-    if (cli_has(&a, "gpu") != cli_has(&a, "model")) {
-        fprintf(stderr, "error: the prediction needs both --gpu and --model\n");
-        return CLI_USAGE;
-    }
-    FILE *f = fopen(in, "rb");
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    while (f) {
-        if (len + 65536 > cap) {
-            char *g = realloc(text, cap = cap ? 2 * cap : 1 << 20);
-            if (!g)
-                break;
-            text = g;
-        }
-        size_t k = fread(text + len, 1, cap - len, f);
-        len += k;
-        if (k == 0)
-            break;
-    }
-    if (f)
-        fclose(f);
-    if (!f || !text) {
-        fprintf(stderr, "%s: error: cannot read the file\n", in);
-        free(text);
-        return CLI_FAIL;
-    }
-    struct json_error je;
-    struct json *doc = json_parse(text, len, &je);
-    free(text);
-    if (!doc) {
-        fprintf(stderr, "%s:%d:%d: error: %s\n", in, je.line, je.col, je.msg);
-        return CLI_FAIL;
-    }
-    int rc = CLI_FAIL;
-    struct chart_profile_data d;
-    memset(&d, 0, sizeof d);
-    double *px = NULL, *py = NULL, *dx = NULL, *dy = NULL;
-    struct hw_profile *hw = NULL;
-    struct mdl_profile *model = NULL;
-    struct roof_config pc;
-    if (strcmp(json_string(doc, "command") ? json_string(doc, "command") : "", "profile") != 0) {
-        fprintf(stderr, "%s:1:1: error: not a 'roofline profile -o json' report\n", in);
-        goto done;
-    }
-    if (read_pairs(in, doc, "prefill_points", &px, &py, &d.n_prefill) ||
-        read_pairs(in, doc, "decode_points", &dx, &dy, &d.n_decode))
-        goto done;
-    d.url = json_string(doc, "url");
-    d.prompt = px;
-    d.ttft_s = py;
-    d.context = dx;
-    d.itl_s = dy;
-    const struct json *pf = json_get(doc, "prefill_fit"), *df = json_get(doc, "decode_fit");
-    d.prefill_fit = json_number(pf, "intercept_s", &d.prefill_c0) == 0 &&
-                    json_number(pf, "slope_s_per_token", &d.prefill_c1) == 0;
-    d.decode_fit = json_number(df, "intercept_s", &d.decode_c0) == 0 &&
-                   json_number(df, "slope_s_per_token", &d.decode_c1) == 0;
-    if (cli_has(&a, "gpu")) {
-        if (!(hw = cli_load_hw(cli_get(&a, "gpu"))) ||
-            !(model = cli_load_model(cli_get(&a, "model"))))
-            goto done;
-        enum dtype w = strcmp(model->id, "bench-small") == 0 ? DT_FP32 : DT_BF16;
-        if (cli_dtype(&a, "weights", &w) != 0) {
-            rc = CLI_USAGE;
-            goto done;
-        }
-        roof_config_init(&pc, hw, model, ROOF_DECODE);
-        pc.weights = w;
-        pc.act = roof_default_act(w);
-        pc.kv = roof_default_kv(w);
-        pc.flash_attention = true;
-        pc.reserve_bytes = 0;
-        d.predict = &pc;
-    }
-    struct err_list errs = {0};
-    struct chart *ch = chart_build_profile(&d, &errs);
-    if (ch && chart_save(ch, out, 1600, 800, &errs) == 0) {
-        fprintf(stderr, "wrote %s\n", out);
-        rc = CLI_OK;
-    }
-    cli_print_errs(&errs);
-    err_list_release(&errs);
-    chart_free(ch);
-done:
-    json_free(doc);
-    free(px);
-    free(py);
-    free(dx);
-    free(dy);
-    hw_free(hw);
-    mdl_free(model);
-    return cli_finish(rc);
-}
-
-const struct cli_cmd cmd_profile = {
-    "profile",
-    "measure a live completion server (TTFT, every inter-token gap, load) and fit prefill and "
-    "decode; with --gpu/--model beside the prediction (docs/profile.md)",
-    "roofline profile --url URL [--api openai|llama.cpp] [--model NAME] [--served-model NAME]\n"
-    "         [--prompts 128,512,2048] [--outputs 16,64,256] [--repeats N]\n"
-    "         [--concurrency 1,4,16 | --rate R [--requests N]] [--timeout S]\n"
-    "         [--gpu G --model M [--weights F] [--engine E]] [--scenario FILE] [--seed S]\n"
-    "         [-o table|csv|json] [--measurements-out FILE] [--hardware ID]",
-    run, CLI_OPTS(SPEC)};

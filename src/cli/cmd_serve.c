@@ -11,11 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char USAGE[] =
-    "roofline serve [--port P] [--host 127.0.0.1] [--model bench-small] [--max-batch N]\n"
-    "         [--max-prompt N] [--max-tokens N] [--max-kv-tokens N] [--max-connections N]\n"
-    "         [--threads N] [--seed S]";
-
 static const struct cli_opt SPEC[] = {
     OPT_VALUE("port", "P", "TCP port (0 = ephemeral; the bound port is printed first)"),
     OPT_VALUE("host", "ADDR", "address to listen on (default 127.0.0.1)"),
@@ -28,47 +23,47 @@ static const struct cli_opt SPEC[] = {
     OPT_VALUE("threads", "N", "compute threads"),
     OPT_VALUE("seed", "S", "seed of the random weights"),
 };
-#define NF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, SPEC, NF(SPEC), argc, argv, USAGE);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (a.n_pos) {
-        fprintf(stderr, "error: unexpected argument '%s'\nusage: %s\n", a.pos[0], USAGE);
-        return CLI_USAGE;
-    }
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_serve, 0, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args *a = &c.a;
     struct net_engine_config ec;
     net_engine_config_init(&ec);
     struct net_server_config sc;
     net_server_config_init(&sc);
     long port, batch, prompt, tokens, kv, conns, threads, seed;
-    if (cli_long(&a, "port", sc.port, 0, &port) ||
-        cli_long(&a, "max-batch", ec.max_batch, 1, &batch) ||
-        cli_long(&a, "max-prompt", ec.max_prompt, 1, &prompt) ||
-        cli_long(&a, "max-tokens", ec.max_tokens, 1, &tokens) ||
-        cli_long(&a, "max-kv-tokens", ec.max_kv_tokens, 32, &kv) ||
-        cli_long(&a, "max-connections", sc.max_connections, 1, &conns) ||
-        cli_long(&a, "threads", 0, 1, &threads) || cli_long(&a, "seed", (long)ec.seed, 0, &seed))
-        return CLI_USAGE;
+    if (cli_long(a, "port", sc.port, 0, &port) ||
+        cli_long(a, "max-batch", ec.max_batch, 1, &batch) ||
+        cli_long(a, "max-prompt", ec.max_prompt, 1, &prompt) ||
+        cli_long(a, "max-tokens", ec.max_tokens, 1, &tokens) ||
+        cli_long(a, "max-kv-tokens", ec.max_kv_tokens, 32, &kv) ||
+        cli_long(a, "max-connections", sc.max_connections, 1, &conns) ||
+        cli_long(a, "threads", 0, 1, &threads) || cli_long(a, "seed", (long)ec.seed, 0, &seed)) {
+        rc = CLI_USAGE;
+        goto out;
+    }
     if (port > 65535 || batch > 256 || prompt > 32768 || tokens > 32768 || conns > 1024 ||
         threads > 256 || kv > 1048576) {
         fprintf(stderr, "error: a bound is too large (port <= 65535, --max-batch <= 256, "
                         "--max-prompt and --max-tokens <= 32768, --max-kv-tokens <= 1048576, "
                         "--max-connections <= 1024, --threads <= 256)\n");
-        return CLI_USAGE;
+        rc = CLI_USAGE;
+        goto out;
     }
-    if (cli_has(&a, "host"))
-        sc.host = cli_get(&a, "host");
+    if (cli_has(a, "host"))
+        sc.host = cli_get(a, "host");
     sc.port = (int)port;
     sc.max_connections = (int)conns;
-    struct mdl_profile *model =
-        cli_load_model(cli_has(&a, "model") ? cli_get(&a, "model") : "bench-small");
+    const struct mdl_profile *model = c.model =
+        cli_load_model(cli_has(a, "model") ? cli_get(a, "model") : "bench-small");
+    rc = CLI_FAIL;
     if (!model)
-        return CLI_FAIL;
+        goto out;
     ec.model = model;
     ec.max_batch = (int)batch;
     ec.max_prompt = prompt;
@@ -89,16 +84,14 @@ run(int argc, char **argv)
     struct net_engine *e;
     if (net_engine_new(&ec, &e, why, sizeof why) != 0) {
         fprintf(stderr, "error: %s\n", why);
-        mdl_free(model);
-        return CLI_FAIL;
+        goto out;
     }
     struct net_server *s;
     int bound;
     if (net_server_start(&sc, e, &s, &bound, why, sizeof why) != 0) {
         fprintf(stderr, "error: %s\n", why);
         net_engine_free(e);
-        mdl_free(model);
-        return CLI_FAIL;
+        goto out;
     }
     printf("listening on http://%s:%d\n", sc.host, bound);
     fflush(stdout);
@@ -122,8 +115,9 @@ run(int argc, char **argv)
             st.requests, st.finished, st.cancelled, st.prefill_passes, st.decode_steps,
             st.decode_steps ? (double)st.decode_tokens / (double)st.decode_steps : 0.0,
             st.max_batch_seen);
-    mdl_free(model);
-    return cli_finish(CLI_OK);
+    rc = CLI_OK;
+out:
+    return cli_end(&c, rc);
 }
 
 const struct cli_cmd cmd_serve = {

@@ -4,6 +4,7 @@
 #include "net/httpd.h"
 
 #include "io/json.h"
+#include "util/strbuf.h"
 
 #include <arpa/inet.h>
 #include <math.h>
@@ -27,72 +28,9 @@ struct net_server {
 };
 
 struct body {
-    char *buf;
-    size_t len, cap;
+    struct strbuf sb;
     bool too_big;
 };
-
-/* a growable text buffer */
-struct text {
-    char *s;
-    size_t len, cap;
-    bool oom;
-};
-
-static void text_add(struct text *t, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void
-text_add(struct text *t, const char *fmt, ...)
-{
-    if (t->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = t->cap - t->len;
-        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? room : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            t->oom = true;
-            return;
-        }
-        if (t->s && (size_t)n < room) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t nc = t->cap ? t->cap * 2 : 256;
-        while (nc < t->len + (size_t)n + 1)
-            nc *= 2;
-        char *p = realloc(t->s, nc);
-        if (!p) {
-            t->oom = true;
-            return;
-        }
-        t->s = p;
-        t->cap = nc;
-    }
-}
-
-/* A JSON string literal of s (ASCII control characters escaped). */
-static void
-text_json_string(struct text *t, const char *s)
-{
-    text_add(t, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            text_add(t, "\\%c", c);
-        else if (c < 0x20)
-            text_add(t, "\\u%04x", c);
-        else
-            text_add(t, "%c", c);
-    }
-    text_add(t, "\"");
-}
 
 void
 net_server_config_init(struct net_server_config *c)
@@ -105,17 +43,16 @@ net_server_config_init(struct net_server_config *c)
 }
 
 static enum MHD_Result
-respond(struct MHD_Connection *conn, unsigned status, struct text *t)
+respond(struct MHD_Connection *conn, unsigned status, struct strbuf *t)
 {
-    if (t->oom) {
-        free(t->s);
-        memset(t, 0, sizeof *t);
+    if (t->failed) {
+        strbuf_release(t);
         status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-        text_add(t, "{\"error\":{\"message\":\"out of memory\",\"code\":500}}");
+        strbuf_addf(t, "{\"error\":{\"message\":\"out of memory\",\"code\":500}}");
     }
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(t->len, t->s ? t->s : (char *)"", MHD_RESPMEM_MUST_COPY);
-    free(t->s);
+    struct MHD_Response *r = MHD_create_response_from_buffer(t->len, t->buf ? t->buf : (char *)"",
+                                                             MHD_RESPMEM_MUST_COPY);
+    strbuf_release(t);
     if (!r)
         return MHD_NO;
     MHD_add_response_header(r, "Content-Type", "application/json");
@@ -139,11 +76,11 @@ respond_error(struct MHD_Connection *conn, unsigned status, const char *fmt, ...
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    struct text t = {0};
-    text_add(&t, "{\"error\":{\"message\":");
-    text_json_string(&t, msg);
-    text_add(&t, ",\"type\":\"%s\",\"code\":%u}}",
-             status >= 500 ? "server_error" : "invalid_request_error", status);
+    struct strbuf t = {0};
+    strbuf_addf(&t, "{\"error\":{\"message\":");
+    strbuf_add_quoted(&t, msg);
+    strbuf_addf(&t, ",\"type\":\"%s\",\"code\":%u}}",
+                status >= 500 ? "server_error" : "invalid_request_error", status);
     return respond(conn, status, &t);
 }
 
@@ -337,41 +274,43 @@ handle_completion(struct net_server *s, struct MHD_Connection *conn, const struc
         MHD_destroy_response(resp);
         return ret;
     }
-    struct text words = {0};
+    struct strbuf words = {0};
     long out = 0;
     int tok, rc;
     while ((rc = net_req_next(r, s->c.token_timeout_s, &tok)) == 1) {
         char w[32];
         net_detokenize(tok, w, sizeof w);
-        text_add(&words, "%s", w);
+        strbuf_addf(&words, "%s", w);
         out++;
     }
     long p = net_req_prompt_tokens(r);
     net_req_release(r);
     if (rc < 0) {
-        free(words.s);
+        strbuf_release(&words);
         return respond_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is shutting down");
     }
-    struct text t = {0};
+    struct strbuf t = {0};
     if (api == API_OPENAI) {
-        text_add(&t,
-                 "{\"id\":\"cmpl-%ld\",\"object\":\"text_completion\",\"created\":%ld,\"model\":",
-                 id, created);
-        text_json_string(&t, net_engine_model_id(s->e));
-        text_add(&t, ",\"choices\":[{\"text\":");
-        text_json_string(&t, words.s ? words.s : "");
-        text_add(&t,
-                 ",\"index\":0,\"logprobs\":null,\"finish_reason\":\"length\"}],\"usage\":"
-                 "{\"prompt_tokens\":%ld,\"completion_tokens\":%ld,\"total_tokens\":%ld}}",
-                 p, out, p + out);
+        strbuf_addf(
+            &t,
+            "{\"id\":\"cmpl-%ld\",\"object\":\"text_completion\",\"created\":%ld,\"model\":", id,
+            created);
+        strbuf_add_quoted(&t, net_engine_model_id(s->e));
+        strbuf_addf(&t, ",\"choices\":[{\"text\":");
+        strbuf_add_quoted(&t, words.buf ? words.buf : "");
+        strbuf_addf(&t,
+                    ",\"index\":0,\"logprobs\":null,\"finish_reason\":\"length\"}],\"usage\":"
+                    "{\"prompt_tokens\":%ld,\"completion_tokens\":%ld,\"total_tokens\":%ld}}",
+                    p, out, p + out);
     } else {
-        text_add(&t, "{\"content\":");
-        text_json_string(&t, words.s ? words.s : "");
-        text_add(&t, ",\"stop\":true,\"tokens_evaluated\":%ld,\"tokens_predicted\":%ld}", p, out);
+        strbuf_addf(&t, "{\"content\":");
+        strbuf_add_quoted(&t, words.buf ? words.buf : "");
+        strbuf_addf(&t, ",\"stop\":true,\"tokens_evaluated\":%ld,\"tokens_predicted\":%ld}", p,
+                    out);
     }
-    free(words.s);
-    if (words.oom)
-        t.oom = true;
+    if (words.failed)
+        t.failed = true;
+    strbuf_release(&words);
     return respond(conn, MHD_HTTP_OK, &t);
 }
 
@@ -389,11 +328,11 @@ handle_tokenize(struct net_server *s, struct MHD_Connection *conn, const struct 
     if (!ids)
         return respond_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
     net_tokenize(s->e, c->str, ids, n);
-    struct text t = {0};
-    text_add(&t, "{\"tokens\":[");
+    struct strbuf t = {0};
+    strbuf_addf(&t, "{\"tokens\":[");
     for (long i = 0; i < n; i++)
-        text_add(&t, "%s%d", i ? "," : "", ids[i]);
-    text_add(&t, "],\"count\":%ld}", n);
+        strbuf_addf(&t, "%s%d", i ? "," : "", ids[i]);
+    strbuf_addf(&t, "],\"count\":%ld}", n);
     free(ids);
     return respond(conn, MHD_HTTP_OK, &t);
 }
@@ -401,25 +340,25 @@ handle_tokenize(struct net_server *s, struct MHD_Connection *conn, const struct 
 static enum MHD_Result
 handle_get(struct net_server *s, struct MHD_Connection *conn, const char *url)
 {
-    struct text t = {0};
+    struct strbuf t = {0};
     if (strcmp(url, "/health") == 0) {
-        text_add(&t, "{\"status\":\"ok\"}");
+        strbuf_addf(&t, "{\"status\":\"ok\"}");
     } else if (strcmp(url, "/v1/models") == 0) {
-        text_add(&t, "{\"object\":\"list\",\"data\":[{\"id\":");
-        text_json_string(&t, net_engine_model_id(s->e));
-        text_add(&t, ",\"object\":\"model\",\"owned_by\":\"roofline\"}]}");
+        strbuf_addf(&t, "{\"object\":\"list\",\"data\":[{\"id\":");
+        strbuf_add_quoted(&t, net_engine_model_id(s->e));
+        strbuf_addf(&t, ",\"object\":\"model\",\"owned_by\":\"roofline\"}]}");
     } else if (strcmp(url, "/stats") == 0) {
         struct net_stats st;
         net_engine_stats(s->e, &st);
-        text_add(&t,
-                 "{\"requests\":%ld,\"finished\":%ld,\"cancelled\":%ld,\"prefill_passes\":%ld,"
-                 "\"prefill_tokens\":%ld,\"decode_steps\":%ld,\"decode_tokens\":%ld,"
-                 "\"mean_decode_batch\":%.4f,\"max_decode_batch\":%d,\"running\":%d,"
-                 "\"waiting\":%d,\"kv_tokens_used\":%ld}",
-                 st.requests, st.finished, st.cancelled, st.prefill_passes, st.prefill_tokens,
-                 st.decode_steps, st.decode_tokens,
-                 st.decode_steps ? (double)st.decode_tokens / (double)st.decode_steps : 0.0,
-                 st.max_batch_seen, st.running, st.waiting, st.kv_tokens_used);
+        strbuf_addf(&t,
+                    "{\"requests\":%ld,\"finished\":%ld,\"cancelled\":%ld,\"prefill_passes\":%ld,"
+                    "\"prefill_tokens\":%ld,\"decode_steps\":%ld,\"decode_tokens\":%ld,"
+                    "\"mean_decode_batch\":%.4f,\"max_decode_batch\":%d,\"running\":%d,"
+                    "\"waiting\":%d,\"kv_tokens_used\":%ld}",
+                    st.requests, st.finished, st.cancelled, st.prefill_passes, st.prefill_tokens,
+                    st.decode_steps, st.decode_tokens,
+                    st.decode_steps ? (double)st.decode_tokens / (double)st.decode_steps : 0.0,
+                    st.max_batch_seen, st.running, st.waiting, st.kv_tokens_used);
     } else {
         return respond_error(conn, MHD_HTTP_NOT_FOUND, "no such endpoint '%s'", url);
     }
@@ -443,21 +382,12 @@ access_handler(void *cls, struct MHD_Connection *conn, const char *url, const ch
     struct body *b = *con_cls;
     if (*upload_data_size > 0) {
         size_t n = *upload_data_size;
-        if (!b->too_big && b->len + n > (size_t)s->c.max_body_bytes)
+        if (!b->too_big && b->sb.len + n > (size_t)s->c.max_body_bytes)
             b->too_big = true;
         if (!b->too_big) {
-            if (b->len + n + 1 > b->cap) {
-                size_t nc = b->cap ? b->cap : 4096;
-                while (nc < b->len + n + 1)
-                    nc *= 2;
-                char *p = realloc(b->buf, nc);
-                if (!p)
-                    return MHD_NO;
-                b->buf = p;
-                b->cap = nc;
-            }
-            memcpy(b->buf + b->len, upload_data, n);
-            b->len += n;
+            strbuf_add(&b->sb, upload_data, n);
+            if (b->sb.failed)
+                return MHD_NO;
         }
         *upload_data_size = 0;
         return MHD_YES;
@@ -474,7 +404,7 @@ access_handler(void *cls, struct MHD_Connection *conn, const char *url, const ch
     if (b->too_big)
         return respond_error(conn, 413, "the request body exceeds %ld bytes", s->c.max_body_bytes);
     struct json_error je;
-    struct json *req = json_parse(b->buf ? b->buf : "", b->len, &je);
+    struct json *req = json_parse(b->sb.buf ? b->sb.buf : "", b->sb.len, &je);
     if (!req)
         return respond_error(conn, MHD_HTTP_BAD_REQUEST, "invalid JSON body: %d:%d: %s", je.line,
                              je.col, je.msg);
@@ -498,7 +428,7 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)toe;
     struct body *b = *con_cls;
     if (b) {
-        free(b->buf);
+        strbuf_release(&b->sb);
         free(b);
         *con_cls = NULL;
     }

@@ -27,12 +27,10 @@ extern const enum chart_dash KIND_BATCH_DASH[4];
 /* ---- the builders: each fills the empty chart `c` for `req` (one device or more, a model) and
  * returns 0, or -1 with the reason in errs (NULL: quiet). chart_build (charts.c) calls them
  * through its table and frees the chart on failure. ---- */
-int chart_fill_roofline(struct chart *c, const struct chart_request *req, struct err_list *errs);
-int chart_fill_regime(struct chart *c, const struct chart_request *req, struct err_list *errs);
-int chart_fill_batch(struct chart *c, const struct chart_request *req, struct err_list *errs);
-int chart_fill_prefill(struct chart *c, const struct chart_request *req, struct err_list *errs);
-int chart_fill_decode(struct chart *c, const struct chart_request *req, struct err_list *errs);
-int chart_fill_memory(struct chart *c, const struct chart_request *req, struct err_list *errs);
+#define CHART_FILL_DECL(upper, name)                                                               \
+    int chart_fill_##name(struct chart *c, const struct chart_request *req, struct err_list *errs);
+CHART_KINDS(CHART_FILL_DECL)
+#undef CHART_FILL_DECL
 
 /* ---- shared helpers ---- */
 

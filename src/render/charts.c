@@ -4,30 +4,24 @@
 #include "render/charts.h"
 
 #include "render/chart_kinds.h"
-#include "util/array.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Every chart kind built from a chart_request, indexed by enum chart_kind. A new kind is a file
- * render/chart_<kind>.c with its chart_fill_<kind> (declared in chart_kinds.h), a value in enum
- * chart_kind (charts.h) and one line here. The simulate, plan and profile charts are not in the
- * table: they draw a simulation's result, an answered question and a measured server, not the
- * engine for a chart_request, so each has its own entry point (chart_sim.h, chart_plan.h,
- * chart_profile.h) that `roofline chart` calls by name (cli/cmd_chart.c). */
+/* Every chart kind built from a chart_request, indexed by enum chart_kind, made from the
+ * CHART_KINDS list (charts.h). The simulate, plan and profile charts are not in it: they draw a
+ * simulation's result, an answered question and a measured server, not the engine for a
+ * chart_request, so each has its own entry point (chart_sim.h, chart_plan.h, chart_profile.h)
+ * that `roofline chart` calls by name (cli/cmd_chart.c). */
 static const struct chart_kind_def {
     const char *name;
     int (*build)(struct chart *c, const struct chart_request *req, struct err_list *errs);
 } KINDS[] = {
-    [CHART_KIND_ROOFLINE] = {"roofline", chart_fill_roofline},
-    [CHART_KIND_REGIME] = {"regime", chart_fill_regime},
-    [CHART_KIND_BATCH] = {"batch", chart_fill_batch},
-    [CHART_KIND_PREFILL] = {"prefill", chart_fill_prefill},
-    [CHART_KIND_DECODE] = {"decode", chart_fill_decode},
-    [CHART_KIND_MEMORY] = {"memory", chart_fill_memory},
+#define KIND_DEF(upper, name) [CHART_KIND_##upper] = {#name, chart_fill_##name},
+    CHART_KINDS(KIND_DEF)
+#undef KIND_DEF
 };
-_Static_assert(ARRAY_SIZE(KINDS) == CHART_KIND_COUNT, "one line in KINDS per enum chart_kind");
 
 const char *
 chart_kind_name(enum chart_kind k)

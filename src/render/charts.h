@@ -9,16 +9,26 @@
 #include "render/chart.h"
 #include "util/err.h"
 
-/* One value per line of the KINDS table (render/charts.c), in its order. */
+/* Every chart kind built from a chart_request, in order, as X(ENUM, name): the one list a new
+ * kind is added to. The enum below, the builders' prototypes (render/chart_kinds.h) and the
+ * table of {name, builder} in render/charts.c are made from it; a kind's builder is
+ * chart_fill_<name> in render/chart_<name>.c. */
+#define CHART_KINDS(X)                                                                             \
+    X(ROOFLINE, roofline)                                                                          \
+    X(REGIME, regime)                                                                              \
+    X(BATCH, batch)                                                                                \
+    X(PREFILL, prefill)                                                                            \
+    X(DECODE, decode)                                                                              \
+    X(MEMORY, memory)
+
+/* clang-format off */
 enum chart_kind {
-    CHART_KIND_ROOFLINE,
-    CHART_KIND_REGIME,
-    CHART_KIND_BATCH,
-    CHART_KIND_PREFILL,
-    CHART_KIND_DECODE,
-    CHART_KIND_MEMORY,
+#define CHART_KIND_ENUM(upper, name) CHART_KIND_##upper,
+    CHART_KINDS(CHART_KIND_ENUM)
+#undef CHART_KIND_ENUM
     CHART_KIND_COUNT
 };
+/* clang-format on */
 
 #define CHART_MAX_GPUS 5
 #define CHART_MAX_BATCHES 8

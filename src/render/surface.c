@@ -4,6 +4,7 @@
 
 #include "render/draw.h"
 #include "util/afile.h"
+#include "util/strbuf.h"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
@@ -40,32 +41,13 @@ chart_format_name(enum chart_format f)
     return f == CHART_PNG ? "png" : f == CHART_SVG ? "svg" : "pdf";
 }
 
-/* In-memory copy of a vector stream (SVG gets a <title> inserted before it is written). */
-struct membuf {
-    unsigned char *data;
-    size_t n, cap;
-    bool failed;
-};
-
+/* SVG is kept in memory (a strbuf) to insert a <title> before it is written. */
 static cairo_status_t
-to_membuf(void *closure, const unsigned char *data, unsigned int length)
+to_strbuf(void *closure, const unsigned char *data, unsigned int length)
 {
-    struct membuf *m = closure;
-    if (m->n + length > m->cap) {
-        size_t nc = m->cap ? m->cap : 65536;
-        while (nc < m->n + length)
-            nc *= 2;
-        unsigned char *nd = realloc(m->data, nc);
-        if (!nd) {
-            m->failed = true;
-            return CAIRO_STATUS_NO_MEMORY;
-        }
-        m->data = nd;
-        m->cap = nc;
-    }
-    memcpy(m->data + m->n, data, length);
-    m->n += length;
-    return CAIRO_STATUS_SUCCESS;
+    struct strbuf *m = closure;
+    strbuf_add(m, data, length);
+    return m->failed ? CAIRO_STATUS_NO_MEMORY : CAIRO_STATUS_SUCCESS;
 }
 
 static bool
@@ -100,21 +82,16 @@ put_escaped(FILE *f, const char *s)
 /* Writes the SVG with a <title> (and <desc>) after the root element's start tag: Cairo draws
  * text as glyph outlines, so this is the document's only searchable text. */
 static bool
-write_svg(FILE *f, const struct membuf *m, const struct chart *c)
+write_svg(FILE *f, const struct strbuf *m, const struct chart *c)
 {
-    const unsigned char *svg = NULL;
-    for (size_t i = 0; i + 4 <= m->n; i++)
-        if (memcmp(m->data + i, "<svg", 4) == 0) {
-            svg = m->data + i;
-            break;
-        }
-    const unsigned char *end = svg ? memchr(svg, '>', m->n - (size_t)(svg - m->data)) : NULL;
+    const char *svg = m->len >= 4 ? strstr(m->buf, "<svg") : NULL;
+    const char *end = svg ? strchr(svg, '>') : NULL;
     if (!end)
-        return put(f, m->data, m->n);
-    size_t head = (size_t)(end + 1 - m->data);
-    bool ok = put(f, m->data, head) && put(f, "\n<title>", 8) && put_escaped(f, c->title) &&
+        return put(f, m->buf, m->len);
+    size_t head = (size_t)(end + 1 - m->buf);
+    bool ok = put(f, m->buf, head) && put(f, "\n<title>", 8) && put_escaped(f, c->title) &&
               put(f, "</title>\n<desc>", 15) && put_escaped(f, c->subtitle) && put(f, "</desc>", 7);
-    return ok && put(f, m->data + head, m->n - head);
+    return ok && put(f, m->buf + head, m->len - head);
 }
 
 static cairo_status_t
@@ -128,12 +105,12 @@ static int
 render(struct chart *c, enum chart_format fmt, int w, int h, FILE *f, const char **why)
 {
     cairo_surface_t *s = NULL;
-    struct membuf m = {0};
+    struct strbuf m = {0};
     double scale = fmt == CHART_PNG ? 1.0 : 0.5;
     if (fmt == CHART_PNG) {
         s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
     } else if (fmt == CHART_SVG) {
-        s = cairo_svg_surface_create_for_stream(to_membuf, &m, w * scale, h * scale);
+        s = cairo_svg_surface_create_for_stream(to_strbuf, &m, w * scale, h * scale);
         if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS)
             cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
     } else {
@@ -172,7 +149,7 @@ render(struct chart *c, enum chart_format fmt, int w, int h, FILE *f, const char
         }
     }
     cairo_surface_destroy(s);
-    free(m.data);
+    strbuf_release(&m);
     return rc;
 }
 

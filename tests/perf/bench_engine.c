@@ -15,6 +15,17 @@ now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* evaluations summed into the checksum */
+#define CHECK_EVALS (64L * 1024)
+
+/* the n-th configuration of both loops: batch 1..64, context 512..1535 */
+static void
+vary(struct roof_config *c, long n)
+{
+    c->batch = 1 + (double)(n % 64);
+    c->context = 512 + (double)((n / 64) % 1024);
+}
+
 static void
 bench(const char *gpu, const char *model)
 {
@@ -29,21 +40,30 @@ bench(const char *gpu, const char *model)
     struct roof_config c;
     roof_config_init(&c, hw, m, ROOF_DECODE);
     struct roof_result r;
-    double sink = 0;
+    /* the checksum: a fixed set of evaluations (every batch 1..64 at 1,024 contexts), so that
+     * the same engine prints the same figure however fast the machine is */
+    double checksum = 0;
+    for (long n = 0; n < CHECK_EVALS; n++) {
+        vary(&c, n);
+        roof_evaluate(&c, &r);
+        checksum += r.time_s;
+    }
+    /* the timing: as many evaluations as fit in a second */
+    volatile double sink = 0;
     long n = 0;
     double t0 = now_s(), t = t0;
     while (t - t0 < 1.0) {
         for (int i = 0; i < 1000; i++) {
-            c.batch = 1 + (double)(n % 64);
-            c.context = 512 + (double)(n % 1024);
+            vary(&c, n);
             roof_evaluate(&c, &r);
             sink += r.time_s;
             n++;
         }
         t = now_s();
     }
-    printf("engine: %-14s %-13s %10.0f decode evaluations/s (%ld layers each; checksum %.3g)\n",
-           model, gpu, (double)n / (t - t0), m->num_layers, sink);
+    printf("engine: %-14s %-13s %10.0f decode evaluations/s (%ld layers each; checksum of %ld "
+           "evaluations %.10g s)\n",
+           model, gpu, (double)n / (t - t0), m->num_layers, CHECK_EVALS, checksum);
     hw_free(hw);
     mdl_free(m);
 }
