@@ -227,6 +227,19 @@ resid_tail_f(double r, void *v)
     return 0.01 - p->busy * tail / p->ET;
 }
 
+/* The figures every model fills the same way: a request's prefill and service times, the
+ * decode step, the mean batch and the utilisation of the servers. */
+static void
+set_service(struct sim_analytic *out, double prefill_s, double step_s, double service_s,
+            double batch, double utilisation)
+{
+    out->prefill_s = prefill_s;
+    out->step_s = step_s;
+    out->service_s = service_s;
+    out->batch = batch;
+    out->utilisation = utilisation;
+}
+
 static void
 static_batches(struct model *m, const struct sim_config *cfg, double rate, double O99,
                struct sim_analytic *out)
@@ -253,11 +266,7 @@ static_batches(struct model *m, const struct sim_config *cfg, double rate, doubl
     double tqB[STATIC_NQ], tpB, sB, ETB, ET2B;
     static_moments(m, cfg, m->slots, tqB, &tpB, &sB, &ETB, &ET2B);
     out->capacity_req_per_s = (double)cfg->instances * m->slots / ETB;
-    out->batch = k;
-    out->step_s = s;
-    out->prefill_s = tpk;
-    out->service_s = ET;
-    out->utilisation = busy;
+    set_service(out, tpk, s, ET, k, busy);
     out->tpot_mean_s = s;
     if (busy > 1 + 1e-9) {
         unstable(out);
@@ -289,12 +298,8 @@ slot_service(const struct model *m, double rate, double prefill, double tpot, do
 {
     double dtp = m->P > 0 ? prefill / m->P : 0;
     out->cs2 = S > 0 ? (dtp * dtp * VP + tpot * tpot * VO) / (S * S) : 0;
-    out->prefill_s = prefill;
-    out->step_s = step;
-    out->service_s = S;
-    out->batch = b;
+    set_service(out, prefill, step, S, b, rate * S / m->slots);
     out->servers = m->slots;
-    out->utilisation = rate * S / m->slots;
 }
 
 /* Colocated instance at per-instance rate `rate`: the fixed point and the queue. */
@@ -547,14 +552,10 @@ disaggregated(struct model *m, const struct sim_config *cfg, double rate, double
     double own99 = (1.0 - rho) * own_steps_s(m, 0, room, tf, P99, 0) +
                    rho * own_steps_s(m, 0, room, tf, P99, bk);
     out->cs2 = 0;
-    out->prefill_s = own;
-    out->step_s = s;
-    out->transfer_s = xfer;
-    out->service_s = Sp;
-    out->batch = b;
+    set_service(out, own, s, Sp, b, rho);
     out->servers = np;
+    out->transfer_s = xfer;
     out->rate_per_s = rp;
-    out->utilisation = rho;
     double sB = decode_s(m, m->slots);
     double cap_p = np / Sp;
     double cap_d = m->O > 1 ? nd * m->slots / ((m->O - 1.0) * sB) : INFINITY;

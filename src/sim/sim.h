@@ -95,12 +95,15 @@ struct sim_config {
     void *on_request_ctx;
 };
 #define SIM_TIMELINE_POINTS 1000
-/* The simulation stops with an error after this many engine steps (a livelock guard). */
-#define SIM_MAX_STEPS 100000000L
+/* The simulation stops with an error after this many engine steps (a livelock guard: 100 per
+ * request at the request limit). */
+#define SIM_MAX_STEPS 10000000000L
 /* Upper bounds of a workload (docs/simulate.md#limits), so that every count x record size and
  * every sum of lengths stays far from overflow: arrivals per run (also trace rows), tokens of
- * one prompt or one output, the arrival rate and the run's duration. */
-#define SIM_MAX_REQUESTS 10000000L
+ * one prompt or one output, the arrival rate and the run's duration. 10^8 requests of 10^7
+ * tokens sum to 10^15 tokens, below 2^53, so token counters kept in doubles stay exact; a day
+ * of production traffic is about 10^8 requests. */
+#define SIM_MAX_REQUESTS 100000000L
 #define SIM_MAX_TOKENS 10000000L
 #define SIM_MAX_RATE 1e6
 #define SIM_MAX_DURATION_S 1e7

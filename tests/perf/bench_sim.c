@@ -4,7 +4,8 @@
  * A benchmark that prints figures, never a test: one discarded warm-up run, then 3 timed runs;
  * min, median and max. Target: the whole scenario in at most 1 s. Then memory: the peak RSS a
  * run of SIM_BENCH_REQUESTS (default 10^6) continuous-batching requests adds, with the
- * per-request results discarded (the CLI's mode) and kept (the library default). */
+ * per-request results discarded (the CLI's mode) and kept (the library default), with its
+ * speed in requests per second of wall-clock and of CPU time (the issue's goal: 10^5). */
 #include "io/profiles.h"
 #include "sim/sim.h"
 
@@ -22,6 +23,16 @@ now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU time of this process: on a shared machine the wall clock also counts the time other
+ * jobs held the core */
+static double
+cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -121,17 +132,17 @@ bench_memory(const struct hw_profile *hw, const struct mdl_profile *m, long n, b
     if (sim_analytic(&c, &a) != 0)
         exit(1);
     c.work.rate_per_s = 0.7 * a.capacity_req_per_s;
-    double before = peak_rss_bytes(), t0 = now_s();
+    double before = peak_rss_bytes(), t0 = now_s(), c0 = cpu_s();
     struct sim_result r;
     if (sim_run(&c, &r, NULL) != 0) {
         fprintf(stderr, "bench_sim: simulation failed\n");
         exit(1);
     }
-    double t = now_s() - t0, grew = peak_rss_bytes() - before;
-    printf("sim memory: %ld continuous requests, results %s: %.2f s = %.0f requests/s, peak RSS "
-           "+%.1f MB = %.1f bytes/request (checksum %.4g)\n",
-           n, discard ? "discarded" : "kept    ", t, (double)n / t, grew / 1e6, grew / (double)n,
-           r.e2e.p99);
+    double t = now_s() - t0, tc = cpu_s() - c0, grew = peak_rss_bytes() - before;
+    printf("sim memory: %ld continuous requests, results %s: %.2f s = %.0f requests/s (CPU %.2f s"
+           " = %.0f requests/s), peak RSS +%.1f MB = %.1f bytes/request (checksum %.4g)\n",
+           n, discard ? "discarded" : "kept    ", t, (double)n / t, tc, (double)n / tc, grew / 1e6,
+           grew / (double)n, r.e2e.p99);
     sim_result_release(&r);
 }
 

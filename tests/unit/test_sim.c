@@ -747,10 +747,11 @@ saturation_batch(const struct sim_config *c, double P, double O)
 
 /* Closed loop, no think time, fixed lengths (issue 13's reproducers and a 70B tp 4 case): the
  * simulated output throughput during arrivals equals the step-time arithmetic within 5% for
- * no_evict (which never preempts) and for vllm, except vllm on the second case: there every
- * request starts with the others and the waves of admissions overfill the pool, so 0.7
- * preemptions per request recompute their prompts (the blocks were reused) and the throughput
- * is 7-9% under the steady-state arithmetic (docs/simulate.md#saturation); bounded at 10%. */
+ * no_evict (which never preempts) and for vllm, except vllm on the second case, 5.03% under
+ * (bounded at 6%): vLLM's prefill-only scheduler admits a prompt while its blocks leave the
+ * 1% watermark free, the decodes then grow into it, and 0.37 preemptions per request recompute
+ * prompts whose blocks were reused, a cost the arithmetic leaves out
+ * (docs/simulate.md#saturation). */
 TEST(sim_saturation_matches_step_arithmetic)
 {
     struct mdl_profile *m70 = test_model("llama-3.1-70b");
@@ -790,7 +791,7 @@ TEST(sim_saturation_matches_step_arithmetic)
             struct sim_result r;
             CHECK(sim_run(&c, &r, NULL) == 0);
             CHECK_NEAR(r.arrivals_output_tokens_per_s, want,
-                       adm[a] == SIM_ADMIT_VLLM && k == 1 ? 0.10 : 0.05);
+                       adm[a] == SIM_ADMIT_VLLM && k == 1 ? 0.06 : 0.05);
             if (adm[a] == SIM_ADMIT_NO_EVICT)
                 CHECK(r.preemptions_per_request < 0.1);
             check_little(&r);
