@@ -114,6 +114,7 @@ static const struct fdesc OPT_F[] = {
     OD(analytic_rate_per_s, F_DBL),
     OD(rate_per_s, F_DBL),
     OD(simulated, F_BOOL),
+    OD(users_per_instance, F_DBL),
     OD(saturation_output_tokens_per_s, F_DBL),
     OD(output_tokens_per_s_per_user, F_DBL),
     OD(instances, F_INT),
@@ -586,7 +587,14 @@ print_table(const struct plan_question *q, const struct plan_result *r)
             printf(", %.1f kW", op->power_w / 1000);
         printf("\n");
         basis_note(q, r);
-        if (r->has_slo) {
+        if (r->has_slo && q->workload == PLAN_WL_USERS) {
+            t_time(op->ttft_p99_s, x, sizeof x);
+            t_time(op->itl_p99_s, y, sizeof y);
+            printf("  meets %s for %ld users (%.3g s think time, closed loop): TTFT p99 %s, ITL "
+                   "p99 %s at the planned load (%s)\n",
+                   slo, q->users, q->think_time_s, x, y,
+                   op->simulated ? "simulated" : "analytic estimate");
+        } else if (r->has_slo) {
             t_time(op->ttft_p99_s, x, sizeof x);
             t_time(op->itl_p99_s, y, sizeof y);
             printf("  meets %s at %.4g requests/s: TTFT p99 %s, ITL p99 %s at the planned load "
@@ -601,11 +609,17 @@ print_table(const struct plan_question *q, const struct plan_result *r)
             printf("  no latency SLO: sized at %.4g requests/s per instance (saturation)\n",
                    op->rate_per_s);
         }
-        printf("  per instance %s %.4g requests/s%s; planned at %.0f%% of it, N+%d spares; "
-               "%s\n",
-               r->has_slo ? "up to" : "", op->rate_per_s,
-               r->has_slo ? " meet the SLO" : " at saturation", 100 * q->utilisation, q->spares,
-               op->price_basis);
+        if (op->users_per_instance >= 1)
+            printf("  per instance up to %.0f users meet the SLO (%.4g requests/s); planned at "
+                   "%.0f%% of it, N+%d spares; %s\n",
+                   op->users_per_instance, op->rate_per_s, 100 * q->utilisation, q->spares,
+                   op->price_basis);
+        else
+            printf("  per instance %s %.4g requests/s%s; planned at %.0f%% of it, N+%d spares; "
+                   "%s\n",
+                   r->has_slo ? "up to" : "", op->rate_per_s,
+                   r->has_slo ? " meet the SLO" : " at saturation", 100 * q->utilisation, q->spares,
+                   op->price_basis);
         /* cheaper options the simulator did not confirm (ranked after the confirmed) */
         int cheaper = 0, first = -1;
         for (int i = 0; i < r->n_options; i++) {
@@ -660,10 +674,16 @@ print_table(const struct plan_question *q, const struct plan_result *r)
         t_time(v->ttft_p99_s, c, sizeof c);
         t_time(v->itl_p50_s, d, sizeof d);
         t_time(v->itl_p99_s, e, sizeof e);
-        printf("\nverify: benchmark one instance at %.4g requests/s (Poisson; about %.1f requests "
-               "in flight):\n  expect TTFT p50 %s, p99 %s; ITL p50 %s, p99 %s; %.4g output "
-               "tokens/s\n",
-               v->rate_per_instance_s, v->concurrency, a, c, d, e, v->output_tokens_per_s);
+        if (v->users > 0)
+            printf("\nverify: benchmark one instance with %ld users (closed loop, %.3g s mean "
+                   "think time; about %.4g requests/s, %.1f in flight):\n",
+                   v->users, v->think_time_s, v->rate_per_instance_s, v->concurrency);
+        else
+            printf("\nverify: benchmark one instance at %.4g requests/s (Poisson; about %.1f "
+                   "requests in flight):\n",
+                   v->rate_per_instance_s, v->concurrency);
+        printf("  expect TTFT p50 %s, p99 %s; ITL p50 %s, p99 %s; %.4g output tokens/s\n", a, c, d,
+               e, v->output_tokens_per_s);
         printf("\nlaunch lines\n");
         for (int s = 0; s < r->n_shown; s++)
             printf("  %s: %s\n", s == 0 ? "chosen" : "runner-up", r->options[r->shown[s]].launch);
@@ -786,6 +806,8 @@ print_json(const struct plan_question *q, const struct plan_result *r)
     json_exact(r->verify.rate_per_instance_s);
     printf(", \"concurrency\": ");
     json_exact(r->verify.concurrency);
+    printf(", \"users\": %ld, \"think_time_s\": ", r->verify.users);
+    json_exact(r->verify.think_time_s);
     printf(", \"ttft_p50_s\": ");
     json_exact(r->verify.ttft_p50_s);
     printf(", \"ttft_p99_s\": ");

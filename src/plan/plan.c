@@ -74,6 +74,107 @@ plan_sim_config(const struct plan_question *q, const struct plan_opts *o, const 
     return 0;
 }
 
+/* ---- closed loops (docs/plan.md#concurrent-users) ---- */
+
+/* Concurrent users with an SLO are sized as a closed loop; everything else by the rate. */
+static bool
+closed_sizing(const struct plan_question *q)
+{
+    return q->workload == PLAN_WL_USERS && q->has_slo;
+}
+
+/* Turn `cfg` into a closed loop of `users` users with the question's think time; at least ten
+ * requests per user, a tenth of them warm-up. */
+static void
+closed_loop(const struct plan_question *q, struct sim_config *cfg, long users)
+{
+    cfg->work.process = SIM_CLOSED;
+    cfg->work.users = users;
+    cfg->work.think_time_s = q->think_time_s;
+    if (cfg->work.requests < 10 * users)
+        cfg->work.requests = 10 * users;
+    cfg->work.warmup_requests = cfg->work.requests / 10;
+}
+
+/* The most users per instance worth searching for: the sweep's and the growth's largest
+ * traffic on one instance (a capacity beyond it changes no answer). */
+static long
+users_cap(const struct plan_question *q)
+{
+    double f = q->volume_max > 1 ? q->volume_max : 1;
+    if (q->growth_per_month > 0) {
+        double g = pow(1.0 + q->growth_per_month, q->horizon_months);
+        f = g > f ? g : f;
+    }
+    double c = ceil((double)q->users * f) + 1;
+    return c < 100000 ? (long)c : 100000;
+}
+
+/* The analytic users per instance: the response time law N = X (Z + R) at the analytic max
+ * rate X with its mean response time R (an open loop queues more than the closed one, so this
+ * errs low and the simulator's search starts below the answer). */
+static double
+users_at_rate(const struct plan_question *q, double rate_per_s, double e2e_mean_s)
+{
+    double n = floor(rate_per_s * (q->think_time_s + e2e_mean_s) + 1e-9);
+    return n >= 1 ? n : 1;
+}
+
+/* The largest whole n in [0, cap] with meets(n), searched from `start` (>= 1): steps of 1.3x
+ * (2x after four) up or 0.7x down to bracket, then bisection to one user. -1 when meets fails
+ * to run. */
+static long
+users_search(long start, long cap, int (*meets)(void *ctx, long n), void *ctx)
+{
+    long lo = 0, hi = 0, n = start < cap ? start : cap;
+    int m = meets(ctx, n);
+    if (m < 0)
+        return -1;
+    if (m) {
+        lo = n;
+        for (int i = 0; lo < cap; i++) {
+            n = (long)ceil((double)lo * (i < 4 ? 1.3 : 2.0));
+            n = n > lo ? n : lo + 1;
+            n = n < cap ? n : cap;
+            if ((m = meets(ctx, n)) < 0)
+                return -1;
+            if (!m) {
+                hi = n;
+                break;
+            }
+            lo = n;
+        }
+        if (hi == 0)
+            return lo;
+    } else {
+        hi = n;
+        while (hi > 1) {
+            n = (long)floor((double)hi * 0.7);
+            n = n < hi ? n : hi - 1;
+            n = n >= 1 ? n : 1;
+            if ((m = meets(ctx, n)) < 0)
+                return -1;
+            if (m) {
+                lo = n;
+                break;
+            }
+            hi = n;
+        }
+        if (lo == 0)
+            return 0;
+    }
+    while (hi - lo > 1) {
+        long mid = lo + (hi - lo) / 2;
+        if ((m = meets(ctx, mid)) < 0)
+            return -1;
+        if (m)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* ---- small helpers ---- */
 
 /* The longest length the workload can draw (lognormal without a cap: mean + 4 sd). */
@@ -413,6 +514,10 @@ stage1_hetero(const struct plan_question *q, const struct plan_opts *o, const st
         op->status = PLAN_SLO_NONE;
     }
     op->rate_per_s = op->analytic_rate_per_s;
+    if (closed_sizing(q))
+        op->users_per_instance = hetero_eval(&h, op->rate_per_s, &e) == 0 && e.stable
+                                     ? users_at_rate(q, op->rate_per_s, e.e2e_mean_s)
+                                     : 1;
     ev->feasible = true;
     ev->keep_op = true;
 }
@@ -578,8 +683,66 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
         return;
     }
     op->rate_per_s = op->analytic_rate_per_s;
+    if (closed_sizing(q)) {
+        struct sim_analytic t;
+        cfg.work.rate_per_s = op->rate_per_s;
+        op->users_per_instance = sim_analytic(&cfg, &t) == 0 && t.stable
+                                     ? users_at_rate(q, op->rate_per_s, t.e2e_mean_s)
+                                     : 1;
+    }
     ev->feasible = true;
     ev->keep_op = true;
+}
+
+/* The simulator's closed loop of n users on one instance; keeps the largest meeting one. */
+struct users_probe {
+    const struct plan_question *q;
+    const struct sim_config *cfg;
+    struct probe last, best;
+    long best_n;
+};
+
+static int
+users_meet(void *ctx, long n)
+{
+    struct users_probe *u = ctx;
+    struct sim_config c = *u->cfg;
+    closed_loop(u->q, &c, n);
+    if (sim_probe(u->q, &c, 1.0, &u->last) != 0)
+        return -1;
+    if (u->last.meets && n > u->best_n) {
+        u->best = u->last;
+        u->best_n = n;
+    }
+    return u->last.meets;
+}
+
+/* Stage 2 for concurrent users: the most users one instance serves within the SLOs, by the
+ * simulator's closed loop, searched from the analytic X (Z + R). Fills rate_per_s with the
+ * closed loop's throughput there; 1 = rejected (ev filled), 0, or -1 (simulator failure). */
+static int
+stage2_users(const struct plan_question *q, const struct cand *c, const struct sim_config *cfg,
+             struct eval *ev)
+{
+    struct plan_option *op = &ev->op;
+    struct users_probe u = {q, cfg, {0}, {0}, 0};
+    long n = users_search((long)op->users_per_instance, users_cap(q), users_meet, &u);
+    if (n < 0)
+        return -1;
+    op->simulated = true;
+    op->users_per_instance = (double)n;
+    if (n == 0 || u.best_n != n) {
+        char why[PLAN_TEXT], x[32];
+        fmt_time(u.last.ttft_p99, x, sizeof x);
+        snprintf(why, sizeof why,
+                 "the simulator misses the SLO even with one user per instance (attainment "
+                 "%.1f%%, TTFT p99 %s; the analytic estimate allowed %.0f users)",
+                 100 * u.last.attainment, x, users_at_rate(q, op->analytic_rate_per_s, 0));
+        fill_rej(c, PLAN_REJ_RATE, why, &ev->rej);
+        return 1;
+    }
+    op->rate_per_s = u.best.req_s;
+    return 0;
 }
 
 /* Stage 2: the simulator's bisection over the rate, bracketed by the analytic rate, and the
@@ -604,6 +767,19 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct ca
         return 0;
     }
     double lo = 0, hi = 0;
+    if (closed_sizing(q)) {
+        int rc = stage2_users(q, c, &cfg, ev);
+        if (rc < 0)
+            return -1;
+        if (rc > 0) {
+            ev->rejected = true;
+            ev->feasible = false;
+            ev->keep_op = false;
+            return 0;
+        }
+        lo = op->rate_per_s;
+        goto saturation;
+    }
     if (sim_probe(q, &cfg, ra, &p) != 0)
         return -1;
     if (p.meets) {
@@ -656,6 +832,7 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct ca
         ev->keep_op = false;
         return 0;
     }
+saturation:;
     /* saturation throughput: offered 2x the max SLO-meeting rate */
     struct probe s;
     struct sim_config sc = cfg;
@@ -665,14 +842,36 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct ca
     return 0;
 }
 
-/* Instances for `rate` given the option's rate per instance. */
+/* Instances for `volume` x today's traffic given the option's capacity per instance: the rate
+ * at the planned utilisation, or (closed loops) the users per instance at the planned
+ * utilisation, rounded down to whole users and at least one. */
 static int
-instances_for(const struct plan_question *q, const struct plan_option *op, double rate)
+instances_for(const struct plan_question *q, const struct plan_option *op, double volume)
 {
     if (!(op->rate_per_s > 0))
         return 0;
-    double n = ceil(rate / (op->rate_per_s * q->utilisation) - 1e-9);
+    double n;
+    if (closed_sizing(q) && op->users_per_instance >= 1) {
+        double per = floor(op->users_per_instance * q->utilisation + 1e-9);
+        n = ceil((double)q->users * volume / (per >= 1 ? per : 1) - 1e-9);
+    } else {
+        n = ceil(q->rate_per_s * volume / (op->rate_per_s * q->utilisation) - 1e-9);
+    }
     return (int)(n < 1 ? 1 : n) + q->spares;
+}
+
+/* The cost per million tokens, tokens per kW and joules per token of the option's fleet at
+ * `req_per_s` requests/s in all. */
+static void
+price_tokens(const struct plan_question *q, struct plan_option *op, double req_per_s)
+{
+    double out_tok = req_per_s * sim_dist_mean(&q->output);
+    double in_tok = req_per_s * sim_dist_mean(&q->prompt);
+    op->cost_per_mtok_output = plan_cost_per_mtok(op->cost_per_hour, out_tok);
+    op->cost_per_mtok_input = plan_cost_per_mtok(op->cost_per_hour, in_tok);
+    op->cost_per_mtok_blended = plan_cost_per_mtok(op->cost_per_hour, in_tok + out_tok);
+    op->tokens_per_s_per_kw = isfinite(op->power_w) ? out_tok / (op->power_w / 1000.0) : NAN;
+    op->joules_per_token = isfinite(op->power_w) ? op->power_w / out_tok : NAN;
 }
 
 struct fleet {
@@ -767,7 +966,6 @@ objective_value(const struct plan_question *q, const struct plan_option *op)
 static void
 price_option(const struct plan_question *q, const struct hw_profile *hw, struct plan_option *op)
 {
-    double mo = sim_dist_mean(&q->output), mi = sim_dist_mean(&q->prompt);
     op->spares = q->spares;
     op->server_devices = plan_server_devices(hw);
     enum plan_price_origin org;
@@ -807,7 +1005,7 @@ price_option(const struct plan_question *q, const struct hw_profile *hw, struct 
                 op->joules_per_token = NAN;
         return;
     }
-    int n = instances_for(q, op, q->rate_per_s);
+    int n = instances_for(q, op, 1.0);
     struct fleet f;
     fleet_cost(q, hw, op, n, &f);
     op->instances = f.instances;
@@ -819,20 +1017,17 @@ price_option(const struct plan_question *q, const struct hw_profile *hw, struct 
     op->capex = f.capex;
     op->power_w = f.power_w;
     op->planned_rate_per_instance_s = q->rate_per_s / (double)(n - q->spares);
-    double out_tok = q->rate_per_s * mo, in_tok = q->rate_per_s * mi;
-    op->cost_per_mtok_output = plan_cost_per_mtok(op->cost_per_hour, out_tok);
-    op->cost_per_mtok_input = plan_cost_per_mtok(op->cost_per_hour, in_tok);
-    op->cost_per_mtok_blended = plan_cost_per_mtok(op->cost_per_hour, in_tok + out_tok);
-    op->tokens_per_s_per_kw = isfinite(op->power_w) ? out_tok / (op->power_w / 1000.0) : NAN;
-    op->joules_per_token = isfinite(op->power_w) ? op->power_w / out_tok : NAN;
+    price_tokens(q, op, q->rate_per_s);
     if (q->workload == PLAN_WL_OFFLINE)
         op->offline_hours = q->offline_requests / ((n - q->spares) * op->rate_per_s) / 3600.0;
     /* growth: the first month whose traffic exceeds the fleet's max SLO-meeting rate */
     op->exhaust_month = -1;
     if (q->growth_per_month > 0) {
-        double capacity = (n - q->spares) * op->rate_per_s;
+        bool users = closed_sizing(q) && op->users_per_instance >= 1;
+        double capacity = (n - q->spares) * (users ? op->users_per_instance : op->rate_per_s);
+        double today = users ? (double)q->users : q->rate_per_s;
         for (int m = 1; m <= q->horizon_months; m++)
-            if (q->rate_per_s * pow(1.0 + q->growth_per_month, m) > capacity) {
+            if (today * pow(1.0 + q->growth_per_month, m) > capacity) {
                 op->exhaust_month = m;
                 break;
             }
@@ -852,18 +1047,18 @@ planned_load(const struct plan_question *q, const struct plan_opts *o, const str
     double r = op->planned_rate_per_instance_s;
     const struct sim_slo *s = &q->slo;
     double t99, i99, e99, att = NAN;
+    /* concurrent users: the planned load is a closed loop of the users spread evenly over the
+     * serving instances, each with its think time; its throughput is the planned rate */
+    int serving = op->instances - op->spares;
+    bool closed = q->workload == PLAN_WL_USERS && !c->pf_hw;
+    if (closed)
+        closed_loop(q, &cfg, (q->users + serving - 1) / serving);
     if (op->simulated) {
         struct probe p;
-        if (q->workload == PLAN_WL_USERS) {
-            /* concurrent users: the planned load is a closed loop of the users spread evenly
-             * over the serving instances, each with its think time */
-            int serving = op->instances - op->spares;
-            cfg.work.process = SIM_CLOSED;
-            cfg.work.users = (q->users + serving - 1) / serving;
-            cfg.work.think_time_s = q->think_time_s;
-        }
         if (sim_probe(q, &cfg, r, &p) != 0)
             return -1;
+        if (closed)
+            op->planned_rate_per_instance_s = p.req_s;
         t99 = p.ttft_p99, i99 = p.tpot_p99, e99 = p.e2e_p99;
         op->ttft_p50_s = p.ttft_p50;
         op->itl_p50_s = p.tpot_p50;
@@ -885,12 +1080,16 @@ planned_load(const struct plan_question *q, const struct plan_opts *o, const str
         cfg.work.rate_per_s = r;
         if (sim_analytic(&cfg, &a) != 0)
             return -1;
+        if (closed)
+            op->planned_rate_per_instance_s = r = a.rate_per_s;
         t99 = a.ttft_p99_s, i99 = a.tpot_mean_s, e99 = a.e2e_p99_s;
         op->ttft_p50_s = a.ttft_mean_s;
         op->itl_p50_s = a.tpot_mean_s;
         op->output_tokens_per_s_planned = r * sim_dist_mean(&q->output);
         op->e2e_mean_s = a.e2e_mean_s;
     }
+    if (closed)
+        price_tokens(q, op, serving * op->planned_rate_per_instance_s);
     op->ttft_p99_s = t99;
     op->itl_p99_s = i99;
     op->e2e_p99_s = e99;
@@ -1453,6 +1652,11 @@ plan_finish(const struct plan_question *q, struct plan_result *r, struct err_lis
     if (r->chosen >= 0) {
         const struct plan_option *op = &r->options[r->chosen];
         r->verify.rate_per_instance_s = op->planned_rate_per_instance_s;
+        if (q->workload == PLAN_WL_USERS && !op->prefill_hw_id[0]) {
+            int serving = op->instances - op->spares;
+            r->verify.users = (q->users + serving - 1) / serving;
+            r->verify.think_time_s = q->think_time_s;
+        }
         r->verify.concurrency = op->planned_rate_per_instance_s * op->e2e_mean_s;
         r->verify.ttft_p50_s = op->ttft_p50_s;
         r->verify.ttft_p99_s = op->ttft_p99_s;
@@ -1480,7 +1684,7 @@ plan_finish(const struct plan_question *q, struct plan_result *r, struct err_lis
                 pt->instances[s] = 0;
                 if (!hw)
                     continue;
-                int n = instances_for(q, op, pt->rate_per_s);
+                int n = instances_for(q, op, pt->volume);
                 struct fleet f;
                 fleet_cost(q, hw, op, n, &f);
                 pt->instances[s] = n;

@@ -444,3 +444,132 @@ TEST(plan_engine_serving_defaults_as_simulate)
     plan_question_free(q);
     scenario_free(s);
 }
+
+static void
+closed_question(char *text, size_t n, long users, double think_s, double e2e_s, int spares)
+{
+    snprintf(text, n,
+             "model: llama-3-8b\n"
+             "formats: [bf16]\n"
+             "workload: {users: %ld, think_time: %.9f s, prompt: 64, output: 4}\n"
+             "slo: {e2e: %.9f s, percentile: 90}\n"
+             "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [continuous], "
+             "max_batch: [1]}\n"
+             "money: {rent_per_hour: {h100-sxm: 2.0}}\n"
+             "plan: {requests: 1000, confirm_top: 1, spares: %d}\n",
+             users, think_s, e2e_s, spares);
+}
+
+static struct plan_question *
+closed_parse(long users, double think_s, double e2e_s, int spares)
+{
+    char text[1024];
+    closed_question(text, sizeof text, users, think_s, e2e_s, spares);
+    struct err_list e = {0};
+    struct plan_question *q = plan_question_parse("closed.yaml", text, strlen(text), &e);
+    err_list_release(&e);
+    return q;
+}
+
+/* Service time S of one request (fixed lengths, batch 1) on the closed questions' candidate. */
+static double
+closed_service_s(void)
+{
+    struct plan_question *q = closed_parse(1, 1, 1, 0);
+    if (!q)
+        return NAN;
+    struct plan_opts o;
+    plan_opts_init(&o);
+    struct plan_option op;
+    memset(&op, 0, sizeof op);
+    snprintf(op.hw_id, sizeof op.hw_id, "h100-sxm");
+    op.tp = op.pp = 1;
+    op.format = q->formats[0];
+    op.policy = SIM_CONTINUOUS;
+    op.max_batch = 1;
+    struct sim_config cfg;
+    double S = NAN;
+    if (plan_option_sim_config(q, &o, &op, 1, &cfg) == 0)
+        S = step_of(&cfg, 1, 64, 0) + step_of(&cfg, 1, 1, 64) + step_of(&cfg, 1, 1, 65) +
+            step_of(&cfg, 1, 1, 66);
+    plan_question_free(q);
+    return S;
+}
+
+/* A closed loop by hand: batch 1 and fixed lengths make each instance one server of fixed
+ * service time S; with an E2E bound just above S a request meets it only when it does not wait.
+ * One user never waits (R = S, so the response time law gives X = 1 / (Z + S)); with two users
+ * an arriving request finds the other in service with probability S / (Z + S) (the arrival
+ * theorem: it sees the one-user system), so at Z = 4 S attainment is 80% < the 90% asked: an
+ * instance serves one user, and 3 users need 3 instances (plus the N+1 spare), not the
+ * open-loop 3 / Z requests/s. */
+TEST(plan_closed_loop_by_hand)
+{
+    double S = closed_service_s();
+    CHECK(S > 0);
+    if (!(S > 0))
+        return;
+    struct plan_question *q = closed_parse(3, 4 * S, 1.001 * S, 1);
+    CHECK(q != NULL);
+    if (!q)
+        return;
+    struct plan_result r;
+    CHECK(solve(q, 1, &r) == 0);
+    CHECK(r.chosen >= 0);
+    if (r.chosen >= 0) {
+        const struct plan_option *c = &r.options[r.chosen];
+        CHECK(c->simulated);
+        CHECK_NEAR(c->users_per_instance, 1, 0);
+        CHECK(c->instances == 3 + 1);
+        /* X = N / (Z + R) with R = S: sampling error of ~900 cycles of mean 5 S, cv ~0.8 */
+        CHECK_NEAR(c->rate_per_s * 5 * S, 1, 0.08);
+        /* the verification block runs the same closed loop */
+        CHECK(r.verify.users == 1);
+        CHECK_NEAR(r.verify.think_time_s, 4 * S, 1e-6 * S);
+        /* growth and volume count users: 10x is 30 users, 30 instances + 1 */
+        CHECK(r.n_sweep == PLAN_MAX_SWEEP);
+        CHECK(r.sweep[r.n_sweep - 1].instances[0] == 31);
+    }
+    plan_result_release(&r);
+    plan_question_free(q);
+    /* a think time of 40 S: two users wait with probability 1 / 41 < 10%, so 3 users fit in
+     * fewer instances */
+    q = closed_parse(3, 40 * S, 1.001 * S, 0);
+    CHECK(q != NULL);
+    if (!q)
+        return;
+    CHECK(solve(q, 1, &r) == 0);
+    CHECK(r.chosen >= 0);
+    if (r.chosen >= 0) {
+        CHECK(r.options[r.chosen].users_per_instance >= 2);
+        CHECK(r.options[r.chosen].instances < 3);
+    }
+    plan_result_release(&r);
+    plan_question_free(q);
+}
+
+/* More users never need fewer devices. */
+TEST(plan_closed_loop_monotone)
+{
+    double S = closed_service_s();
+    CHECK(S > 0);
+    if (!(S > 0))
+        return;
+    int prev = 0;
+    for (long users = 1; users <= 9; users += 2) {
+        struct plan_question *q = closed_parse(users, 10 * S, 1.5 * S, 0);
+        CHECK(q != NULL);
+        if (!q)
+            return;
+        struct plan_result r;
+        CHECK(solve(q, 1, &r) == 0);
+        CHECK(r.chosen >= 0);
+        if (r.chosen >= 0) {
+            CHECK(r.options[r.chosen].devices >= prev);
+            prev = r.options[r.chosen].devices;
+        }
+        plan_result_release(&r);
+        plan_question_free(q);
+    }
+    CHECK(prev > 1);
+}
