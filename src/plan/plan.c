@@ -41,29 +41,55 @@ plan_sched(const struct plan_question *q, const struct plan_opts *o, const struc
         sched->max_tokens_per_step = c->mtps;
 }
 
+/* The engine of `c` on `hw`: formats, parallelism, the engine's tuning and memory reserve.
+ * Returns 0, or -1 when the engine tuning is unavailable. */
+static int
+plan_engine(const struct plan_question *q, const struct plan_opts *o, const struct cand *c,
+            const struct hw_profile *hw, struct roof_config *eng)
+{
+    roof_config_init(eng, hw, q->model, ROOF_DECODE);
+    eng->weights = c->fmt.weights;
+    eng->act = c->fmt.act;
+    eng->kv = c->fmt.kv;
+    eng->tp = c->tp;
+    eng->pp = c->pp;
+    if (o->tuning && q->engine && o->tuning(hw, q->engine, &eng->tuning, o->tuning_ctx))
+        return -1;
+    if (o->serving && q->engine) {
+        struct sim_sched sd;
+        sim_sched_defaults(&sd, c->policy, q->model);
+        o->serving(hw, q->engine, eng, &sd, o->serving_ctx);
+    }
+    return 0;
+}
+
 /* A simulator config for one instance (a disaggregated unit: np + nd instances) of `c`, at
- * `rate_per_s` per instance. Returns 0, or -1 when the engine tuning is unavailable. */
+ * `rate_per_s` per instance. A unit on two device types (c->pf_hw) runs prefill on pf_hw and
+ * decode on c->hw when `decode` (the decode engine's storage, borrowed by cfg) is given; NULL:
+ * all on c->hw. The scheduler is c->hw's. Returns 0, or -1 when the engine tuning is
+ * unavailable. */
 static int
 plan_sim_config(const struct plan_question *q, const struct plan_opts *o, const struct cand *c,
-                double rate_per_s, struct sim_config *cfg)
+                double rate_per_s, struct sim_config *cfg, struct roof_config *decode)
 {
     memset(cfg, 0, sizeof *cfg);
-    roof_config_init(&cfg->engine, c->hw, q->model, ROOF_DECODE);
-    cfg->engine.weights = c->fmt.weights;
-    cfg->engine.act = c->fmt.act;
-    cfg->engine.kv = c->fmt.kv;
-    cfg->engine.tp = c->tp;
-    cfg->engine.pp = c->pp;
-    if (o->tuning && q->engine && o->tuning(c->hw, q->engine, &cfg->engine.tuning, o->tuning_ctx))
+    bool two = c->pf_hw && decode;
+    if (plan_engine(q, o, c, two ? c->pf_hw : c->hw, &cfg->engine) != 0)
         return -1;
+    if (two) {
+        if (plan_engine(q, o, c, c->hw, decode) != 0)
+            return -1;
+        cfg->decode_engine = decode;
+    }
     cfg->instances = c->policy == SIM_DISAGGREGATED ? c->np + c->nd : 1;
-    plan_sched(q, o, c, &cfg->engine, &cfg->sched);
+    plan_sched(q, o, c, NULL, &cfg->sched);
     cfg->sched.prefill_instances = c->policy == SIM_DISAGGREGATED ? c->np : 0;
     cfg->work.process = q->process;
     cfg->work.cv = q->cv;
     cfg->work.rate_per_s = rate_per_s;
     cfg->work.prompt = q->prompt;
     cfg->work.output = q->output;
+    cfg->work.trace = q->trace;
     cfg->work.requests = q->sim_requests;
     cfg->work.warmup_requests = q->sim_requests / 10;
     cfg->slo = q->slo;
@@ -177,13 +203,23 @@ users_search(long start, long cap, int (*meets)(void *ctx, long n), void *ctx)
 
 /* ---- small helpers ---- */
 
-/* The longest length the workload can draw (lognormal without a cap: mean + 4 sd). */
+/* The mean length (a question's trace: the rows' mean, io/question.c). */
+static double
+len_mean(const struct sim_dist *d)
+{
+    return d->kind == SIM_DIST_TRACE ? d->mean : sim_dist_mean(d);
+}
+
+/* The longest length the workload can draw (lognormal without a cap: mean + 4 sd; a trace: its
+ * longest row). */
 static double
 dist_max(const struct sim_dist *d)
 {
     switch (d->kind) {
     case SIM_DIST_FIXED:
         return d->value;
+    case SIM_DIST_TRACE:
+        return d->max;
     case SIM_DIST_UNIFORM:
         return d->max;
     case SIM_DIST_LOGNORMAL:
@@ -387,7 +423,8 @@ hetero_init(const struct plan_question *q, const struct plan_opts *o, const stru
     ca.pf_hw = cb.pf_hw = NULL;
     ca.nd = c->nd * 64;
     cb.np = c->np * 64;
-    if (plan_sim_config(q, o, &ca, 1.0, &h->a) != 0 || plan_sim_config(q, o, &cb, 1.0, &h->b) != 0)
+    if (plan_sim_config(q, o, &ca, 1.0, &h->a, NULL) != 0 ||
+        plan_sim_config(q, o, &cb, 1.0, &h->b, NULL) != 0)
         return -1;
     return 0;
 }
@@ -486,7 +523,7 @@ stage1_hetero(const struct plan_question *q, const struct plan_opts *o, const st
         return;
     }
     double cap = e.capacity_req_per_s;
-    op->saturation_output_tokens_per_s = cap * sim_dist_mean(&q->output);
+    op->saturation_output_tokens_per_s = cap * len_mean(&q->output);
     if (q->has_slo) {
         if (!hetero_meets(q, &h, 1e-6 * cap)) {
             char x[32], y[32];
@@ -534,7 +571,7 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
         stage1_hetero(q, o, c, ev);
         return;
     }
-    if (plan_sim_config(q, o, c, 1.0, &cfg) != 0) {
+    if (plan_sim_config(q, o, c, 1.0, &cfg, NULL) != 0) {
         snprintf(why, sizeof why, "no engine tuning for '%s' on %s", q->engine, c->hw->id);
         fill_rej(c, PLAN_REJ_FORMAT, why, &ev->rej);
         ev->rejected = true;
@@ -613,7 +650,7 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
         cap_rate = a.capacity_req_per_s;
     struct plan_option *op = &ev->op;
     fill_ident(c, op);
-    op->saturation_output_tokens_per_s = cap_rate * sim_dist_mean(&q->output);
+    op->saturation_output_tokens_per_s = cap_rate * len_mean(&q->output);
     if (q->has_slo) {
         const struct sim_slo *s = &q->slo;
         double f_t = s->ttft_s > 0 ? a.ttft_p99_s / s->ttft_s : 0;
@@ -629,7 +666,7 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
                 snprintf(why, sizeof why,
                          "TTFT p99 %s > %s even unloaded: prefill of the mean %.0f-token prompt "
                          "takes %s and the longest (%.0f tokens) more (tp %d, %s)",
-                         x, y, sim_dist_mean(&q->prompt), z, dist_max(&q->prompt), c->tp,
+                         x, y, len_mean(&q->prompt), z, dist_max(&q->prompt), c->tp,
                          dtype_name(c->fmt.weights));
                 snprintf(op->miss, sizeof op->miss, "TTFT p99 %s > %s", x, y);
             } else if (f == f_i) {
@@ -644,7 +681,7 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
                 fmt_time(a.e2e_p99_s, x, sizeof x);
                 fmt_time(s->e2e_s, y, sizeof y);
                 snprintf(why, sizeof why, "E2E p99 %s > %s even unloaded (%.0f output tokens)", x,
-                         y, sim_dist_mean(&q->output));
+                         y, len_mean(&q->output));
                 snprintf(op->miss, sizeof op->miss, "E2E p99 %s > %s", x, y);
             }
             fill_rej(c, PLAN_REJ_SLO, why, &ev->rej);
@@ -753,7 +790,8 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct ca
 {
     struct plan_option *op = &ev->op;
     struct sim_config cfg;
-    if (plan_sim_config(q, o, c, 1.0, &cfg) != 0)
+    struct roof_config decode;
+    if (plan_sim_config(q, o, c, 1.0, &cfg, &decode) != 0)
         return -1;
     struct probe p;
     double ra = op->analytic_rate_per_s;
@@ -865,8 +903,8 @@ instances_for(const struct plan_question *q, const struct plan_option *op, doubl
 static void
 price_tokens(const struct plan_question *q, struct plan_option *op, double req_per_s)
 {
-    double out_tok = req_per_s * sim_dist_mean(&q->output);
-    double in_tok = req_per_s * sim_dist_mean(&q->prompt);
+    double out_tok = req_per_s * len_mean(&q->output);
+    double in_tok = req_per_s * len_mean(&q->prompt);
     op->cost_per_mtok_output = plan_cost_per_mtok(op->cost_per_hour, out_tok);
     op->cost_per_mtok_input = plan_cost_per_mtok(op->cost_per_hour, in_tok);
     op->cost_per_mtok_blended = plan_cost_per_mtok(op->cost_per_hour, in_tok + out_tok);
@@ -1042,7 +1080,8 @@ planned_load(const struct plan_question *q, const struct plan_opts *o, const str
     if (!(op->rate_per_s > 0) || op->instances <= op->spares)
         return 0;
     struct sim_config cfg;
-    if (plan_sim_config(q, o, c, 1.0, &cfg) != 0)
+    struct roof_config decode;
+    if (plan_sim_config(q, o, c, 1.0, &cfg, &decode) != 0)
         return -1;
     double r = op->planned_rate_per_instance_s;
     const struct sim_slo *s = &q->slo;
@@ -1050,7 +1089,7 @@ planned_load(const struct plan_question *q, const struct plan_opts *o, const str
     /* concurrent users: the planned load is a closed loop of the users spread evenly over the
      * serving instances, each with its think time; its throughput is the planned rate */
     int serving = op->instances - op->spares;
-    bool closed = q->workload == PLAN_WL_USERS && !c->pf_hw;
+    bool closed = q->workload == PLAN_WL_USERS && (op->simulated || !c->pf_hw);
     if (closed)
         closed_loop(q, &cfg, (q->users + serving - 1) / serving);
     if (op->simulated) {
@@ -1073,7 +1112,7 @@ planned_load(const struct plan_question *q, const struct plan_opts *o, const str
         t99 = e.ttft_p99_s, i99 = e.tpot_s, e99 = e.e2e_p99_s;
         op->ttft_p50_s = e.ttft_mean_s;
         op->itl_p50_s = e.tpot_s;
-        op->output_tokens_per_s_planned = r * sim_dist_mean(&q->output);
+        op->output_tokens_per_s_planned = r * len_mean(&q->output);
         op->e2e_mean_s = e.e2e_mean_s;
     } else {
         struct sim_analytic a;
@@ -1085,7 +1124,7 @@ planned_load(const struct plan_question *q, const struct plan_opts *o, const str
         t99 = a.ttft_p99_s, i99 = a.tpot_mean_s, e99 = a.e2e_p99_s;
         op->ttft_p50_s = a.ttft_mean_s;
         op->itl_p50_s = a.tpot_mean_s;
-        op->output_tokens_per_s_planned = r * sim_dist_mean(&q->output);
+        op->output_tokens_per_s_planned = r * len_mean(&q->output);
         op->e2e_mean_s = a.e2e_mean_s;
     }
     if (closed)
@@ -1416,8 +1455,7 @@ plan_evaluate(const struct plan_question *q, const struct plan_opts *o, struct p
             continue;
         price_option(q, cands[i].hw, &ev[i].op);
         ev[i].prelim_cost = objective_value(q, &ev[i].op);
-        if (!cands[i].pf_hw) /* the simulator runs one device type */
-            todo[nf++] = i;
+        todo[nf++] = i;
     }
     for (int i = 0; i < nf; i++)
         key[i] = ev[todo[i]].prelim_cost;
@@ -1652,7 +1690,7 @@ plan_finish(const struct plan_question *q, struct plan_result *r, struct err_lis
     if (r->chosen >= 0) {
         const struct plan_option *op = &r->options[r->chosen];
         r->verify.rate_per_instance_s = op->planned_rate_per_instance_s;
-        if (q->workload == PLAN_WL_USERS && !op->prefill_hw_id[0]) {
+        if (q->workload == PLAN_WL_USERS && (op->simulated || !op->prefill_hw_id[0])) {
             int serving = op->instances - op->spares;
             r->verify.users = (q->users + serving - 1) / serving;
             r->verify.think_time_s = q->think_time_s;
@@ -1732,7 +1770,7 @@ plan_option_sim_config(const struct plan_question *q, const struct plan_opts *o,
     c.mtps = op->max_tokens_per_step;
     c.np = op->prefill_instances;
     c.nd = op->decode_instances;
-    return plan_sim_config(q, o, &c, rate_per_s, cfg);
+    return plan_sim_config(q, o, &c, rate_per_s, cfg, NULL);
 }
 
 int
