@@ -189,6 +189,26 @@ json_exact(double x)
         printf("%.17g", x);
 }
 
+/* The JSON name of value i of an enumerated field kind. */
+static const char *
+enum_name(enum fkind k, int i)
+{
+    switch (k) {
+    case F_POLICY:
+        return sim_policy_name((enum sim_policy)i);
+    case F_STATUS:
+        return plan_status_name((enum plan_slo_status)i);
+    case F_ORIGIN:
+        return plan_price_origin_name((enum plan_price_origin)i);
+    case F_REJ:
+        return plan_reject_kind_name((enum plan_reject_kind)i);
+    case F_BASIS:
+        return plan_rent_basis_name((enum plan_rent_basis)i);
+    default:
+        return "?";
+    }
+}
+
 static void
 write_obj(const struct fdesc *f, int n, const void *base)
 {
@@ -217,57 +237,26 @@ write_obj(const struct fdesc *f, int n, const void *base)
             out_json_string(stdout, dtype_name(*(const enum dtype *)p));
             break;
         case F_POLICY:
-            out_json_string(stdout, sim_policy_name(*(const enum sim_policy *)p));
-            break;
         case F_STATUS:
-            out_json_string(stdout, plan_status_name(*(const enum plan_slo_status *)p));
-            break;
         case F_ORIGIN:
-            out_json_string(stdout, plan_price_origin_name(*(const enum plan_price_origin *)p));
-            break;
         case F_REJ:
-            out_json_string(stdout, plan_reject_kind_name(*(const enum plan_reject_kind *)p));
-            break;
-        case F_BASIS:
-            out_json_string(stdout, plan_rent_basis_name(*(const enum plan_rent_basis *)p));
+        case F_BASIS: /* enums are int-compatible (C17 6.7.2.2) */
+            out_json_string(stdout, enum_name(f[i].kind, *(const int *)p));
             break;
         }
     }
     printf("}");
 }
 
+/* The index of the value named `s` of an enumerated field kind, or -1. */
 static int
-name_index(const char *s, const char *(*name)(int), int n)
+name_index(const char *s, enum fkind k)
 {
+    int n = k == F_REJ ? PLAN_REJ_COUNT : k == F_BASIS ? PLAN_BASIS_COUNT : 4;
     for (int i = 0; i < n; i++)
-        if (strcmp(s, name(i)) == 0)
+        if (strcmp(s, enum_name(k, i)) == 0)
             return i;
     return -1;
-}
-static const char *
-pol_name(int i)
-{
-    return sim_policy_name((enum sim_policy)i);
-}
-static const char *
-st_name(int i)
-{
-    return plan_status_name((enum plan_slo_status)i);
-}
-static const char *
-org_name(int i)
-{
-    return plan_price_origin_name((enum plan_price_origin)i);
-}
-static const char *
-basis_name(int i)
-{
-    return plan_rent_basis_name((enum plan_rent_basis)i);
-}
-static const char *
-rk_name(int i)
-{
-    return plan_reject_kind_name((enum plan_reject_kind)i);
 }
 
 /* Read one object written by write_obj; -1 on a missing or bad field. */
@@ -321,29 +310,13 @@ read_obj(const struct fdesc *f, int n, const struct ynode *o, void *base)
             *(enum dtype *)p = d;
             break;
         case F_POLICY:
-            if ((k = name_index(v->value, pol_name, 4)) < 0)
-                return -1;
-            *(enum sim_policy *)p = (enum sim_policy)k;
-            break;
         case F_STATUS:
-            if ((k = name_index(v->value, st_name, 4)) < 0)
-                return -1;
-            *(enum plan_slo_status *)p = (enum plan_slo_status)k;
-            break;
         case F_ORIGIN:
-            if ((k = name_index(v->value, org_name, 4)) < 0)
-                return -1;
-            *(enum plan_price_origin *)p = (enum plan_price_origin)k;
-            break;
         case F_REJ:
-            if ((k = name_index(v->value, rk_name, PLAN_REJ_COUNT)) < 0)
-                return -1;
-            *(enum plan_reject_kind *)p = (enum plan_reject_kind)k;
-            break;
         case F_BASIS:
-            if ((k = name_index(v->value, basis_name, PLAN_BASIS_COUNT)) < 0)
+            if ((k = name_index(v->value, f[i].kind)) < 0)
                 return -1;
-            *(enum plan_rent_basis *)p = (enum plan_rent_basis)k;
+            *(int *)p = k;
             break;
         }
     }

@@ -917,8 +917,6 @@ struct fleet {
     double cost_per_hour, power_w, tco_per_year, capex;
 };
 
-static const struct hw_profile *find_hw(const struct plan_question *q, const char *id);
-
 /* One pool of `used` devices of `hw` serving `instances` instances, added to `f`. */
 static void
 pool_cost(const struct plan_question *q, const struct hw_profile *hw, int used, int instances,
@@ -965,7 +963,7 @@ fleet_cost(const struct plan_question *q, const struct hw_profile *hw, const str
 {
     memset(f, 0, sizeof *f);
     f->instances = instances;
-    const struct hw_profile *pf = op->prefill_hw_id[0] ? find_hw(q, op->prefill_hw_id) : NULL;
+    const struct hw_profile *pf = op->prefill_hw_id[0] ? plan_find_hw(q, op->prefill_hw_id) : NULL;
     if (pf) {
         int per = op->tp * op->pp;
         pool_cost(q, pf, instances * op->prefill_instances * per, instances * op->prefill_instances,
@@ -1022,7 +1020,7 @@ price_option(const struct plan_question *q, const struct hw_profile *hw, struct 
         op->basis_flag = q->rent_basis != PLAN_BASIS_ANY && op->rent_basis != q->rent_basis;
     }
     op->price_origin = org;
-    const struct hw_profile *pf = op->prefill_hw_id[0] ? find_hw(q, op->prefill_hw_id) : NULL;
+    const struct hw_profile *pf = op->prefill_hw_id[0] ? plan_find_hw(q, op->prefill_hw_id) : NULL;
     if (pf) {
         char pb[PLAN_TEXT], both[2 * PLAN_TEXT + 64];
         enum plan_price_origin o2;
@@ -1373,36 +1371,44 @@ plan_opts_init(struct plan_opts *o)
     o->n_shards = 1;
 }
 
+/* Room for one more of `n` items of `size` bytes in `a` (capacity *cap): `a`, or its larger
+ * reallocation, or NULL (out of memory; `a` untouched). */
+static void *
+grow(void *a, int n, int *cap, size_t size)
+{
+    if (n < *cap)
+        return a;
+    int nc = *cap ? 2 * *cap : 64;
+    void *g = realloc(a, (size_t)nc * size);
+    if (g)
+        *cap = nc;
+    return g;
+}
+
 static int
 push_option(struct plan_result *r, const struct plan_option *op, int *cap)
 {
-    if (r->n_options == *cap) {
-        *cap = *cap ? 2 * *cap : 64;
-        struct plan_option *n = realloc(r->options, (size_t)*cap * sizeof *n);
-        if (!n)
-            return -1;
-        r->options = n;
-    }
-    r->options[r->n_options++] = *op;
+    struct plan_option *g = grow(r->options, r->n_options, cap, sizeof *g);
+    if (!g)
+        return -1;
+    r->options = g;
+    g[r->n_options++] = *op;
     return 0;
 }
 
 static int
 push_rej(struct plan_result *r, const struct plan_rejected *x, int *cap)
 {
-    if (r->n_rejected == *cap) {
-        *cap = *cap ? 2 * *cap : 64;
-        struct plan_rejected *n = realloc(r->rejected, (size_t)*cap * sizeof *n);
-        if (!n)
-            return -1;
-        r->rejected = n;
-    }
-    r->rejected[r->n_rejected++] = *x;
+    struct plan_rejected *g = grow(r->rejected, r->n_rejected, cap, sizeof *g);
+    if (!g)
+        return -1;
+    r->rejected = g;
+    g[r->n_rejected++] = *x;
     return 0;
 }
 
-static const struct hw_profile *
-find_hw(const struct plan_question *q, const char *id)
+const struct hw_profile *
+plan_find_hw(const struct plan_question *q, const char *id)
 {
     for (int i = 0; i < q->n_hw; i++)
         if (strcmp(q->hw[i]->id, id) == 0)
@@ -1556,14 +1562,11 @@ static void
 add_assumption(struct plan_result *r, int *cap, const char *key, const char *value,
                const char *source, bool is_default)
 {
-    if (r->n_assumptions == *cap) {
-        *cap = *cap ? 2 * *cap : 32;
-        struct plan_assumption *n = realloc(r->assumptions, (size_t)*cap * sizeof *n);
-        if (!n)
-            return;
-        r->assumptions = n;
-    }
-    struct plan_assumption *a = &r->assumptions[r->n_assumptions++];
+    struct plan_assumption *g = grow(r->assumptions, r->n_assumptions, cap, sizeof *g);
+    if (!g)
+        return;
+    r->assumptions = g;
+    struct plan_assumption *a = &g[r->n_assumptions++];
     snprintf(a->key, sizeof a->key, "%s", key);
     snprintf(a->value, sizeof a->value, "%s", value);
     snprintf(a->source, sizeof a->source, "%s", is_default ? source : "question");
@@ -1717,7 +1720,7 @@ plan_finish(const struct plan_question *q, struct plan_result *r, struct err_lis
             double best = INFINITY;
             for (int s = 0; s < r->n_shown; s++) {
                 const struct plan_option *op = &r->options[r->shown[s]];
-                const struct hw_profile *hw = find_hw(q, op->hw_id);
+                const struct hw_profile *hw = plan_find_hw(q, op->hw_id);
                 pt->cost_per_hour[s] = NAN;
                 pt->instances[s] = 0;
                 if (!hw)
@@ -1759,7 +1762,7 @@ plan_option_sim_config(const struct plan_question *q, const struct plan_opts *o,
     struct cand c;
     memset(&c, 0, sizeof c);
     c.index = op->index;
-    c.hw = find_hw(q, op->hw_id);
+    c.hw = plan_find_hw(q, op->hw_id);
     if (!c.hw)
         return -1;
     c.fmt = op->format;

@@ -198,6 +198,9 @@ void plan_result_release(struct plan_result *r);
 int plan_option_sim_config(const struct plan_question *q, const struct plan_opts *o,
                            const struct plan_option *op, double rate_per_s, struct sim_config *cfg);
 
+/* The question's candidate or prefill hardware with this id (borrowed), or NULL. */
+const struct hw_profile *plan_find_hw(const struct plan_question *q, const char *id);
+
 const char *plan_objective_name(enum plan_objective o);
 const char *plan_status_name(enum plan_slo_status s);
 const char *plan_reject_kind_name(enum plan_reject_kind k);

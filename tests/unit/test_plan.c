@@ -285,6 +285,27 @@ step_of(const struct sim_config *c, double count, double new_tokens, double past
     return t;
 }
 
+/* The service time of one request of 64 prompt and 4 output tokens alone on one h100-sxm
+ * (batch 1): one prefill step, then 3 decode steps; NaN when the config fails. */
+static double
+batch1_service_s(const struct plan_question *q)
+{
+    struct plan_opts o;
+    plan_opts_init(&o);
+    struct plan_option op;
+    memset(&op, 0, sizeof op);
+    snprintf(op.hw_id, sizeof op.hw_id, "h100-sxm");
+    op.tp = op.pp = 1;
+    op.format = q->formats[0];
+    op.policy = SIM_CONTINUOUS;
+    op.max_batch = 1;
+    struct sim_config cfg;
+    if (plan_option_sim_config(q, &o, &op, 1, &cfg) != 0)
+        return NAN;
+    return step_of(&cfg, 1, 64, 0) + step_of(&cfg, 1, 1, 64) + step_of(&cfg, 1, 1, 65) +
+           step_of(&cfg, 1, 1, 66);
+}
+
 /* A case by hand: fixed lengths and batch 1 make each instance an M/D/1 queue with service S;
  * with an E2E bound just above S a request meets it only when it does not wait, and in M/D/1 a
  * Poisson arrival finds the server idle with probability 1 - rho (PASTA). At attainment 50% the
@@ -300,19 +321,8 @@ TEST(plan_md1_by_hand)
     CHECK(q != NULL);
     if (!q)
         return;
-    struct plan_opts o;
-    plan_opts_init(&o);
-    struct plan_option op;
-    memset(&op, 0, sizeof op);
-    snprintf(op.hw_id, sizeof op.hw_id, "h100-sxm");
-    op.tp = op.pp = 1;
-    op.format = q->formats[0];
-    op.policy = SIM_CONTINUOUS;
-    op.max_batch = 1;
-    struct sim_config cfg;
-    CHECK(plan_option_sim_config(q, &o, &op, 1, &cfg) == 0);
-    double S = step_of(&cfg, 1, 64, 0) + step_of(&cfg, 1, 1, 64) + step_of(&cfg, 1, 1, 65) +
-               step_of(&cfg, 1, 1, 66);
+    double S = batch1_service_s(q);
+    CHECK(S > 0);
     plan_question_free(q);
     md1_question(text, sizeof text, S * 1.001);
     q = plan_question_parse("md1.yaml", text, strlen(text), &e);
@@ -478,20 +488,7 @@ closed_service_s(void)
     struct plan_question *q = closed_parse(1, 1, 1, 0);
     if (!q)
         return NAN;
-    struct plan_opts o;
-    plan_opts_init(&o);
-    struct plan_option op;
-    memset(&op, 0, sizeof op);
-    snprintf(op.hw_id, sizeof op.hw_id, "h100-sxm");
-    op.tp = op.pp = 1;
-    op.format = q->formats[0];
-    op.policy = SIM_CONTINUOUS;
-    op.max_batch = 1;
-    struct sim_config cfg;
-    double S = NAN;
-    if (plan_option_sim_config(q, &o, &op, 1, &cfg) == 0)
-        S = step_of(&cfg, 1, 64, 0) + step_of(&cfg, 1, 1, 64) + step_of(&cfg, 1, 1, 65) +
-            step_of(&cfg, 1, 1, 66);
+    double S = batch1_service_s(q);
     plan_question_free(q);
     return S;
 }
