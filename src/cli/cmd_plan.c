@@ -114,6 +114,7 @@ static const struct fdesc OPT_F[] = {
     OD(analytic_rate_per_s, F_DBL),
     OD(rate_per_s, F_DBL),
     OD(simulated, F_BOOL),
+    OD(users_per_instance, F_DBL),
     OD(saturation_output_tokens_per_s, F_DBL),
     OD(output_tokens_per_s_per_user, F_DBL),
     OD(instances, F_INT),
@@ -188,6 +189,26 @@ json_exact(double x)
         printf("%.17g", x);
 }
 
+/* The JSON name of value i of an enumerated field kind. */
+static const char *
+enum_name(enum fkind k, int i)
+{
+    switch (k) {
+    case F_POLICY:
+        return sim_policy_name((enum sim_policy)i);
+    case F_STATUS:
+        return plan_status_name((enum plan_slo_status)i);
+    case F_ORIGIN:
+        return plan_price_origin_name((enum plan_price_origin)i);
+    case F_REJ:
+        return plan_reject_kind_name((enum plan_reject_kind)i);
+    case F_BASIS:
+        return plan_rent_basis_name((enum plan_rent_basis)i);
+    default:
+        return "?";
+    }
+}
+
 static void
 write_obj(const struct fdesc *f, int n, const void *base)
 {
@@ -216,57 +237,26 @@ write_obj(const struct fdesc *f, int n, const void *base)
             out_json_string(stdout, dtype_name(*(const enum dtype *)p));
             break;
         case F_POLICY:
-            out_json_string(stdout, sim_policy_name(*(const enum sim_policy *)p));
-            break;
         case F_STATUS:
-            out_json_string(stdout, plan_status_name(*(const enum plan_slo_status *)p));
-            break;
         case F_ORIGIN:
-            out_json_string(stdout, plan_price_origin_name(*(const enum plan_price_origin *)p));
-            break;
         case F_REJ:
-            out_json_string(stdout, plan_reject_kind_name(*(const enum plan_reject_kind *)p));
-            break;
-        case F_BASIS:
-            out_json_string(stdout, plan_rent_basis_name(*(const enum plan_rent_basis *)p));
+        case F_BASIS: /* enums are int-compatible (C17 6.7.2.2) */
+            out_json_string(stdout, enum_name(f[i].kind, *(const int *)p));
             break;
         }
     }
     printf("}");
 }
 
+/* The index of the value named `s` of an enumerated field kind, or -1. */
 static int
-name_index(const char *s, const char *(*name)(int), int n)
+name_index(const char *s, enum fkind k)
 {
+    int n = k == F_REJ ? PLAN_REJ_COUNT : k == F_BASIS ? PLAN_BASIS_COUNT : 4;
     for (int i = 0; i < n; i++)
-        if (strcmp(s, name(i)) == 0)
+        if (strcmp(s, enum_name(k, i)) == 0)
             return i;
     return -1;
-}
-static const char *
-pol_name(int i)
-{
-    return sim_policy_name((enum sim_policy)i);
-}
-static const char *
-st_name(int i)
-{
-    return plan_status_name((enum plan_slo_status)i);
-}
-static const char *
-org_name(int i)
-{
-    return plan_price_origin_name((enum plan_price_origin)i);
-}
-static const char *
-basis_name(int i)
-{
-    return plan_rent_basis_name((enum plan_rent_basis)i);
-}
-static const char *
-rk_name(int i)
-{
-    return plan_reject_kind_name((enum plan_reject_kind)i);
 }
 
 /* Read one object written by write_obj; -1 on a missing or bad field. */
@@ -320,29 +310,13 @@ read_obj(const struct fdesc *f, int n, const struct ynode *o, void *base)
             *(enum dtype *)p = d;
             break;
         case F_POLICY:
-            if ((k = name_index(v->value, pol_name, 4)) < 0)
-                return -1;
-            *(enum sim_policy *)p = (enum sim_policy)k;
-            break;
         case F_STATUS:
-            if ((k = name_index(v->value, st_name, 4)) < 0)
-                return -1;
-            *(enum plan_slo_status *)p = (enum plan_slo_status)k;
-            break;
         case F_ORIGIN:
-            if ((k = name_index(v->value, org_name, 4)) < 0)
-                return -1;
-            *(enum plan_price_origin *)p = (enum plan_price_origin)k;
-            break;
         case F_REJ:
-            if ((k = name_index(v->value, rk_name, PLAN_REJ_COUNT)) < 0)
-                return -1;
-            *(enum plan_reject_kind *)p = (enum plan_reject_kind)k;
-            break;
         case F_BASIS:
-            if ((k = name_index(v->value, basis_name, PLAN_BASIS_COUNT)) < 0)
+            if ((k = name_index(v->value, f[i].kind)) < 0)
                 return -1;
-            *(enum plan_rent_basis *)p = (enum plan_rent_basis)k;
+            *(int *)p = k;
             break;
         }
     }
@@ -586,7 +560,14 @@ print_table(const struct plan_question *q, const struct plan_result *r)
             printf(", %.1f kW", op->power_w / 1000);
         printf("\n");
         basis_note(q, r);
-        if (r->has_slo) {
+        if (r->has_slo && q->workload == PLAN_WL_USERS) {
+            t_time(op->ttft_p99_s, x, sizeof x);
+            t_time(op->itl_p99_s, y, sizeof y);
+            printf("  meets %s for %ld users (%.3g s think time, closed loop): TTFT p99 %s, ITL "
+                   "p99 %s at the planned load (%s)\n",
+                   slo, q->users, q->think_time_s, x, y,
+                   op->simulated ? "simulated" : "analytic estimate");
+        } else if (r->has_slo) {
             t_time(op->ttft_p99_s, x, sizeof x);
             t_time(op->itl_p99_s, y, sizeof y);
             printf("  meets %s at %.4g requests/s: TTFT p99 %s, ITL p99 %s at the planned load "
@@ -601,11 +582,17 @@ print_table(const struct plan_question *q, const struct plan_result *r)
             printf("  no latency SLO: sized at %.4g requests/s per instance (saturation)\n",
                    op->rate_per_s);
         }
-        printf("  per instance %s %.4g requests/s%s; planned at %.0f%% of it, N+%d spares; "
-               "%s\n",
-               r->has_slo ? "up to" : "", op->rate_per_s,
-               r->has_slo ? " meet the SLO" : " at saturation", 100 * q->utilisation, q->spares,
-               op->price_basis);
+        if (op->users_per_instance >= 1)
+            printf("  per instance up to %.0f users meet the SLO (%.4g requests/s); planned at "
+                   "%.0f%% of it, N+%d spares; %s\n",
+                   op->users_per_instance, op->rate_per_s, 100 * q->utilisation, q->spares,
+                   op->price_basis);
+        else
+            printf("  per instance %s %.4g requests/s%s; planned at %.0f%% of it, N+%d spares; "
+                   "%s\n",
+                   r->has_slo ? "up to" : "", op->rate_per_s,
+                   r->has_slo ? " meet the SLO" : " at saturation", 100 * q->utilisation, q->spares,
+                   op->price_basis);
         /* cheaper options the simulator did not confirm (ranked after the confirmed) */
         int cheaper = 0, first = -1;
         for (int i = 0; i < r->n_options; i++) {
@@ -660,10 +647,16 @@ print_table(const struct plan_question *q, const struct plan_result *r)
         t_time(v->ttft_p99_s, c, sizeof c);
         t_time(v->itl_p50_s, d, sizeof d);
         t_time(v->itl_p99_s, e, sizeof e);
-        printf("\nverify: benchmark one instance at %.4g requests/s (Poisson; about %.1f requests "
-               "in flight):\n  expect TTFT p50 %s, p99 %s; ITL p50 %s, p99 %s; %.4g output "
-               "tokens/s\n",
-               v->rate_per_instance_s, v->concurrency, a, c, d, e, v->output_tokens_per_s);
+        if (v->users > 0)
+            printf("\nverify: benchmark one instance with %ld users (closed loop, %.3g s mean "
+                   "think time; about %.4g requests/s, %.1f in flight):\n",
+                   v->users, v->think_time_s, v->rate_per_instance_s, v->concurrency);
+        else
+            printf("\nverify: benchmark one instance at %.4g requests/s (Poisson; about %.1f "
+                   "requests in flight):\n",
+                   v->rate_per_instance_s, v->concurrency);
+        printf("  expect TTFT p50 %s, p99 %s; ITL p50 %s, p99 %s; %.4g output tokens/s\n", a, c, d,
+               e, v->output_tokens_per_s);
         printf("\nlaunch lines\n");
         for (int s = 0; s < r->n_shown; s++)
             printf("  %s: %s\n", s == 0 ? "chosen" : "runner-up", r->options[r->shown[s]].launch);
@@ -786,6 +779,8 @@ print_json(const struct plan_question *q, const struct plan_result *r)
     json_exact(r->verify.rate_per_instance_s);
     printf(", \"concurrency\": ");
     json_exact(r->verify.concurrency);
+    printf(", \"users\": %ld, \"think_time_s\": ", r->verify.users);
+    json_exact(r->verify.think_time_s);
     printf(", \"ttft_p50_s\": ");
     json_exact(r->verify.ttft_p50_s);
     printf(", \"ttft_p99_s\": ");

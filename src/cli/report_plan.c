@@ -55,17 +55,7 @@ policy_words(enum sim_policy p)
                                     : sim_policy_name(p);
 }
 
-static const struct hw_profile *
-find_hw(const struct plan_question *q, const char *id)
-{
-    for (int i = 0; i < q->n_hw; i++)
-        if (strcmp(q->hw[i]->id, id) == 0)
-            return q->hw[i];
-    for (int i = 0; i < q->n_prefill_hw; i++)
-        if (strcmp(q->prefill_hw[i]->id, id) == 0)
-            return q->prefill_hw[i];
-    return NULL;
-}
+#define find_hw plan_find_hw
 
 /* "2 x b200 (TP 4, fp8, chunked prefill, max batch 256) = 8 devices"; without the fleet (an
  * option that meets nothing has none): "b200 (TP 4, ...)" */

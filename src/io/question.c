@@ -5,6 +5,7 @@
 
 #include "core/roof.h"
 #include "io/profiles.h"
+#include "io/scenario.h"
 #include "io/ydoc.h"
 #include "util/strs.h"
 #include "util/units.h"
@@ -20,7 +21,7 @@ static const char *const TOP_KEYS[] = {"name", "model",      "engine", "formats"
                                        "slo",  "candidates", "money",  "plan"};
 static const char *const WL_KEYS[] = {"rate_per_s", "tokens_per_month", "peak_to_mean", "users",
                                       "think_time", "documents",        "deadline",     "arrivals",
-                                      "cv",         "prompt",           "output"};
+                                      "cv",         "prompt",           "output",       "trace"};
 static const char *const SLO_KEYS[] = {"preset", "ttft", "itl", "e2e", "percentile"};
 static const char *const CAND_KEYS[] = {"hardware",
                                         "vendor",
@@ -304,6 +305,92 @@ read_dist(struct ycheck *y, const struct ynode *wl, const char *key, struct sim_
     return ok;
 }
 
+/* workload.trace: the trace CSV of scenarios' arrivals.trace (scenario_read_trace), relative
+ * to the question's directory. Fills q->trace and, from its rows, q->prompt and q->output (kind
+ * trace with the rows' mean and max). Returns the key's node, or NULL (none, or an error). */
+static const struct ynode *
+read_question_trace(struct ycheck *y, const struct ynode *w, struct plan_question *q)
+{
+    const char *f;
+    if (!ycheck_str(y, w, "workload", "trace", false, &f))
+        return NULL;
+    const struct ynode *v = ynode_get(w, "trace");
+    char *path = ydoc_relative(y->path, f);
+    struct sim_trace *t = calloc(1, sizeof *t);
+    struct err_list e = {0};
+    if (!path || !t || scenario_read_trace(path, t, &e) != 0) {
+        for (size_t i = 0; i < e.n; i++)
+            ycheck_error(y, v, "%s: %s", e.items[i].path ? e.items[i].path : f, e.items[i].msg);
+        if (e.n == 0)
+            ycheck_error(y, v, "cannot read the trace '%s'", f);
+        err_list_release(&e);
+        free(path);
+        if (t)
+            free(t->rows);
+        free(t);
+        return NULL;
+    }
+    err_list_release(&e);
+    free(path);
+    q->trace = t;
+    double sp = 0, so = 0, mp = 0, mo = 0;
+    for (long i = 0; i < t->n; i++) {
+        const struct sim_trace_row *r = &t->rows[i];
+        if (r->prompt_tokens < 1 || r->output_tokens < 1) {
+            ycheck_error(y, v,
+                         "trace row %ld has a request of 0 tokens: the planner sizes for every "
+                         "request served",
+                         i + 1);
+            return NULL;
+        }
+        sp += (double)r->prompt_tokens;
+        so += (double)r->output_tokens;
+        mp = fmax(mp, (double)r->prompt_tokens);
+        mo = fmax(mo, (double)r->output_tokens);
+    }
+    q->prompt = (struct sim_dist){.kind = SIM_DIST_TRACE, .mean = sp / (double)t->n, .max = mp};
+    q->output = (struct sim_dist){.kind = SIM_DIST_TRACE, .mean = so / (double)t->n, .max = mo};
+    return v;
+}
+
+/* A trace without another form of traffic: the rate is its requests over its span, (n - 1) /
+ * (last - first arrival), and its burstiness the coefficient of variation of its gaps (gamma
+ * arrivals with that cv). The keys that shape other forms' arrivals are errors here. q NULL:
+ * the trace failed to load, only check the keys. */
+static void
+trace_traffic(struct ycheck *y, const struct ynode *w, const struct ynode *tr,
+              struct plan_question *q)
+{
+    static const char *const K[] = {"arrivals", "cv", "peak_to_mean", "think_time", "deadline"};
+    for (size_t i = 0; i < N(K); i++)
+        if (ynode_get(w, K[i]))
+            ycheck_error(y, ynode_get(w, K[i]),
+                         "'workload.%s' needs 'rate_per_s', 'tokens_per_month', 'users' or "
+                         "'documents'; the trace alone brings its own arrivals",
+                         K[i]);
+    if (!q)
+        return;
+    const struct sim_trace *t = q->trace;
+    q->workload = PLAN_WL_RATE;
+    q->process = SIM_POISSON;
+    double span = t->n > 1 ? t->rows[t->n - 1].arrival_s - t->rows[0].arrival_s : 0;
+    if (!(span > 0)) {
+        ycheck_error(y, tr, "the trace's arrivals span no time: give 'workload.rate_per_s'");
+        return;
+    }
+    q->rate_per_s = (double)(t->n - 1) / span;
+    double mean = span / (double)(t->n - 1), ss = 0;
+    for (long i = 1; i < t->n; i++) {
+        double g = t->rows[i].arrival_s - t->rows[i - 1].arrival_s - mean;
+        ss += g * g;
+    }
+    double cv = t->n > 2 ? sqrt(ss / (double)(t->n - 2)) / mean : 1;
+    if (cv > 0 && fabs(cv - 1) > 1e-9) {
+        q->process = SIM_GAMMA;
+        q->cv = cv < 100 ? cv : 100;
+    }
+}
+
 static void
 load_workload(struct ycheck *y, const struct ynode *root, struct plan_question *q)
 {
@@ -315,11 +402,22 @@ load_workload(struct ycheck *y, const struct ynode *root, struct plan_question *
     if (!ycheck_map(y, w, "workload"))
         return;
     ycheck_keys(y, w, "workload", WL_KEYS, N(WL_KEYS));
-    read_dist(y, w, "prompt", &q->prompt);
-    read_dist(y, w, "output", &q->output);
+    const struct ynode *tr = read_question_trace(y, w, q), *tk = ynode_get(w, "trace");
+    if (!tk || ynode_get(w, "prompt"))
+        read_dist(y, w, "prompt", &q->prompt);
+    if (!tk || ynode_get(w, "output"))
+        read_dist(y, w, "output", &q->output);
     const char *forms[] = {"rate_per_s", "tokens_per_month", "users", "documents"};
     const struct ynode *given = NULL;
     int kind = -1;
+    if (tk && !ynode_get(w, "rate_per_s") && !ynode_get(w, "tokens_per_month") &&
+        !ynode_get(w, "users") && !ynode_get(w, "documents")) {
+        if (tr)
+            trace_traffic(y, w, tr, q);
+        else
+            trace_traffic(y, w, NULL, NULL);
+        return;
+    }
     for (int i = 0; i < 4; i++) {
         const struct ynode *v = ynode_get(w, forms[i]);
         if (!v)
@@ -816,6 +914,9 @@ plan_question_free(struct plan_question *q)
         hw_free(q->prefill_hw[i]);
     free(q->prefill_hw);
     free(q->prices);
+    if (q->trace)
+        free(q->trace->rows);
+    free(q->trace);
     free(q);
 }
 

@@ -117,6 +117,9 @@ struct plan_question {
     enum sim_process process;  /* SIM_POISSON or SIM_GAMMA (burstiness) */
     double cv;                 /* SIM_GAMMA */
     struct sim_dist prompt, output;
+    /* workload.trace (owned, NULL = none): its lengths (prompt/output kind SIM_DIST_TRACE with
+     * the trace's mean and max), and when no other form is given its rate and burstiness */
+    struct sim_trace *trace;
 
     /* SLOs: has_slo false = offline (maximise throughput) */
     bool has_slo;

@@ -41,29 +41,55 @@ plan_sched(const struct plan_question *q, const struct plan_opts *o, const struc
         sched->max_tokens_per_step = c->mtps;
 }
 
+/* The engine of `c` on `hw`: formats, parallelism, the engine's tuning and memory reserve.
+ * Returns 0, or -1 when the engine tuning is unavailable. */
+static int
+plan_engine(const struct plan_question *q, const struct plan_opts *o, const struct cand *c,
+            const struct hw_profile *hw, struct roof_config *eng)
+{
+    roof_config_init(eng, hw, q->model, ROOF_DECODE);
+    eng->weights = c->fmt.weights;
+    eng->act = c->fmt.act;
+    eng->kv = c->fmt.kv;
+    eng->tp = c->tp;
+    eng->pp = c->pp;
+    if (o->tuning && q->engine && o->tuning(hw, q->engine, &eng->tuning, o->tuning_ctx))
+        return -1;
+    if (o->serving && q->engine) {
+        struct sim_sched sd;
+        sim_sched_defaults(&sd, c->policy, q->model);
+        o->serving(hw, q->engine, eng, &sd, o->serving_ctx);
+    }
+    return 0;
+}
+
 /* A simulator config for one instance (a disaggregated unit: np + nd instances) of `c`, at
- * `rate_per_s` per instance. Returns 0, or -1 when the engine tuning is unavailable. */
+ * `rate_per_s` per instance. A unit on two device types (c->pf_hw) runs prefill on pf_hw and
+ * decode on c->hw when `decode` (the decode engine's storage, borrowed by cfg) is given; NULL:
+ * all on c->hw. The scheduler is c->hw's. Returns 0, or -1 when the engine tuning is
+ * unavailable. */
 static int
 plan_sim_config(const struct plan_question *q, const struct plan_opts *o, const struct cand *c,
-                double rate_per_s, struct sim_config *cfg)
+                double rate_per_s, struct sim_config *cfg, struct roof_config *decode)
 {
     memset(cfg, 0, sizeof *cfg);
-    roof_config_init(&cfg->engine, c->hw, q->model, ROOF_DECODE);
-    cfg->engine.weights = c->fmt.weights;
-    cfg->engine.act = c->fmt.act;
-    cfg->engine.kv = c->fmt.kv;
-    cfg->engine.tp = c->tp;
-    cfg->engine.pp = c->pp;
-    if (o->tuning && q->engine && o->tuning(c->hw, q->engine, &cfg->engine.tuning, o->tuning_ctx))
+    bool two = c->pf_hw && decode;
+    if (plan_engine(q, o, c, two ? c->pf_hw : c->hw, &cfg->engine) != 0)
         return -1;
+    if (two) {
+        if (plan_engine(q, o, c, c->hw, decode) != 0)
+            return -1;
+        cfg->decode_engine = decode;
+    }
     cfg->instances = c->policy == SIM_DISAGGREGATED ? c->np + c->nd : 1;
-    plan_sched(q, o, c, &cfg->engine, &cfg->sched);
+    plan_sched(q, o, c, NULL, &cfg->sched);
     cfg->sched.prefill_instances = c->policy == SIM_DISAGGREGATED ? c->np : 0;
     cfg->work.process = q->process;
     cfg->work.cv = q->cv;
     cfg->work.rate_per_s = rate_per_s;
     cfg->work.prompt = q->prompt;
     cfg->work.output = q->output;
+    cfg->work.trace = q->trace;
     cfg->work.requests = q->sim_requests;
     cfg->work.warmup_requests = q->sim_requests / 10;
     cfg->slo = q->slo;
@@ -74,15 +100,126 @@ plan_sim_config(const struct plan_question *q, const struct plan_opts *o, const 
     return 0;
 }
 
+/* ---- closed loops (docs/plan.md#concurrent-users) ---- */
+
+/* Concurrent users with an SLO are sized as a closed loop; everything else by the rate. */
+static bool
+closed_sizing(const struct plan_question *q)
+{
+    return q->workload == PLAN_WL_USERS && q->has_slo;
+}
+
+/* Turn `cfg` into a closed loop of `users` users with the question's think time; at least ten
+ * requests per user, a tenth of them warm-up. */
+static void
+closed_loop(const struct plan_question *q, struct sim_config *cfg, long users)
+{
+    cfg->work.process = SIM_CLOSED;
+    cfg->work.users = users;
+    cfg->work.think_time_s = q->think_time_s;
+    if (cfg->work.requests < 10 * users)
+        cfg->work.requests = 10 * users;
+    cfg->work.warmup_requests = cfg->work.requests / 10;
+}
+
+/* The most users per instance worth searching for: the sweep's and the growth's largest
+ * traffic on one instance (a capacity beyond it changes no answer). */
+static long
+users_cap(const struct plan_question *q)
+{
+    double f = q->volume_max > 1 ? q->volume_max : 1;
+    if (q->growth_per_month > 0) {
+        double g = pow(1.0 + q->growth_per_month, q->horizon_months);
+        f = g > f ? g : f;
+    }
+    double c = ceil((double)q->users * f) + 1;
+    return c < 100000 ? (long)c : 100000;
+}
+
+/* The analytic users per instance: the response time law N = X (Z + R) at the analytic max
+ * rate X with its mean response time R (an open loop queues more than the closed one, so this
+ * errs low and the simulator's search starts below the answer). */
+static double
+users_at_rate(const struct plan_question *q, double rate_per_s, double e2e_mean_s)
+{
+    double n = floor(rate_per_s * (q->think_time_s + e2e_mean_s) + 1e-9);
+    return n >= 1 ? n : 1;
+}
+
+/* The largest whole n in [0, cap] with meets(n), searched from `start` (>= 1): steps of 1.3x
+ * (2x after four) up or 0.7x down to bracket, then bisection to one user. -1 when meets fails
+ * to run. */
+static long
+users_search(long start, long cap, int (*meets)(void *ctx, long n), void *ctx)
+{
+    long lo = 0, hi = 0, n = start < cap ? start : cap;
+    int m = meets(ctx, n);
+    if (m < 0)
+        return -1;
+    if (m) {
+        lo = n;
+        for (int i = 0; lo < cap; i++) {
+            n = (long)ceil((double)lo * (i < 4 ? 1.3 : 2.0));
+            n = n > lo ? n : lo + 1;
+            n = n < cap ? n : cap;
+            if ((m = meets(ctx, n)) < 0)
+                return -1;
+            if (!m) {
+                hi = n;
+                break;
+            }
+            lo = n;
+        }
+        if (hi == 0)
+            return lo;
+    } else {
+        hi = n;
+        while (hi > 1) {
+            n = (long)floor((double)hi * 0.7);
+            n = n < hi ? n : hi - 1;
+            n = n >= 1 ? n : 1;
+            if ((m = meets(ctx, n)) < 0)
+                return -1;
+            if (m) {
+                lo = n;
+                break;
+            }
+            hi = n;
+        }
+        if (lo == 0)
+            return 0;
+    }
+    while (hi - lo > 1) {
+        long mid = lo + (hi - lo) / 2;
+        if ((m = meets(ctx, mid)) < 0)
+            return -1;
+        if (m)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* ---- small helpers ---- */
 
-/* The longest length the workload can draw (lognormal without a cap: mean + 4 sd). */
+/* The mean length (a question's trace: the rows' mean, io/question.c). */
+static double
+len_mean(const struct sim_dist *d)
+{
+    return d->kind == SIM_DIST_TRACE ? d->mean : sim_dist_mean(d);
+}
+
+/* The longest length the workload can draw (lognormal without a cap: mean + 4 sd; a trace: its
+ * longest row). */
 static double
 dist_max(const struct sim_dist *d)
 {
     switch (d->kind) {
     case SIM_DIST_FIXED:
         return d->value;
+    case SIM_DIST_TRACE:
+        return d->max;
     case SIM_DIST_UNIFORM:
         return d->max;
     case SIM_DIST_LOGNORMAL:
@@ -286,7 +423,8 @@ hetero_init(const struct plan_question *q, const struct plan_opts *o, const stru
     ca.pf_hw = cb.pf_hw = NULL;
     ca.nd = c->nd * 64;
     cb.np = c->np * 64;
-    if (plan_sim_config(q, o, &ca, 1.0, &h->a) != 0 || plan_sim_config(q, o, &cb, 1.0, &h->b) != 0)
+    if (plan_sim_config(q, o, &ca, 1.0, &h->a, NULL) != 0 ||
+        plan_sim_config(q, o, &cb, 1.0, &h->b, NULL) != 0)
         return -1;
     return 0;
 }
@@ -385,7 +523,7 @@ stage1_hetero(const struct plan_question *q, const struct plan_opts *o, const st
         return;
     }
     double cap = e.capacity_req_per_s;
-    op->saturation_output_tokens_per_s = cap * sim_dist_mean(&q->output);
+    op->saturation_output_tokens_per_s = cap * len_mean(&q->output);
     if (q->has_slo) {
         if (!hetero_meets(q, &h, 1e-6 * cap)) {
             char x[32], y[32];
@@ -413,6 +551,10 @@ stage1_hetero(const struct plan_question *q, const struct plan_opts *o, const st
         op->status = PLAN_SLO_NONE;
     }
     op->rate_per_s = op->analytic_rate_per_s;
+    if (closed_sizing(q))
+        op->users_per_instance = hetero_eval(&h, op->rate_per_s, &e) == 0 && e.stable
+                                     ? users_at_rate(q, op->rate_per_s, e.e2e_mean_s)
+                                     : 1;
     ev->feasible = true;
     ev->keep_op = true;
 }
@@ -429,7 +571,7 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
         stage1_hetero(q, o, c, ev);
         return;
     }
-    if (plan_sim_config(q, o, c, 1.0, &cfg) != 0) {
+    if (plan_sim_config(q, o, c, 1.0, &cfg, NULL) != 0) {
         snprintf(why, sizeof why, "no engine tuning for '%s' on %s", q->engine, c->hw->id);
         fill_rej(c, PLAN_REJ_FORMAT, why, &ev->rej);
         ev->rejected = true;
@@ -508,7 +650,7 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
         cap_rate = a.capacity_req_per_s;
     struct plan_option *op = &ev->op;
     fill_ident(c, op);
-    op->saturation_output_tokens_per_s = cap_rate * sim_dist_mean(&q->output);
+    op->saturation_output_tokens_per_s = cap_rate * len_mean(&q->output);
     if (q->has_slo) {
         const struct sim_slo *s = &q->slo;
         double f_t = s->ttft_s > 0 ? a.ttft_p99_s / s->ttft_s : 0;
@@ -524,7 +666,7 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
                 snprintf(why, sizeof why,
                          "TTFT p99 %s > %s even unloaded: prefill of the mean %.0f-token prompt "
                          "takes %s and the longest (%.0f tokens) more (tp %d, %s)",
-                         x, y, sim_dist_mean(&q->prompt), z, dist_max(&q->prompt), c->tp,
+                         x, y, len_mean(&q->prompt), z, dist_max(&q->prompt), c->tp,
                          dtype_name(c->fmt.weights));
                 snprintf(op->miss, sizeof op->miss, "TTFT p99 %s > %s", x, y);
             } else if (f == f_i) {
@@ -539,7 +681,7 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
                 fmt_time(a.e2e_p99_s, x, sizeof x);
                 fmt_time(s->e2e_s, y, sizeof y);
                 snprintf(why, sizeof why, "E2E p99 %s > %s even unloaded (%.0f output tokens)", x,
-                         y, sim_dist_mean(&q->output));
+                         y, len_mean(&q->output));
                 snprintf(op->miss, sizeof op->miss, "E2E p99 %s > %s", x, y);
             }
             fill_rej(c, PLAN_REJ_SLO, why, &ev->rej);
@@ -578,8 +720,66 @@ stage1(const struct plan_question *q, const struct plan_opts *o, const struct ca
         return;
     }
     op->rate_per_s = op->analytic_rate_per_s;
+    if (closed_sizing(q)) {
+        struct sim_analytic t;
+        cfg.work.rate_per_s = op->rate_per_s;
+        op->users_per_instance = sim_analytic(&cfg, &t) == 0 && t.stable
+                                     ? users_at_rate(q, op->rate_per_s, t.e2e_mean_s)
+                                     : 1;
+    }
     ev->feasible = true;
     ev->keep_op = true;
+}
+
+/* The simulator's closed loop of n users on one instance; keeps the largest meeting one. */
+struct users_probe {
+    const struct plan_question *q;
+    const struct sim_config *cfg;
+    struct probe last, best;
+    long best_n;
+};
+
+static int
+users_meet(void *ctx, long n)
+{
+    struct users_probe *u = ctx;
+    struct sim_config c = *u->cfg;
+    closed_loop(u->q, &c, n);
+    if (sim_probe(u->q, &c, 1.0, &u->last) != 0)
+        return -1;
+    if (u->last.meets && n > u->best_n) {
+        u->best = u->last;
+        u->best_n = n;
+    }
+    return u->last.meets;
+}
+
+/* Stage 2 for concurrent users: the most users one instance serves within the SLOs, by the
+ * simulator's closed loop, searched from the analytic X (Z + R). Fills rate_per_s with the
+ * closed loop's throughput there; 1 = rejected (ev filled), 0, or -1 (simulator failure). */
+static int
+stage2_users(const struct plan_question *q, const struct cand *c, const struct sim_config *cfg,
+             struct eval *ev)
+{
+    struct plan_option *op = &ev->op;
+    struct users_probe u = {q, cfg, {0}, {0}, 0};
+    long n = users_search((long)op->users_per_instance, users_cap(q), users_meet, &u);
+    if (n < 0)
+        return -1;
+    op->simulated = true;
+    op->users_per_instance = (double)n;
+    if (n == 0 || u.best_n != n) {
+        char why[PLAN_TEXT], x[32];
+        fmt_time(u.last.ttft_p99, x, sizeof x);
+        snprintf(why, sizeof why,
+                 "the simulator misses the SLO even with one user per instance (attainment "
+                 "%.1f%%, TTFT p99 %s; the analytic estimate allowed %.0f users)",
+                 100 * u.last.attainment, x, users_at_rate(q, op->analytic_rate_per_s, 0));
+        fill_rej(c, PLAN_REJ_RATE, why, &ev->rej);
+        return 1;
+    }
+    op->rate_per_s = u.best.req_s;
+    return 0;
 }
 
 /* Stage 2: the simulator's bisection over the rate, bracketed by the analytic rate, and the
@@ -590,7 +790,8 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct ca
 {
     struct plan_option *op = &ev->op;
     struct sim_config cfg;
-    if (plan_sim_config(q, o, c, 1.0, &cfg) != 0)
+    struct roof_config decode;
+    if (plan_sim_config(q, o, c, 1.0, &cfg, &decode) != 0)
         return -1;
     struct probe p;
     double ra = op->analytic_rate_per_s;
@@ -604,6 +805,19 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct ca
         return 0;
     }
     double lo = 0, hi = 0;
+    if (closed_sizing(q)) {
+        int rc = stage2_users(q, c, &cfg, ev);
+        if (rc < 0)
+            return -1;
+        if (rc > 0) {
+            ev->rejected = true;
+            ev->feasible = false;
+            ev->keep_op = false;
+            return 0;
+        }
+        lo = op->rate_per_s;
+        goto saturation;
+    }
     if (sim_probe(q, &cfg, ra, &p) != 0)
         return -1;
     if (p.meets) {
@@ -656,6 +870,7 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct ca
         ev->keep_op = false;
         return 0;
     }
+saturation:;
     /* saturation throughput: offered 2x the max SLO-meeting rate */
     struct probe s;
     struct sim_config sc = cfg;
@@ -665,22 +880,42 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct ca
     return 0;
 }
 
-/* Instances for `rate` given the option's rate per instance. */
+/* Instances for `volume` x today's traffic given the option's capacity per instance: the rate
+ * at the planned utilisation, or (closed loops) the users per instance at the planned
+ * utilisation, rounded down to whole users and at least one. */
 static int
-instances_for(const struct plan_question *q, const struct plan_option *op, double rate)
+instances_for(const struct plan_question *q, const struct plan_option *op, double volume)
 {
     if (!(op->rate_per_s > 0))
         return 0;
-    double n = ceil(rate / (op->rate_per_s * q->utilisation) - 1e-9);
+    double n;
+    if (closed_sizing(q) && op->users_per_instance >= 1) {
+        double per = floor(op->users_per_instance * q->utilisation + 1e-9);
+        n = ceil((double)q->users * volume / (per >= 1 ? per : 1) - 1e-9);
+    } else {
+        n = ceil(q->rate_per_s * volume / (op->rate_per_s * q->utilisation) - 1e-9);
+    }
     return (int)(n < 1 ? 1 : n) + q->spares;
+}
+
+/* The cost per million tokens, tokens per kW and joules per token of the option's fleet at
+ * `req_per_s` requests/s in all. */
+static void
+price_tokens(const struct plan_question *q, struct plan_option *op, double req_per_s)
+{
+    double out_tok = req_per_s * len_mean(&q->output);
+    double in_tok = req_per_s * len_mean(&q->prompt);
+    op->cost_per_mtok_output = plan_cost_per_mtok(op->cost_per_hour, out_tok);
+    op->cost_per_mtok_input = plan_cost_per_mtok(op->cost_per_hour, in_tok);
+    op->cost_per_mtok_blended = plan_cost_per_mtok(op->cost_per_hour, in_tok + out_tok);
+    op->tokens_per_s_per_kw = isfinite(op->power_w) ? out_tok / (op->power_w / 1000.0) : NAN;
+    op->joules_per_token = isfinite(op->power_w) ? op->power_w / out_tok : NAN;
 }
 
 struct fleet {
     int instances, devices, servers, stranded;
     double cost_per_hour, power_w, tco_per_year, capex;
 };
-
-static const struct hw_profile *find_hw(const struct plan_question *q, const char *id);
 
 /* One pool of `used` devices of `hw` serving `instances` instances, added to `f`. */
 static void
@@ -728,7 +963,7 @@ fleet_cost(const struct plan_question *q, const struct hw_profile *hw, const str
 {
     memset(f, 0, sizeof *f);
     f->instances = instances;
-    const struct hw_profile *pf = op->prefill_hw_id[0] ? find_hw(q, op->prefill_hw_id) : NULL;
+    const struct hw_profile *pf = op->prefill_hw_id[0] ? plan_find_hw(q, op->prefill_hw_id) : NULL;
     if (pf) {
         int per = op->tp * op->pp;
         pool_cost(q, pf, instances * op->prefill_instances * per, instances * op->prefill_instances,
@@ -767,7 +1002,6 @@ objective_value(const struct plan_question *q, const struct plan_option *op)
 static void
 price_option(const struct plan_question *q, const struct hw_profile *hw, struct plan_option *op)
 {
-    double mo = sim_dist_mean(&q->output), mi = sim_dist_mean(&q->prompt);
     op->spares = q->spares;
     op->server_devices = plan_server_devices(hw);
     enum plan_price_origin org;
@@ -786,7 +1020,7 @@ price_option(const struct plan_question *q, const struct hw_profile *hw, struct 
         op->basis_flag = q->rent_basis != PLAN_BASIS_ANY && op->rent_basis != q->rent_basis;
     }
     op->price_origin = org;
-    const struct hw_profile *pf = op->prefill_hw_id[0] ? find_hw(q, op->prefill_hw_id) : NULL;
+    const struct hw_profile *pf = op->prefill_hw_id[0] ? plan_find_hw(q, op->prefill_hw_id) : NULL;
     if (pf) {
         char pb[PLAN_TEXT], both[2 * PLAN_TEXT + 64];
         enum plan_price_origin o2;
@@ -807,7 +1041,7 @@ price_option(const struct plan_question *q, const struct hw_profile *hw, struct 
                 op->joules_per_token = NAN;
         return;
     }
-    int n = instances_for(q, op, q->rate_per_s);
+    int n = instances_for(q, op, 1.0);
     struct fleet f;
     fleet_cost(q, hw, op, n, &f);
     op->instances = f.instances;
@@ -819,20 +1053,17 @@ price_option(const struct plan_question *q, const struct hw_profile *hw, struct 
     op->capex = f.capex;
     op->power_w = f.power_w;
     op->planned_rate_per_instance_s = q->rate_per_s / (double)(n - q->spares);
-    double out_tok = q->rate_per_s * mo, in_tok = q->rate_per_s * mi;
-    op->cost_per_mtok_output = plan_cost_per_mtok(op->cost_per_hour, out_tok);
-    op->cost_per_mtok_input = plan_cost_per_mtok(op->cost_per_hour, in_tok);
-    op->cost_per_mtok_blended = plan_cost_per_mtok(op->cost_per_hour, in_tok + out_tok);
-    op->tokens_per_s_per_kw = isfinite(op->power_w) ? out_tok / (op->power_w / 1000.0) : NAN;
-    op->joules_per_token = isfinite(op->power_w) ? op->power_w / out_tok : NAN;
+    price_tokens(q, op, q->rate_per_s);
     if (q->workload == PLAN_WL_OFFLINE)
         op->offline_hours = q->offline_requests / ((n - q->spares) * op->rate_per_s) / 3600.0;
     /* growth: the first month whose traffic exceeds the fleet's max SLO-meeting rate */
     op->exhaust_month = -1;
     if (q->growth_per_month > 0) {
-        double capacity = (n - q->spares) * op->rate_per_s;
+        bool users = closed_sizing(q) && op->users_per_instance >= 1;
+        double capacity = (n - q->spares) * (users ? op->users_per_instance : op->rate_per_s);
+        double today = users ? (double)q->users : q->rate_per_s;
         for (int m = 1; m <= q->horizon_months; m++)
-            if (q->rate_per_s * pow(1.0 + q->growth_per_month, m) > capacity) {
+            if (today * pow(1.0 + q->growth_per_month, m) > capacity) {
                 op->exhaust_month = m;
                 break;
             }
@@ -847,23 +1078,24 @@ planned_load(const struct plan_question *q, const struct plan_opts *o, const str
     if (!(op->rate_per_s > 0) || op->instances <= op->spares)
         return 0;
     struct sim_config cfg;
-    if (plan_sim_config(q, o, c, 1.0, &cfg) != 0)
+    struct roof_config decode;
+    if (plan_sim_config(q, o, c, 1.0, &cfg, &decode) != 0)
         return -1;
     double r = op->planned_rate_per_instance_s;
     const struct sim_slo *s = &q->slo;
     double t99, i99, e99, att = NAN;
+    /* concurrent users: the planned load is a closed loop of the users spread evenly over the
+     * serving instances, each with its think time; its throughput is the planned rate */
+    int serving = op->instances - op->spares;
+    bool closed = q->workload == PLAN_WL_USERS && (op->simulated || !c->pf_hw);
+    if (closed)
+        closed_loop(q, &cfg, (q->users + serving - 1) / serving);
     if (op->simulated) {
         struct probe p;
-        if (q->workload == PLAN_WL_USERS) {
-            /* concurrent users: the planned load is a closed loop of the users spread evenly
-             * over the serving instances, each with its think time */
-            int serving = op->instances - op->spares;
-            cfg.work.process = SIM_CLOSED;
-            cfg.work.users = (q->users + serving - 1) / serving;
-            cfg.work.think_time_s = q->think_time_s;
-        }
         if (sim_probe(q, &cfg, r, &p) != 0)
             return -1;
+        if (closed)
+            op->planned_rate_per_instance_s = p.req_s;
         t99 = p.ttft_p99, i99 = p.tpot_p99, e99 = p.e2e_p99;
         op->ttft_p50_s = p.ttft_p50;
         op->itl_p50_s = p.tpot_p50;
@@ -878,19 +1110,23 @@ planned_load(const struct plan_question *q, const struct plan_opts *o, const str
         t99 = e.ttft_p99_s, i99 = e.tpot_s, e99 = e.e2e_p99_s;
         op->ttft_p50_s = e.ttft_mean_s;
         op->itl_p50_s = e.tpot_s;
-        op->output_tokens_per_s_planned = r * sim_dist_mean(&q->output);
+        op->output_tokens_per_s_planned = r * len_mean(&q->output);
         op->e2e_mean_s = e.e2e_mean_s;
     } else {
         struct sim_analytic a;
         cfg.work.rate_per_s = r;
         if (sim_analytic(&cfg, &a) != 0)
             return -1;
+        if (closed)
+            op->planned_rate_per_instance_s = r = a.rate_per_s;
         t99 = a.ttft_p99_s, i99 = a.tpot_mean_s, e99 = a.e2e_p99_s;
         op->ttft_p50_s = a.ttft_mean_s;
         op->itl_p50_s = a.tpot_mean_s;
-        op->output_tokens_per_s_planned = r * sim_dist_mean(&q->output);
+        op->output_tokens_per_s_planned = r * len_mean(&q->output);
         op->e2e_mean_s = a.e2e_mean_s;
     }
+    if (closed)
+        price_tokens(q, op, serving * op->planned_rate_per_instance_s);
     op->ttft_p99_s = t99;
     op->itl_p99_s = i99;
     op->e2e_p99_s = e99;
@@ -1135,36 +1371,44 @@ plan_opts_init(struct plan_opts *o)
     o->n_shards = 1;
 }
 
+/* Room for one more of `n` items of `size` bytes in `a` (capacity *cap): `a`, or its larger
+ * reallocation, or NULL (out of memory; `a` untouched). */
+static void *
+grow(void *a, int n, int *cap, size_t size)
+{
+    if (n < *cap)
+        return a;
+    int nc = *cap ? 2 * *cap : 64;
+    void *g = realloc(a, (size_t)nc * size);
+    if (g)
+        *cap = nc;
+    return g;
+}
+
 static int
 push_option(struct plan_result *r, const struct plan_option *op, int *cap)
 {
-    if (r->n_options == *cap) {
-        *cap = *cap ? 2 * *cap : 64;
-        struct plan_option *n = realloc(r->options, (size_t)*cap * sizeof *n);
-        if (!n)
-            return -1;
-        r->options = n;
-    }
-    r->options[r->n_options++] = *op;
+    struct plan_option *g = grow(r->options, r->n_options, cap, sizeof *g);
+    if (!g)
+        return -1;
+    r->options = g;
+    g[r->n_options++] = *op;
     return 0;
 }
 
 static int
 push_rej(struct plan_result *r, const struct plan_rejected *x, int *cap)
 {
-    if (r->n_rejected == *cap) {
-        *cap = *cap ? 2 * *cap : 64;
-        struct plan_rejected *n = realloc(r->rejected, (size_t)*cap * sizeof *n);
-        if (!n)
-            return -1;
-        r->rejected = n;
-    }
-    r->rejected[r->n_rejected++] = *x;
+    struct plan_rejected *g = grow(r->rejected, r->n_rejected, cap, sizeof *g);
+    if (!g)
+        return -1;
+    r->rejected = g;
+    g[r->n_rejected++] = *x;
     return 0;
 }
 
-static const struct hw_profile *
-find_hw(const struct plan_question *q, const char *id)
+const struct hw_profile *
+plan_find_hw(const struct plan_question *q, const char *id)
 {
     for (int i = 0; i < q->n_hw; i++)
         if (strcmp(q->hw[i]->id, id) == 0)
@@ -1217,8 +1461,7 @@ plan_evaluate(const struct plan_question *q, const struct plan_opts *o, struct p
             continue;
         price_option(q, cands[i].hw, &ev[i].op);
         ev[i].prelim_cost = objective_value(q, &ev[i].op);
-        if (!cands[i].pf_hw) /* the simulator runs one device type */
-            todo[nf++] = i;
+        todo[nf++] = i;
     }
     for (int i = 0; i < nf; i++)
         key[i] = ev[todo[i]].prelim_cost;
@@ -1319,14 +1562,11 @@ static void
 add_assumption(struct plan_result *r, int *cap, const char *key, const char *value,
                const char *source, bool is_default)
 {
-    if (r->n_assumptions == *cap) {
-        *cap = *cap ? 2 * *cap : 32;
-        struct plan_assumption *n = realloc(r->assumptions, (size_t)*cap * sizeof *n);
-        if (!n)
-            return;
-        r->assumptions = n;
-    }
-    struct plan_assumption *a = &r->assumptions[r->n_assumptions++];
+    struct plan_assumption *g = grow(r->assumptions, r->n_assumptions, cap, sizeof *g);
+    if (!g)
+        return;
+    r->assumptions = g;
+    struct plan_assumption *a = &g[r->n_assumptions++];
     snprintf(a->key, sizeof a->key, "%s", key);
     snprintf(a->value, sizeof a->value, "%s", value);
     snprintf(a->source, sizeof a->source, "%s", is_default ? source : "question");
@@ -1453,6 +1693,11 @@ plan_finish(const struct plan_question *q, struct plan_result *r, struct err_lis
     if (r->chosen >= 0) {
         const struct plan_option *op = &r->options[r->chosen];
         r->verify.rate_per_instance_s = op->planned_rate_per_instance_s;
+        if (q->workload == PLAN_WL_USERS && (op->simulated || !op->prefill_hw_id[0])) {
+            int serving = op->instances - op->spares;
+            r->verify.users = (q->users + serving - 1) / serving;
+            r->verify.think_time_s = q->think_time_s;
+        }
         r->verify.concurrency = op->planned_rate_per_instance_s * op->e2e_mean_s;
         r->verify.ttft_p50_s = op->ttft_p50_s;
         r->verify.ttft_p99_s = op->ttft_p99_s;
@@ -1475,12 +1720,12 @@ plan_finish(const struct plan_question *q, struct plan_result *r, struct err_lis
             double best = INFINITY;
             for (int s = 0; s < r->n_shown; s++) {
                 const struct plan_option *op = &r->options[r->shown[s]];
-                const struct hw_profile *hw = find_hw(q, op->hw_id);
+                const struct hw_profile *hw = plan_find_hw(q, op->hw_id);
                 pt->cost_per_hour[s] = NAN;
                 pt->instances[s] = 0;
                 if (!hw)
                     continue;
-                int n = instances_for(q, op, pt->rate_per_s);
+                int n = instances_for(q, op, pt->volume);
                 struct fleet f;
                 fleet_cost(q, hw, op, n, &f);
                 pt->instances[s] = n;
@@ -1517,7 +1762,7 @@ plan_option_sim_config(const struct plan_question *q, const struct plan_opts *o,
     struct cand c;
     memset(&c, 0, sizeof c);
     c.index = op->index;
-    c.hw = find_hw(q, op->hw_id);
+    c.hw = plan_find_hw(q, op->hw_id);
     if (!c.hw)
         return -1;
     c.fmt = op->format;
@@ -1528,7 +1773,7 @@ plan_option_sim_config(const struct plan_question *q, const struct plan_opts *o,
     c.mtps = op->max_tokens_per_step;
     c.np = op->prefill_instances;
     c.nd = op->decode_instances;
-    return plan_sim_config(q, o, &c, rate_per_s, cfg);
+    return plan_sim_config(q, o, &c, rate_per_s, cfg, NULL);
 }
 
 int

@@ -43,17 +43,23 @@ struct plan_option {
     double analytic_rate_per_s; /* analytic estimate of the max SLO-meeting rate */
     double rate_per_s;          /* max SLO-meeting rate (simulated when `simulated`) */
     bool simulated;
+    /* concurrent users (workload.users): the most users one instance serves as a closed loop
+     * within the SLOs (simulated when `simulated`, else X (Z + R) at the analytic rate: the
+     * response time law); 0 for the other workloads */
+    double users_per_instance;
     double saturation_output_tokens_per_s; /* per instance, no SLO (simulated when simulated) */
     double output_tokens_per_s_per_user;   /* 1 / TPOT at the planned load */
 
     /* fleet */
-    int instances; /* ceil(rate / (rate_per_s x utilisation)) + spares */
+    int instances; /* ceil(rate / (rate_per_s x utilisation)) + spares; users: ceil(users /
+                    * max(1, floor(users_per_instance x utilisation))) + spares */
     int spares;
     int devices;        /* all devices, spares included, rounded to whole servers */
     int server_devices; /* devices per server (0 = sold singly) */
     int servers;
     int stranded_devices;               /* bought or rented with the servers but not used */
-    double planned_rate_per_instance_s; /* target rate / (instances - spares) */
+    double planned_rate_per_instance_s; /* target rate / (instances - spares); users: the
+                                         * closed loop's throughput per instance */
 
     /* money */
     double device_price_per_hour; /* per device-hour (rent, or TCO per hour when buying) */
@@ -98,7 +104,9 @@ struct plan_rejected {
 
 /* Where to benchmark the chosen plan so the answer can be checked on the real deployment. */
 struct plan_verification {
-    double rate_per_instance_s; /* Poisson rate to offer one instance */
+    double rate_per_instance_s; /* Poisson rate to offer one instance (users: the throughput) */
+    long users;                 /* closed loop: users to run against one instance; 0 = open */
+    double think_time_s;        /* closed loop: their mean think time */
     double concurrency;         /* mean requests in flight there (Little's law) */
     double ttft_p50_s, ttft_p99_s, itl_p50_s, itl_p99_s;
     double output_tokens_per_s; /* per instance */
@@ -189,6 +197,9 @@ void plan_result_release(struct plan_result *r);
  * report's attainment-against-load curve and the tests). 0, or -1 (unknown hardware, tuning). */
 int plan_option_sim_config(const struct plan_question *q, const struct plan_opts *o,
                            const struct plan_option *op, double rate_per_s, struct sim_config *cfg);
+
+/* The question's candidate or prefill hardware with this id (borrowed), or NULL. */
+const struct hw_profile *plan_find_hw(const struct plan_question *q, const char *id);
 
 const char *plan_objective_name(enum plan_objective o);
 const char *plan_status_name(enum plan_slo_status s);

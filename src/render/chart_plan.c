@@ -237,10 +237,15 @@ chart_build_plan(const struct plan_question *q, const struct plan_opts *o,
     }
     cost->legend_left = true;
     snprintf(c->title, sizeof c->title, "Capacity plan: %.200s", r->question);
+    char load[64];
+    if (q->workload == PLAN_WL_USERS)
+        snprintf(load, sizeof load, "%ld users, %.3g s think time", q->users, q->think_time_s);
+    else
+        snprintf(load, sizeof load, "%.4g requests/s", r->rate_per_s);
     snprintf(c->subtitle, sizeof c->subtitle,
-             "%s" DOT "%.4g requests/s" DOT "%d candidates, %d options, %d simulated" DOT
+             "%s" DOT "%s" DOT "%d candidates, %d options, %d simulated" DOT
              "the %d best hardware and format pairs",
-             r->model_id, r->rate_per_s, r->n_candidates, r->n_options, r->n_simulated, ng);
+             r->model_id, load, r->n_candidates, r->n_options, r->n_simulated, ng);
     snprintf(c->footnote, sizeof c->footnote,
              "Left: each curve is the upper envelope over the pair's tensor-parallel degrees and "
              "schedulers, their load swept from 5%% to 99%% of capacity with the analytic "

@@ -241,6 +241,7 @@ struct sim {
     const struct sim_config *cfg;
     struct err_list *errs;
     struct sim_cost *cost;
+    struct sim_cost *decode_cost; /* config decode_engine's; NULL = cost */
     struct sim_gen gen;
     struct sim_heap heap;
     struct inst *inst;
@@ -1015,7 +1016,8 @@ step_time(struct sim *s, struct inst *in)
             struct roof_seq q = {dn[g], 1, dp[g] / dn[g], true};
             s->seqs[n++] = q;
         }
-    double t = sim_cost_step(s->cost, s->seqs, (int)n);
+    double t = sim_cost_step(in->role == ROLE_DECODE && s->decode_cost ? s->decode_cost : s->cost,
+                             s->seqs, (int)n);
     if (!(t > 0)) {
         fail(s, "the engine model cannot evaluate a step of this batch");
         return -1;
@@ -1723,6 +1725,24 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
             return -1;
         }
     }
+    if (cfg->decode_engine && sc->policy == SIM_DISAGGREGATED) {
+        /* decode on another device type: its cost model and its own KV pool */
+        struct sim_config dc = *cfg;
+        dc.engine = *cfg->decode_engine;
+        double dblocks, dbb, dpool;
+        s->decode_cost = sim_cost_new(&dc.engine);
+        if (!s->decode_cost || sim_kv_pool(&dc, &dblocks, &dbb, &dpool) != 0 ||
+            dbb != block_bytes) {
+            fail(s, !s->decode_cost ? "cannot set up the decode engine's model"
+                    : dbb != block_bytes
+                        ? "the decode engine's KV blocks differ from the prefill engine's"
+                        : "the decode engine's weights and reserve leave no memory for the KV "
+                          "cache");
+            return -1;
+        }
+        for (int i = sc->prefill_instances; i < s->n_inst; i++)
+            s->inst[i].total_blocks = s->inst[i].free_blocks = (long)fmin(dblocks, 1e15);
+    }
     /* the kept results: the expected number of requests up front (retire doubles beyond) */
     long cap = w->requests > 0 ? w->requests : w->process == SIM_TRACE ? w->trace->n : 1024;
     if (!cfg->discard_requests) {
@@ -1783,6 +1803,7 @@ teardown(struct sim *s)
     sim_heap_release(&s->heap);
     sim_gen_release(&s->gen);
     sim_cost_free(s->cost);
+    sim_cost_free(s->decode_cost);
 }
 
 int

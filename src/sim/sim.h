@@ -78,6 +78,10 @@ struct sim_request;
 struct sim_config {
     struct roof_config engine; /* one instance: hw, model, formats, tp, pp, tuning, reserve */
     int instances;             /* engine instances (devices / (tp x pp)) */
+    /* Disaggregated serving on two device types: the decode instances' engine (its own device,
+     * cost model and KV pool; same model, KV format and tp), NULL = `engine` for all. The KV
+     * moves over the prefill device's link. Borrowed; the analytic estimate ignores it. */
+    const struct roof_config *decode_engine;
     struct sim_sched sched;
     struct sim_workload work;
     struct sim_slo slo;

@@ -47,6 +47,14 @@ run plan-unmeetable 0 -- "$ROOFLINE" plan --question "$T/hard.yaml"
 expect_out plan-unmeetable-answer "answer: no candidate meets"
 expect_out plan-unmeetable-closest "closest 1:"
 
+# concurrent users are sized as a closed loop: 4 users with 30 s think time on one instance,
+# whose simulated closed loop of 4 users meets the SLOs (the open-loop bound 4 / 30 s needed 2)
+run plan-home 0 -- "$ROOFLINE" plan --question reports/home-workstation.yaml
+sed -n 2p "$T/out" | grep -q '^answer: buy 1 x ' && echo "ok plan-home-one-instance" || echo "not ok plan-home-one-instance"
+sed -n 4p "$T/out" | grep -q '^  meets .* for 4 users (30 s think time, closed loop): .*(simulated)$' &&
+    echo "ok plan-home-closed-loop-met" || echo "not ok plan-home-closed-loop-met"
+expect_out plan-home-verify "verify: benchmark one instance with 4 users (closed loop"
+
 # usage
 run plan-no-question 2 -- "$ROOFLINE" plan
 run plan-bad-shard 2 -- "$ROOFLINE" plan --question $q --shard 3/3 -o json

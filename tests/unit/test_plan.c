@@ -285,6 +285,27 @@ step_of(const struct sim_config *c, double count, double new_tokens, double past
     return t;
 }
 
+/* The service time of one request of 64 prompt and 4 output tokens alone on one h100-sxm
+ * (batch 1): one prefill step, then 3 decode steps; NaN when the config fails. */
+static double
+batch1_service_s(const struct plan_question *q)
+{
+    struct plan_opts o;
+    plan_opts_init(&o);
+    struct plan_option op;
+    memset(&op, 0, sizeof op);
+    snprintf(op.hw_id, sizeof op.hw_id, "h100-sxm");
+    op.tp = op.pp = 1;
+    op.format = q->formats[0];
+    op.policy = SIM_CONTINUOUS;
+    op.max_batch = 1;
+    struct sim_config cfg;
+    if (plan_option_sim_config(q, &o, &op, 1, &cfg) != 0)
+        return NAN;
+    return step_of(&cfg, 1, 64, 0) + step_of(&cfg, 1, 1, 64) + step_of(&cfg, 1, 1, 65) +
+           step_of(&cfg, 1, 1, 66);
+}
+
 /* A case by hand: fixed lengths and batch 1 make each instance an M/D/1 queue with service S;
  * with an E2E bound just above S a request meets it only when it does not wait, and in M/D/1 a
  * Poisson arrival finds the server idle with probability 1 - rho (PASTA). At attainment 50% the
@@ -300,19 +321,8 @@ TEST(plan_md1_by_hand)
     CHECK(q != NULL);
     if (!q)
         return;
-    struct plan_opts o;
-    plan_opts_init(&o);
-    struct plan_option op;
-    memset(&op, 0, sizeof op);
-    snprintf(op.hw_id, sizeof op.hw_id, "h100-sxm");
-    op.tp = op.pp = 1;
-    op.format = q->formats[0];
-    op.policy = SIM_CONTINUOUS;
-    op.max_batch = 1;
-    struct sim_config cfg;
-    CHECK(plan_option_sim_config(q, &o, &op, 1, &cfg) == 0);
-    double S = step_of(&cfg, 1, 64, 0) + step_of(&cfg, 1, 1, 64) + step_of(&cfg, 1, 1, 65) +
-               step_of(&cfg, 1, 1, 66);
+    double S = batch1_service_s(q);
+    CHECK(S > 0);
     plan_question_free(q);
     md1_question(text, sizeof text, S * 1.001);
     q = plan_question_parse("md1.yaml", text, strlen(text), &e);
@@ -443,4 +453,250 @@ TEST(plan_engine_serving_defaults_as_simulate)
     CHECK(pc.sched.max_batch == 256 && pc.sched.max_tokens_per_step == 2048);
     plan_question_free(q);
     scenario_free(s);
+}
+
+static void
+closed_question(char *text, size_t n, long users, double think_s, double e2e_s, int spares)
+{
+    snprintf(text, n,
+             "model: llama-3-8b\n"
+             "formats: [bf16]\n"
+             "workload: {users: %ld, think_time: %.9f s, prompt: 64, output: 4}\n"
+             "slo: {e2e: %.9f s, percentile: 90}\n"
+             "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [continuous], "
+             "max_batch: [1]}\n"
+             "money: {rent_per_hour: {h100-sxm: 2.0}}\n"
+             "plan: {requests: 1000, confirm_top: 1, spares: %d}\n",
+             users, think_s, e2e_s, spares);
+}
+
+static struct plan_question *
+closed_parse(long users, double think_s, double e2e_s, int spares)
+{
+    char text[1024];
+    closed_question(text, sizeof text, users, think_s, e2e_s, spares);
+    struct err_list e = {0};
+    struct plan_question *q = plan_question_parse("closed.yaml", text, strlen(text), &e);
+    err_list_release(&e);
+    return q;
+}
+
+/* Service time S of one request (fixed lengths, batch 1) on the closed questions' candidate. */
+static double
+closed_service_s(void)
+{
+    struct plan_question *q = closed_parse(1, 1, 1, 0);
+    if (!q)
+        return NAN;
+    double S = batch1_service_s(q);
+    plan_question_free(q);
+    return S;
+}
+
+/* A closed loop by hand: batch 1 and fixed lengths make each instance one server of fixed
+ * service time S; with an E2E bound just above S a request meets it only when it does not wait.
+ * One user never waits (R = S, so the response time law gives X = 1 / (Z + S)); with two users
+ * an arriving request finds the other in service with probability S / (Z + S) (the arrival
+ * theorem: it sees the one-user system), so at Z = 4 S attainment is 80% < the 90% asked: an
+ * instance serves one user, and 3 users need 3 instances (plus the N+1 spare), not the
+ * open-loop 3 / Z requests/s. */
+TEST(plan_closed_loop_by_hand)
+{
+    double S = closed_service_s();
+    CHECK(S > 0);
+    if (!(S > 0))
+        return;
+    struct plan_question *q = closed_parse(3, 4 * S, 1.001 * S, 1);
+    CHECK(q != NULL);
+    if (!q)
+        return;
+    struct plan_result r;
+    CHECK(solve(q, 1, &r) == 0);
+    CHECK(r.chosen >= 0);
+    if (r.chosen >= 0) {
+        const struct plan_option *c = &r.options[r.chosen];
+        CHECK(c->simulated);
+        CHECK_NEAR(c->users_per_instance, 1, 0);
+        CHECK(c->instances == 3 + 1);
+        /* X = N / (Z + R) with R = S: sampling error of ~900 cycles of mean 5 S, cv ~0.8 */
+        CHECK_NEAR(c->rate_per_s * 5 * S, 1, 0.08);
+        /* the verification block runs the same closed loop */
+        CHECK(r.verify.users == 1);
+        CHECK_NEAR(r.verify.think_time_s, 4 * S, 1e-6 * S);
+        /* growth and volume count users: 10x is 30 users, 30 instances + 1 */
+        CHECK(r.n_sweep == PLAN_MAX_SWEEP);
+        CHECK(r.sweep[r.n_sweep - 1].instances[0] == 31);
+    }
+    plan_result_release(&r);
+    plan_question_free(q);
+    /* a think time of 40 S: two users wait with probability 1 / 41 < 10%, so 3 users fit in
+     * fewer instances */
+    q = closed_parse(3, 40 * S, 1.001 * S, 0);
+    CHECK(q != NULL);
+    if (!q)
+        return;
+    CHECK(solve(q, 1, &r) == 0);
+    CHECK(r.chosen >= 0);
+    if (r.chosen >= 0) {
+        CHECK(r.options[r.chosen].users_per_instance >= 2);
+        CHECK(r.options[r.chosen].instances < 3);
+    }
+    plan_result_release(&r);
+    plan_question_free(q);
+}
+
+/* More users never need fewer devices. */
+TEST(plan_closed_loop_monotone)
+{
+    double S = closed_service_s();
+    CHECK(S > 0);
+    if (!(S > 0))
+        return;
+    int prev = 0;
+    for (long users = 1; users <= 9; users += 2) {
+        struct plan_question *q = closed_parse(users, 10 * S, 1.5 * S, 0);
+        CHECK(q != NULL);
+        if (!q)
+            return;
+        struct plan_result r;
+        CHECK(solve(q, 1, &r) == 0);
+        CHECK(r.chosen >= 0);
+        if (r.chosen >= 0) {
+            CHECK(r.options[r.chosen].devices >= prev);
+            prev = r.options[r.chosen].devices;
+        }
+        plan_result_release(&r);
+        plan_question_free(q);
+    }
+    CHECK(prev > 1);
+}
+
+/* Prefill on one device type, decode on another, simulated: at a light load (0.2 requests/s
+ * against a unit that serves one request in ~0.3 s) most requests find both instances idle, so
+ * the median TTFT is the prefill step of the 512-token prompt on the prefill device (h100-sxm)
+ * and the median TPOT the decode step on the decode device (a100-sxm-80gb), plus the KV
+ * transfer spread over the 31 later tokens. */
+TEST(plan_heterogeneous_simulated)
+{
+    const char *text = "model: llama-3-8b\n"
+                       "formats: [bf16]\n"
+                       "workload: {rate_per_s: 0.2, prompt: 512, output: 32}\n"
+                       "slo: {ttft: 10 s, itl: 1 s, percentile: 50}\n"
+                       "candidates: {hardware: [a100-sxm-80gb], prefill_hardware: [h100-sxm], "
+                       "tp: [1], schedulers: [disaggregated], prefill_decode_ratios: [1], "
+                       "max_batch: [1]}\n"
+                       "money: {rent_per_hour: {h100-sxm: 2.0, a100-sxm-80gb: 1.0}}\n"
+                       "plan: {requests: 400, confirm_top: 4}\n";
+    struct err_list e = {0};
+    struct plan_question *q = plan_question_parse("het.yaml", text, strlen(text), &e);
+    err_list_release(&e);
+    CHECK(q != NULL);
+    if (!q)
+        return;
+    struct plan_result r;
+    CHECK(solve(q, 1, &r) == 0);
+    CHECK(r.chosen >= 0);
+    struct plan_opts o;
+    plan_opts_init(&o);
+    if (r.chosen >= 0) {
+        const struct plan_option *c = &r.options[r.chosen];
+        CHECK(strcmp(c->prefill_hw_id, "h100-sxm") == 0 && strcmp(c->hw_id, "a100-sxm-80gb") == 0);
+        CHECK(c->simulated);
+        /* the step costs by hand: homogeneous configs of each device */
+        struct plan_option h = *c;
+        struct sim_config ch, ca;
+        snprintf(h.hw_id, sizeof h.hw_id, "h100-sxm");
+        CHECK(plan_option_sim_config(q, &o, &h, 1, &ch) == 0);
+        CHECK(plan_option_sim_config(q, &o, c, 1, &ca) == 0);
+        double pre_h = step_of(&ch, 1, 512, 0), pre_a = step_of(&ca, 1, 512, 0);
+        double dec_h = step_of(&ch, 1, 1, 528), dec_a = step_of(&ca, 1, 1, 528);
+        CHECK(pre_a > 1.3 * pre_h && dec_a > 1.3 * dec_h); /* the two devices differ */
+        CHECK_NEAR(c->ttft_p50_s / pre_h, 1, 0.02);
+        CHECK_NEAR(c->itl_p50_s / dec_a, 1, 0.1);
+    }
+    plan_result_release(&r);
+    plan_question_free(q);
+}
+
+static void
+write_text(const char *dir, const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* workload.trace: 4 requests at 0, 1, 2 and 4 s give 3 gaps over 4 s, a rate of 0.75 requests/s
+ * and gaps of mean 4/3 s and sd sqrt(((1/3)^2 + (1/3)^2 + (2/3)^2) / 2) = 0.57735 s (cv
+ * 0.43301); prompts 100..400 (mean 250, max 400), outputs 10..40 (mean 25, max 40); the path is
+ * relative to the question. */
+TEST(plan_trace_workload)
+{
+    char dir[] = "/tmp/roofline-plan-trace-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    write_text(dir, "t.csv", "arrival_s,prompt,output\n0,100,10\n1,200,20\n2,300,30\n4,400,40\n");
+    write_text(dir, "q.yaml",
+               "model: llama-3-8b\nformats: [bf16]\nworkload: {trace: t.csv}\n"
+               "slo: {ttft: 1 s, itl: 50 ms}\n"
+               "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [continuous]}\n"
+               "money: {rent_per_hour: {h100-sxm: 2.0}}\nplan: {requests: 300}\n");
+    write_text(dir, "bad.yaml",
+               "model: llama-3-8b\nworkload: {trace: none.csv, cv: 2}\n"
+               "candidates: {hardware: [h100-sxm]}\n");
+    char path[256];
+    snprintf(path, sizeof path, "%s/q.yaml", dir);
+    struct err_list e = {0};
+    struct plan_question *q = plan_question_load(path, &e);
+    for (size_t i = 0; i < e.n; i++)
+        fprintf(stderr, "%s\n", e.items[i].msg);
+    err_list_release(&e);
+    CHECK(q != NULL);
+    if (q) {
+        CHECK(q->trace != NULL && q->trace->n == 4);
+        CHECK_NEAR(q->rate_per_s, 0.75, 1e-12);
+        CHECK(q->process == SIM_GAMMA);
+        CHECK_NEAR(q->cv, sqrt(1.0 / 3.0) / (4.0 / 3.0), 1e-12);
+        CHECK(q->prompt.kind == SIM_DIST_TRACE && q->output.kind == SIM_DIST_TRACE);
+        CHECK_NEAR(q->prompt.mean, 250, 0);
+        CHECK_NEAR(q->output.max, 40, 0);
+        struct plan_result r;
+        CHECK(solve(q, 1, &r) == 0);
+        CHECK(r.chosen >= 0);
+        if (r.chosen >= 0) {
+            const struct plan_option *op = &r.options[r.chosen];
+            CHECK(op->simulated && op->status == PLAN_SLO_MET);
+            /* tokens priced at the trace's mean lengths: 0.75 x 25 output tokens/s */
+            CHECK_NEAR(op->cost_per_mtok_output, op->cost_per_hour / (0.75 * 25 * 3600 / 1e6),
+                       1e-9);
+            /* the simulator draws the trace's lengths */
+            struct plan_opts o;
+            plan_opts_init(&o);
+            struct sim_config cfg;
+            CHECK(plan_option_sim_config(q, &o, op, 0.75, &cfg) == 0);
+            CHECK(cfg.work.trace == q->trace && cfg.work.prompt.kind == SIM_DIST_TRACE);
+        }
+        plan_result_release(&r);
+        plan_question_free(q);
+    }
+    /* a missing trace is an error at the key; cv goes with a traffic form */
+    snprintf(path, sizeof path, "%s/bad.yaml", dir);
+    q = plan_question_load(path, &e);
+    CHECK(q == NULL);
+    bool missing = false, cv = false;
+    for (size_t i = 0; i < e.n; i++) {
+        missing = missing || (strstr(e.items[i].msg, "none.csv") && e.items[i].line == 2);
+        cv = cv || (strstr(e.items[i].msg, "'workload.cv'") && e.items[i].line == 2);
+    }
+    CHECK(missing && cv);
+    err_list_release(&e);
+    const char *names[] = {"t.csv", "q.yaml", "bad.yaml"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        remove(path);
+    }
+    remove(dir);
 }
