@@ -381,27 +381,42 @@ build_chart(const struct rp_ctx *ctx, enum chart_kind kind, bool all_devices)
     return c;
 }
 
-static void
-op_table(struct rep_doc *d, const struct roof_result *r, const char *phase)
+int
+rp_ops_by_time(const struct roof_result *r, int *idx)
 {
-    int idx[ROOF_OP_COUNT], n = 0;
+    int n = 0;
     for (int i = 0; i < ROOF_OP_COUNT; i++)
         if (r->ops[i].present && r->ops[i].time_s > 0)
             idx[n++] = i;
-    /* by time, longest first (insertion sort: 20 operators) */
+    /* insertion sort: 20 operators */
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && r->ops[idx[j]].time_s > r->ops[idx[j - 1]].time_s; j--) {
             int t = idx[j];
             idx[j] = idx[j - 1];
             idx[j - 1] = t;
         }
+    return n;
+}
+
+const char *
+rp_op_bound(const struct roof_op_result *o)
+{
+    return o->link_time_s > 0                      ? "link"
+           : o->compute_time_s >= o->memory_time_s ? "compute"
+                                                   : "memory";
+}
+
+static void
+op_table(struct rep_doc *d, const struct roof_result *r, const char *phase)
+{
+    int idx[ROOF_OP_COUNT];
+    int n = rp_ops_by_time(r, idx);
     static const char *const H[] = {"operator", "FLOPs", "bytes", "FLOP/B",
                                     "time",     "share", "bound"};
     struct rep_table *t = rep_table(d, 7, H, "lrrrrrl");
     int show = n < 7 ? n : 6;
     for (int k = 0; k < show; k++) {
         const struct roof_op_result *o = &r->ops[idx[k]];
-        bool compute = o->compute_time_s >= o->memory_time_s;
         char ai[32], share[32];
         snprintf(ai, sizeof ai, "%.3g", roof_op_intensity(o));
         snprintf(share, sizeof share, "%.1f%%", 100 * o->time_s / r->time_s);
@@ -411,9 +426,7 @@ op_table(struct rep_doc *d, const struct roof_result *r, const char *phase)
                              ai,
                              T(o->time_s),
                              share,
-                             o->link_time_s > 0 ? "link"
-                             : compute          ? "compute"
-                                                : "memory"};
+                             rp_op_bound(o)};
         rep_table_row(t, row);
     }
     if (n > show) {
@@ -453,8 +466,11 @@ worked(struct rep_doc *d, const struct rp_ctx *ctx, const struct phase_pair *pp)
     double tm = dec->bytes / bw, tc = dec->flops / dec->gemm_peak_flops_per_s;
     sb_printf(&b,
               "<b>Decode.</b> Every step reads all the weights once for the whole batch, plus "
-              "each sequence's KV cache: %s of weights + %s of KV cache + %s of activations = "
-              "<b>%s</b> per device. At the %s of the %s:\n"
+              "each sequence's KV cache: %s of weight reads + %s of KV cache + %s of "
+              "activation traffic = <b>%s</b> moved per device (bytes read and written per "
+              "step, not held: the embedding table is only gathered, one row per token, and "
+              "activations pass through kernels; the memory held is in the next section). At "
+              "the %s of the %s:\n"
               "    t<sub>memory</sub> = %s \xc3\xb7 %s = <b>%s</b>\n"
               "The arithmetic is %s at the %s %s peak:\n"
               "    t<sub>compute</sub> = %s \xc3\xb7 %s = <b>%s</b>\n",

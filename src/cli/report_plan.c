@@ -34,6 +34,20 @@ tm(double s)
     return T(s);
 }
 
+/* A time to three significant digits ("758 ms", "1.17 s"), for the wide options table. */
+static const char *
+tm3(double s)
+{
+    if (!isfinite(s))
+        return "-";
+    char *b = ex_ring();
+    if (s < 1)
+        snprintf(b, 64, "%.3g ms", s * 1e3);
+    else
+        snprintf(b, 64, "%.3g s", s);
+    return b;
+}
+
 static const char *
 fmt_name(const struct plan_format *f)
 {
@@ -42,6 +56,16 @@ fmt_name(const struct plan_format *f)
         snprintf(b, 64, "%s", dtype_name(f->weights));
     else
         snprintf(b, 64, "%s, KV %s", dtype_name(f->weights), dtype_name(f->kv));
+    return b;
+}
+
+/* "l40s TP 1 fp8 chunked": an option as the volume chart's legend names it. */
+static const char *
+opt_name(const struct plan_option *op)
+{
+    char *b = ex_ring();
+    snprintf(b, 64, "%s TP %d %s %s", op->hw_id, op->tp, fmt_name(&op->format),
+             sim_policy_name(op->policy));
     return b;
 }
 
@@ -195,7 +219,11 @@ answer(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
         const struct plan_option *op = &r->options[r->chosen];
         sb_printf(&b, "<b>%s ", money);
         describe(op, &b);
-        sb_printf(&b, "</b> for %.4g requests/s of %s.\n", r->rate_per_s, rp_esc(r->model_id));
+        if (q->workload == PLAN_WL_USERS)
+            sb_printf(&b, "</b> for %ld users of %s (about %.4g requests/s).\n", q->users,
+                      rp_esc(r->model_id), r->rate_per_s);
+        else
+            sb_printf(&b, "</b> for %.4g requests/s of %s.\n", r->rate_per_s, rp_esc(r->model_id));
         sb_printf(&b,
                   "Cost: <b>%.2f %s per hour</b>, <b>%.3f %s per million output tokens</b> "
                   "(%.3f blended)",
@@ -605,6 +633,34 @@ py_mtok(const struct plan_option *o)
     return o->cost_per_mtok_output;
 }
 
+#define REJ_PER_KIND 6
+
+/* Which rejected candidates to list: per kind, up to REJ_PER_KIND, first one per device (the
+ * first 40 in candidate order were 40 rows of one or two devices), then the next ones. Fills
+ * pick[] with indices into r->rejected, grouped by kind; returns how many. */
+static int
+rejected_sample(const struct plan_result *r, int *pick)
+{
+    int n = 0;
+    for (int k = 0; k < PLAN_REJ_COUNT; k++) {
+        int start = n;
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < r->n_rejected && n - start < REJ_PER_KIND; i++) {
+                const struct plan_rejected *j = &r->rejected[i];
+                if ((int)j->kind != k)
+                    continue;
+                bool taken = false, same_hw = false;
+                for (int m = start; m < n; m++) {
+                    taken |= pick[m] == i;
+                    same_hw |= strcmp(r->rejected[pick[m]].hw_id, j->hw_id) == 0;
+                }
+                if (!taken && (pass == 1 || !same_hw))
+                    pick[n++] = i;
+            }
+    }
+    return n;
+}
+
 static void
 options(struct rep_doc *d, const struct plan_question *q, const struct plan_result *r,
         const struct plan_opts *o)
@@ -647,8 +703,8 @@ options(struct rep_doc *d, const struct plan_question *q, const struct plan_resu
                              dv,
                              ch,
                              cm,
-                             tm(op->ttft_p99_s),
-                             tm(op->itl_p99_s),
+                             tm3(op->ttft_p99_s),
+                             tm3(op->itl_p99_s),
                              plan_status_name(op->status),
                              op->simulated ? "sim" : "analytic"};
         rep_table_row(t, row);
@@ -698,13 +754,17 @@ options(struct rep_doc *d, const struct plan_question *q, const struct plan_resu
                       r->rejected_by[k]);
             sep = ", ";
         }
-    sb_printf(&b, ". Each with its reason (the first 40; roofline plan -o json lists all):");
+    sb_printf(&b,
+              ". Up to %d of each kind with the reason, one per device first (roofline "
+              "plan -o json lists all):",
+              REJ_PER_KIND);
     rep_para(d, sb_str(&b));
     static const char *const RH[] = {"candidate", "reason"};
     struct rep_table *u = rep_table(d, 2, RH, "ll");
-    int rl = r->n_rejected < 40 ? r->n_rejected : 40;
+    int pick[PLAN_REJ_COUNT * REJ_PER_KIND];
+    int rl = rejected_sample(r, pick);
     for (int i = 0; i < rl; i++) {
-        const struct plan_rejected *j = &r->rejected[i];
+        const struct plan_rejected *j = &r->rejected[pick[i]];
         char cand[160];
         snprintf(cand, sizeof cand, "%s TP %d PP %d %s %s", j->hw_id, j->tp, j->pp,
                  fmt_name(&j->format), sim_policy_name(j->policy));
@@ -730,6 +790,16 @@ simulation(struct rep_doc *d, const struct plan_question *q, const struct plan_r
         plan_option_sim_config(q, o, op, rate, &cfg) != 0)
         return;
     cfg.timeline_points = 0; /* the full timeline for the chart */
+    struct sim_workload open = cfg.work;
+    int serving = op->instances - op->spares;
+    bool users = q->workload == PLAN_WL_USERS && serving > 0;
+    if (users) {
+        /* as the planner simulates the planned load (plan.c planned_load): a closed loop of
+         * the users spread evenly over the serving instances, each with its think time */
+        cfg.work.process = SIM_CLOSED;
+        cfg.work.users = (q->users + serving - 1) / serving;
+        cfg.work.think_time_s = q->think_time_s;
+    }
     rep_section(d, 1, "Serving simulation of the chosen plan", true);
     struct sim_result sr;
     struct err_list errs = {0};
@@ -739,12 +809,21 @@ simulation(struct rep_doc *d, const struct plan_question *q, const struct plan_r
         return;
     }
     struct sb b = {0};
-    sb_printf(&b,
-              "One instance of the chosen plan at its planned load, %.4g requests/s (the fleet's "
-              "%.4g requests/s over %d serving instances), %ld simulated requests with the "
-              "question's seed. Attainment of the SLO: %.1f%%.",
-              rate, r->rate_per_s, op->instances - op->spares, sr.completed,
-              100 * (isfinite(sr.slo_attainment) ? sr.slo_attainment : NAN));
+    if (users)
+        sb_printf(&b,
+                  "One instance of the chosen plan at its planned load: %ld of the %ld users "
+                  "(a closed loop, %.3g s of think time between a reply and the next request; "
+                  "about %.4g requests/s), %ld simulated requests with the question's seed. "
+                  "Attainment of the SLO: %.1f%%.",
+                  cfg.work.users, q->users, q->think_time_s, rate, sr.completed,
+                  100 * (isfinite(sr.slo_attainment) ? sr.slo_attainment : NAN));
+    else
+        sb_printf(&b,
+                  "One instance of the chosen plan at its planned load, %.4g requests/s (the "
+                  "fleet's %.4g requests/s over %d serving instances), %ld simulated requests "
+                  "with the question's seed. Attainment of the SLO: %.1f%%.",
+                  rate, r->rate_per_s, serving, sr.completed,
+                  100 * (isfinite(sr.slo_attainment) ? sr.slo_attainment : NAN));
     rep_para(d, sb_str(&b));
     struct chart *c = chart_build_simulate(&cfg, &sr, q->name, &errs);
     if (c)
@@ -775,6 +854,7 @@ simulation(struct rep_doc *d, const struct plan_question *q, const struct plan_r
     static const char *const AH[] = {"load",     "requests/s", "attainment",
                                      "TTFT p99", "TPOT p99",   "output tokens/s"};
     struct rep_table *a = rep_table(d, 6, AH, "rrrrrr");
+    cfg.work = open; /* open-loop Poisson load, scaled */
     for (size_t k = 0; k < sizeof F / sizeof F[0]; k++) {
         cfg.work.rate_per_s = rate * F[k];
         if (sim_run(&cfg, &sr, &errs) != 0)
@@ -791,9 +871,11 @@ simulation(struct rep_doc *d, const struct plan_question *q, const struct plan_r
     }
     sb_reset(&b);
     sb_printf(&b,
-              "Load relative to the planned load of one instance (100%% = %.4g requests/s). The "
-              "plan keeps %.0f%% of the SLO-meeting rate, %.4g requests/s, in reserve.",
-              rate, 100 * (1 - q->utilisation), op->rate_per_s);
+              "Load relative to the planned load of one instance (100%% = %.4g requests/s%s). "
+              "The plan keeps %.0f%% of the SLO-meeting rate, %.4g requests/s, in reserve.",
+              rate,
+              users ? ", offered as Poisson arrivals, burstier than the users' closed loop" : "",
+              100 * (1 - q->utilisation), op->rate_per_s);
     rep_table_caption(a, sb_str(&b));
     err_list_release(&errs);
     sb_release(&b);
@@ -840,7 +922,11 @@ enum sens_input {
 };
 
 /* The chosen option alone, analytic, with one input scaled by f: its devices and cost per
- * million output tokens (NaN when it can no longer serve the load). */
+ * million output tokens (NaN when it can no longer serve the load). Page 1's rate is the
+ * simulator's when the option was simulated, so every point's analytic rate is scaled by the
+ * option's simulated/analytic ratio k (the base then is page 1's answer): the fleet for rate R
+ * at k x the analytic rate is the fleet for R / k at the analytic rate, and its cost per token
+ * is the one computed for R / k divided by k. */
 static void
 sens_eval(const struct plan_question *q, const struct plan_option *op, const struct plan_opts *o,
           enum sens_input in, double f, double *devices, double *mtok)
@@ -861,6 +947,12 @@ sens_eval(const struct plan_question *q, const struct plan_option *op, const str
     c.n_prefill_hw = 0;
     c.confirm_top = 0; /* the analytic estimate: no simulation */
     c.growth_per_month = 0;
+    double k = op->simulated && op->analytic_rate_per_s > 0 && op->rate_per_s > 0
+                   ? op->rate_per_s / op->analytic_rate_per_s
+                   : 1.0;
+    c.rate_per_s /= k;
+    c.tokens_per_month /= k;
+    c.offline_requests /= k;
     struct sens_hook h = {o, 1, 1};
     struct plan_opts oc = *o;
     oc.progress = NULL;
@@ -906,12 +998,27 @@ sens_eval(const struct plan_question *q, const struct plan_option *op, const str
     if (plan_run(&c, &oc, &r, &errs) == 0 && r.n_options > 0 && r.options[0].instances > 0 &&
         r.options[0].status != PLAN_SLO_MISSED) {
         *devices = r.options[0].devices;
-        *mtok = r.options[0].cost_per_mtok_output;
-        if (in == SENS_PRICE) /* cost per device-hour scales the fleet's cost linearly */
-            *mtok *= f;
+        *mtok = r.options[0].cost_per_mtok_output / k;
     }
     err_list_release(&errs);
     plan_result_release(&r);
+}
+
+/* One tornado point, re-planning only when the input can move the chosen option's rate or
+ * fleet: the device price (the device-hour cost when buying) scales the base cost per token and
+ * leaves the devices, and an input its clamp leaves where it was (PUE 1 less 14%) is the base. */
+static void
+sens_point(const struct plan_question *q, const struct plan_option *op, const struct plan_opts *o,
+           enum sens_input in, double f, const double base[2], double *devices, double *mtok)
+{
+    bool same = (in == SENS_PUE && fmax(1.0, q->tco.pue * f) == q->tco.pue) ||
+                (in == SENS_KWH && !(q->tco.price_per_kwh > 0));
+    if (in == SENS_PRICE || same) {
+        *devices = base[0];
+        *mtok = in == SENS_PRICE ? base[1] * f : base[1];
+        return;
+    }
+    sens_eval(q, op, o, in, f, devices, mtok);
 }
 
 static void
@@ -990,24 +1097,28 @@ sensitivity(struct rep_doc *d, const struct plan_question *q, const struct plan_
         sens_value((enum sens_input)i, q, hw, o, LO[i], a->low_in, sizeof a->low_in);
         sens_value((enum sens_input)i, q, hw, o, HI[i], a->high_in, sizeof a->high_in);
         *b = *a;
-        sens_eval(q, op, o, (enum sens_input)i, LO[i], &a->low, &b->low);
-        sens_eval(q, op, o, (enum sens_input)i, HI[i], &a->high, &b->high);
+        const double base[2] = {bd, bm};
+        sens_point(q, op, o, (enum sens_input)i, LO[i], base, &a->low, &b->low);
+        sens_point(q, op, o, (enum sens_input)i, HI[i], base, &a->high, &b->high);
         n++;
     }
     struct sb s = {0};
-    sb_printf(&s,
-              "How the chosen plan's device count and cost per million output tokens move when "
-              "one input moves and the others stay: memory and compute efficiency " PM "20%%, "
-              "prompt and output length " PM "50%%, arrival rate " PM "50%%, "
-              "%s " PM "30%%%s. Each point re-plans the fleet of the chosen option "
-              "(%s TP %d, %s) with the planner's <b>analytic</b> rate estimate (no simulation), "
-              "so the base here, <b>%.0f devices</b> and <b>%.3f %s</b> per million output "
-              "tokens, can differ from the simulated answer on page 1; the swings are what "
-              "matter. The other options are not re-ranked.",
-              buy ? "device-hour cost (TCO)" : "device price",
-              buy ? ", life " PM "25%, PUE " PM "14% (not below 1) and electricity price " PM "50%"
-                  : "",
-              rp_esc(op->hw_id), op->tp, fmt_name(&op->format), bd, bm, q->currency);
+    sb_printf(
+        &s,
+        "How the chosen plan's device count and cost per million output tokens move when "
+        "one input moves and the others stay: memory and compute efficiency " PM "20%%, "
+        "prompt and output length " PM "50%%, arrival rate " PM "50%%, "
+        "%s " PM "30%%%s. Each point re-plans the fleet of the chosen option "
+        "(%s TP %d, %s) with the planner's analytic rate estimate scaled by the ratio "
+        "of the chosen option's simulated to analytic rate (%.2f), so the base here, "
+        "<b>%.0f devices</b> and <b>%.3f %s</b> per million output tokens, is the answer "
+        "on page 1. The other options are not re-ranked.",
+        buy ? "device-hour cost (TCO)" : "device price",
+        buy ? ", life " PM "25%, PUE " PM "14% (not below 1) and electricity price " PM "50%" : "",
+        rp_esc(op->hw_id), op->tp, fmt_name(&op->format),
+        op->simulated && op->analytic_rate_per_s > 0 ? op->rate_per_s / op->analytic_rate_per_s
+                                                     : 1.0,
+        bd, bm, q->currency);
     rep_para(d, sb_str(&s));
     struct tornado_panel P[2] = {
         {"devices", "", bd, dev, n},
@@ -1094,8 +1205,7 @@ volume(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
                 chart_add_line(c, p, &st, x, y, (size_t)r->n_sweep);
                 const struct plan_option *op = &r->options[r->shown[s]];
                 char lab[128];
-                snprintf(lab, sizeof lab, "%s%s TP %d %s %s", s == 0 ? "chosen: " : "", op->hw_id,
-                         op->tp, fmt_name(&op->format), sim_policy_name(op->policy));
+                snprintf(lab, sizeof lab, "%s%s", s == 0 ? "chosen: " : "", opt_name(op));
                 chart_add_legend(c, p, lab, &st, false);
             }
             p->legend_left = true;
@@ -1113,20 +1223,20 @@ volume(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
     for (int k = 0; k < r->n_crossovers; k++) {
         const struct plan_option *f = &r->options[r->shown[r->crossovers[k].from]];
         const struct plan_option *to = &r->options[r->shown[r->crossovers[k].to]];
-        sb_printf(&b, "%sAt %.1fx today's volume %s TP %d becomes cheaper than %s TP %d.",
-                  k ? " " : "", r->crossovers[k].volume, rp_esc(to->hw_id), to->tp,
-                  rp_esc(f->hw_id), f->tp);
+        sb_printf(&b, "%sAt %.1fx today's volume %s becomes cheaper than %s.", k ? " " : "",
+                  r->crossovers[k].volume, rp_esc(opt_name(to)), rp_esc(opt_name(f)));
     }
     if (q->growth_per_month > 0) {
         sb_printf(&b, " With %.0f%% growth per month: ", 100 * q->growth_per_month);
         for (int s = 0; s < r->n_shown; s++) {
             const struct plan_option *op = &r->options[r->shown[s]];
+            const char *who = rp_esc(opt_name(op));
             if (op->exhaust_month > 0)
-                sb_printf(&b, "%s%s runs out in month %d", s ? "; " : "", rp_esc(op->hw_id),
-                          op->exhaust_month);
+                sb_printf(&b, "%s%s%s runs out in month %d", s ? "; " : "", s ? "" : "the chosen ",
+                          who, op->exhaust_month);
             else
-                sb_printf(&b, "%s%s lasts the %d-month horizon", s ? "; " : "", rp_esc(op->hw_id),
-                          q->horizon_months);
+                sb_printf(&b, "%s%s%s lasts the %d-month horizon", s ? "; " : "",
+                          s ? "" : "the chosen ", who, q->horizon_months);
         }
         sb_printf(&b, ".");
     }
