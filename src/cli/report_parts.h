@@ -43,6 +43,12 @@ void sb_printf(struct sb *b, const char *fmt, ...)
 #endif
     ;
 const char *sb_str(const struct sb *b);
+/* A paragraph of markup formatted as printf does. */
+void rp_paraf(struct rep_doc *d, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 void sb_reset(struct sb *b);
 void sb_release(struct sb *b);
 /* Text escaped for Pango markup into a ring of 8 buffers of 512 bytes (truncated beyond). */
