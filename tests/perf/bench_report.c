@@ -4,7 +4,8 @@
  * then 5 timed runs; min, median and max. Target: at most 1 s.
  * Then `roofline report reports/chat-service.yaml` end to end (question to PDF bytes), split
  * into the planner (480 candidates, 20 simulated), the report's own work (its simulation of the
- * chosen plan, the sensitivity re-plans, the charts) and the PDF rendering: one warm-up, 2 runs. */
+ * chosen plan, the sensitivity re-plans, the charts) and the PDF rendering: the first run (what
+ * the CLI pays), then 2 runs. */
 #include "cli/caldata.h"
 #include "cli/report_parts.h"
 #include "io/measure.h"
@@ -102,9 +103,12 @@ bench_question(const char *path)
         qsort(tp + 1, E2E_RUNS, sizeof tp[0], cmp_double);
         qsort(tr + 1, E2E_RUNS, sizeof tr[0], cmp_double);
         qsort(tw + 1, E2E_RUNS, sizeof tw[0], cmp_double);
-        printf("report %s end to end: %d pages; min of %d runs: planner %.2f s, report "
-               "sections (simulation, sensitivity, charts) %.2f s, PDF %.2f s, total %.2f s\n",
-               path, pages, E2E_RUNS, tp[1], tr[1], tw[1], tp[1] + tr[1] + tw[1]);
+        /* the first run pays what a process does once (profiles, calibrations), as the CLI */
+        printf("report %s end to end: %d pages; first run %.2f s (planner %.2f s); then min of "
+               "%d runs: planner %.2f s, report sections (simulation, sensitivity, charts) "
+               "%.2f s, PDF %.2f s, total %.2f s\n",
+               path, pages, tp[0] + tr[0] + tw[0], tp[0], E2E_RUNS, tp[1], tr[1], tw[1],
+               tp[1] + tr[1] + tw[1]);
     } else {
         fprintf(stderr, "bench_report: %s failed\n", path);
     }
