@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/fit_advice.h"
 #include "cli/out.h"
+#include "cli/report_parts.h"
 #include "io/profiles.h"
 #include "util/array.h"
 #include "util/units.h"
@@ -121,10 +122,7 @@ op_row(struct out_table *t, const char *phase, const char *name, const struct ro
         {NULL, o->memory_time_s},
         {NULL, o->time_s},
         {NULL, o->time_s / phase_time},
-        {o->link_time_s > 0 ? "link"
-         : compute          ? "compute"
-                            : "memory",
-         0},
+        {rp_op_bound(o), 0},
         {NULL, o->link_time_s > 0 ? NAN
                : lo > 0           ? hi / lo
                                   : INFINITY},
@@ -216,25 +214,15 @@ fmt_short(double v, const char *unit, char *buf, size_t size)
 static void
 top_ops(const struct roof_result *r, char *buf, size_t size)
 {
-    int idx[ROOF_OP_COUNT], n = 0;
-    for (int i = 0; i < ROOF_OP_COUNT; i++)
-        if (r->ops[i].present && r->ops[i].time_s > 0)
-            idx[n++] = i;
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && r->ops[idx[j]].time_s > r->ops[idx[j - 1]].time_s; j--) {
-            int t = idx[j];
-            idx[j] = idx[j - 1];
-            idx[j - 1] = t;
-        }
+    int idx[ROOF_OP_COUNT];
+    int n = rp_ops_by_time(r, idx);
     size_t used = 0;
     buf[0] = '\0';
     for (int k = 0; k < n && k < 3 && used < size; k++) {
         const struct roof_op_result *o = &r->ops[idx[k]];
-        const char *bound = o->link_time_s > 0                      ? "link"
-                            : o->compute_time_s >= o->memory_time_s ? "compute"
-                                                                    : "memory";
         int w = snprintf(buf + used, size - used, "%s%s %.0f%% (%s)", k ? ", " : "",
-                         roof_op_name((enum roof_op)idx[k]), 100 * o->time_s / r->time_s, bound);
+                         roof_op_name((enum roof_op)idx[k]), 100 * o->time_s / r->time_s,
+                         rp_op_bound(o));
         if (w < 0)
             break;
         used += (size_t)w;

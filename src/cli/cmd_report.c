@@ -94,6 +94,23 @@ bench_load(const struct cli_args *a, struct bench_in *b, struct rp_ctx *ctx)
     return 0;
 }
 
+/* Writes the laid-out report to `out` (atomically) and prints the answer and the path;
+ * CLI_OK or CLI_FAIL after printing the errors. */
+static int
+write_report(struct rep_doc *d, const char *out, const struct rp_ctx *ctx)
+{
+    struct err_list errs = {0};
+    struct rep_stats st;
+    int rc = CLI_FAIL;
+    if (rep_write(d, out, &st, &errs) == 0) {
+        rc = CLI_OK;
+        printf("%s\nwrote %s (%d pages)\n", ctx->answer, out, st.pages);
+    }
+    cli_print_errs(&errs);
+    err_list_release(&errs);
+    return rc;
+}
+
 /* The single-system analysis report. */
 static int
 run_analysis(const struct cli_args *a, int argc, char **argv)
@@ -155,14 +172,7 @@ run_analysis(const struct cli_args *a, int argc, char **argv)
         goto done;
     if (rp_analysis_report(d, &ctx) != 0)
         goto done;
-    struct err_list errs = {0};
-    struct rep_stats st;
-    if (rep_write(d, out, &st, &errs) == 0) {
-        rc = CLI_OK;
-        printf("%s\nwrote %s (%d pages)\n", ctx.answer, out, st.pages);
-    }
-    cli_print_errs(&errs);
-    err_list_release(&errs);
+    rc = write_report(d, out, &ctx);
 done:
     bench_free(&bench);
     rep_free(d);
@@ -264,13 +274,7 @@ run_question(const struct cli_args *a, int argc, char **argv)
         goto done;
     if (rp_plan_report(d, q, &r, &o, &ctx, q->path ? q->path : qpath) != 0)
         goto done;
-    struct rep_stats st;
-    if (rep_write(d, out, &st, &errs) == 0) {
-        rc = CLI_OK;
-        printf("%s\nwrote %s (%d pages)\n", ctx.answer, out, st.pages);
-    }
-    cli_print_errs(&errs);
-    err_list_release(&errs);
+    rc = write_report(d, out, &ctx);
 done:
     bench_free(&bench);
     rep_free(d);

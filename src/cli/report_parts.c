@@ -1,5 +1,8 @@
 /* Report content: builds sections of a rep_doc from the engine's results. Numbers are formatted
- * the way `explain` and `analyze` print them, so a reader can find them in either. */
+ * the way `explain` and `analyze` print them, so a reader can find them in either. One file
+ * (about 1,100 lines) because its sections (why, trust, provenance, handout) are shared by the
+ * three documents (analysis report, plan report, explain handout) through report_parts.h and
+ * share static helpers (evaluate, system_name, build_chart); report_plan.c holds the plan's. */
 #include "cli/report_parts.h"
 #include "bench/bench.h"
 #include "bench/predict.h"
@@ -25,17 +28,14 @@
 
 #define CHART_H_PT 270.0
 
-void
-sb_printf(struct sb *b, const char *fmt, ...)
+static void
+sb_vprintf(struct sb *b, const char *fmt, va_list ap)
 {
     if (b->failed)
         return;
-    va_list ap;
-    va_start(ap, fmt);
     va_list ap2;
     va_copy(ap2, ap);
     int k = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
     if (k < 0) {
         b->failed = 1;
         va_end(ap2);
@@ -57,6 +57,27 @@ sb_printf(struct sb *b, const char *fmt, ...)
     vsnprintf(b->p + b->n, (size_t)k + 1, fmt, ap2);
     va_end(ap2);
     b->n += (size_t)k;
+}
+
+void
+sb_printf(struct sb *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void
+rp_paraf(struct rep_doc *d, const char *fmt, ...)
+{
+    struct sb b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&b, fmt, ap);
+    va_end(ap);
+    rep_para(d, sb_str(&b));
+    sb_release(&b);
 }
 
 const char *
@@ -381,27 +402,42 @@ build_chart(const struct rp_ctx *ctx, enum chart_kind kind, bool all_devices)
     return c;
 }
 
-static void
-op_table(struct rep_doc *d, const struct roof_result *r, const char *phase)
+int
+rp_ops_by_time(const struct roof_result *r, int *idx)
 {
-    int idx[ROOF_OP_COUNT], n = 0;
+    int n = 0;
     for (int i = 0; i < ROOF_OP_COUNT; i++)
         if (r->ops[i].present && r->ops[i].time_s > 0)
             idx[n++] = i;
-    /* by time, longest first (insertion sort: 20 operators) */
+    /* insertion sort: 20 operators */
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && r->ops[idx[j]].time_s > r->ops[idx[j - 1]].time_s; j--) {
             int t = idx[j];
             idx[j] = idx[j - 1];
             idx[j - 1] = t;
         }
+    return n;
+}
+
+const char *
+rp_op_bound(const struct roof_op_result *o)
+{
+    return o->link_time_s > 0                      ? "link"
+           : o->compute_time_s >= o->memory_time_s ? "compute"
+                                                   : "memory";
+}
+
+static void
+op_table(struct rep_doc *d, const struct roof_result *r, const char *phase)
+{
+    int idx[ROOF_OP_COUNT];
+    int n = rp_ops_by_time(r, idx);
     static const char *const H[] = {"operator", "FLOPs", "bytes", "FLOP/B",
                                     "time",     "share", "bound"};
     struct rep_table *t = rep_table(d, 7, H, "lrrrrrl");
     int show = n < 7 ? n : 6;
     for (int k = 0; k < show; k++) {
         const struct roof_op_result *o = &r->ops[idx[k]];
-        bool compute = o->compute_time_s >= o->memory_time_s;
         char ai[32], share[32];
         snprintf(ai, sizeof ai, "%.3g", roof_op_intensity(o));
         snprintf(share, sizeof share, "%.1f%%", 100 * o->time_s / r->time_s);
@@ -411,9 +447,7 @@ op_table(struct rep_doc *d, const struct roof_result *r, const char *phase)
                              ai,
                              T(o->time_s),
                              share,
-                             o->link_time_s > 0 ? "link"
-                             : compute          ? "compute"
-                                                : "memory"};
+                             rp_op_bound(o)};
         rep_table_row(t, row);
     }
     if (n > show) {
@@ -453,8 +487,11 @@ worked(struct rep_doc *d, const struct rp_ctx *ctx, const struct phase_pair *pp)
     double tm = dec->bytes / bw, tc = dec->flops / dec->gemm_peak_flops_per_s;
     sb_printf(&b,
               "<b>Decode.</b> Every step reads all the weights once for the whole batch, plus "
-              "each sequence's KV cache: %s of weights + %s of KV cache + %s of activations = "
-              "<b>%s</b> per device. At the %s of the %s:\n"
+              "each sequence's KV cache: %s of weight reads + %s of KV cache + %s of "
+              "activation traffic = <b>%s</b> moved per device (bytes read and written per "
+              "step, not held: the embedding table is only gathered, one row per token, and "
+              "activations pass through kernels; the memory held is in the next section). At "
+              "the %s of the %s:\n"
               "    t<sub>memory</sub> = %s \xc3\xb7 %s = <b>%s</b>\n"
               "The arithmetic is %s at the %s %s peak:\n"
               "    t<sub>compute</sub> = %s \xc3\xb7 %s = <b>%s</b>\n",
@@ -516,13 +553,11 @@ rp_why(struct rep_doc *d, const struct rp_ctx *ctx)
     char sys[256];
     system_name(ctx, ctx->hws[0], sys, sizeof sys);
     rep_section(d, 1, "Why: where the time goes", true);
-    struct sb b = {0};
-    sb_printf(&b,
-              "Each operator of the model is placed on the roofline of the %s: its arithmetic "
-              "intensity (FLOPs per byte moved) against the rate it can reach, the lower of the "
-              "compute peak and bandwidth x intensity.",
-              rp_esc(ctx->hws[0]->name));
-    rep_para(d, sb_str(&b));
+    rp_paraf(d,
+             "Each operator of the model is placed on the roofline of the %s: its arithmetic "
+             "intensity (FLOPs per byte moved) against the rate it can reach, the lower of the "
+             "compute peak and bandwidth x intensity.",
+             rp_esc(ctx->hws[0]->name));
     struct chart *c = build_chart(ctx, CHART_KIND_ROOFLINE, true);
     if (c)
         rep_chart(d, c, CHART_H_PT, "The roofline with the model's operators (decode).");
@@ -532,7 +567,7 @@ rp_why(struct rep_doc *d, const struct rp_ctx *ctx)
     rep_section(d, 2, "Worked example: bytes \xc3\xb7 bandwidth = time", false);
     worked(d, ctx, &pp);
     rep_section(d, 2, "Memory", false);
-    sb_reset(&b);
+    struct sb b = {0};
     const struct roof_memory *m = &pp.dec.mem;
     sb_printf(&b,
               "Per device: weights %s, KV cache %s (%s per token), activations %s, engine "
@@ -673,15 +708,13 @@ host_validation(struct rep_doc *d, const struct rp_ctx *ctx)
 {
     const struct bench_report *r = ctx->bench;
     rep_section(d, 2, "Validation on the benchmarked host", false);
-    struct sb b = {0};
-    sb_printf(&b,
-              "The cases of the host bench report <tt>%s</tt> (%s, roofline %s), each predicted "
-              "by the roofline on the host profile the report gives (its measured bandwidth and "
-              "fp32 peak) and compared with the median of the measured samples, as "
-              "<tt>roofline validate --host --bench FILE</tt> does. Error = (predicted - "
-              "measured) / measured.",
-              rp_esc(ctx->bench_path), rp_esc(r->date), rp_esc(r->version));
-    rep_para(d, sb_str(&b));
+    rp_paraf(d,
+             "The cases of the host bench report <tt>%s</tt> (%s, roofline %s), each predicted "
+             "by the roofline on the host profile the report gives (its measured bandwidth and "
+             "fp32 peak) and compared with the median of the measured samples, as "
+             "<tt>roofline validate --host --bench FILE</tt> does. Error = (predicted - "
+             "measured) / measured.",
+             rp_esc(ctx->bench_path), rp_esc(r->date), rp_esc(r->version));
     static const char *const H[] = {"case", "phase", "predicted", "measured", "error", "bound"};
     struct rep_table *t = rep_table(d, 6, H, "llrrrl");
     double abs_err[BENCH_MAX_CASES];
@@ -710,11 +743,10 @@ host_validation(struct rep_doc *d, const struct rp_ctx *ctx)
     }
     struct bench_error_summary es;
     bench_error_summarize(abs_err, m, &es);
-    sb_reset(&b);
-    sb_printf(&b, "%d cases predicted; median |error| %.1f%%, 90th percentile %.1f%%.", m,
-              es.median_abs_pct, es.p90_abs_pct);
-    rep_table_caption(t, sb_str(&b));
-    sb_release(&b);
+    char cap[160];
+    snprintf(cap, sizeof cap, "%d cases predicted; median |error| %.1f%%, 90th percentile %.1f%%.",
+             m, es.median_abs_pct, es.p90_abs_pct);
+    rep_table_caption(t, cap);
 }
 
 void

@@ -43,6 +43,12 @@ void sb_printf(struct sb *b, const char *fmt, ...)
 #endif
     ;
 const char *sb_str(const struct sb *b);
+/* A paragraph of markup formatted as printf does. */
+void rp_paraf(struct rep_doc *d, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 void sb_reset(struct sb *b);
 void sb_release(struct sb *b);
 /* Text escaped for Pango markup into a ring of 8 buffers of 512 bytes (truncated beyond). */
@@ -70,6 +76,11 @@ struct plan_result;
 struct plan_opts;
 int rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struct plan_result *r,
                    const struct plan_opts *o, struct rp_ctx *ctx, const char *question_path);
+/* The operators of `r` that take time, longest first: their indices into idx (ROOF_OP_COUNT
+ * entries); returns how many. */
+int rp_ops_by_time(const struct roof_result *r, int *idx);
+/* What bounds one operator: "link", "compute" or "memory". */
+const char *rp_op_bound(const struct roof_op_result *o);
 /* The SHA-256 of a file as 64 hex digits into out (>= 65 bytes); -1 when it cannot be read. */
 int rp_sha256_file(const char *path, char *out, size_t size);
 /* SOURCE_DATE_EPOCH when set and valid, else 2024-01-01T00:00:00Z. */

@@ -1,7 +1,10 @@
 /* The report of a capacity-planning question: the planner's result (plan/plan.h) laid out answer
  * first: the answer, the question and its assumptions, the options compared, why (the chosen
  * hardware's roofline), the serving simulation of the chosen plan, cost against volume, how far
- * to trust it, provenance. docs/report.md */
+ * to trust it, provenance. The sensitivity section is report_sens.c; the rest stays in one file
+ * (about 1,100 lines) because every section is a static function over the same plan result and
+ * shares the lookups and names (find_hw, rp_format_name, opt_name). docs/report.md */
+#include "cli/report_plan.h"
 #include "cli/caldata.h"
 #include "cli/cli.h"
 #include "cli/explain.h"
@@ -11,7 +14,6 @@
 #include "plan/plan.h"
 #include "render/chart_plan.h"
 #include "render/chart_sim.h"
-#include "render/chart_tornado.h"
 #include "render/charts.h"
 
 #include <math.h>
@@ -24,7 +26,6 @@
 #endif
 
 #define CHART_H 260.0
-#define PM "\xc2\xb1" /* plus-minus sign */
 
 static const char *
 tm(double s)
@@ -34,14 +35,38 @@ tm(double s)
     return T(s);
 }
 
+/* A time to three significant digits ("758 ms", "1.17 s"), for the wide options table. */
 static const char *
-fmt_name(const struct plan_format *f)
+tm3(double s)
+{
+    if (!isfinite(s))
+        return "-";
+    char *b = ex_ring();
+    if (s < 1)
+        snprintf(b, 64, "%.3g ms", s * 1e3);
+    else
+        snprintf(b, 64, "%.3g s", s);
+    return b;
+}
+
+const char *
+rp_format_name(const struct plan_format *f)
 {
     char *b = ex_ring();
     if (f->kv == f->weights || f->kv == roof_default_kv(f->weights))
         snprintf(b, 64, "%s", dtype_name(f->weights));
     else
         snprintf(b, 64, "%s, KV %s", dtype_name(f->weights), dtype_name(f->kv));
+    return b;
+}
+
+/* "l40s TP 1 fp8 chunked": an option as the volume chart's legend names it. */
+static const char *
+opt_name(const struct plan_option *op)
+{
+    char *b = ex_ring();
+    snprintf(b, 64, "%s TP %d %s %s", op->hw_id, op->tp, rp_format_name(&op->format),
+             sim_policy_name(op->policy));
     return b;
 }
 
@@ -68,10 +93,10 @@ describe_as(const struct plan_option *op, bool fleet, struct sb *b)
         sb_printf(b, "(%d prefill%s%s + %d decode) %s (TP %d, PP %d, %s, disaggregated)",
                   op->prefill_instances, op->prefill_hw_id[0] ? " on " : "",
                   rp_esc(op->prefill_hw_id), op->decode_instances, rp_esc(op->hw_id), op->tp,
-                  op->pp, fmt_name(&op->format));
+                  op->pp, rp_format_name(&op->format));
     else
         sb_printf(b, "%s (TP %d%s%.0d, %s, %s, max batch %ld)", rp_esc(op->hw_id), op->tp,
-                  op->pp > 1 ? ", PP " : "", op->pp > 1 ? op->pp : 0, fmt_name(&op->format),
+                  op->pp > 1 ? ", PP " : "", op->pp > 1 ? op->pp : 0, rp_format_name(&op->format),
                   policy_words(op->policy), op->max_batch);
     if (fleet)
         sb_printf(b, " = %d devices", op->devices);
@@ -185,7 +210,11 @@ answer(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
         const struct plan_option *op = &r->options[r->chosen];
         sb_printf(&b, "<b>%s ", money);
         describe(op, &b);
-        sb_printf(&b, "</b> for %.4g requests/s of %s.\n", r->rate_per_s, rp_esc(r->model_id));
+        if (q->workload == PLAN_WL_USERS)
+            sb_printf(&b, "</b> for %ld users of %s (about %.4g requests/s).\n", q->users,
+                      rp_esc(r->model_id), r->rate_per_s);
+        else
+            sb_printf(&b, "</b> for %.4g requests/s of %s.\n", r->rate_per_s, rp_esc(r->model_id));
         sb_printf(&b,
                   "Cost: <b>%.2f %s per hour</b>, <b>%.3f %s per million output tokens</b> "
                   "(%.3f blended)",
@@ -225,8 +254,8 @@ answer(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
                  "%s %d x %s (tp %d, %s, %s) = %d devices: %.2f %s/hour, %.3f %s per million "
                  "output tokens",
                  q->money == PLAN_BUY ? "buy" : "rent", op->instances, op->hw_id, op->tp,
-                 fmt_name(&op->format), sim_policy_name(op->policy), op->devices, op->cost_per_hour,
-                 q->currency, op->cost_per_mtok_output, q->currency);
+                 rp_format_name(&op->format), sim_policy_name(op->policy), op->devices,
+                 op->cost_per_hour, q->currency, op->cost_per_mtok_output, q->currency);
     } else {
         sb_printf(&b,
                   "<span foreground='#D55E00'><b>No option meets %s at %.4g requests/s.</b></span> "
@@ -245,7 +274,7 @@ answer(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
             sb_printf(&b, ". For example:\n");
             for (int k = 0; k < r->n_rejected && k < 3; k++)
                 sb_printf(&b, "%d. %s TP %d %s: %s\n", k + 1, rp_esc(r->rejected[k].hw_id),
-                          r->rejected[k].tp, fmt_name(&r->rejected[k].format),
+                          r->rejected[k].tp, rp_format_name(&r->rejected[k].format),
                           rp_esc(r->rejected[k].reason));
         }
         for (int k = 0; k < r->n_shown && k < 3; k++) {
@@ -410,7 +439,7 @@ question(struct rep_doc *d, const struct plan_question *q, const struct plan_res
         sb_printf(&b, "%s%d", i ? ", " : "", q->tp[i]);
     sb_printf(&b, ", formats ");
     for (int i = 0; i < q->n_formats; i++)
-        sb_printf(&b, "%s%s", i ? ", " : "", fmt_name(&q->formats[i]));
+        sb_printf(&b, "%s%s", i ? ", " : "", rp_format_name(&q->formats[i]));
     sb_printf(&b, ", schedulers ");
     for (int i = 0; i < q->n_policies; i++)
         sb_printf(&b, "%s%s", i ? ", " : "", policy_words(q->policies[i]));
@@ -595,18 +624,45 @@ py_mtok(const struct plan_option *o)
     return o->cost_per_mtok_output;
 }
 
+#define REJ_PER_KIND 6
+
+/* Which rejected candidates to list: per kind, up to REJ_PER_KIND, first one per device (the
+ * first 40 in candidate order were 40 rows of one or two devices), then the next ones. Fills
+ * pick[] with indices into r->rejected, grouped by kind; returns how many. */
+static int
+rejected_sample(const struct plan_result *r, int *pick)
+{
+    int n = 0;
+    for (int k = 0; k < PLAN_REJ_COUNT; k++) {
+        int start = n;
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < r->n_rejected && n - start < REJ_PER_KIND; i++) {
+                const struct plan_rejected *j = &r->rejected[i];
+                if ((int)j->kind != k)
+                    continue;
+                bool taken = false, same_hw = false;
+                for (int m = start; m < n; m++) {
+                    taken |= pick[m] == i;
+                    same_hw |= strcmp(r->rejected[pick[m]].hw_id, j->hw_id) == 0;
+                }
+                if (!taken && (pass == 1 || !same_hw))
+                    pick[n++] = i;
+            }
+    }
+    return n;
+}
+
 static void
 options(struct rep_doc *d, const struct plan_question *q, const struct plan_result *r,
         const struct plan_opts *o)
 {
     rep_section(d, 1, "Options compared", true);
+    rp_paraf(d,
+             "%d of %d candidates were evaluated; the analytic estimate bounded each one's "
+             "SLO-meeting rate and the serving simulator confirmed the best %d. Ranked by %s "
+             "(met first, then near misses within 1.2x, then misses).",
+             r->n_options, r->n_candidates, r->n_simulated, plan_objective_name(q->objective));
     struct sb b = {0};
-    sb_printf(&b,
-              "%d of %d candidates were evaluated; the analytic estimate bounded each one's "
-              "SLO-meeting rate and the serving simulator confirmed the best %d. Ranked by %s "
-              "(met first, then near misses within 1.2x, then misses).",
-              r->n_options, r->n_candidates, r->n_simulated, plan_objective_name(q->objective));
-    rep_para(d, sb_str(&b));
     static const char *const H[] = {"#",       "hardware", "TP",  "format", "scheduler",
                                     "inst",    "devices",  "$/h", "$/Mtok", "TTFT p99",
                                     "ITL p99", "status",   "by"};
@@ -631,14 +687,14 @@ options(struct rep_doc *d, const struct plan_question *q, const struct plan_resu
         const char *row[] = {rk,
                              rp_esc(hw),
                              tp,
-                             fmt_name(&op->format),
+                             rp_format_name(&op->format),
                              sim_policy_name(op->policy),
                              in,
                              dv,
                              ch,
                              cm,
-                             tm(op->ttft_p99_s),
-                             tm(op->itl_p99_s),
+                             tm3(op->ttft_p99_s),
+                             tm3(op->itl_p99_s),
                              plan_status_name(op->status),
                              op->simulated ? "sim" : "analytic"};
         rep_table_row(t, row);
@@ -679,6 +735,11 @@ options(struct rep_doc *d, const struct plan_question *q, const struct plan_resu
         }
     }
     rep_section(d, 2, "Rejected candidates", false);
+    if (r->n_rejected == 0) {
+        rp_paraf(d, "None of the %d candidates was rejected.", r->n_candidates);
+        sb_release(&b);
+        return;
+    }
     sb_reset(&b);
     sb_printf(&b, "%d of %d candidates were rejected: ", r->n_rejected, r->n_candidates);
     const char *sep = "";
@@ -688,16 +749,20 @@ options(struct rep_doc *d, const struct plan_question *q, const struct plan_resu
                       r->rejected_by[k]);
             sep = ", ";
         }
-    sb_printf(&b, ". Each with its reason (the first 40; roofline plan -o json lists all):");
+    sb_printf(&b,
+              ". Up to %d of each kind with the reason, one per device first (roofline "
+              "plan -o json lists all):",
+              REJ_PER_KIND);
     rep_para(d, sb_str(&b));
     static const char *const RH[] = {"candidate", "reason"};
     struct rep_table *u = rep_table(d, 2, RH, "ll");
-    int rl = r->n_rejected < 40 ? r->n_rejected : 40;
+    int pick[PLAN_REJ_COUNT * REJ_PER_KIND];
+    int rl = rejected_sample(r, pick);
     for (int i = 0; i < rl; i++) {
-        const struct plan_rejected *j = &r->rejected[i];
+        const struct plan_rejected *j = &r->rejected[pick[i]];
         char cand[160];
         snprintf(cand, sizeof cand, "%s TP %d PP %d %s %s", j->hw_id, j->tp, j->pp,
-                 fmt_name(&j->format), sim_policy_name(j->policy));
+                 rp_format_name(&j->format), sim_policy_name(j->policy));
         const char *row[] = {rp_esc(cand), rp_esc(j->reason)};
         rep_table_row(u, row);
     }
@@ -720,6 +785,16 @@ simulation(struct rep_doc *d, const struct plan_question *q, const struct plan_r
         plan_option_sim_config(q, o, op, rate, &cfg) != 0)
         return;
     cfg.timeline_points = 0; /* the full timeline for the chart */
+    struct sim_workload open = cfg.work;
+    int serving = op->instances - op->spares;
+    bool users = q->workload == PLAN_WL_USERS && serving > 0;
+    if (users) {
+        /* as the planner simulates the planned load (plan.c planned_load): a closed loop of
+         * the users spread evenly over the serving instances, each with its think time */
+        cfg.work.process = SIM_CLOSED;
+        cfg.work.users = (q->users + serving - 1) / serving;
+        cfg.work.think_time_s = q->think_time_s;
+    }
     rep_section(d, 1, "Serving simulation of the chosen plan", true);
     struct sim_result sr;
     struct err_list errs = {0};
@@ -729,12 +804,24 @@ simulation(struct rep_doc *d, const struct plan_question *q, const struct plan_r
         return;
     }
     struct sb b = {0};
-    sb_printf(&b,
-              "One instance of the chosen plan at its planned load, %.4g requests/s (the fleet's "
-              "%.4g requests/s over %d serving instances), %ld simulated requests with the "
-              "question's seed. Attainment of the SLO: %.1f%%.",
-              rate, r->rate_per_s, op->instances - op->spares, sr.completed,
-              100 * (isfinite(sr.slo_attainment) ? sr.slo_attainment : NAN));
+    if (users)
+        sb_printf(&b,
+                  "One instance of the chosen plan at its planned load: %ld of the %ld users "
+                  "(a closed loop, %.3g s of think time between a reply and the next request; "
+                  "about %.4g requests/s), %ld simulated requests with the question's seed. ",
+                  cfg.work.users, q->users, q->think_time_s, rate, sr.completed);
+    else
+        sb_printf(&b,
+                  "One instance of the chosen plan at its planned load, %.4g requests/s (the "
+                  "fleet's %.4g requests/s over %d serving instances), %ld simulated requests "
+                  "with the question's seed. ",
+                  rate, r->rate_per_s, serving, sr.completed);
+    /* an offline question has no latency SLO, so nothing to attain */
+    bool attain = r->has_slo && isfinite(sr.slo_attainment);
+    if (attain)
+        sb_printf(&b, "Attainment of the SLO: %.1f%%.", 100 * sr.slo_attainment);
+    else
+        sb_printf(&b, "The question sets no latency SLO: throughput is what counts.");
     rep_para(d, sb_str(&b));
     struct chart *c = chart_build_simulate(&cfg, &sr, q->name, &errs);
     if (c)
@@ -765,6 +852,7 @@ simulation(struct rep_doc *d, const struct plan_question *q, const struct plan_r
     static const char *const AH[] = {"load",     "requests/s", "attainment",
                                      "TTFT p99", "TPOT p99",   "output tokens/s"};
     struct rep_table *a = rep_table(d, 6, AH, "rrrrrr");
+    cfg.work = open; /* open-loop Poisson load, scaled */
     for (size_t k = 0; k < sizeof F / sizeof F[0]; k++) {
         cfg.work.rate_per_s = rate * F[k];
         if (sim_run(&cfg, &sr, &errs) != 0)
@@ -772,7 +860,8 @@ simulation(struct rep_doc *d, const struct plan_question *q, const struct plan_r
         char l[32], rr[32], at[32], ot[32], x[32], y[32];
         snprintf(l, sizeof l, "%.0f%%", 100 * F[k]);
         snprintf(rr, sizeof rr, "%.4g", cfg.work.rate_per_s);
-        snprintf(at, sizeof at, "%.1f%%", 100 * sr.slo_attainment);
+        snprintf(at, sizeof at, attain && isfinite(sr.slo_attainment) ? "%.1f%%" : "-",
+                 100 * sr.slo_attainment);
         snprintf(ot, sizeof ot, "%.0f", sr.output_tokens_per_s);
         const char *row[] = {
             l, rr, at, ex_time(x, sizeof x, sr.ttft.p99), ex_time(y, sizeof y, sr.tpot.p99), ot};
@@ -781,261 +870,14 @@ simulation(struct rep_doc *d, const struct plan_question *q, const struct plan_r
     }
     sb_reset(&b);
     sb_printf(&b,
-              "Load relative to the planned load of one instance (100%% = %.4g requests/s). The "
-              "plan keeps %.0f%% of the SLO-meeting rate, %.4g requests/s, in reserve.",
-              rate, 100 * (1 - q->utilisation), op->rate_per_s);
+              "Load relative to the planned load of one instance (100%% = %.4g requests/s%s). "
+              "The plan keeps %.0f%% of the SLO-meeting rate, %.4g requests/s, in reserve.",
+              rate,
+              users ? ", offered as Poisson arrivals, burstier than the users' closed loop" : "",
+              100 * (1 - q->utilisation), op->rate_per_s);
     rep_table_caption(a, sb_str(&b));
     err_list_release(&errs);
     sb_release(&b);
-}
-
-/* ---- 6 sensitivity ---- */
-
-/* The engine tuning with its efficiencies scaled (the tornado's efficiency inputs). */
-struct sens_hook {
-    const struct plan_opts *o;
-    double mem_f, comp_f;
-};
-
-static int
-sens_tuning(const struct hw_profile *hw, const char *engine, struct roof_tuning *out, void *ctx)
-{
-    const struct sens_hook *h = ctx;
-    if (h->o->tuning(hw, engine, out, h->o->tuning_ctx) != 0)
-        return -1;
-    out->memory_efficiency = fmin(1.0, out->memory_efficiency * h->mem_f);
-    out->compute_efficiency = fmin(1.0, out->compute_efficiency * h->comp_f);
-    if (out->vector_efficiency > 0)
-        out->vector_efficiency = fmin(1.0, out->vector_efficiency * h->comp_f);
-    return 0;
-}
-
-static void
-scale_dist(struct sim_dist *dd, double f)
-{
-    dd->value *= f, dd->min *= f, dd->max *= f, dd->mean *= f, dd->sd *= f;
-}
-
-enum sens_input {
-    SENS_MEM,
-    SENS_COMP,
-    SENS_PROMPT,
-    SENS_OUTPUT,
-    SENS_RATE,
-    SENS_PRICE,
-    SENS_LIFE,
-    SENS_PUE,
-    SENS_KWH,
-    SENS_COUNT
-};
-
-/* The chosen option alone, analytic, with one input scaled by f: its devices and cost per
- * million output tokens (NaN when it can no longer serve the load). */
-static void
-sens_eval(const struct plan_question *q, const struct plan_option *op, const struct plan_opts *o,
-          enum sens_input in, double f, double *devices, double *mtok)
-{
-    *devices = *mtok = NAN;
-    struct hw_profile *hw = (struct hw_profile *)find_hw(q, op->hw_id);
-    if (!hw)
-        return;
-    struct plan_question c = *q;
-    c.hw = &hw;
-    c.n_hw = 1;
-    c.tp[0] = op->tp, c.n_tp = 1;
-    c.pp[0] = op->pp, c.n_pp = 1;
-    c.formats[0] = op->format, c.n_formats = 1;
-    c.policies[0] = op->policy, c.n_policies = 1;
-    c.max_batch[0] = op->max_batch, c.n_max_batch = 1;
-    c.max_tokens_per_step[0] = op->max_tokens_per_step, c.n_max_tokens_per_step = 1;
-    c.n_prefill_hw = 0;
-    c.confirm_top = 0; /* the analytic estimate: no simulation */
-    c.growth_per_month = 0;
-    struct sens_hook h = {o, 1, 1};
-    struct plan_opts oc = *o;
-    oc.progress = NULL;
-    oc.jobs = 1;
-    if (o->tuning) {
-        oc.tuning = sens_tuning;
-        oc.tuning_ctx = &h;
-    }
-    switch (in) {
-    case SENS_MEM:
-        h.mem_f = f;
-        break;
-    case SENS_COMP:
-        h.comp_f = f;
-        break;
-    case SENS_PROMPT:
-        scale_dist(&c.prompt, f);
-        break;
-    case SENS_OUTPUT:
-        scale_dist(&c.output, f);
-        break;
-    case SENS_RATE:
-        c.rate_per_s *= f;
-        c.tokens_per_month *= f;
-        c.users = (long)llround((double)c.users * f);
-        c.offline_requests *= f;
-        break;
-    case SENS_LIFE:
-        c.tco.life_years *= f;
-        break;
-    case SENS_PUE:
-        c.tco.pue = fmax(1.0, c.tco.pue * f); /* facility power never below IT power */
-        break;
-    case SENS_KWH:
-        c.tco.price_per_kwh *= f;
-        break;
-    default:
-        break;
-    }
-    struct plan_result r;
-    memset(&r, 0, sizeof r);
-    struct err_list errs = {0};
-    if (plan_run(&c, &oc, &r, &errs) == 0 && r.n_options > 0 && r.options[0].instances > 0 &&
-        r.options[0].status != PLAN_SLO_MISSED) {
-        *devices = r.options[0].devices;
-        *mtok = r.options[0].cost_per_mtok_output;
-        if (in == SENS_PRICE) /* cost per device-hour scales the fleet's cost linearly */
-            *mtok *= f;
-    }
-    err_list_release(&errs);
-    plan_result_release(&r);
-}
-
-static void
-sens_value(enum sens_input in, const struct plan_question *q, const struct hw_profile *hw,
-           const struct plan_opts *o, double f, char *buf, size_t size)
-{
-    struct roof_tuning tu;
-    switch (in) {
-    case SENS_MEM:
-    case SENS_COMP:
-        if (o->tuning && q->engine && hw && o->tuning(hw, q->engine, &tu, o->tuning_ctx) == 0) {
-            double e = in == SENS_MEM ? tu.memory_efficiency : tu.compute_efficiency;
-            snprintf(buf, size, "%.2f", fmin(1.0, e * f));
-        } else {
-            snprintf(buf, size, "x%.1f", f);
-        }
-        break;
-    case SENS_PROMPT:
-    case SENS_OUTPUT: {
-        const struct sim_dist *dd = in == SENS_PROMPT ? &q->prompt : &q->output;
-        double m = sim_dist_mean(dd);
-        snprintf(buf, size, "%.0f tok", m * f);
-        break;
-    }
-    case SENS_RATE:
-        snprintf(buf, size, "%.3g req/s", q->rate_per_s * f);
-        break;
-    case SENS_LIFE:
-        snprintf(buf, size, "%.3g y", q->tco.life_years * f);
-        break;
-    case SENS_PUE:
-        snprintf(buf, size, "PUE %.2f", fmax(1.0, q->tco.pue * f));
-        break;
-    case SENS_KWH:
-        snprintf(buf, size, "%.3g/kWh", q->tco.price_per_kwh * f);
-        break;
-    default:
-        snprintf(buf, size, "%+.0f%%", 100 * (f - 1));
-    }
-}
-
-static void
-sensitivity(struct rep_doc *d, const struct plan_question *q, const struct plan_result *r,
-            const struct plan_opts *o)
-{
-    if (r->chosen < 0)
-        return;
-    const struct plan_option *op = &r->options[r->chosen];
-    if (op->policy == SIM_DISAGGREGATED || !find_hw(q, op->hw_id))
-        return;
-    static const char *const NAME[SENS_COUNT] = {
-        "memory efficiency", "compute efficiency", "prompt length", "output length",
-        "arrival rate",      "device price",       "life",          "PUE",
-        "electricity price"};
-    static const double LO[SENS_COUNT] = {0.8, 0.8, 0.5, 0.5, 0.5, 0.7, 0.75, 0.857, 0.5};
-    static const double HI[SENS_COUNT] = {1.2, 1.2, 1.5, 1.5, 1.5, 1.3, 1.25, 1.143, 1.5};
-    bool buy = q->money == PLAN_BUY;
-    double bd, bm;
-    sens_eval(q, op, o, SENS_COUNT, 1, &bd, &bm);
-    if (!isfinite(bd) || !isfinite(bm))
-        return;
-    rep_section(d, 1, "Sensitivity", true);
-    struct tornado_row dev[SENS_COUNT], cost[SENS_COUNT];
-    int n = 0;
-    const struct hw_profile *hw = find_hw(q, op->hw_id);
-    for (int i = 0; i < SENS_COUNT; i++) {
-        if (!buy && (i == SENS_LIFE || i == SENS_PUE || i == SENS_KWH))
-            continue;
-        if ((i == SENS_MEM || i == SENS_COMP) && !(o->tuning && q->engine))
-            continue; /* the datasheet roofline has no efficiency to move */
-        struct tornado_row *a = &dev[n], *b = &cost[n];
-        memset(a, 0, sizeof *a);
-        /* buying: the whole device-hour cost (capital and power) moves, not the price alone */
-        snprintf(a->name, sizeof a->name, "%s",
-                 buy && i == SENS_PRICE ? "device-hour cost" : NAME[i]);
-        sens_value((enum sens_input)i, q, hw, o, LO[i], a->low_in, sizeof a->low_in);
-        sens_value((enum sens_input)i, q, hw, o, HI[i], a->high_in, sizeof a->high_in);
-        *b = *a;
-        sens_eval(q, op, o, (enum sens_input)i, LO[i], &a->low, &b->low);
-        sens_eval(q, op, o, (enum sens_input)i, HI[i], &a->high, &b->high);
-        n++;
-    }
-    struct sb s = {0};
-    sb_printf(&s,
-              "How the chosen plan's device count and cost per million output tokens move when "
-              "one input moves and the others stay: memory and compute efficiency " PM "20%%, "
-              "prompt and output length " PM "50%%, arrival rate " PM "50%%, "
-              "%s " PM "30%%%s. Each point re-plans the fleet of the chosen option "
-              "(%s TP %d, %s) with the planner's <b>analytic</b> rate estimate (no simulation), "
-              "so the base here, <b>%.0f devices</b> and <b>%.3f %s</b> per million output "
-              "tokens, can differ from the simulated answer on page 1; the swings are what "
-              "matter. The other options are not re-ranked.",
-              buy ? "device-hour cost (TCO)" : "device price",
-              buy ? ", life " PM "25%, PUE " PM "14% (not below 1) and electricity price " PM "50%"
-                  : "",
-              rp_esc(op->hw_id), op->tp, fmt_name(&op->format), bd, bm, q->currency);
-    rep_para(d, sb_str(&s));
-    struct tornado_panel P[2] = {
-        {"devices", "", bd, dev, n},
-        {"cost per million output tokens", "", bm, cost, n},
-    };
-    char sub[256];
-    snprintf(sub, sizeof sub,
-             "%s TP %d, %s; bars from the base to the output at each input's "
-             "low and high value",
-             op->hw_id, op->tp, fmt_name(&op->format));
-    struct chart *c = chart_build_tornado("Sensitivity of the chosen plan", sub, P, 2);
-    if (c)
-        rep_chart(d, c, 300,
-                  "Inputs sorted by swing, the largest on top; the dashed line is the base. "
-                  "Labels at the bar ends give the input's low and high values.");
-    static const char *const H[] = {"input", "low .. high",   "devices",
-                                    "swing", "cost/Mtok out", "swing"};
-    struct rep_table *t = rep_table(d, 6, H, "llrrrr");
-    for (int k = 0; k < n; k++) {
-        char rg[80], dv[48], ds[24], cm[48], cs[24];
-        snprintf(rg, sizeof rg, "%s .. %s", dev[k].low_in, dev[k].high_in);
-        char l1[16], h1[16], l2[16], h2[16];
-        snprintf(l1, sizeof l1, isfinite(dev[k].low) ? "%.0f" : "-", dev[k].low);
-        snprintf(h1, sizeof h1, isfinite(dev[k].high) ? "%.0f" : "-", dev[k].high);
-        snprintf(l2, sizeof l2, isfinite(cost[k].low) ? "%.3f" : "-", cost[k].low);
-        snprintf(h2, sizeof h2, isfinite(cost[k].high) ? "%.3f" : "-", cost[k].high);
-        snprintf(dv, sizeof dv, "%s .. %s", l1, h1);
-        snprintf(cm, sizeof cm, "%s .. %s", l2, h2);
-        double sd = tornado_swing(&dev[k]), sc = tornado_swing(&cost[k]);
-        snprintf(ds, sizeof ds, isfinite(sd) ? "%.0f" : "-", sd);
-        snprintf(cs, sizeof cs, isfinite(sc) ? "%.3f" : "-", sc);
-        const char *row[] = {rp_esc(dev[k].name), rp_esc(rg), dv, ds, cm, cs};
-        rep_table_row(t, row);
-    }
-    rep_table_caption(t, "'-': the chosen option can no longer serve the load there (it does not "
-                         "fit or misses the SLO at any rate). The device price (the device-hour "
-                         "cost when buying) moves the cost only.");
-    sb_release(&s);
 }
 
 /* ---- 6 volume ---- */
@@ -1084,8 +926,7 @@ volume(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
                 chart_add_line(c, p, &st, x, y, (size_t)r->n_sweep);
                 const struct plan_option *op = &r->options[r->shown[s]];
                 char lab[128];
-                snprintf(lab, sizeof lab, "%s%s TP %d %s %s", s == 0 ? "chosen: " : "", op->hw_id,
-                         op->tp, fmt_name(&op->format), sim_policy_name(op->policy));
+                snprintf(lab, sizeof lab, "%s%s", s == 0 ? "chosen: " : "", opt_name(op));
                 chart_add_legend(c, p, lab, &st, false);
             }
             p->legend_left = true;
@@ -1103,20 +944,20 @@ volume(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
     for (int k = 0; k < r->n_crossovers; k++) {
         const struct plan_option *f = &r->options[r->shown[r->crossovers[k].from]];
         const struct plan_option *to = &r->options[r->shown[r->crossovers[k].to]];
-        sb_printf(&b, "%sAt %.1fx today's volume %s TP %d becomes cheaper than %s TP %d.",
-                  k ? " " : "", r->crossovers[k].volume, rp_esc(to->hw_id), to->tp,
-                  rp_esc(f->hw_id), f->tp);
+        sb_printf(&b, "%sAt %.1fx today's volume %s becomes cheaper than %s.", k ? " " : "",
+                  r->crossovers[k].volume, rp_esc(opt_name(to)), rp_esc(opt_name(f)));
     }
     if (q->growth_per_month > 0) {
         sb_printf(&b, " With %.0f%% growth per month: ", 100 * q->growth_per_month);
         for (int s = 0; s < r->n_shown; s++) {
             const struct plan_option *op = &r->options[r->shown[s]];
+            const char *who = rp_esc(opt_name(op));
             if (op->exhaust_month > 0)
-                sb_printf(&b, "%s%s runs out in month %d", s ? "; " : "", rp_esc(op->hw_id),
-                          op->exhaust_month);
+                sb_printf(&b, "%s%s%s runs out in month %d", s ? "; " : "", s ? "" : "the chosen ",
+                          who, op->exhaust_month);
             else
-                sb_printf(&b, "%s%s lasts the %d-month horizon", s ? "; " : "", rp_esc(op->hw_id),
-                          q->horizon_months);
+                sb_printf(&b, "%s%s%s lasts the %d-month horizon", s ? "; " : "",
+                          s ? "" : "the chosen ", who, q->horizon_months);
         }
         sb_printf(&b, ".");
     }
@@ -1135,33 +976,39 @@ trust(struct rep_doc *d, const struct plan_question *q, const struct plan_result
         return;
     const struct plan_option *op = &r->options[r->chosen];
     rep_section(d, 2, "Where each key number comes from", false);
-    struct sb b = {0};
-    sb_printf(&b,
-              "<b>Simulated</b>%s: the SLO-meeting rate per instance, the p99 latencies at the "
-              "planned load and the throughput behind the cost per token (the serving simulator, "
-              "whose step times come from the engine-tuned roofline). <b>Analytic</b>: the "
-              "memory fit, the other options marked 'analytic' in the ranking, the roofline "
-              "section. <b>Priced</b>: cost per hour = device price x devices (the prices' "
-              "sources are in section 2). <b>Measured</b>: nothing in this report was measured "
-              "on your system; the verification below says how to measure it.",
-              op->simulated ? "" : " (not for this option: analytic)");
-    rep_para(d, sb_str(&b));
-    sb_release(&b);
+    rp_paraf(d,
+             "<b>Simulated</b>%s: the SLO-meeting rate per instance, the p99 latencies at the "
+             "planned load and the throughput behind the cost per token (the serving simulator, "
+             "whose step times come from the engine-tuned roofline). <b>Analytic</b>: the "
+             "memory fit, the other options marked 'analytic' in the ranking, the roofline "
+             "section. <b>Priced</b>: cost per hour = device price x devices (the prices' "
+             "sources are in section 2). <b>Measured</b>: nothing in this report was measured "
+             "on your system; the verification below says how to measure it.",
+             op->simulated ? "" : " (not for this option: analytic)");
     rep_section(d, 2, "Verification", false);
     const struct plan_verification *v = &r->verify;
-    sb_printf(&b,
-              "Benchmark one instance at <b>%.4g requests/s</b> (Poisson; about %.1f requests in "
-              "flight) with the question's length distributions and expect TTFT p50 %s and p99 "
-              "%s, ITL p50 %s and p99 %s, and %.4g output tokens/s. Start it with:",
-              v->rate_per_instance_s, v->concurrency, tm(v->ttft_p50_s), tm(v->ttft_p99_s),
-              tm(v->itl_p50_s), tm(v->itl_p99_s), v->output_tokens_per_s);
-    rep_para(d, sb_str(&b));
+    int serving = op->instances - op->spares;
+    char load[256];
+    if (q->workload == PLAN_WL_USERS && serving > 0)
+        snprintf(load, sizeof load,
+                 "with <b>%ld users</b> (a closed loop, %.3g s of think time; about %.4g "
+                 "requests/s and %.1f requests in flight, as simulated)",
+                 (q->users + serving - 1) / serving, q->think_time_s, v->rate_per_instance_s,
+                 v->concurrency);
+    else
+        snprintf(load, sizeof load,
+                 "at <b>%.4g requests/s</b> (Poisson; about %.1f requests in flight)",
+                 v->rate_per_instance_s, v->concurrency);
+    rp_paraf(d,
+             "Benchmark one instance %s with the question's length distributions and expect "
+             "TTFT p50 %s and p99 %s, ITL p50 %s and p99 %s, and %.4g output tokens/s. Start "
+             "it with:",
+             load, tm(v->ttft_p50_s), tm(v->ttft_p99_s), tm(v->itl_p50_s), tm(v->itl_p99_s),
+             v->output_tokens_per_s);
     rep_code(d, op->launch);
-    sb_reset(&b);
-    sb_printf(&b, "Then measure it at that load with <tt>roofline profile</tt>, which offers the "
-                  "Poisson load to the server's completion endpoint (replace the URL) and prints "
-                  "the measured TTFT and ITL percentiles beside the prediction:");
-    rep_para(d, sb_str(&b));
+    rep_para(d, "Then measure it at that load with <tt>roofline profile</tt>, which offers a "
+                "Poisson load to the server's completion endpoint (replace the URL) and prints "
+                "the measured TTFT and ITL percentiles beside the prediction:");
     char line[512];
     snprintf(line, sizeof line,
              "roofline profile --url http://localhost:8000/v1/completions --rate %.4g "
@@ -1170,7 +1017,6 @@ trust(struct rep_doc *d, const struct plan_question *q, const struct plan_result
              q->model->id, dtype_name(op->format.weights), q->engine ? " --engine " : "",
              q->engine ? q->engine : "");
     rep_code(d, line);
-    sb_release(&b);
 }
 
 int
@@ -1236,7 +1082,8 @@ rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struct pl
             return -1;
     }
     simulation(d, q, r, o);
-    sensitivity(d, q, r, o);
+    if (r->chosen >= 0)
+        rp_plan_sensitivity(d, q, r, o, find_hw(q, r->options[r->chosen].hw_id));
     volume(d, q, r);
     trust(d, q, r, ctx);
     ctx->n_hws = n_hws;

@@ -57,14 +57,18 @@ chart_fill_memory(struct chart *c, const struct chart_request *req, struct err_l
                 snprintf(names[ncat], sizeof names[ncat], "%s", num);
             else if (req->n_hws > 1)
                 snprintf(names[ncat], sizeof names[ncat], "%s", req->hws[g]->id);
-            else
-                snprintf(names[ncat], sizeof names[ncat], "batch %s%s", num,
+            else if (nbl > 1) /* "batch" once in the axis title, so no label is thinned */
+                snprintf(names[ncat], sizeof names[ncat], "%s%s", num,
                          limit > 0 && bl[b] == (double)limit ? "\n(memory limit)" : "");
+            else
+                snprintf(names[ncat], sizeof names[ncat], "batch %s", num);
             labels[ncat] = names[ncat];
             ymax = fmax(ymax, fmax(mem[ncat].total_bytes, mem[ncat].capacity_bytes));
             ncat++;
         }
     chart_axis_categories(c, &p->x, labels, ncat);
+    if (req->n_hws == 1 && nbl > 1)
+        snprintf(p->x.title, sizeof p->x.title, "batch (sequences decoded together)");
     if (req->n_hws > 1 && nbl > 1) {
         int n = snprintf(p->x.title, sizeof p->x.title, "batch, grouped by device: ");
         for (int g = 0; g < req->n_hws && n > 0 && (size_t)n < sizeof p->x.title; g++)

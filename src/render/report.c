@@ -1,7 +1,9 @@
 /* The report layout: blocks collected in memory, then laid out twice on Cairo's PDF surface, once
  * to learn the page of every section and the page count (nothing drawn), once to draw with the
  * contents list, outline and "page N of M" footers filled in. Text is set with Pango in "DejaVu
- * Sans" with hinting off, so glyph positions do not depend on the machine. */
+ * Sans" with hinting off, so glyph positions do not depend on the machine. One file (about 1,150
+ * lines): the block list, paragraphs, tables with repeated headers, charts, outline and the two
+ * passes all work on one private layout state (struct lay), which a split would have to export. */
 #include "render/report.h"
 
 #include "render/draw.h"
@@ -735,8 +737,9 @@ do_contents(struct lay *L)
 }
 
 /* Column widths in the manner of HTML's automatic table layout: natural widths when they fit the
- * text width; otherwise every column keeps at least its longest word and the rest of the width
- * is shared in proportion to how much more each column would like. */
+ * text width; otherwise every column keeps at least its longest word (a number with its unit
+ * in a right-aligned body cell, its whole text) and the rest of the width is shared in proportion
+ * to how much more each column would like. */
 static void
 table_widths(struct lay *L, const struct rep_table *t, double *wd)
 {
@@ -749,8 +752,14 @@ table_widths(struct lay *L, const struct rep_table *t, double *wd)
             const char *s = hdr ? t->headers[c] : t->cells[r * (size_t)t->n_cols + (size_t)c];
             PangoLayout *l = text_layout(L, s, FONT, TABLE_PT, hdr, 0, true);
             nat[c] = fmax(nat[c], layout_w(l));
-            pango_layout_set_width(l, PANGO_SCALE);
-            pango_layout_set_wrap(l, PANGO_WRAP_WORD);
+            /* a number with its unit ("232.28 ms": one space at most) in a right-aligned
+             * column never breaks: the text columns wrap instead */
+            const char *sp = strchr(s, ' ');
+            bool number = t->align[c] == 'r' && !hdr && (!sp || !strchr(sp + 1, ' '));
+            if (!number) {
+                pango_layout_set_width(l, PANGO_SCALE);
+                pango_layout_set_wrap(l, PANGO_WRAP_WORD);
+            }
             mn[c] = fmax(mn[c], layout_w(l));
             g_object_unref(l);
         }

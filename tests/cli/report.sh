@@ -170,6 +170,25 @@ for k in ('output length', 'arrival rate'):
     print(('ok' if ok else 'not ok') + ' report sensitivity %s row %s' % (k, r and r[1:]))
 print(('ok' if len(rows) == 6 else 'not ok') + ' report sensitivity rows (%d)' % len(rows))
 EOF2
+# the tornado's base is page 1's answer (devices and cost per million output tokens), the
+# simulated figures, for the small question and a shipped example (growing-service: there the
+# analytic estimate alone gives 6 devices and 0.202 USD/Mtok against the simulated 7 and 0.235)
+tornado_base() { # NAME ANSWER.txt REPORT.pdf
+    pdftotext "$3" - | tr '\n' ' ' >"$T/tb.txt"
+    dev=$(sed -n 's/.* = \([0-9]*\) devices: .*/\1/p' "$2" | head -n 1)
+    mtok=$(sed -n 's/.*, \([0-9.]*\) [A-Z]* per million output tokens.*/\1/p' "$2" | head -n 1)
+    if [ -n "$dev" ] && [ -n "$mtok" ] &&
+        grep -qF "base here, $dev devices and $mtok " "$T/tb.txt"; then
+        echo "ok report $1 tornado base is page 1's ($dev devices, $mtok per Mtok)"
+    else
+        echo "not ok report $1 tornado base is not page 1's ($dev devices, $mtok per Mtok):"
+        grep -o 'base here, [^,]*, [0-9.]*' "$T/tb.txt" | sed 's/^/  /'
+    fi
+}
+(cd "$T" && "$ROOFLINE" report "$Q/small.yaml" >"$T/small-answer.txt" 2>/dev/null)
+tornado_base small "$T/small-answer.txt" "$T/reports/small.pdf"
+"$ROOFLINE" report "$here/../../reports/growing-service.yaml" -o "$T/gs.pdf" >"$T/gs-answer.txt" 2>/dev/null
+tornado_base growing-service "$T/gs-answer.txt" "$T/gs.pdf"
 # --bench: the host validation table, the same predictions and errors as validate --host
 B="$here/../data/bench/report.json"
 run "report --bench" 0 -- "$ROOFLINE" report "$Q/small.yaml" --bench "$B" -o "$T/sb.pdf"
