@@ -442,6 +442,28 @@ cli_load_model(const char *arg)
     return m;
 }
 
+const char *
+cli_engine(const struct cli_args *a)
+{
+    const char *eng = cli_get(a, "engine");
+    if (!eng)
+        return CLI_DEFAULT_ENGINE;
+    return strcmp(eng, "datasheet") == 0 ? NULL : eng;
+}
+
+void
+cli_engine_line(FILE *f, const char *engine, bool named)
+{
+    if (engine)
+        fprintf(f,
+                "Times: the %s engine's calibrated kernel model%s (--engine datasheet for the pure "
+                "roofline bound)\n",
+                engine, named ? "" : ", the default");
+    else
+        fprintf(f, "Times: the datasheet roofline bound, what the physics allows (no engine "
+                   "overheads; the default is --engine " CLI_DEFAULT_ENGINE ")\n");
+}
+
 int
 cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
 {
@@ -515,8 +537,8 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
             return CLI_USAGE;
         }
     }
-    const char *eng = cli_get(a, "engine");
-    if (eng && strcmp(eng, "datasheet") != 0) { /* datasheet: the pure roofline */
+    const char *eng = cli_engine(a);
+    if (eng) { /* NULL: datasheet, the pure roofline */
         struct err_list errs = {0};
         int e = calparams_tuning(cfg->hw, eng, NULL, &cfg->tuning, NULL, &errs);
         cli_print_errs(&errs);

@@ -38,7 +38,7 @@ static const struct cli_opt OPTS[] = {
     OPT_VALUE("pp", "N", "pipeline stages per instance"),
     OPT_VALUE("gpus", "N", "devices in all (replicas = gpus / (tp x pp))"),
     OPT_VALUE("reserve", "SIZE|PCT", "memory kept off weights and KV cache"),
-    OPT_VALUE("engine", "E", "an engine profile's calibrated kernel model"),
+    OPT_VALUE("engine", "E", "kernel (default), vllm, ...: its calibrated model; datasheet"),
 };
 #define N_OPTS ((int)ARRAY_SIZE(OPTS))
 
@@ -319,8 +319,11 @@ run(int argc, char **argv)
         req.n_measured = n_measured;
     }
     chart = chart_build(&req, &errs);
-    if (chart && chart_save(chart, out, width, height, &errs) == 0)
+    if (chart && chart_save(chart, out, width, height, &errs) == 0) {
         rc = CLI_OK;
+        printf("wrote %s\n", out);
+        cli_engine_line(stdout, cli_engine(&a), cli_has(&a, "engine"));
+    }
     cli_print_errs(&errs);
     err_list_release(&errs);
 done:

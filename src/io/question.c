@@ -925,6 +925,8 @@ from_tree(const struct ynode *root, const char *path, struct err_list *errs)
     if (ycheck_str(&y, root, "", "engine", false, &s) &&
         check_enum(&y, ynode_get(root, "engine"), "engine", s, ENGINES, N(ENGINES)) >= 0)
         q->engine = str_dup(s);
+    else if (!ynode_get(root, "engine"))
+        q->engine = str_dup("kernel"); /* every command's default engine (as a scenario's) */
     if (q->model)
         load_formats(&y, root, q);
     load_workload(&y, root, q);
