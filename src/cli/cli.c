@@ -114,7 +114,9 @@ print_commands(FILE *f)
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
     fprintf(f, "\nRun 'roofline help COMMAND' for a command's options. With no command, roofline\n"
-               "runs 'demo': a worked decode and prefill answer for Llama-3-8B on an H100.\n");
+               "runs 'demo': a worked decode and prefill answer for Llama-3-8B on an H100.\n"
+               "Times come from the " CLI_DEFAULT_ENGINE " engine's calibrated kernel model "
+               "unless --engine names another\n(--engine datasheet: the pure roofline bound).\n");
 }
 
 static int

@@ -1,5 +1,6 @@
 /* roofline chart: one chart kind (roofline, regime, batch, prefill, decode, memory) written to a
  * PNG, SVG or PDF file chosen by the output's extension. docs/charts.md */
+#include "cli/caldata.h"
 #include "cli/cli.h"
 #include "core/dtype.h"
 #include "io/scenario.h"
@@ -307,6 +308,10 @@ run(int argc, char **argv)
     if ((rc = cli_engine_opts(&engine, &req.base)) != 0)
         goto done;
     rc = CLI_FAIL;
+    /* the engine's tuning depends on each device's class */
+    for (int g = 0; g < req.n_hws && cli_engine(&a); g++, req.n_tunings++)
+        if (caldata_tuning(hws[g], cli_engine(&a), NULL, &req.tunings[g], NULL) != 0)
+            goto done;
     if (req.n_batches > 0)
         req.base.batch = req.batches[0];
     if (cli_has(&a, "measured")) {

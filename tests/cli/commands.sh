@@ -64,6 +64,11 @@ expect_out json-show-id "Llama-Tiny"
 expect_out json-show-params "1.1e+09 total"
 
 # analyze: table, csv and json
+# show and help say what the default engine is
+run show-default-engine 0 -- "$ROOFLINE" show gpu h100-sxm
+expect_out show-default-engine-line "default engine (kernel, calibrated): streaming kernels reach"
+run help-default-engine 0 -- "$ROOFLINE" help
+expect_out help-default-engine-line "Times come from the kernel engine's calibrated kernel model"
 # the datasheet roofline: 15.0 GB of weights / 3.35 TB/s = 4.48 ms + KV and activations
 run analyze-table 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine datasheet
 expect_out analyze-short-head "llama-3-8b on h100-sxm: batch 1, prompt 512, context 512"
