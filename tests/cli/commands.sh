@@ -11,7 +11,7 @@ run list-models 0 -- "$ROOFLINE" list models
 expect_out list-models-dsv3 "deepseek-v3"
 expect_out list-models-mla "MLA"
 run list-bad 2 -- "$ROOFLINE" list gpu
-expect_err list-bad-msg "error: say what to list: 'gpus' or 'models'"
+expect_err list-bad-msg "error: say what to list: 'gpus', 'models' or 'engines'"
 
 run show-gpu 0 -- "$ROOFLINE" show gpu h100-sxm
 expect_out show-gpu-ridge "ridge   295.3 FLOP/B"
@@ -64,6 +64,16 @@ expect_out json-show-id "Llama-Tiny"
 expect_out json-show-params "1.1e+09 total"
 
 # analyze: table, csv and json
+# list engines: the names --engine takes, the default marked
+run list-engines 0 -- "$ROOFLINE" list engines
+expect_out list-engines-default "kernel        yes"
+expect_out list-engines-sglang "sglang "
+expect_out list-engines-tgi "tgi "
+expect_out list-engines-datasheet "--engine datasheet is the pure roofline"
+run list-engines-csv 0 -- "$ROOFLINE" list engines -o csv
+expect_out list-engines-csv-header "id,default,kernel_overhead_s,step_overhead_s,memory_efficiency,compute_efficiency,admission,max_batch,reserve_fraction"
+run list-nothing 2 -- "$ROOFLINE" list engine
+expect_err list-nothing-msg "say what to list: 'gpus', 'models' or 'engines'"
 # show and help say what the default engine is
 run show-default-engine 0 -- "$ROOFLINE" show gpu h100-sxm
 expect_out show-default-engine-line "default engine (kernel, calibrated): streaming kernels reach"
