@@ -127,10 +127,12 @@ int cli_engine_opts(const struct cli_args *a, struct roof_config *cfg);
 /* The engine whose calibrated kernel model gives every command's times when --engine is not
  * given (the scenario default too); --engine datasheet gives the pure roofline bound. */
 #define CLI_DEFAULT_ENGINE "kernel"
-/* The engine the times are for: --engine's value, CLI_DEFAULT_ENGINE when absent, NULL for
- * "datasheet" (the bound alone). The string is borrowed from `a` or static. */
-const char *cli_engine(const struct cli_args *a);
-/* One line saying which engine the times are for ("Times: ..."), for a command's first lines. */
+/* The engine the times on `hw` are for: --engine's value, CLI_DEFAULT_ENGINE when absent, NULL
+ * for "datasheet" (the bound alone) and, when absent, for a profile written by roofline bench
+ * (its roofs are measured: already what its kernels reach). Borrowed from `a` or static. */
+const char *cli_engine(const struct cli_args *a, const struct hw_profile *hw);
+/* One line saying which engine the times are for ("Times: ..."), for a command's first lines;
+ * `named`: --engine was given (NULL and not named: a measured host's roofs). */
 void cli_engine_line(FILE *f, const char *engine, bool named);
 #define CLI_ENGINE_OPTS                                                                            \
     OPT_VALUE("batch", "B", "concurrent sequences (default 1)"),                                   \

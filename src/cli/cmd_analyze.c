@@ -349,14 +349,14 @@ run(int argc, char **argv)
     double bands[PRED_PHASE_COUNT][2] = {{0}};
     bool want_bands = cli_has(&c.a, "bands");
     if (want_bands) {
-        if (!cli_engine(&c.a)) {
+        if (!cli_engine(&c.a, hw)) {
             fprintf(stderr, "error: --bands needs an engine, not the datasheet roofline (the "
                             "bands come from calibrating an engine's predictions)\n");
             rc = CLI_USAGE;
             goto out;
         }
         struct roof_tuning tu;
-        if (caldata_tuning(hw, cli_engine(&c.a), NULL, &tu, bands) != 0) {
+        if (caldata_tuning(hw, cli_engine(&c.a, hw), NULL, &tu, bands) != 0) {
             rc = CLI_FAIL;
             goto out;
         }
@@ -439,7 +439,7 @@ run(int argc, char **argv)
             band = bands[bi];
         else if (want_bands)
             fprintf(stderr, "warning: no calibrated band for %s on this device class\n", ph);
-        fill_summary(&r, sv, crit, cross, max_batch, cli_engine(&c.a), band);
+        fill_summary(&r, sv, crit, cross, max_batch, cli_engine(&c.a, hw), band);
         if (fmt == OUT_TABLE) {
             char title[512];
             snprintf(title, sizeof title,
@@ -450,7 +450,7 @@ run(int argc, char **argv)
             if (p != first)
                 printf("\n");
             else
-                cli_engine_line(stdout, cli_engine(&c.a), cli_has(&c.a, "engine"));
+                cli_engine_line(stdout, cli_engine(&c.a, hw), cli_has(&c.a, "engine"));
             printf("%s\n\n", title);
             out_table_end(t, stdout, 0);
             printf("\nsummary (%s):\n", ph);
@@ -465,7 +465,7 @@ run(int argc, char **argv)
         }
     }
     if (!full && rc == CLI_OK)
-        print_short(&base, sp, cli_engine(&c.a), cli_has(&c.a, "engine"));
+        print_short(&base, sp, cli_engine(&c.a, hw), cli_has(&c.a, "engine"));
     if (ops_csv)
         out_table_end(ops_csv, stdout, 0);
     if (fmt == OUT_JSON)

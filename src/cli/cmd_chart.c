@@ -309,9 +309,14 @@ run(int argc, char **argv)
         goto done;
     rc = CLI_FAIL;
     /* the engine's tuning depends on each device's class */
-    for (int g = 0; g < req.n_hws && cli_engine(&a); g++, req.n_tunings++)
-        if (caldata_tuning(hws[g], cli_engine(&a), NULL, &req.tunings[g], NULL) != 0)
+    for (int g = 0; g < req.n_hws; g++, req.n_tunings++) {
+        const char *eng = cli_engine(&a, hws[g]);
+        struct roof_config own;
+        roof_config_init(&own, hws[g], model, ROOF_DECODE);
+        req.tunings[g] = own.tuning;
+        if (eng && caldata_tuning(hws[g], eng, NULL, &req.tunings[g], NULL) != 0)
             goto done;
+    }
     if (req.n_batches > 0)
         req.base.batch = req.batches[0];
     if (cli_has(&a, "measured")) {
@@ -327,7 +332,7 @@ run(int argc, char **argv)
     if (chart && chart_save(chart, out, width, height, &errs) == 0) {
         rc = CLI_OK;
         printf("wrote %s\n", out);
-        cli_engine_line(stdout, cli_engine(&a), cli_has(&a, "engine"));
+        cli_engine_line(stdout, cli_engine(&a, hws[0]), cli_has(&a, "engine"));
     }
     cli_print_errs(&errs);
     err_list_release(&errs);

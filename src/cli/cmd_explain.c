@@ -198,9 +198,11 @@ explain_answer(const struct roof_result *bound, const char *engine, bool engine_
                what, T(expected->time_s), engine, engine_named ? "" : ", the default",
                T(bound->time_s));
     else
-        printf("Answer: %s %s, the bound the physics allows (the datasheet roofline; --engine "
-               "datasheet, so no engine time), derived step by step below.\n\n",
-               what, T(bound->time_s));
+        printf("Answer: %s %s, the bound the physics allows (%s), derived step by step below.\n\n",
+               what, T(bound->time_s),
+               engine_named ? "the datasheet roofline; --engine datasheet, so no engine time"
+                            : "the roofline of this host's measured roofs, a profile written by "
+                              "roofline bench");
 }
 
 /* What the engine is expected to reach, beside the bound the worked steps derived. */
@@ -461,7 +463,7 @@ run_topic(const struct cli_args *a, int topic)
     /* every topic's times come from the default engine's calibrated kernel model (the
      * simulator's step costs are the same model), the bound alone with --engine datasheet */
     if ((rc = cli_engine_opts(a, &cfg)) == 0) {
-        cli_engine_line(stdout, cli_engine(a), cli_has(a, "engine"));
+        cli_engine_line(stdout, cli_engine(a, hw), cli_has(a, "engine"));
         if (TOPICS[topic].run(&cfg, a) != 0)
             rc = CLI_FAIL;
     }
@@ -520,7 +522,7 @@ run_text(const struct cli_args *ap)
     } else if (m) {
         /* the worked steps derive the bound (the datasheet roofline); the answer line and the
          * last paragraph give the time the engine is expected to reach beside it */
-        const char *engine = cli_engine(&a);
+        const char *engine = cli_engine(&a, hw);
         struct roof_config bound;
         roof_config_init(&bound, hw, m, phase);
         cfg.tuning = bound.tuning;
@@ -655,7 +657,7 @@ run_pdf(const struct cli_args *a, int argc, char **argv)
                          .n_hws = 1,
                          .model = m,
                          .base = cfg,
-                         .engine = cli_engine(a),
+                         .engine = cli_engine(a, hw),
                          .argc = argc,
                          .argv = argv,
                          .command = "explain"};

@@ -120,7 +120,7 @@ run(int argc, char **argv)
     if (fmt == OUT_TABLE) {
         printf("sweep of %s on %s: weights %s, KV %s, tp %d\n", m->id, hw->id,
                dtype_name(base.weights), dtype_name(base.kv), base.tp);
-        cli_engine_line(stdout, cli_engine(&a), cli_has(&a, "engine"));
+        cli_engine_line(stdout, cli_engine(&a, hw), cli_has(&a, "engine"));
         printf("\n");
     }
     if (fmt == OUT_JSON)

@@ -40,3 +40,15 @@ expect_out disagg-ds-wait "= 16.91 ms"
 expect_no disagg-ds-no-engine "calibrated"
 run disagg-overload 0 -- "$ROOFLINE" explain disaggregation --gpu h100-sxm --model llama-3-8b --rate 200 --engine datasheet
 expect_out disagg-overload-bal "4 prefill"
+
+# a profile written by roofline bench has measured roofs: without --engine its times are those
+# roofs (the kernel engine's class fractions would count the efficiency twice), as --engine datasheet
+H="$(cd "$(dirname "$0")/../.." && pwd)/tests/data/bench/host.yaml"
+run host-default 0 -- "$ROOFLINE" analyze --gpu "$H" --model bench-small --weights fp32
+expect_out host-default-times "Times: the roofline of this host's measured roofs"
+grep -v '^Times:' "$T/out" >"$T/host-default.out"
+run host-datasheet 0 -- "$ROOFLINE" analyze --gpu "$H" --model bench-small --weights fp32 --engine datasheet
+grep -v '^Times:' "$T/out" | cmp -s - "$T/host-default.out" && echo "ok host-default-is-measured" ||
+    echo "not ok host-default-is-measured"
+run host-explain 0 -- "$ROOFLINE" explain decode --gpu "$H" --model bench-small --weights fp32
+expect_out host-explain-answer "the roofline of this host's measured roofs, a profile written by roofline bench"
