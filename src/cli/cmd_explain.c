@@ -526,10 +526,14 @@ run_text(const struct cli_args *ap)
         struct roof_config bound;
         roof_config_init(&bound, hw, m, phase);
         cfg.tuning = bound.tuning;
-        struct roof_result rb, re;
+        struct roof_result rb, re = {0};
         double band[2] = {0, 0};
-        if (roof_evaluate(&cfg, &rb) != 0 ||
-            (engine && expected_time(&cfg, engine, &re, band) != 0)) {
+        if (roof_evaluate(&cfg, &rb) != 0) {
+            fprintf(stderr, "error: cannot evaluate this configuration\n");
+            rc = CLI_FAIL;
+            goto out;
+        }
+        if (engine && expected_time(&cfg, engine, &re, band) != 0) {
             rc = CLI_FAIL;
             goto out;
         }
