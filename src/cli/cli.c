@@ -114,7 +114,9 @@ print_commands(FILE *f)
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
     fprintf(f, "\nRun 'roofline help COMMAND' for a command's options. With no command, roofline\n"
-               "runs 'demo': a worked decode and prefill answer for Llama-3-8B on an H100.\n");
+               "runs 'demo': a worked decode and prefill answer for Llama-3-8B on an H100.\n"
+               "Times come from the " CLI_DEFAULT_ENGINE " engine's calibrated kernel model "
+               "unless --engine names another\n(--engine datasheet: the pure roofline bound).\n");
 }
 
 static int
@@ -442,6 +444,32 @@ cli_load_model(const char *arg)
     return m;
 }
 
+const char *
+cli_engine(const struct cli_args *a, const struct hw_profile *hw)
+{
+    const char *eng = cli_get(a, "engine");
+    if (!eng) /* a profile written by roofline bench has measured roofs and GEMM efficiency */
+        return hw && hw->gemm_efficiency > 0 ? NULL : CLI_DEFAULT_ENGINE;
+    return strcmp(eng, "datasheet") == 0 ? NULL : eng;
+}
+
+void
+cli_engine_line(FILE *f, const char *engine, bool named)
+{
+    if (engine)
+        fprintf(f,
+                "Times: the %s engine's calibrated kernel model%s (--engine datasheet for the pure "
+                "roofline bound)\n",
+                engine, named ? "" : ", the default");
+    else if (named)
+        fprintf(f, "Times: the datasheet roofline bound, what the physics allows (no engine "
+                   "overheads; the default is --engine " CLI_DEFAULT_ENGINE ")\n");
+    else
+        fprintf(f, "Times: the roofline of this host's measured roofs (a profile written by "
+                   "roofline bench: they are what its kernels reach; --engine NAME for a "
+                   "calibrated engine)\n");
+}
+
 int
 cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
 {
@@ -515,8 +543,8 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
             return CLI_USAGE;
         }
     }
-    const char *eng = cli_get(a, "engine");
-    if (eng && strcmp(eng, "datasheet") != 0) { /* datasheet: the pure roofline */
+    const char *eng = cli_engine(a, cfg->hw);
+    if (eng) { /* NULL: datasheet, the pure roofline (or a measured host's roofs) */
         struct err_list errs = {0};
         int e = calparams_tuning(cfg->hw, eng, NULL, &cfg->tuning, NULL, &errs);
         cli_print_errs(&errs);

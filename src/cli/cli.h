@@ -124,6 +124,16 @@ struct mdl_profile *cli_load_model(const char *arg);
  * roof_config_init). Returns 0, CLI_USAGE after a bad value or CLI_FAIL when the engine's data
  * files do not load, after printing. */
 int cli_engine_opts(const struct cli_args *a, struct roof_config *cfg);
+/* The engine whose calibrated kernel model gives every command's times when --engine is not
+ * given (the scenario default too); --engine datasheet gives the pure roofline bound. */
+#define CLI_DEFAULT_ENGINE "kernel"
+/* The engine the times on `hw` are for: --engine's value, CLI_DEFAULT_ENGINE when absent, NULL
+ * for "datasheet" (the bound alone) and, when absent, for a profile written by roofline bench
+ * (its roofs are measured: already what its kernels reach). Borrowed from `a` or static. */
+const char *cli_engine(const struct cli_args *a, const struct hw_profile *hw);
+/* One line saying which engine the times are for ("Times: ..."), for a command's first lines;
+ * `named`: --engine was given (NULL and not named: a measured host's roofs). */
+void cli_engine_line(FILE *f, const char *engine, bool named);
 #define CLI_ENGINE_OPTS                                                                            \
     OPT_VALUE("batch", "B", "concurrent sequences (default 1)"),                                   \
         OPT_VALUE("prompt", "P", "prompt tokens (default 512)"),                                   \
@@ -136,7 +146,8 @@ int cli_engine_opts(const struct cli_args *a, struct roof_config *cfg);
         OPT_VALUE("pp", "N", "pipeline-parallel degree"),                                          \
         OPT_VALUE("gpus", "N", "devices in total (replicas = N / (tp x pp))"),                     \
         OPT_VALUE("reserve", "SIZE|PCT", "memory held back from the KV cache (8 GB, 10%)"),        \
-        OPT_VALUE("engine", "E", "calibrated engine: kernel, llama.cpp, vllm, ...")
+        OPT_VALUE("engine", "E",                                                                   \
+                  "engine: kernel (default), vllm, llama.cpp, ..., datasheet (the bound)")
 /* calibrate and validate --measurements */
 #define CLI_OPT_MEASUREMENTS                                                                       \
     OPT_VALUE("measurements", "FILE", "published measurements (docs/calibration.md)")

@@ -189,7 +189,7 @@ fill_summary(const struct roof_result *r, struct out_value *v, double crit, doub
         {NULL, r->pp_bubble_fraction},
         {NULL, r->tokens_per_s_all_replicas},
         {NULL, r->mem.reserve_bytes},
-        {engine ? engine : "none (datasheet roofline)", 0},
+        {engine ? engine : "datasheet", 0},
         {NULL, band ? r->time_s * exp(band[0]) : NAN},
         {NULL, band ? r->time_s * exp(band[1]) : NAN},
     };
@@ -242,7 +242,8 @@ band_str(const double *band, double t, char *buf, size_t size)
 }
 
 static void
-print_short(const struct roof_config *base, const struct short_phase *ph, const char *engine)
+print_short(const struct roof_config *base, const struct short_phase *ph, const char *engine,
+            bool engine_named)
 {
     const struct roof_config *c = base;
     int tp = c->tp > 0 ? c->tp : 1, pp = c->pp > 0 ? c->pp : 1;
@@ -250,9 +251,11 @@ print_short(const struct roof_config *base, const struct short_phase *ph, const 
     if (tp > 1 || pp > 1)
         snprintf(par, sizeof par, " (TP %d, PP %d)", tp, pp);
     printf("%s on %s%s: batch %.0f, prompt %.0f, context %.0f, weights %s, activations %s, KV "
-           "%s%s%s\n\n",
+           "%s%s%s\n",
            c->model->id, c->hw->id, par, c->batch, c->prompt, c->context, dtype_name(c->weights),
            dtype_name(c->act), dtype_name(c->kv), engine ? ", engine " : "", engine ? engine : "");
+    cli_engine_line(stdout, engine, engine_named);
+    printf("\n");
     char a[48], b[48], band[96];
     const struct roof_result *r = NULL;
     if (ph[0].have) {
@@ -306,7 +309,7 @@ static const struct cli_opt OPTS[] = {
     OPT_VALUE("model", "ID|PATH", "the model: a profile id (roofline list models) or a YAML file"),
     OPT_VALUE("phase", "prefill|decode", "one phase only (default both)"),
     CLI_ENGINE_OPTS,
-    OPT_FLAG("bands", "with --engine: the calibrated 10th..90th percentile band of the time"),
+    OPT_FLAG("bands", "the engine's calibrated 10th..90th percentile band of the time"),
     OPT_FLAG("ops", "the per-operator table and every field (table output is a short summary)"),
     CLI_OPT_FORMAT,
 };
@@ -334,14 +337,14 @@ run(int argc, char **argv)
     double bands[PRED_PHASE_COUNT][2] = {{0}};
     bool want_bands = cli_has(&c.a, "bands");
     if (want_bands) {
-        if (!cli_has(&c.a, "engine")) {
-            fprintf(stderr, "error: --bands needs --engine (the bands come from calibrating an "
-                            "engine's predictions)\n");
+        if (!cli_engine(&c.a, hw)) {
+            fprintf(stderr, "error: --bands needs an engine, not the datasheet roofline (the "
+                            "bands come from calibrating an engine's predictions)\n");
             rc = CLI_USAGE;
             goto out;
         }
         struct roof_tuning tu;
-        if (caldata_tuning(hw, cli_get(&c.a, "engine"), NULL, &tu, bands) != 0) {
+        if (caldata_tuning(hw, cli_engine(&c.a, hw), NULL, &tu, bands) != 0) {
             rc = CLI_FAIL;
             goto out;
         }
@@ -424,7 +427,7 @@ run(int argc, char **argv)
             band = bands[bi];
         else if (want_bands)
             fprintf(stderr, "warning: no calibrated band for %s on this device class\n", ph);
-        fill_summary(&r, sv, crit, cross, max_batch, cli_get(&c.a, "engine"), band);
+        fill_summary(&r, sv, crit, cross, max_batch, cli_engine(&c.a, hw), band);
         if (fmt == OUT_TABLE) {
             char title[512];
             snprintf(title, sizeof title,
@@ -434,6 +437,8 @@ run(int argc, char **argv)
                      dtype_name(cfg.act), dtype_name(cfg.kv));
             if (p != first)
                 printf("\n");
+            else
+                cli_engine_line(stdout, cli_engine(&c.a, hw), cli_has(&c.a, "engine"));
             printf("%s\n\n", title);
             out_table_end(t, stdout, 0);
             printf("\nsummary (%s):\n", ph);
@@ -448,7 +453,7 @@ run(int argc, char **argv)
         }
     }
     if (!full && rc == CLI_OK)
-        print_short(&base, sp, cli_get(&c.a, "engine"));
+        print_short(&base, sp, cli_engine(&c.a, hw), cli_has(&c.a, "engine"));
     if (ops_csv)
         out_table_end(ops_csv, stdout, 0);
     if (fmt == OUT_JSON)

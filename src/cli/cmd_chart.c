@@ -1,5 +1,6 @@
 /* roofline chart: one chart kind (roofline, regime, batch, prefill, decode, memory) written to a
  * PNG, SVG or PDF file chosen by the output's extension. docs/charts.md */
+#include "cli/caldata.h"
 #include "cli/cli.h"
 #include "core/dtype.h"
 #include "io/scenario.h"
@@ -38,7 +39,7 @@ static const struct cli_opt OPTS[] = {
     OPT_VALUE("pp", "N", "pipeline stages per instance"),
     OPT_VALUE("gpus", "N", "devices in all (replicas = gpus / (tp x pp))"),
     OPT_VALUE("reserve", "SIZE|PCT", "memory kept off weights and KV cache"),
-    OPT_VALUE("engine", "E", "an engine profile's calibrated kernel model"),
+    OPT_VALUE("engine", "E", "kernel (default), vllm, ...: its calibrated model; datasheet"),
 };
 #define N_OPTS ((int)ARRAY_SIZE(OPTS))
 
@@ -317,6 +318,15 @@ run(int argc, char **argv)
     if ((rc = cli_engine_opts(&engine, &req.base)) != 0)
         goto done;
     rc = CLI_FAIL;
+    /* the engine's tuning depends on each device's class */
+    for (int g = 0; g < req.n_hws; g++, req.n_tunings++) {
+        const char *eng = cli_engine(&a, hws[g]);
+        struct roof_config own;
+        roof_config_init(&own, hws[g], model, ROOF_DECODE);
+        req.tunings[g] = own.tuning;
+        if (eng && caldata_tuning(hws[g], eng, NULL, &req.tunings[g], NULL) != 0)
+            goto done;
+    }
     if (req.n_batches > 0)
         req.base.batch = req.batches[0];
     if (cli_has(&a, "measured")) {
@@ -329,8 +339,11 @@ run(int argc, char **argv)
         req.n_measured = n_measured;
     }
     chart = chart_build(&req, &errs);
-    if (chart && chart_save(chart, out, width, height, &errs) == 0)
+    if (chart && chart_save(chart, out, width, height, &errs) == 0) {
         rc = CLI_OK;
+        printf("wrote %s\n", out);
+        cli_engine_line(stdout, cli_engine(&a, hws[0]), cli_has(&a, "engine"));
+    }
     cli_print_errs(&errs);
     err_list_release(&errs);
 done:

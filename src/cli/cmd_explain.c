@@ -163,43 +163,63 @@ weight_gemm_flops(const struct roof_result *r)
     return f;
 }
 
-/* The engine explain expects when none is named: llama.cpp for GGUF block formats (the engine
- * that runs them), else vLLM; "datasheet" means the bound alone (NULL). */
-static const char *
-expected_engine(const struct cli_args *a, const struct roof_config *cfg)
-{
-    const char *eng = cli_get(a, "engine");
-    if (eng)
-        return strcmp(eng, "datasheet") == 0 ? NULL : eng;
-    return dtype_name(cfg->weights)[0] == 'q' ? "llama.cpp" : "vllm";
-}
-
-/* What the engine is expected to reach, beside the bound the worked steps derived. */
+/* What the engine is expected to reach (its calibrated kernel model) for cfg: *out and the 80%
+ * band's log offsets for cfg's phase (0, 0 when there is none). Prints the reason and returns -1
+ * when it cannot. */
 static int
-explain_expected(const struct roof_config *cfg, const struct roof_result *bound, const char *engine,
-                 bool engine_named)
+expected_time(const struct roof_config *cfg, const char *engine, struct roof_result *out,
+              double band_out[2])
 {
     struct roof_config e = *cfg;
     double band[4][2] = {{0}};
     if (caldata_tuning(cfg->hw, engine, NULL, &e.tuning, band) != 0)
         return -1;
-    struct roof_result r;
-    if (roof_evaluate(&e, &r) != 0 || !(r.time_s > 0) || !isfinite(r.time_s)) {
+    if (roof_evaluate(&e, out) != 0 || !(out->time_s > 0) || !isfinite(out->time_s)) {
         fprintf(stderr, "error: the %s kernel model cannot evaluate this configuration\n", engine);
         return -1;
     }
-    bool pre = cfg->phase == ROOF_PREFILL;
-    int ph = pre ? PRED_PREFILL : PRED_DECODE;
-    printf("\nExpected with %s%s, through the calibrated kernel model (docs/calibration.md): %s "
-           "%s, %.1f tokens/s, %.2f x the bound of %s above",
-           engine, engine_named ? "" : ", the default engine", pre ? "TTFT" : "ITL", T(r.time_s),
-           r.tokens_per_s_total, r.time_s / bound->time_s, T(bound->time_s));
-    if (band[ph][0] != 0 || band[ph][1] != 0)
-        printf("; 80%% band %s-%s", T(r.time_s * exp(band[ph][0])), T(r.time_s * exp(band[ph][1])));
+    int ph = cfg->phase == ROOF_PREFILL ? PRED_PREFILL : PRED_DECODE;
+    band_out[0] = band[ph][0];
+    band_out[1] = band[ph][1];
+    return 0;
+}
+
+/* The answer first: the bound the worked steps derive and the time the engine is expected to
+ * reach (engine NULL: --engine datasheet, the bound alone). */
+static void
+explain_answer(const struct roof_result *bound, const char *engine, bool engine_named,
+               const struct roof_result *expected, bool pre)
+{
+    const char *what = pre ? "TTFT" : "ITL";
+    if (engine)
+        printf("Answer: %s %s expected with the %s engine (its calibrated kernel model%s); the "
+               "bound the physics allows (the datasheet roofline) is %s, derived step by step "
+               "below.\n\n",
+               what, T(expected->time_s), engine, engine_named ? "" : ", the default",
+               T(bound->time_s));
+    else
+        printf("Answer: %s %s, the bound the physics allows (%s), derived step by step below.\n\n",
+               what, T(bound->time_s),
+               engine_named ? "the datasheet roofline; --engine datasheet, so no engine time"
+                            : "the roofline of this host's measured roofs, a profile written by "
+                              "roofline bench");
+}
+
+/* What the engine is expected to reach, beside the bound the worked steps derived. */
+static void
+explain_expected(const struct roof_result *bound, const char *engine, bool engine_named,
+                 const struct roof_result *r, const double band[2], bool pre)
+{
+    printf(
+        "\nExpected time, with the %s engine%s (its calibrated kernel model, docs/calibration.md): "
+        "%s %s, %.1f tokens/s, %.2f x the bound of %s above",
+        engine, engine_named ? "" : ", the default", pre ? "TTFT" : "ITL", T(r->time_s),
+        r->tokens_per_s_total, r->time_s / bound->time_s, T(bound->time_s));
+    if (band[0] != 0 || band[1] != 0)
+        printf("; 80%% band %s-%s", T(r->time_s * exp(band[0])), T(r->time_s * exp(band[1])));
     printf(".\n  The bound is what the physics allows; the engine adds per-kernel and per-step "
            "overheads and reaches a fraction of the peaks (--engine NAME for another engine, "
            "--engine datasheet for the bound alone).\n");
-    return 0;
 }
 
 static int
@@ -364,7 +384,7 @@ explain_model(const struct roof_config *cfg)
     long maxb = roof_max_batch(cfg);
     if (fits || r.mem.weights_bytes < hw->memory_capacity_bytes)
         printf("Largest batch that fits at this %s: %ld.\n", pre ? "prompt" : "context", maxb);
-    printf("\nConclusion: %s of %s on the %s takes %s and is %s-bound%s.\n",
+    printf("\nConclusion: %s of %s on the %s takes at least %s (the bound) and is %s-bound%s.\n",
            pre ? "the prefill pass" : "each decode step", m->id, hw->name, T(r.time_s),
            roof_bound_name(r.bound),
            r.bound == ROOF_BOUND_MEMORY
@@ -440,20 +460,10 @@ run_topic(const struct cli_args *a, int topic)
     cfg.context = 1024;
     cfg.prompt = 1024;
     int rc = CLI_OK;
-    /* disaggregation sizes pools from pass times: the engine's expected times, not the bound
-     * (the simulator's step costs are the same kernel model) */
-    const char *engine = strcmp(TOPICS[topic].name, "disaggregation") == 0 && !cli_has(a, "engine")
-                             ? expected_engine(a, &cfg)
-                             : NULL;
-    if ((rc = cli_engine_opts(a, &cfg)) != 0) {
-        /* rc says usage or failure */
-    } else if (engine && caldata_tuning(hw, engine, NULL, &cfg.tuning, NULL) != 0) {
-        rc = CLI_FAIL;
-    } else {
-        if (engine)
-            printf("Times from %s's calibrated kernel model (--engine datasheet for the pure "
-                   "roofline).\n",
-                   engine);
+    /* every topic's times come from the default engine's calibrated kernel model (the
+     * simulator's step costs are the same model), the bound alone with --engine datasheet */
+    if ((rc = cli_engine_opts(a, &cfg)) == 0) {
+        cli_engine_line(stdout, cli_engine(a, hw), cli_has(a, "engine"));
         if (TOPICS[topic].run(&cfg, a) != 0)
             rc = CLI_FAIL;
     }
@@ -510,22 +520,32 @@ run_text(const struct cli_args *ap)
                 cli_get(&a, "params"));
         rc = CLI_USAGE;
     } else if (m) {
-        /* the worked steps derive the bound (the datasheet roofline); the engine's expected time
-         * follows */
-        const char *engine = expected_engine(&a, &cfg);
+        /* the worked steps derive the bound (the datasheet roofline); the answer line and the
+         * last paragraph give the time the engine is expected to reach beside it */
+        const char *engine = cli_engine(&a, hw);
         struct roof_config bound;
         roof_config_init(&bound, hw, m, phase);
         cfg.tuning = bound.tuning;
-        int er = explain_model(&cfg);
-        if (er < 0)
+        struct roof_result rb, re = {0};
+        double band[2] = {0, 0};
+        if (roof_evaluate(&cfg, &rb) != 0) {
+            fprintf(stderr, "error: cannot evaluate this configuration\n");
             rc = CLI_FAIL;
-        else if (engine) {
-            struct roof_result r;
-            if (roof_evaluate(&cfg, &r) != 0 ||
-                explain_expected(&cfg, &r, engine, cli_has(&a, "engine")) != 0)
-                rc = CLI_FAIL;
+            goto out;
         }
+        if (engine && expected_time(&cfg, engine, &re, band) != 0) {
+            rc = CLI_FAIL;
+            goto out;
+        }
+        explain_answer(&rb, engine, cli_has(&a, "engine"), &re, phase == ROOF_PREFILL);
+        if (explain_model(&cfg) < 0)
+            rc = CLI_FAIL;
+        else if (engine)
+            explain_expected(&rb, engine, cli_has(&a, "engine"), &re, band, phase == ROOF_PREFILL);
     } else {
+        printf("Times: the datasheet roofline bound, what the physics allows (a nominal --params "
+               "model has no architecture for an engine's kernel model; --model M adds the time "
+               "the engine is expected to reach).\n\n");
         explain_nominal(hw, params, &cfg);
     }
 out:
@@ -641,7 +661,7 @@ run_pdf(const struct cli_args *a, int argc, char **argv)
                          .n_hws = 1,
                          .model = m,
                          .base = cfg,
-                         .engine = cli_get(a, "engine"),
+                         .engine = cli_engine(a, hw),
                          .argc = argc,
                          .argv = argv,
                          .command = "explain"};

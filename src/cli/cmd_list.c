@@ -1,8 +1,10 @@
-/* roofline list gpus|models: one line per shipped profile. */
+/* roofline list gpus|models|engines: one line per shipped profile. */
 #include "cli/cli.h"
 #include "cli/out.h"
+#include "io/measure.h"
 #include "io/profiles.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -67,12 +69,88 @@ attention_kind(const struct mdl_profile *m)
     return "MHA";
 }
 
+static const struct out_field ENGINE_FIELDS[] = {
+    {"id", NULL, OUT_SHOW_TEXT, 0, false},
+    {"default", NULL, OUT_SHOW_TEXT, 0, false},
+    {"kernel_overhead_s", "per kernel", OUT_SHOW_TIME, 0, false},
+    {"step_overhead_s", "per step", OUT_SHOW_TIME, 0, false},
+    {"memory_efficiency", "memory x", OUT_SHOW_NUM, 3, false},
+    {"compute_efficiency", "compute x", OUT_SHOW_NUM, 3, false},
+    {"admission", NULL, OUT_SHOW_TEXT, 0, false},
+    {"max_batch", "max batch", OUT_SHOW_NUM, 0, false},
+    {"reserve_fraction", "reserve", OUT_SHOW_PCT, 0, false},
+};
+#define N_ENGINE_FIELDS (int)(sizeof ENGINE_FIELDS / sizeof ENGINE_FIELDS[0])
+
+static int
+cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The engine profiles (engine_profiles/NAME.yaml): the names --engine takes. */
+static int
+list_engines(enum out_fmt fmt)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/engine_profiles", prof_data_dir());
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "error: cannot read engine profiles in '%s'\n", dir);
+        return CLI_FAIL;
+    }
+    char *names[64];
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < 64;) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && e->d_name[0] != '.')
+            names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    struct out_table *t = out_table_new(fmt, NULL, ENGINE_FIELDS, N_ENGINE_FIELDS);
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i] ? names[i] : "");
+        struct err_list errs = {0};
+        struct engine_profile *ep = names[i] ? engine_load(path, &errs) : NULL;
+        failed += cli_print_errs(&errs) > 0 || !ep;
+        err_list_release(&errs);
+        if (ep) {
+            const struct engine_serving *sv = &ep->serving;
+            struct out_value v[N_ENGINE_FIELDS] = {
+                {ep->name, 0},
+                {strcmp(ep->name, CLI_DEFAULT_ENGINE) == 0 ? "yes" : "", 0},
+                {NULL, ep->kernel_overhead_s},
+                {NULL, ep->step_overhead_s > 0 ? ep->step_overhead_s : NAN},
+                {NULL, ep->memory_efficiency},
+                {NULL, ep->compute_efficiency},
+                {sv->admission[0] ? sv->admission : "", 0},
+                {NULL, sv->max_batch > 0 ? (double)sv->max_batch : NAN},
+                {NULL, sv->reserve_fraction >= 0 ? sv->reserve_fraction : NAN}};
+            out_table_row(t, v);
+            engine_profile_free(ep);
+        }
+        free(names[i]);
+    }
+    out_table_end(t, stdout, 0);
+    if (fmt == OUT_JSON)
+        putchar('\n');
+    if (fmt == OUT_TABLE)
+        printf("\n--engine NAME picks one (default " CLI_DEFAULT_ENGINE
+               "); --engine datasheet is the "
+               "pure roofline. Memory and compute multiply the device class's fractions "
+               "(docs/calibration.md).\n");
+    return cli_finish(failed ? CLI_FAIL : CLI_OK);
+}
+
 static const struct cli_opt OPTS[] = {CLI_OPT_FORMAT};
 
 static int run(int argc, char **argv);
 
-const struct cli_cmd cmd_list = {"list", "list the shipped GPU or model profiles",
-                                 "roofline list gpus|models [-o table|csv|json]", run,
+const struct cli_cmd cmd_list = {"list", "list the shipped GPU, model or engine profiles",
+                                 "roofline list gpus|models|engines [-o table|csv|json]", run,
                                  CLI_OPTS(OPTS)};
 
 static int
@@ -84,8 +162,10 @@ run(int argc, char **argv)
         return rc;
     const struct cli_args a = c.a;
     enum out_fmt fmt = c.fmt;
+    if (a.n_pos == 1 && strcmp(a.pos[0], "engines") == 0)
+        return list_engines(fmt);
     if (a.n_pos != 1 || (strcmp(a.pos[0], "gpus") != 0 && strcmp(a.pos[0], "models") != 0))
-        return cli_usage_error(&cmd_list, "say what to list: 'gpus' or 'models'");
+        return cli_usage_error(&cmd_list, "say what to list: 'gpus', 'models' or 'engines'");
     bool gpus = strcmp(a.pos[0], "gpus") == 0;
     char **ids;
     int n = prof_list(gpus ? PROF_HARDWARE : PROF_MODEL, &ids);

@@ -165,7 +165,7 @@ run_analysis(const struct cli_args *a, int argc, char **argv)
                          .n_hws = n_hws,
                          .model = model,
                          .base = base,
-                         .engine = cli_get(a, "engine"),
+                         .engine = cli_engine(a, base.hw),
                          .argc = argc,
                          .argv = argv};
     if (bench_load(a, &bench, &ctx) != 0)

@@ -1,4 +1,5 @@
 /* roofline show gpu|model ID|PATH: a profile's facts, what follows from them, and sources. */
+#include "cli/caldata.h"
 #include "cli/cli.h"
 #include "io/profiles.h"
 #include "util/array.h"
@@ -34,6 +35,15 @@ show_gpu(const struct hw_profile *hw)
         printf("    %-5s %16s   ridge %7.1f FLOP/B  (vector units; %s)\n", "fp32", a,
                vec / hw->memory_bandwidth_bytes_per_s, how);
     }
+    /* what the default engine's times assume this device reaches (docs/calibration.md) */
+    struct roof_tuning tu;
+    if (caldata_tuning(hw, CLI_DEFAULT_ENGINE, NULL, &tu, NULL) == 0)
+        printf("  default engine (" CLI_DEFAULT_ENGINE ", calibrated): streaming kernels reach "
+               "%.0f%% of the bandwidth, GEMMs %.0f%% of the dense peak; the times of every "
+               "command use these unless --engine says otherwise (datasheet: 100%%)\n",
+               100 * roof_tuned_bandwidth(hw, &tu, hw->memory_bandwidth_bytes_per_s) /
+                   hw->memory_bandwidth_bytes_per_s,
+               100 * tu.compute_efficiency);
     if (hw->gemm_efficiency > 0)
         printf("  GEMMs reach   %.1f%% of the fp32 peak (measured; the engine's compute "
                "efficiency)\n",

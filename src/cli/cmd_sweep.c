@@ -117,9 +117,12 @@ run(int argc, char **argv)
         goto out;
     struct out_table *t = out_table_new(fmt, NULL, FIELDS, N_FIELDS);
     rc = CLI_OK;
-    if (fmt == OUT_TABLE)
-        printf("sweep of %s on %s: weights %s, KV %s, tp %d\n\n", m->id, hw->id,
+    if (fmt == OUT_TABLE) {
+        printf("sweep of %s on %s: weights %s, KV %s, tp %d\n", m->id, hw->id,
                dtype_name(base.weights), dtype_name(base.kv), base.tp);
+        cli_engine_line(stdout, cli_engine(&a, hw), cli_has(&a, "engine"));
+        printf("\n");
+    }
     if (fmt == OUT_JSON)
         printf("{\n  \"tool\": \"roofline\",\n  \"gpu\": \"%s\",\n  \"model\": \"%s\",\n  "
                "\"points\": ",

@@ -281,6 +281,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "reserve",
                                           "kv_fraction",
                                           "compute_buffers",
+                                          "like",
                                           "notes",
                                           "sources",
                                           "provenance"};
@@ -376,10 +377,58 @@ static const struct yrange OVERHEAD_RANGE = {0, 1.0, 0, "s"};
 static const struct yrange INFLIGHT_RANGE = {1.0, 1e9, 0, "B"};
 #define MAX_UBATCH 1000000L
 
+/* The kernel-model numbers `like: NAME` takes from engine_profiles/NAME.yaml beside the file
+ * when the file does not give them: an engine that runs the same kernel libraries as another
+ * (docs/calibration.md#engines-without-a-profile). */
+static const char *const LIKE_KEYS[] = {"kernel_overhead", "step_overhead", "memory_efficiency",
+                                        "compute_efficiency"};
+
+static struct engine_profile *engine_load_depth(const char *path, struct err_list *errs, int depth);
+
+/* Fill what `root` does not give from the profile named `like` in the directory of `path`.
+ * Returns 0, or -1 after adding an error at the key. */
+static int
+engine_like(struct ycheck *y, const struct ynode *root, const char *path, const char *like,
+            struct engine_profile *e, int depth)
+{
+    const struct ynode *at = ynode_get(root, "like");
+    if (depth > 0 || strchr(like, '/') || strcmp(like, e->name ? e->name : "") == 0) {
+        ycheck_error(y, at,
+                     "'like' names another engine profile in the same directory that has no "
+                     "'like' of its own, got '%s'",
+                     like);
+        return -1;
+    }
+    char p[PATH_MAX + 128];
+    const char *slash = strrchr(path, '/');
+    int dl = slash ? (int)(slash - path) : 1;
+    snprintf(p, sizeof p, "%.*s/%s.yaml", dl, slash ? path : ".", like);
+    struct err_list quiet = {0};
+    struct engine_profile *o = engine_load_depth(p, &quiet, depth + 1);
+    err_list_release(&quiet);
+    if (!o) {
+        ycheck_error(y, at,
+                     "'like': cannot load the engine profile '%s' (%s), or it has a 'like' of "
+                     "its own",
+                     like, p);
+        return -1;
+    }
+    double *dst[] = {&e->kernel_overhead_s, &e->step_overhead_s, &e->memory_efficiency,
+                     &e->compute_efficiency};
+    const double src[] = {o->kernel_overhead_s, o->step_overhead_s, o->memory_efficiency,
+                          o->compute_efficiency};
+    for (size_t i = 0; i < N(LIKE_KEYS); i++)
+        if (!ynode_get(root, LIKE_KEYS[i]))
+            *dst[i] = src[i];
+    engine_profile_free(o);
+    return 0;
+}
+
+/* `arg` points at the `like` depth (0 for the profile asked for) */
 static void
 fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
 {
-    (void)arg;
+    const int depth = arg ? *(const int *)arg : 0;
     struct engine_profile *e = obj;
     e->path = str_dup(y->path);
     e->memory_efficiency = e->compute_efficiency = 1.0;
@@ -430,6 +479,8 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
             e->ubatch_tokens = (double)ub;
     }
     load_serving(y, root, &e->serving);
+    if (ycheck_str(y, root, "", "like", false, &s))
+        engine_like(y, root, y->path, s, e, depth);
     const struct ynode *src = ynode_get(root, "sources");
     if (!src)
         ycheck_error(y, root, "missing required key 'sources' (every number needs its origin)");
@@ -464,10 +515,16 @@ static const struct ydoc_format ENGINE = {
     "an engine profile",           YNODE_MAP,   ENGINE_KEYS, N(ENGINE_KEYS),
     sizeof(struct engine_profile), fill_engine, free_engine};
 
+static struct engine_profile *
+engine_load_depth(const char *path, struct err_list *errs, int depth)
+{
+    return ydoc_load(&ENGINE, path, &depth, errs);
+}
+
 struct engine_profile *
 engine_load(const char *path, struct err_list *errs)
 {
-    return ydoc_load(&ENGINE, path, NULL, errs);
+    return engine_load_depth(path, errs, 0);
 }
 
 struct engine_profile *
@@ -521,8 +578,8 @@ engine_find_in(const char *dir, const char *name, struct err_list *errs)
         if (known)
             return engine_generic(dir, name, errs);
         err_add(errs, NULL, 0, 0, ERR_ERROR,
-                "unknown engine '%s' (llama.cpp, vllm, tensorrt-llm, deepspeed, kernel, or one "
-                "predicted by the generic model: sglang, tgi, lmdeploy, deepspeed-mii, "
+                "unknown engine '%s' (llama.cpp, vllm, tensorrt-llm, deepspeed, sglang, tgi, "
+                "kernel, or one predicted by the generic model: lmdeploy, deepspeed-mii, "
                 "optimum-habana, mlc-llm, mlx, ollama)",
                 name);
         return NULL;

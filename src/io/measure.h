@@ -27,7 +27,9 @@ struct meas_set *meas_load(const char *path, struct err_list *errs);
 void meas_set_free(struct meas_set *s);
 const char *pred_phase_name(enum pred_phase p);
 
-/* Engine profiles: engine_profiles/<name>.yaml (docs/calibration.md). */
+/* Engine profiles: engine_profiles/<name>.yaml (docs/calibration.md). `like: NAME` takes the
+ * kernel overhead, step overhead and efficiencies the file does not give from NAME.yaml in the
+ * same directory (docs/calibration.md#engines-without-a-profile). */
 struct engine_profile *engine_load(const char *path, struct err_list *errs);
 /* The serving keys of a profile (admission, batch limits, reserve, KV share) as YAML lines in
  * `buf` (n bytes, always terminated), for a writer that rewrites the profile; returns the

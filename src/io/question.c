@@ -886,6 +886,8 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     if (ycheck_str(y, root, "", "engine", false, &s) &&
         ycheck_enum(y, ynode_get(root, "engine"), "engine", s, ENGINES, N(ENGINES)) >= 0)
         q->engine = str_dup(s);
+    else if (!ynode_get(root, "engine"))
+        q->engine = str_dup("kernel"); /* every command's default engine (as a scenario's) */
     if (q->model)
         load_formats(y, root, q);
     load_workload(y, root, q);

@@ -43,6 +43,9 @@ struct chart_request {
     int n_batches;
     const struct chart_measured *measured; /* roofline only; may be NULL */
     size_t n_measured;
+    /* an engine's tuning per device (it depends on the device class); n_tunings = 0: base's */
+    struct roof_tuning tunings[CHART_MAX_GPUS];
+    int n_tunings;
 };
 
 /* Name of a kind ("roofline") and the reverse; parse returns -1 for an unknown name. */

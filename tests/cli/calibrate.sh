@@ -52,7 +52,10 @@ expect_out crossval-decode "phase decode"
 
 run bands 0 -- "$ROOFLINE" analyze --gpu rtx-4090 --model llama-3-8b --weights q4_k_m --engine llama.cpp --bands --phase decode --ops
 expect_out bands-low "80% band low"
-run bands-noengine 2 -- "$ROOFLINE" analyze --gpu rtx-4090 --model llama-3-8b --bands
-expect_err bands-noengine-msg "error: --bands needs --engine"
+# the default engine (kernel) has bands; the datasheet roofline has none
+run bands-default 0 -- "$ROOFLINE" analyze --gpu rtx-4090 --model llama-3-8b --bands --phase decode --ops
+expect_out bands-default-low "80% band low"
+run bands-noengine 2 -- "$ROOFLINE" analyze --gpu rtx-4090 --model llama-3-8b --bands --engine datasheet
+expect_err bands-noengine-msg "error: --bands needs an engine, not the datasheet roofline"
 run engine-unknown 2 -- "$ROOFLINE" analyze --gpu rtx-4090 --model llama-3-8b --engine vllmm
 expect_err engine-unknown-msg "unknown engine 'vllmm'"

@@ -37,14 +37,15 @@ golden() {
 }
 
 M=llama-3-8b
-golden roofline roofline --gpu h100-sxm --model $M --measured "$G/measured.json"
-golden roofline-multi roofline --gpu h100-sxm,a100-sxm-80gb,rtx-4090 --model $M
-golden regime regime --gpu h100-sxm --model llama-3.1-8b
-golden batch batch --gpu h100-sxm,a100-sxm-80gb --model $M
-golden prefill prefill --gpu h100-sxm,rtx-4090 --model $M --batch 1,8
-golden decode decode --gpu h100-sxm --model llama-3.1-8b --batch 1,32 --prompt 1024
-golden memory memory --gpu h100-sxm --model $M --context 4096
-golden memory-gpus memory --gpu h100-sxm,a100-sxm-80gb,rtx-4090 --model $M --batch 1,64
+# the goldens (like docs/img) draw the datasheet roofline, the physics bound: --engine datasheet
+golden roofline roofline --gpu h100-sxm --model $M --measured "$G/measured.json" --engine datasheet
+golden roofline-multi roofline --gpu h100-sxm,a100-sxm-80gb,rtx-4090 --model $M --engine datasheet
+golden regime regime --gpu h100-sxm --model llama-3.1-8b --engine datasheet
+golden batch batch --gpu h100-sxm,a100-sxm-80gb --model $M --engine datasheet
+golden prefill prefill --gpu h100-sxm,rtx-4090 --model $M --batch 1,8 --engine datasheet
+golden decode decode --gpu h100-sxm --model llama-3.1-8b --batch 1,32 --prompt 1024 --engine datasheet
+golden memory memory --gpu h100-sxm --model $M --context 4096 --engine datasheet
+golden memory-gpus memory --gpu h100-sxm,a100-sxm-80gb,rtx-4090 --model $M --batch 1,64 --engine datasheet
 golden simulate simulate --scenario "$top/scenarios/continuous.yaml"
 
 # the simulate chart: every example scenario, in PDF with its text, in SVG well-formed

@@ -11,7 +11,7 @@ run list-models 0 -- "$ROOFLINE" list models
 expect_out list-models-dsv3 "deepseek-v3"
 expect_out list-models-mla "MLA"
 run list-bad 2 -- "$ROOFLINE" list gpu
-expect_err list-bad-msg "error: say what to list: 'gpus' or 'models'"
+expect_err list-bad-msg "error: say what to list: 'gpus', 'models' or 'engines'"
 
 run show-gpu 0 -- "$ROOFLINE" show gpu h100-sxm
 expect_out show-gpu-ridge "ridge   295.3 FLOP/B"
@@ -64,14 +64,40 @@ expect_out json-show-id "Llama-Tiny"
 expect_out json-show-params "1.1e+09 total"
 
 # analyze: table, csv and json
-run analyze-table 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b
+# list engines: the names --engine takes, the default marked
+run list-engines 0 -- "$ROOFLINE" list engines
+expect_out list-engines-default "kernel        yes"
+expect_out list-engines-sglang "sglang "
+expect_out list-engines-tgi "tgi "
+expect_out list-engines-datasheet "--engine datasheet is the pure roofline"
+run list-engines-csv 0 -- "$ROOFLINE" list engines -o csv
+expect_out list-engines-csv-header "id,default,kernel_overhead_s,step_overhead_s,memory_efficiency,compute_efficiency,admission,max_batch,reserve_fraction"
+run list-nothing 2 -- "$ROOFLINE" list engine
+expect_err list-nothing-msg "say what to list: 'gpus', 'models' or 'engines'"
+# show and help say what the default engine is
+run show-default-engine 0 -- "$ROOFLINE" show gpu h100-sxm
+expect_out show-default-engine-line "default engine (kernel, calibrated): streaming kernels reach"
+run help-default-engine 0 -- "$ROOFLINE" help
+expect_out help-default-engine-line "Times come from the kernel engine's calibrated kernel model"
+# the datasheet roofline: 15.0 GB of weights / 3.35 TB/s = 4.48 ms + KV and activations
+run analyze-table 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine datasheet
 expect_out analyze-short-head "llama-3-8b on h100-sxm: batch 1, prompt 512, context 512"
+expect_out analyze-short-times "Times: the datasheet roofline bound"
 expect_out analyze-short-prefill "prefill  TTFT 8.47 ms"
 expect_out analyze-short-decode "decode   ITL 4.50 ms, 222.0 tokens/s per sequence"
 expect_out analyze-short-memory "memory   24.1 GB of 80 GB per device: fits"
 expect_out analyze-short-top "decode   mlp_gate 25% (memory)"
 [ "$(wc -l <"$T/out")" -le 12 ] && echo "ok analyze-short-lines" || echo "not ok analyze-short-lines: $(wc -l <"$T/out")"
 expect_no analyze-nan "nan"
+# the default is the kernel engine's calibrated model: the same as --engine kernel, slower than
+# the bound (about 2.2x at batch 1: per-kernel overheads on 4.50 ms of streaming)
+run analyze-default 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b
+expect_out analyze-default-times "Times: the kernel engine's calibrated kernel model, the default"
+expect_out analyze-default-decode "decode   ITL 10.1 ms, 99.0 tokens/s per sequence"
+grep -v '^Times:' "$T/out" >"$T/default.out"
+run analyze-kernel 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine kernel
+grep -v '^Times:' "$T/out" | cmp -s - "$T/default.out" && echo "ok analyze-default-is-kernel" ||
+    echo "not ok analyze-default-is-kernel"
 run analyze-ops-table 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --ops
 expect_out analyze-prefill "prefill of llama-3-8b on h100-sxm"
 expect_out analyze-decode "decode of llama-3-8b on h100-sxm"
@@ -144,4 +170,6 @@ expect_out main-job-report "wrote reports/chat-service.pdf ("
 # the worked explanation stays reachable
 run demo 0 -- "$ROOFLINE" demo
 expect_out demo-explain "Decode step of llama-3-8b"
-expect_out demo-analyze "decode   ITL 4.52 ms"
+expect_out demo-answer "Answer: ITL 10.11 ms expected with the kernel engine"
+expect_out demo-bound "the bound the physics allows (the datasheet roofline) is 4.50 ms"
+expect_out demo-analyze "decode   ITL 10.2 ms"

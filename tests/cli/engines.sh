@@ -8,24 +8,54 @@ cd "$top" || exit 1
 M=tests/data/measurements/unknown-engines.yaml
 
 run engines-validate 0 -- "$ROOFLINE" validate --measurements "$M" -o csv
-expect_err engines-warn-sglang "no engine profile for 'sglang': predicted with the generic kernel model"
+expect_err engines-warn-lmdeploy "no engine profile for 'lmdeploy': predicted with the generic kernel model"
+expect_no engines-sglang-profiled "no engine profile for 'sglang'"
+expect_no engines-tgi-profiled "no engine profile for 'tgi'"
 expect_err engines-warn-habana "no engine profile for 'optimum-habana'"
 expect_err engines-alias-ollama "engine 'ollama' runs llama.cpp's kernels"
 # every row has a finite, positive prediction and no reason
 if awk -F, 'NR > 1 && ($6 == "" || $6 + 0 <= 0 || $11 != "" || tolower($6) ~ /nan|inf/) { bad = 1 }
     END { exit bad }' "$T/out"; then echo "ok engines-all-predicted"; else
     echo "not ok engines-all-predicted"; sed 's/^/  /' "$T/out"; fi
-# the sglang row repeats the vllm row: its band (relative to its prediction) is wider
-if awk -F, '$1 == "vllm-row" { v = log($10 / $9) } $1 == "sglang-row" { s = log($10 / $9) }
+# the lmdeploy row repeats the vllm row: its band (relative to its prediction) is wider
+if awk -F, '$1 == "vllm-row" { v = log($10 / $9) } $1 == "lmdeploy-row" { s = log($10 / $9) }
     END { exit !(v > 0 && s > v * 1.2) }' "$T/out"; then echo "ok engines-generic-band-wider"; else
     echo "not ok engines-generic-band-wider"; sed 's/^/  /' "$T/out"; fi
 # the band of a generic row contains the prediction
-if awk -F, '$1 == "sglang-row" || $1 == "tgi-row" { if (!($9 <= $6 && $6 <= $10)) bad = 1 }
+if awk -F, '$1 == "lmdeploy-row" || $1 == "mlc-row" { if (!($9 <= $6 && $6 <= $10)) bad = 1 }
     END { exit bad }' "$T/out"; then echo "ok engines-band-contains"; else
     echo "not ok engines-band-contains"; fi
 
+# engine_profiles/tgi.yaml and sglang.yaml take vLLM's kernel model (like: vllm): TGI's decode
+# step is vLLM's; SGLang's overlap scheduler replaces vLLM's 1552.5 us step overhead by 3 us, so
+# its step is 1.5495 ms shorter: 8 / tok/s(sglang) = 8 / tok/s(vllm) - 0.0015495 s
+if awk -F, '$1 == "vllm-decode" { v = 8 / $6 } $1 == "tgi-decode" { t = 8 / $6 }
+    $1 == "sglang-decode" { s = 8 / $6 }
+    END { d = v - s - 0.0015495; exit !(v > 0 && t == v && d < 1e-7 && d > -1e-7) }' "$T/out"; then
+    echo "ok engines-like-vllm"; else echo "not ok engines-like-vllm"; grep decode "$T/out"; fi
 run engines-analyze-generic 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b \
-    --phase decode --engine sglang -o csv
-expect_err engines-analyze-warn "no engine profile for 'sglang'"
+    --phase decode --engine lmdeploy -o csv
+expect_err engines-analyze-warn "no engine profile for 'lmdeploy'"
+run engines-analyze-sglang 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b \
+    --phase decode --engine sglang
+expect_out engines-analyze-sglang-times "Times: the sglang engine's calibrated kernel model"
+# SGLang's reserve: 1 - mem_fraction_static 0.88 = 12% of 80 GB
+expect_out engines-analyze-sglang-reserve "engine reserve 9.6 GB"
+run engines-analyze-tgi 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --phase decode --engine tgi
+expect_out engines-analyze-tgi-reserve "engine reserve 0 B"
+# like: names a loadable profile beside the file, which has no like of its own
+mkdir -p "$T/eng" && cp engine_profiles/vllm.yaml "$T/eng/"
+printf 'name: foo\nlike: nosuch\nsources: {}\n' >"$T/eng/foo.yaml"
+printf 'name: bar\nlike: vllm\nsources: {}\n' >"$T/eng/bar.yaml"
+printf 'name: baz\nlike: bar\nsources: {}\n' >"$T/eng/baz.yaml"
+run engines-like-missing 1 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine "$T/eng/foo.yaml"
+expect_err engines-like-missing-msg "foo.yaml:2:7: error: 'like': cannot load the engine profile 'nosuch'"
+run engines-like-chain 1 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine "$T/eng/baz.yaml"
+expect_err engines-like-chain-msg "baz.yaml:2:7: error: 'like': cannot load the engine profile 'bar'"
+run engines-like-ok 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine "$T/eng/bar.yaml" --phase decode
+grep '^decode' "$T/out" >"$T/bar.itl"
+run engines-like-vllm-run 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine vllm --phase decode
+grep '^decode' "$T/out" | cmp -s - "$T/bar.itl" && echo "ok engines-like-ok-itl" ||
+    { echo "not ok engines-like-ok-itl"; cat "$T/bar.itl"; }
 run engines-unknown 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine vlm
 expect_err engines-unknown-msg "unknown engine 'vlm'"

@@ -4,18 +4,26 @@
 . "$(dirname "$0")/lib.sh"
 
 run dec-default 0 -- "$ROOFLINE" explain decode --gpu h100-sxm --model llama-3-8b --weights bf16
-expect_out dec-default-bound "takes 4.50 ms and is memory-bound"
-expect_out dec-default-engine "Expected with vllm, the default engine, through the calibrated kernel model"
+# answer first: the engine's time and the bound, each named
+head -n 1 "$T/out" | grep -q '^Answer: ITL 10.11 ms expected with the kernel engine (its calibrated kernel model, the default); the bound the physics allows (the datasheet roofline) is 4.50 ms' &&
+    echo "ok dec-default-answer-first" || { echo "not ok dec-default-answer-first"; head -n 1 "$T/out"; }
+expect_out dec-default-bound "takes at least 4.50 ms (the bound) and is memory-bound"
+expect_out dec-default-engine "Expected time, with the kernel engine, the default (its calibrated kernel model"
 expect_out dec-default-ratio "x the bound of 4.50 ms above"
 run dec-gguf 0 -- "$ROOFLINE" explain decode --gpu rtx-4090 --model llama-3-8b --weights q4_k_m
-expect_out dec-gguf-engine "Expected with llama.cpp, the default engine"
+expect_out dec-gguf-engine "Expected time, with the kernel engine, the default"
+run dec-gguf-llama 0 -- "$ROOFLINE" explain decode --gpu rtx-4090 --model llama-3-8b --weights q4_k_m --engine llama.cpp
+expect_out dec-gguf-llama-engine "Expected time, with the llama.cpp engine (its calibrated kernel model"
 run dec-datasheet 0 -- "$ROOFLINE" explain decode --gpu h100-sxm --model llama-3-8b --weights bf16 --engine datasheet
-expect_out dec-datasheet-bound "takes 4.50 ms and is memory-bound"
+expect_out dec-datasheet-answer "Answer: ITL 4.50 ms, the bound the physics allows (the datasheet roofline; --engine datasheet, so no engine time)"
+expect_out dec-datasheet-bound "takes at least 4.50 ms (the bound) and is memory-bound"
 expect_no dec-datasheet-no-engine "Expected"
 run dec-named 0 -- "$ROOFLINE" explain prefill --gpu a100-sxm-80gb --model llama-3-8b --engine tensorrt-llm
-expect_out dec-named-engine "Expected with tensorrt-llm, through the calibrated kernel model"
+expect_out dec-named-answer "Answer: TTFT "
+expect_out dec-named-engine "Expected time, with the tensorrt-llm engine (its calibrated kernel model"
 # the seed stays reachable: 16 GB / 3.35 TB/s = 4.78 ms, 209 tokens/s
 run seed 0 -- "$ROOFLINE" explain decode --gpu h100-sxm --params 8B --weights fp16
+expect_out seed-bound "Times: the datasheet roofline bound, what the physics allows"
 expect_out seed-time "4.78 ms"
 expect_out seed-rate "209"
 run analyze-datasheet 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --phase decode --engine datasheet -o json
@@ -24,7 +32,7 @@ expect_out analyze-datasheet-engine '"engine": "datasheet"'
 # disaggregation sizes pools with the engine's times; M/D/1 wait on the bound at 40 requests/s:
 # rho = 40 / 59.79 = 0.669, wait = 0.669 / (2 x 59.79 x 0.331) = 16.9 ms
 run disagg-default 0 -- "$ROOFLINE" explain disaggregation --gpu h100-sxm --model llama-3-8b
-expect_out disagg-default-engine "Times from vllm's calibrated kernel model"
+expect_out disagg-default-engine "Times: the kernel engine's calibrated kernel model, the default"
 expect_out disagg-default-wait "mean queueing wait (M/D/1)"
 run disagg-datasheet 0 -- "$ROOFLINE" explain disaggregation --gpu h100-sxm --model llama-3-8b --rate 40 --engine datasheet
 expect_out disagg-ds-rho "prefill utilisation = 40.0 / (1 x 59.79) = 67%"
@@ -32,3 +40,15 @@ expect_out disagg-ds-wait "= 16.91 ms"
 expect_no disagg-ds-no-engine "calibrated"
 run disagg-overload 0 -- "$ROOFLINE" explain disaggregation --gpu h100-sxm --model llama-3-8b --rate 200 --engine datasheet
 expect_out disagg-overload-bal "4 prefill"
+
+# a profile written by roofline bench has measured roofs: without --engine its times are those
+# roofs (the kernel engine's class fractions would count the efficiency twice), as --engine datasheet
+H="$(cd "$(dirname "$0")/../.." && pwd)/tests/data/bench/host.yaml"
+run host-default 0 -- "$ROOFLINE" analyze --gpu "$H" --model bench-small --weights fp32
+expect_out host-default-times "Times: the roofline of this host's measured roofs"
+grep -v '^Times:' "$T/out" >"$T/host-default.out"
+run host-datasheet 0 -- "$ROOFLINE" analyze --gpu "$H" --model bench-small --weights fp32 --engine datasheet
+grep -v '^Times:' "$T/out" | cmp -s - "$T/host-default.out" && echo "ok host-default-is-measured" ||
+    echo "not ok host-default-is-measured"
+run host-explain 0 -- "$ROOFLINE" explain decode --gpu "$H" --model bench-small --weights fp32
+expect_out host-explain-answer "the roofline of this host's measured roofs, a profile written by roofline bench"
