@@ -90,7 +90,7 @@ struct bench_level {
 };
 
 struct bench_stream {
-    char kernel[8]; /* copy, scale, add, triad, read */
+    char kernel[8]; /* copy, scale, add, triad, read, weights (the decode's GEMV stream) */
     int threads;
     double array_bytes;
     double bytes, flops; /* per repetition */
@@ -115,8 +115,8 @@ struct bench_ai_point {
 /* The roofs the measurements establish: what a host hardware profile holds. Rates are the best
  * sample (STREAM and ERT report the best rate as the attainable ceiling). */
 struct bench_roofs {
-    double dram_bandwidth_bytes_per_s;     /* the read kernel, all threads, >= 4x LLC */
-    char dram_kernel[8];                   /* which one: read (else the best of the others) */
+    double dram_bandwidth_bytes_per_s; /* the read kernel, all threads, >= 4x LLC */
+    char dram_kernel[8]; /* which one: weights, else read, else the best of the others */
     double triad_bandwidth_bytes_per_s;    /* STREAM triad, all threads (STREAM's headline) */
     double peak_flops_per_s[DT_COUNT];     /* all threads; 0 = not measured */
     double cache_bandwidth_bytes_per_s[4]; /* l1, l2, l3, llc plateaus (all threads) */

@@ -6,6 +6,7 @@
 #include "bench/bench.h"
 
 #include "bench/kern.h"
+#include "bench/linalg.h"
 #include "bench/run_int.h"
 #include "util/version.h"
 
@@ -463,6 +464,136 @@ run_stream(struct run *s)
     return 0;
 }
 
+/* ---- the weight stream ---- */
+
+/* The decode's own access pattern as a bandwidth kernel: one row against a stack of distinct
+ * packed k x n matrices (bench-small's MLP shape), each streamed panel by panel, read-only, on 1
+ * and on all threads. A STREAM kernel is one long array; a decode step is dozens of separately
+ * allocated matrices read in turn, and on a VM where pages are not alike their rate differs
+ * (docs/bench.md#memory-roofs). 2 FLOPs per 4 bytes keep it far below the ridge. */
+struct wstream_ctx {
+    struct run *s;
+    struct bench_linear *w;
+    long copies, ldy;
+    float *x, *y;
+    int active;
+    long reps;
+};
+
+static void
+wstream_task(void *ctx, int tid, int n)
+{
+    struct wstream_ctx *c = ctx;
+    for (long r = 0; r < c->reps; r++)
+        for (long i = 0; i < c->copies; i++) {
+            long p0, p1;
+            bench_split(c->w[i].panels, tid, n, 1, &p0, &p1);
+            if (p1 > p0)
+                bench_linear_part(c->s->kn, &c->w[i], c->x, c->w[i].k, 1, c->y + i * c->ldy, c->ldy,
+                                  false, p0, p1, NULL);
+        }
+}
+
+static void
+wstream_fn(void *ctx, long reps)
+{
+    struct wstream_ctx *c = ctx;
+    c->reps = reps;
+    bench_pool_run(c->s->pool, c->active, wstream_task, c);
+}
+
+static void
+wstream_fill_task(void *ctx, int tid, int n)
+{
+    struct wstream_ctx *c = ctx;
+    for (long i = tid; i < c->copies; i += n) {
+        size_t len = (size_t)c->w[i].panels * (size_t)c->w[i].k * BENCH_NR;
+        for (size_t j = 0; j < len; j++)
+            c->w[i].w[j] = bench_hash01((unsigned long)i * 7919UL + j) * 0.05f;
+    }
+}
+
+static int
+run_weight_stream(struct run *s, const struct bench_tfm_shape *sh)
+{
+    struct bench_report *r = s->r;
+    long k = sh->hidden, n = sh->intermediate;
+    double one = 4.0 * (double)k * (double)n;
+    long copies = (long)ceil(r->array_bytes / one);
+    copies = copies < 1 ? 1 : copies > 4096 ? 4096 : copies;
+    struct wstream_ctx c = {s,      calloc((size_t)copies, sizeof(struct bench_linear)),
+                            copies, bench_round_nr(n),
+                            NULL,   NULL,
+                            1,      0};
+    c.x = bench_alloc((size_t)k * sizeof(float));
+    c.y = bench_alloc((size_t)(copies * c.ldy) * sizeof(float));
+    int rc = -1;
+    long made = 0;
+    if (!c.w || !c.x || !c.y)
+        goto out;
+    for (; made < copies; made++)
+        if (bench_linear_init(&c.w[made], k, n) != 0)
+            goto out;
+    bench_pool_run(s->pool, s->T, wstream_fill_task, &c);
+    for (long i = 0; i < k; i++)
+        c.x[i] = bench_hash01((unsigned long)i + 4242UL);
+    int counts[2] = {1, s->T};
+    for (int ti = 0; ti < (s->T > 1 ? 2 : 1); ti++) {
+        if (r->n_stream >= BENCH_MAX_STREAM)
+            break;
+        c.active = counts[ti];
+        struct bench_stream *st = &r->stream[r->n_stream];
+        snprintf(st->kernel, sizeof st->kernel, "weights");
+        st->threads = c.active;
+        st->array_bytes = one * (double)copies;
+        st->bytes = st->array_bytes;
+        st->flops = 2.0 * (double)k * (double)n * (double)copies;
+        if (bench_measure_run(&s->plan_long, wstream_fn, &c, &st->meas) != 0)
+            goto out;
+        r->n_stream++;
+        struct bench_case *bc;
+        if (c.active == s->T && bench_run_add_case(s, &bc) == 0) {
+            snprintf(bc->id, sizeof bc->id, "stream_weights");
+            bc->kind = BENCH_CASE_STREAM;
+            bc->phase = BENCH_PHASE_KERNEL;
+            bc->rows = 1;
+            bc->cols = n;
+            bc->inner = k;
+            bc->copies = copies;
+            bc->flops = st->flops;
+            bc->bytes = st->bytes;
+            bc->meas = st->meas;
+            r->n_cases++;
+        }
+        bench_run_progress(s,
+                           "weight stream (1 x %ld x %ld GEMV over %ld matrices, %.0f MiB), "
+                           "%d thread%s: %.1f GB/s (best)",
+                           k, n, copies, st->array_bytes / MiB, c.active, c.active > 1 ? "s" : "",
+                           bench_rate_best(st->bytes, &st->meas) / 1e9);
+    }
+    /* one output of the last matrix against a double sum */
+    double ref = 0, mag = 0;
+    for (long j = 0; j < k; j++) {
+        double t = (double)c.x[j] * (double)*bench_linear_at(&c.w[copies - 1], j, n - 1);
+        ref += t;
+        mag += fabs(t);
+    }
+    double got = c.y[(copies - 1) * c.ldy + n - 1];
+    bench_run_check(s, fabs(got - ref) <= 1e-4 * (mag > 0 ? mag : 1),
+                    "weight stream: output differs from the reference");
+    bench_run_consume(s, got + c.y[0]);
+    rc = 0;
+out:
+    for (long i = 0; i < made; i++)
+        bench_linear_release(&c.w[i]);
+    free(c.w);
+    free(c.x);
+    free(c.y);
+    if (rc != 0)
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the weight stream");
+    return rc;
+}
+
 /* ---- peaks ---- */
 
 #define PEAK_ITERS 2048L /* FMA rounds per repetition */
@@ -640,14 +771,18 @@ bench_derive_roofs(struct bench_report *r)
 {
     struct bench_roofs *R = &r->roofs;
     memset(R, 0, sizeof *R);
-    /* the DRAM roof: the best all-thread rate of the read-only kernel at >= 4x LLC, because
-     * what an LLM streams from DRAM is reads (weights, KV cache). Kernels that store are
-     * counted as STREAM counts them, without write-allocate traffic, and a mix of reads and
-     * write-backs can beat pure reads when the cores' outstanding misses are the limit, so
-     * their rates are not a read roof. Without a read kernel: the best of the others. */
-    bool have_read = false;
+    /* the DRAM roof: what an LLM streams from DRAM is reads (weights, KV cache), so the best
+     * all-thread rate of the weight stream (the decode's own pattern), else of the read-only
+     * kernel, at >= 4x LLC. Kernels that store are counted as STREAM counts them, without
+     * write-allocate traffic, and a mix of reads and write-backs can beat pure reads when the
+     * cores' outstanding misses are the limit, so their rates are not a read roof; they are
+     * the roof only when nothing reads alone. */
+    static const char *const PREF[2] = {"weights", "read"};
+    int pick = 2;
     for (int i = 0; i < r->n_stream; i++)
-        have_read |= r->stream[i].threads == r->threads && strcmp(r->stream[i].kernel, "read") == 0;
+        for (int p = 0; p < pick; p++)
+            if (r->stream[i].threads == r->threads && strcmp(r->stream[i].kernel, PREF[p]) == 0)
+                pick = p;
     for (int i = 0; i < r->n_stream; i++) {
         const struct bench_stream *s = &r->stream[i];
         double bw = bench_rate_best(s->bytes, &s->meas);
@@ -655,7 +790,7 @@ bench_derive_roofs(struct bench_report *r)
             continue;
         if (strcmp(s->kernel, "triad") == 0)
             R->triad_bandwidth_bytes_per_s = bw;
-        if (have_read && strcmp(s->kernel, "read") != 0)
+        if (pick < 2 && strcmp(s->kernel, PREF[pick]) != 0)
             continue;
         if (bw > R->dram_bandwidth_bytes_per_s) {
             R->dram_bandwidth_bytes_per_s = bw;
@@ -698,7 +833,7 @@ count_steps(const struct bench_options *o, int T, double sweep_bytes)
     if (o->parts & BENCH_PART_SWEEP)
         n += (int)ceil(log(sweep_bytes / T / 16384) / log(o->quick ? 2.0 : sqrt(2.0))) + 1;
     if (o->parts & BENCH_PART_STREAM)
-        n += ST_COUNT * (T > 1 ? 2 : 1);
+        n += (ST_COUNT + 1) * (T > 1 ? 2 : 1);
     if (o->parts & BENCH_PART_PEAK)
         n += (3 * (T > 1 ? 2 : 1) + 1) * (o->parts != BENCH_PART_PEAK ? 2 : 1);
     if (o->parts & BENCH_PART_AI)
@@ -794,6 +929,8 @@ bench_run(const struct bench_options *o, struct bench_report *r, struct err_list
     if (rc == 0 && (o->parts & BENCH_PART_STREAM)) {
         s.stage = "memory";
         rc = run_stream(&s);
+        if (rc == 0)
+            rc = run_weight_stream(&s, &sh);
     }
     if (rc == 0 && (o->parts & BENCH_PART_PEAK)) {
         s.stage = "compute";
