@@ -137,6 +137,8 @@ render_cases(struct strbuf *t, const struct bench_report *r)
         jkv_num(t, &f, "bytes", c->bytes);
         jkv_num(t, &f, "flops_per_s", bench_rate_median(c->flops, &c->meas));
         jkv_num(t, &f, "bytes_per_s", bench_rate_median(c->bytes, &c->meas));
+        if (c->probe_bandwidth_bytes_per_s > 0)
+            jkv_num(t, &f, "probe_bandwidth_bytes_per_s", c->probe_bandwidth_bytes_per_s);
         if (c->calibration)
             jkv_bool(t, &f, "calibration", true);
         jkey(t, &f, "time_s");
@@ -293,6 +295,11 @@ bench_render_json(const struct bench_report *r, struct strbuf *t)
     jkv_num(t, &f, "dram_bandwidth_bytes_per_s", R->dram_bandwidth_bytes_per_s);
     jkv_str(t, &f, "dram_kernel", R->dram_kernel);
     jkv_num(t, &f, "triad_bandwidth_bytes_per_s", R->triad_bandwidth_bytes_per_s);
+    if (R->probe_max_bytes_per_s > 0) {
+        jkv_num(t, &f, "probe_max_bytes_per_s", R->probe_max_bytes_per_s);
+        jkv_num(t, &f, "probe_min_bytes_per_s", R->probe_min_bytes_per_s);
+        jkv_num(t, &f, "probe_drift", R->probe_drift);
+    }
     if (R->gemm_efficiency > 0)
         jkv_num(t, &f, "gemm_efficiency", R->gemm_efficiency);
     if (R->fp32_thread_scaling > 0)

@@ -471,14 +471,6 @@ run_stream(struct run *s)
  * and on all threads. A STREAM kernel is one long array; a decode step is dozens of separately
  * allocated matrices read in turn, and on a VM where pages are not alike their rate differs
  * (docs/bench.md#memory-roofs). 2 FLOPs per 4 bytes keep it far below the ridge. */
-struct wstream_ctx {
-    struct run *s;
-    struct bench_linear *w;
-    long copies, ldy;
-    float *x, *y;
-    int active;
-    long reps;
-};
 
 static void
 wstream_task(void *ctx, int tid, int n)
@@ -513,85 +505,146 @@ wstream_fill_task(void *ctx, int tid, int n)
     }
 }
 
+static void wstream_release(struct wstream_ctx *c);
+
+/* A stack of packed k x n matrices of at least `bytes` in all, filled; 0 or -1 (out of memory,
+ * with what was made released). */
+static int
+wstream_init(struct run *s, struct wstream_ctx *c, long k, long n, double bytes)
+{
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->active = s->T;
+    double one = 4.0 * (double)k * (double)n;
+    long copies = (long)ceil(bytes / one);
+    c->copies = copies < 1 ? 1 : copies > 4096 ? 4096 : copies;
+    c->ldy = bench_round_nr(n);
+    c->w = calloc((size_t)c->copies, sizeof(struct bench_linear));
+    c->x = bench_alloc((size_t)k * sizeof(float));
+    c->y = bench_alloc((size_t)(c->copies * c->ldy) * sizeof(float));
+    long made = 0;
+    if (c->w && c->x && c->y)
+        for (; made < c->copies; made++)
+            if (bench_linear_init(&c->w[made], k, n) != 0)
+                break;
+    if (made < c->copies) {
+        c->copies = made;
+        wstream_release(c);
+        return -1;
+    }
+    bench_pool_run(s->pool, s->T, wstream_fill_task, c);
+    for (long i = 0; i < k; i++)
+        c->x[i] = bench_hash01((unsigned long)i + 4242UL);
+    return 0;
+}
+
+static void
+wstream_release(struct wstream_ctx *c)
+{
+    if (c->w)
+        for (long i = 0; i < c->copies; i++)
+            bench_linear_release(&c->w[i]);
+    free(c->w);
+    free(c->x);
+    free(c->y);
+    memset(c, 0, sizeof *c);
+}
+
 static int
 run_weight_stream(struct run *s, const struct bench_tfm_shape *sh)
 {
     struct bench_report *r = s->r;
     long k = sh->hidden, n = sh->intermediate;
-    double one = 4.0 * (double)k * (double)n;
-    long copies = (long)ceil(r->array_bytes / one);
-    copies = copies < 1 ? 1 : copies > 4096 ? 4096 : copies;
-    struct wstream_ctx c = {s,      calloc((size_t)copies, sizeof(struct bench_linear)),
-                            copies, bench_round_nr(n),
-                            NULL,   NULL,
-                            1,      0};
-    c.x = bench_alloc((size_t)k * sizeof(float));
-    c.y = bench_alloc((size_t)(copies * c.ldy) * sizeof(float));
-    int rc = -1;
-    long made = 0;
-    if (!c.w || !c.x || !c.y)
-        goto out;
-    for (; made < copies; made++)
-        if (bench_linear_init(&c.w[made], k, n) != 0)
-            goto out;
-    bench_pool_run(s->pool, s->T, wstream_fill_task, &c);
-    for (long i = 0; i < k; i++)
-        c.x[i] = bench_hash01((unsigned long)i + 4242UL);
-    int counts[2] = {1, s->T};
-    for (int ti = 0; ti < (s->T > 1 ? 2 : 1); ti++) {
-        if (r->n_stream >= BENCH_MAX_STREAM)
-            break;
+    struct wstream_ctx c;
+    if (wstream_init(s, &c, k, n, r->array_bytes) != 0) {
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the weight stream");
+        return -1;
+    }
+    int counts[2] = {1, s->T}, rc = 0;
+    for (int ti = 0; ti < (s->T > 1 ? 2 : 1) && r->n_stream < BENCH_MAX_STREAM; ti++) {
         c.active = counts[ti];
         struct bench_stream *st = &r->stream[r->n_stream];
         snprintf(st->kernel, sizeof st->kernel, "weights");
         st->threads = c.active;
-        st->array_bytes = one * (double)copies;
+        st->array_bytes = 4.0 * (double)k * (double)n * (double)c.copies;
         st->bytes = st->array_bytes;
-        st->flops = 2.0 * (double)k * (double)n * (double)copies;
-        if (bench_measure_run(&s->plan_long, wstream_fn, &c, &st->meas) != 0)
-            goto out;
+        st->flops = 2.0 * (double)k * (double)n * (double)c.copies;
+        if ((rc = bench_measure_run(&s->plan_long, wstream_fn, &c, &st->meas)) != 0)
+            break;
         r->n_stream++;
         struct bench_case *bc;
         if (c.active == s->T && bench_run_add_case(s, &bc) == 0) {
-            snprintf(bc->id, sizeof bc->id, "stream_weights");
-            bc->kind = BENCH_CASE_STREAM;
-            bc->phase = BENCH_PHASE_KERNEL;
-            bc->rows = 1;
-            bc->cols = n;
-            bc->inner = k;
-            bc->copies = copies;
-            bc->flops = st->flops;
-            bc->bytes = st->bytes;
-            bc->meas = st->meas;
+            *bc = (struct bench_case){.id = "stream_weights",
+                                      .kind = BENCH_CASE_STREAM,
+                                      .phase = BENCH_PHASE_KERNEL,
+                                      .threads = s->T,
+                                      .rows = 1,
+                                      .cols = n,
+                                      .inner = k,
+                                      .copies = c.copies,
+                                      .flops = st->flops,
+                                      .bytes = st->bytes,
+                                      .meas = st->meas};
             r->n_cases++;
         }
         bench_run_progress(s,
                            "weight stream (1 x %ld x %ld GEMV over %ld matrices, %.0f MiB), "
                            "%d thread%s: %.1f GB/s (best)",
-                           k, n, copies, st->array_bytes / MiB, c.active, c.active > 1 ? "s" : "",
+                           k, n, c.copies, st->array_bytes / MiB, c.active, c.active > 1 ? "s" : "",
                            bench_rate_best(st->bytes, &st->meas) / 1e9);
     }
     /* one output of the last matrix against a double sum */
     double ref = 0, mag = 0;
     for (long j = 0; j < k; j++) {
-        double t = (double)c.x[j] * (double)*bench_linear_at(&c.w[copies - 1], j, n - 1);
+        double t = (double)c.x[j] * (double)*bench_linear_at(&c.w[c.copies - 1], j, n - 1);
         ref += t;
         mag += fabs(t);
     }
-    double got = c.y[(copies - 1) * c.ldy + n - 1];
+    double got = c.y[(c.copies - 1) * c.ldy + n - 1];
     bench_run_check(s, fabs(got - ref) <= 1e-4 * (mag > 0 ? mag : 1),
                     "weight stream: output differs from the reference");
     bench_run_consume(s, got + c.y[0]);
-    rc = 0;
-out:
-    for (long i = 0; i < made; i++)
-        bench_linear_release(&c.w[i]);
-    free(c.w);
-    free(c.x);
-    free(c.y);
-    if (rc != 0)
-        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the weight stream");
+    wstream_release(&c);
     return rc;
+}
+
+/* The bandwidth probe beside each LLM case (docs/bench.md#shared-noisy-hosts): the weight
+ * stream on all threads over a stack of at least the STREAM array size, three short samples,
+ * allocated once for the kernels and the model. */
+int
+bench_run_probe_init(struct run *s, const struct bench_tfm_shape *sh)
+{
+    s->probe = calloc(1, sizeof *s->probe);
+    if (!s->probe || wstream_init(s, s->probe, sh->hidden, sh->intermediate, s->r->array_bytes)) {
+        free(s->probe);
+        s->probe = NULL;
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the bandwidth probe");
+        return -1;
+    }
+    return 0;
+}
+
+void
+bench_run_probe_release(struct run *s)
+{
+    if (s->probe)
+        wstream_release(s->probe);
+    free(s->probe);
+    s->probe = NULL;
+}
+
+double
+bench_run_probe(struct run *s)
+{
+    if (!s->probe)
+        return 0;
+    struct bench_plan plan = {.samples = 3, .min_sample_s = s->r->timer.min_sample_s};
+    struct bench_measure m;
+    s->probe->active = s->T;
+    if (bench_measure_run(&plan, wstream_fn, s->probe, &m) != 0)
+        return 0;
+    return bench_rate_best(
+        4.0 * (double)s->probe->w[0].k * (double)s->probe->w[0].n * (double)s->probe->copies, &m);
 }
 
 /* ---- peaks ---- */
@@ -766,6 +819,27 @@ bench_roofs_warning(const struct bench_report *r, char *buf, size_t n)
     return buf;
 }
 
+const char *
+bench_drift_warning(const struct bench_report *r, char *buf, size_t n)
+{
+    const struct bench_roofs *R = &r->roofs;
+    if (!(R->probe_drift > 0.10))
+        return NULL;
+    snprintf(buf, n,
+             "the DRAM roof moved by %.0f%% during the run (bandwidth probes beside the cases: "
+             "%.1f to %.1f GB/s): memory was shared with other jobs; each case is predicted from "
+             "the probe beside it",
+             R->probe_drift * 100, R->probe_min_bytes_per_s / 1e9, R->probe_max_bytes_per_s / 1e9);
+    return buf;
+}
+
+double
+bench_case_bandwidth(const struct bench_report *r, const struct bench_case *c, double roof)
+{
+    double top = r->roofs.probe_max_bytes_per_s, p = c->probe_bandwidth_bytes_per_s;
+    return top > 0 && p > 0 ? roof * p / top : roof;
+}
+
 void
 bench_derive_roofs(struct bench_report *r)
 {
@@ -824,6 +898,27 @@ bench_derive_roofs(struct bench_report *r)
     }
     for (int l = 0; l < 3; l++)
         R->cache_bytes[l] = bench_host_cache(&r->host, l + 1);
+    bench_derive_probes(r);
+}
+
+void
+bench_derive_probes(struct bench_report *r)
+{
+    struct bench_roofs *R = &r->roofs;
+    R->probe_max_bytes_per_s = R->probe_min_bytes_per_s = R->probe_drift = 0;
+    int probes = 0;
+    for (int i = 0; i < r->n_cases; i++) {
+        double p = r->cases[i].probe_bandwidth_bytes_per_s;
+        if (!(p > 0) || !isfinite(p))
+            continue;
+        probes++;
+        if (p > R->probe_max_bytes_per_s)
+            R->probe_max_bytes_per_s = p;
+        if (R->probe_min_bytes_per_s == 0 || p < R->probe_min_bytes_per_s)
+            R->probe_min_bytes_per_s = p;
+    }
+    if (probes >= 2)
+        R->probe_drift = R->probe_max_bytes_per_s / R->probe_min_bytes_per_s - 1;
 }
 
 static int
@@ -942,6 +1037,8 @@ bench_run(const struct bench_options *o, struct bench_report *r, struct err_list
         s.stage = "intensity";
         rc = run_ai(&s);
     }
+    if (rc == 0 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL)))
+        rc = bench_run_probe_init(&s, &sh);
     if (rc == 0 && (o->parts & BENCH_PART_KERNELS)) {
         s.stage = "kernels";
         rc = bench_run_kernels(&s, &sh);
@@ -958,6 +1055,7 @@ bench_run(const struct bench_options *o, struct bench_report *r, struct err_list
         if (rc == 0)
             rc = bench_run_gemm_calibration(&s, 2);
     }
+    bench_run_probe_release(&s);
     bench_pool_free(s.pool);
     bench_derive_roofs(r);
     r->elapsed_s = bench_now_s() - t_start;

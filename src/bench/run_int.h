@@ -5,12 +5,23 @@
 
 #include "bench/bench.h"
 #include "bench/kern.h"
+#include "bench/linalg.h"
 #include "bench/tfm.h"
 
 #define MiB (1024.0 * 1024.0)
 #define GiB (1024.0 * MiB)
 #define SINK_STRIDE 8 /* doubles between per-thread sinks: one cache line each */
 #define MAX_THREADS 256
+
+/* A stack of packed matrices streamed by one row (the weight stream and the probe). */
+struct wstream_ctx {
+    struct run *s;
+    struct bench_linear *w;
+    long copies, ldy;
+    float *x, *y;
+    int active;
+    long reps;
+};
 
 struct run {
     const struct bench_options *o;
@@ -23,6 +34,7 @@ struct run {
     double sink[MAX_THREADS * SINK_STRIDE];
     int step, total;
     const char *stage;
+    struct wstream_ctx *probe; /* the bandwidth probe beside the LLM cases, or NULL */
 };
 
 /* One step done: counts it and reports `fmt` through the options' progress callback. */
@@ -38,6 +50,12 @@ void bench_run_consume(struct run *s, double v);
 float bench_hash01(unsigned long i);
 /* The next case slot, zeroed, with the run's thread count; -1 when the report is full. */
 int bench_run_add_case(struct run *s, struct bench_case **out);
+
+/* The bandwidth probe: allocate it (0, or -1 with a message), measure it (the best rate in
+ * bytes/s; 0 without a probe), free it. */
+int bench_run_probe_init(struct run *s, const struct bench_tfm_shape *sh);
+double bench_run_probe(struct run *s);
+void bench_run_probe_release(struct run *s);
 
 /* The LLM kernels (GEMV, GEMM, decode attention) at the shapes of `sh` and of a Llama-3-8B
  * layer; the calibration GEMM of round 1 or 2; the small transformer's prefill and decode

@@ -731,6 +731,39 @@ TEST(bench_dram_roof_is_the_read_kernel)
     free(r);
 }
 
+/* The probes beside the cases: hand numbers 20, 25 and 30 GB/s give a drift of 30 / 20 - 1 =
+ * 50% (> 10%: a warning); a case beside the 20 GB/s probe runs against 2/3 of a 45 GB/s roof =
+ * 30 GB/s; a case without a probe against the roof itself. */
+TEST(bench_probe_drift_and_case_bandwidth)
+{
+    struct bench_report *r = calloc(1, sizeof *r);
+    fake_report(r);
+    double probes[4] = {20e9, 30e9, 0, 25e9};
+    struct bench_case *c = &r->cases[r->n_cases];
+    for (int i = 0; i < 4; i++)
+        r->cases[r->n_cases++].probe_bandwidth_bytes_per_s = probes[i];
+    bench_derive_roofs(r);
+    CHECK_NEAR(r->roofs.probe_max_bytes_per_s, 30e9, 1e-12);
+    CHECK_NEAR(r->roofs.probe_min_bytes_per_s, 20e9, 1e-12);
+    CHECK_NEAR(r->roofs.probe_drift, 0.5, 1e-12);
+    CHECK_NEAR(bench_case_bandwidth(r, &c[0], 45e9), 30e9, 1e-12);
+    CHECK_NEAR(bench_case_bandwidth(r, &c[1], 45e9), 45e9, 1e-12);
+    CHECK_NEAR(bench_case_bandwidth(r, &c[2], 45e9), 45e9, 1e-12);
+    char buf[400];
+    CHECK(bench_drift_warning(r, buf, sizeof buf) != NULL);
+    CHECK(strstr(buf, "moved by 50%") != NULL);
+    /* 10.5 / 10 - 1 = 5%: no warning; one probe alone: no drift */
+    c[0].probe_bandwidth_bytes_per_s = 28.6e9;
+    c[3].probe_bandwidth_bytes_per_s = 29e9;
+    bench_derive_probes(r);
+    CHECK_NEAR(r->roofs.probe_drift, 30.0 / 28.6 - 1, 1e-12);
+    CHECK(bench_drift_warning(r, buf, sizeof buf) == NULL);
+    c[0].probe_bandwidth_bytes_per_s = c[3].probe_bandwidth_bytes_per_s = 0;
+    bench_derive_probes(r);
+    CHECK(r->roofs.probe_drift == 0);
+    free(r);
+}
+
 /* Two threads that reach no more than one thread's FMA peak share a core: the run says so.
  * Hand numbers: one thread 4e11 FLOP / 0.10 s = 4e12 FLOP/s, as the two-thread peak: scaling
  * 1.00 < 0.75 x 2; at 2e11 FLOP per sample one thread gives 2e12, scaling 2.00: no warning. */
