@@ -494,10 +494,10 @@ wstream_fn(void *ctx, long reps)
     bench_pool_run(c->s->pool, c->active, wstream_task, c);
 }
 
-static void
-wstream_fill_task(void *ctx, int tid, int n)
+void
+bench_run_fill_task(void *ctx, int tid, int n)
 {
-    struct wstream_ctx *c = ctx;
+    struct bench_fill *c = ctx;
     for (long i = tid; i < c->copies; i += n) {
         size_t len = (size_t)c->w[i].panels * (size_t)c->w[i].k * BENCH_NR;
         for (size_t j = 0; j < len; j++)
@@ -532,7 +532,8 @@ wstream_init(struct run *s, struct wstream_ctx *c, long k, long n, double bytes)
         wstream_release(c);
         return -1;
     }
-    bench_pool_run(s->pool, s->T, wstream_fill_task, c);
+    struct bench_fill f = {c->w, c->copies};
+    bench_pool_run(s->pool, s->T, bench_run_fill_task, &f);
     for (long i = 0; i < k; i++)
         c->x[i] = bench_hash01((unsigned long)i + 4242UL);
     return 0;

@@ -48,6 +48,13 @@ double bench_run_sink_total(struct run *s);
 void bench_run_consume(struct run *s, double v);
 /* Deterministic fill for kernel inputs: a multiplicative hash of i mapped to [-0.5, 0.5). */
 float bench_hash01(unsigned long i);
+/* Matrices to fill with small deterministic values (bench_hash01), split across the pool:
+ * bench_pool_run(pool, T, bench_run_fill_task, &fill). */
+struct bench_fill {
+    struct bench_linear *w;
+    long copies;
+};
+void bench_run_fill_task(void *ctx, int tid, int n);
 /* The next case slot, zeroed, with the run's thread count; -1 when the report is full. */
 int bench_run_add_case(struct run *s, struct bench_case **out);
 

@@ -33,22 +33,6 @@ lin_fn(void *ctx, long reps)
                                  bench_round_nr(c->w[i].n), false, c->work);
 }
 
-struct fill_ctx {
-    struct bench_linear *w;
-    long copies;
-};
-
-static void
-fill_task(void *ctx, int tid, int n)
-{
-    struct fill_ctx *c = ctx;
-    for (long i = tid; i < c->copies; i += n) {
-        size_t len = (size_t)c->w[i].panels * (size_t)c->w[i].k * BENCH_NR;
-        for (size_t j = 0; j < len; j++)
-            c->w[i].w[j] = bench_hash01((unsigned long)i * 7919UL + j) * 0.05f;
-    }
-}
-
 /* y = x W for `copies` distinct k x n matrices (copies > 1 keeps the working set above the
  * last-level cache, as a model's layers do) */
 static int
@@ -69,8 +53,8 @@ run_linear(struct run *s, long m, long k, long n, long copies)
     for (long i = 0; i < copies; i++)
         if (bench_linear_init(&c.w[i], k, n) != 0)
             goto out;
-    struct fill_ctx fc = {c.w, copies};
-    bench_pool_run(s->pool, s->T, fill_task, &fc);
+    struct bench_fill fc = {c.w, copies};
+    bench_pool_run(s->pool, s->T, bench_run_fill_task, &fc);
     for (long i = 0; i < m * k; i++)
         c.x[i] = bench_hash01((unsigned long)i + 12345UL);
     *bc = (struct bench_case){.kind = m == 1 ? BENCH_CASE_GEMV : BENCH_CASE_GEMM,
