@@ -68,6 +68,9 @@ struct bench_case {
     long prompt, context;
     double flops, bytes;
     struct bench_measure meas;
+    /* the all-thread weight stream's best rate in a short probe just before this case was timed
+     * (bytes/s; 0 = none): what the DRAM roof was beside it on a shared host */
+    double probe_bandwidth_bytes_per_s;
     /* the calibration GEMM: sets the profile's gemm_efficiency; validate --host does not score
      * it (it would predict itself) */
     bool calibration;
@@ -90,7 +93,7 @@ struct bench_level {
 };
 
 struct bench_stream {
-    char kernel[8]; /* copy, scale, add, triad, read */
+    char kernel[8]; /* copy, scale, add, triad, read, weights (the decode's GEMV stream) */
     int threads;
     double array_bytes;
     double bytes, flops; /* per repetition */
@@ -115,8 +118,8 @@ struct bench_ai_point {
 /* The roofs the measurements establish: what a host hardware profile holds. Rates are the best
  * sample (STREAM and ERT report the best rate as the attainable ceiling). */
 struct bench_roofs {
-    double dram_bandwidth_bytes_per_s;     /* the read kernel, all threads, >= 4x LLC */
-    char dram_kernel[8];                   /* which one: read (else the best of the others) */
+    double dram_bandwidth_bytes_per_s; /* the read kernel, all threads, >= 4x LLC */
+    char dram_kernel[8]; /* which one: weights, else read, else the best of the others */
     double triad_bandwidth_bytes_per_s;    /* STREAM triad, all threads (STREAM's headline) */
     double peak_flops_per_s[DT_COUNT];     /* all threads; 0 = not measured */
     double cache_bandwidth_bytes_per_s[4]; /* l1, l2, l3, llc plateaus (all threads) */
@@ -125,6 +128,9 @@ struct bench_roofs {
     double gemm_efficiency;
     /* best all-thread fp32 FMA peak over the best one-thread peak; 0 = not measured */
     double fp32_thread_scaling;
+    /* the bandwidth probes beside the cases: fastest and slowest (bytes/s) and the drift
+     * max / min - 1; 0 = fewer than two probes */
+    double probe_max_bytes_per_s, probe_min_bytes_per_s, probe_drift;
 };
 
 struct bench_report {
@@ -169,10 +175,19 @@ void bench_options_init(struct bench_options *o);
 int bench_run(const struct bench_options *o, struct bench_report *r, struct err_list *errs);
 /* Fill r->roofs from the measurements (bench_run does this at the end). */
 void bench_derive_roofs(struct bench_report *r);
+/* Only the probe figures of r->roofs, from the cases' probes (for a report read back). */
+void bench_derive_probes(struct bench_report *r);
 /* A warning about the run for stderr, or NULL: the threads reached less than 75% of
  * threads x one thread's FMA peak, so they share physical cores (SMT siblings, or a VM's vCPUs
  * scheduled on one core) and the compute roofs are those of fewer cores. */
 const char *bench_roofs_warning(const struct bench_report *r, char *buf, size_t n);
+
+/* The DRAM roof moved by more than 10% during the run (the probes beside the cases disagree):
+ * a warning for stderr, or NULL. */
+const char *bench_drift_warning(const struct bench_report *r, char *buf, size_t n);
+/* The DRAM roof a case ran against: `roof` x its probe / the fastest probe of the run (the roof
+ * is the best rate, measured when the memory was least shared); `roof` without probes. */
+double bench_case_bandwidth(const struct bench_report *r, const struct bench_case *c, double roof);
 
 /* Rates from a measurement: work per repetition over the best (min) or median time. */
 double bench_rate_best(double work, const struct bench_measure *m);

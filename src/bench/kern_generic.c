@@ -12,30 +12,11 @@
 #define BK_FMA32(a, b, c) ((a) * (b) + (c))
 #define BK_FMA64(a, b, c) ((a) * (b) + (c))
 #define BK_FMAS(a, b, c) ((a) * (b) + (c))
+#define BK_ISA BENCH_ISA_GENERIC
+#define BK_NAME "generic"
+#define BK_TARGET_NAME "none (16-byte vectors, separate multiply and add)"
+#define BK_DP_BF16 NULL
 #include "bench/kern_tmpl.h"
-
-const struct bench_kernels bench_kernels_generic = {
-    .isa = BENCH_ISA_GENERIC,
-    .name = "generic",
-    .target = "none (16-byte vectors, separate multiply and add)",
-    .vector_bytes = 16,
-    .fma_acc = 8,
-    .fma_f32 = fma_f32_generic,
-    .fma_f64 = fma_f64_generic,
-    .dp_bf16 = NULL,
-    .copy = copy_generic,
-    .scale = scale_generic,
-    .add = add_generic,
-    .triad = triad_generic,
-    .read = read_generic,
-    .ert = ert_generic,
-    .gemm_mr = 2,
-    .gemm_ukr = gemm_ukr_generic,
-    .gemm_ukr4 = gemm_ukr4_generic,
-    .gemv_panel = gemv_panel_generic,
-    .softmax = softmax_generic,
-    .silu_mul = silu_mul_generic,
-};
 
 bool
 bench_isa_supported(enum bench_isa isa)

@@ -6,9 +6,10 @@
  *   BK_MR      rows of the GEMM micro-kernel
  *   BK_FMA32(a, b, c), BK_FMA64(a, b, c)  a x b + c on vectors (fused where the ISA has it)
  *   BK_FMAS(a, b, c)  the same on scalars
+ *   BK_ISA, BK_NAME, BK_TARGET_NAME, BK_DP_BF16  the kernel table's particulars
  * GCC vector extensions carry the arithmetic; under -std=c17 GCC does not contract a * b + c,
  * so fused multiply-adds are written out. No header guard: this file is meant to be included
- * several times. */
+ * several times; it undefines its parameters at the end. */
 
 #define BK_CAT2(a, b) a##_##b
 #define BK_CAT(a, b) BK_CAT2(a, b)
@@ -36,51 +37,28 @@ typedef double VDU __attribute__((vector_size(BK_VB), aligned(8), may_alias));
 #define SPLATF(x) (-(VF){0} + (float)(x)) /* x + -0 = x: folds to a broadcast */
 #define SPLATD(x) (-(VD){0} + (double)(x))
 
-BK_TARGET static double
-BK(fma_f32)(long iters, float mul, float add)
-{
-    VF acc[BK_NACC];
-    VF m = SPLATF(mul), c = SPLATF(add);
-#pragma GCC unroll 32
-    for (int j = 0; j < BK_NACC; j++)
-        acc[j] = SPLATF(1e-3f * (float)(j + 1));
-    for (long i = 0; i < iters; i++) {
-#pragma GCC unroll 32
-        for (int j = 0; j < BK_NACC; j++)
-            acc[j] = BK_FMA32(acc[j], m, c);
+/* The peak kernels: `iters` rounds of BK_NACC independent vector FMAs x = x * mul + add, one per
+ * data type (V vectors of LANES elements of T) */
+#define BK_PEAK(NAME, T, V, SPLAT, FMA, LANES)                                                     \
+    BK_TARGET static double BK(NAME)(long iters, T mul, T add)                                     \
+    {                                                                                              \
+        V acc[BK_NACC];                                                                            \
+        V m = SPLAT(mul), c = SPLAT(add);                                                          \
+        _Pragma("GCC unroll 32") for (int j = 0; j < BK_NACC; j++) acc[j] =                        \
+            SPLAT((T)1e-3 * (T)(j + 1));                                                           \
+        for (long i = 0; i < iters; i++) {                                                         \
+            _Pragma("GCC unroll 32") for (int j = 0; j < BK_NACC; j++) acc[j] = FMA(acc[j], m, c); \
+        }                                                                                          \
+        V s = acc[0];                                                                              \
+        _Pragma("GCC unroll 32") for (int j = 1; j < BK_NACC; j++) s += acc[j];                    \
+        double r = 0;                                                                              \
+        for (int l = 0; l < (LANES); l++)                                                          \
+            r += s[l];                                                                             \
+        return r;                                                                                  \
     }
-    VF s = acc[0];
-#pragma GCC unroll 32
-    for (int j = 1; j < BK_NACC; j++)
-        s += acc[j];
-    double r = 0;
-    for (int l = 0; l < LF; l++)
-        r += s[l];
-    return r;
-}
-
-BK_TARGET static double
-BK(fma_f64)(long iters, double mul, double add)
-{
-    VD acc[BK_NACC];
-    VD m = SPLATD(mul), c = SPLATD(add);
-#pragma GCC unroll 32
-    for (int j = 0; j < BK_NACC; j++)
-        acc[j] = SPLATD(1e-3 * (double)(j + 1));
-    for (long i = 0; i < iters; i++) {
-#pragma GCC unroll 32
-        for (int j = 0; j < BK_NACC; j++)
-            acc[j] = BK_FMA64(acc[j], m, c);
-    }
-    VD s = acc[0];
-#pragma GCC unroll 32
-    for (int j = 1; j < BK_NACC; j++)
-        s += acc[j];
-    double r = 0;
-    for (int l = 0; l < LD; l++)
-        r += s[l];
-    return r;
-}
+BK_PEAK(fma_f32, float, VF, SPLATF, BK_FMA32, LF)
+BK_PEAK(fma_f64, double, VD, SPLATD, BK_FMA64, LD)
+#undef BK_PEAK
 
 BK_TARGET static void
 BK(copy)(double *restrict c, const double *restrict a, long n)
@@ -355,6 +333,31 @@ BK(silu_mul)(float *restrict g, const float *restrict u, long n)
     }
 }
 
+/* The kernel table of this instruction set, named bench_kernels_<BK_SFX>; BK_ISA, BK_NAME,
+ * BK_TARGET_NAME and BK_DP_BF16 (a function or NULL) say what is particular to it. */
+const struct bench_kernels BK(bench_kernels) = {
+    .isa = BK_ISA,
+    .name = BK_NAME,
+    .target = BK_TARGET_NAME,
+    .vector_bytes = BK_VB,
+    .fma_acc = BK_NACC,
+    .fma_f32 = BK(fma_f32),
+    .fma_f64 = BK(fma_f64),
+    .dp_bf16 = BK_DP_BF16,
+    .copy = BK(copy),
+    .scale = BK(scale),
+    .add = BK(add),
+    .triad = BK(triad),
+    .read = BK(read),
+    .ert = BK(ert),
+    .gemm_mr = BK_MR,
+    .gemm_ukr = BK(gemm_ukr),
+    .gemm_ukr4 = BK(gemm_ukr4),
+    .gemv_panel = BK(gemv_panel),
+    .softmax = BK(softmax),
+    .silu_mul = BK(silu_mul),
+};
+
 #undef BK_EXP
 #undef SPLATF
 #undef SPLATD
@@ -373,3 +376,16 @@ BK(silu_mul)(float *restrict g, const float *restrict u, long n)
 #undef BK
 #undef BK_CAT
 #undef BK_CAT2
+/* the parameters, so the next instruction set starts clean */
+#undef BK_SFX
+#undef BK_TARGET
+#undef BK_VB
+#undef BK_NACC
+#undef BK_MR
+#undef BK_FMA32
+#undef BK_FMA64
+#undef BK_FMAS
+#undef BK_ISA
+#undef BK_NAME
+#undef BK_TARGET_NAME
+#undef BK_DP_BF16

@@ -137,6 +137,8 @@ render_cases(struct strbuf *t, const struct bench_report *r)
         jkv_num(t, &f, "bytes", c->bytes);
         jkv_num(t, &f, "flops_per_s", bench_rate_median(c->flops, &c->meas));
         jkv_num(t, &f, "bytes_per_s", bench_rate_median(c->bytes, &c->meas));
+        if (c->probe_bandwidth_bytes_per_s > 0)
+            jkv_num(t, &f, "probe_bandwidth_bytes_per_s", c->probe_bandwidth_bytes_per_s);
         if (c->calibration)
             jkv_bool(t, &f, "calibration", true);
         jkey(t, &f, "time_s");
@@ -293,6 +295,11 @@ bench_render_json(const struct bench_report *r, struct strbuf *t)
     jkv_num(t, &f, "dram_bandwidth_bytes_per_s", R->dram_bandwidth_bytes_per_s);
     jkv_str(t, &f, "dram_kernel", R->dram_kernel);
     jkv_num(t, &f, "triad_bandwidth_bytes_per_s", R->triad_bandwidth_bytes_per_s);
+    if (R->probe_max_bytes_per_s > 0) {
+        jkv_num(t, &f, "probe_max_bytes_per_s", R->probe_max_bytes_per_s);
+        jkv_num(t, &f, "probe_min_bytes_per_s", R->probe_min_bytes_per_s);
+        jkv_num(t, &f, "probe_drift", R->probe_drift);
+    }
     if (R->gemm_efficiency > 0)
         jkv_num(t, &f, "gemm_efficiency", R->gemm_efficiency);
     if (R->fp32_thread_scaling > 0)
@@ -418,7 +425,8 @@ bench_profile_new(const struct bench_report *r)
     const struct bench_stream *dk = find_stream(r, kern, r->threads);
     int samples = dk ? dk->meas.n_samples : 0;
     char mt[128];
-    snprintf(mt, sizeof mt, "DRAM (STREAM-style %s, %d threads)", kern, r->threads);
+    snprintf(mt, sizeof mt, "DRAM (%s %s, %d threads)",
+             strcmp(kern, "weights") == 0 ? "GEMV" : "STREAM-style", kern, r->threads);
     hw->memory_type = str_dup(mt);
     hw->memory_capacity_bytes = r->host.memory_bytes;
     hw->memory_bandwidth_bytes_per_s = R->dram_bandwidth_bytes_per_s;
@@ -454,8 +462,8 @@ bench_profile_new(const struct bench_report *r)
                  r->opt.quick ? " --quick" : "") ||
         add_pair(
             pk, pt, pn, "memory_kernel",
-            "best of STREAM copy/scale/add/triad/read: %s; triad %.4g GB/s; arrays of %.0f MiB "
-            "(4x LLC: %s)",
+            "weights (the decode's GEMV stream), else STREAM read, else the best STREAM kernel: "
+            "%s; triad %.4g GB/s; arrays of %.0f MiB (4x LLC: %s)",
             kern, R->triad_bandwidth_bytes_per_s / 1e9, r->array_bytes / (1024.0 * 1024.0),
             r->array_rule_met ? "yes" : "no") ||
         add_pair(pk, pt, pn, "caches_from", "%s", r->host.cache_source))
@@ -464,8 +472,9 @@ bench_profile_new(const struct bench_report *r)
     int *sn = &hw->n_sources;
     if (add_pair(sk, st, sn, "memory.capacity", "sysconf(_SC_PHYS_PAGES) x page size on %s", day) ||
         add_pair(sk, st, sn, "memory.bandwidth",
-                 "measured by roofline bench on %s: STREAM-style %s kernel, %d threads, best of %d",
-                 day, kern, r->threads, samples) ||
+                 "measured by roofline bench on %s: %s %s kernel, %d threads, best of %d", day,
+                 strcmp(kern, "weights") == 0 ? "GEMV" : "STREAM-style", kern, r->threads,
+                 samples) ||
         add_pair(sk, st, sn, "compute",
                  "measured by roofline bench on %s: register-blocked %s FMA kernels, %d threads",
                  day, r->isa, r->threads) ||

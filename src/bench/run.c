@@ -1,29 +1,21 @@
-/* The benchmark run: allocates each part's data, times it with the harness, checks the results
- * after timing (so the timed code is known to have computed the right thing and nothing is
- * optimised away) and frees it before the next part, so at most one part's arrays are live.
- * Over 1,000 lines: each part (sweep, STREAM, peak, intensity, kernels, model) is the same
- * allocate / time / check / free sequence around one harness and one report. */
+/* The benchmark run: the roofs (working-set sweep, STREAM, FMA peaks, intensity sweep), the
+ * roofs derived from them and the whole run; the LLM kernels and the model are in run_llm.c.
+ * Each part allocates its data, times it with the harness, checks the results after timing (so
+ * the timed code is known to have computed the right thing and nothing is optimised away) and
+ * frees it before the next part, so at most one part's arrays are live. */
 #include "bench/bench.h"
 
 #include "bench/kern.h"
 #include "bench/linalg.h"
-#include "bench/tfm.h"
-#include "core/roof.h"
-#include "util/array.h"
+#include "bench/run_int.h"
 #include "util/version.h"
 
-#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define MiB (1024.0 * 1024.0)
-#define GiB (1024.0 * MiB)
-#define SINK_STRIDE 8 /* doubles between per-thread sinks: one cache line each */
-#define MAX_THREADS 256
 
 void
 bench_options_init(struct bench_options *o)
@@ -85,23 +77,8 @@ bench_phase_parse(const char *s, enum bench_phase *out)
 
 /* ---- run state ---- */
 
-struct run {
-    const struct bench_options *o;
-    struct bench_report *r;
-    struct err_list *errs;
-    const struct bench_kernels *kn;
-    struct bench_pool *pool;
-    int T;
-    struct bench_plan plan, plan_long, plan_sweep;
-    double sink[MAX_THREADS * SINK_STRIDE];
-    int step, total;
-    const char *stage;
-};
-
-static void progress(struct run *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-progress(struct run *s, const char *fmt, ...)
+void
+bench_run_progress(struct run *s, const char *fmt, ...)
 {
     s->step++;
     if (!s->o->progress)
@@ -114,11 +91,8 @@ progress(struct run *s, const char *fmt, ...)
     s->o->progress(s->o->progress_user, s->stage, what, s->step, s->total);
 }
 
-static void check(struct run *s, bool ok, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-check(struct run *s, bool ok, const char *fmt, ...)
+void
+bench_run_check(struct run *s, bool ok, const char *fmt, ...)
 {
     if (ok)
         return;
@@ -130,8 +104,8 @@ check(struct run *s, bool ok, const char *fmt, ...)
     }
 }
 
-static double
-sink_total(struct run *s)
+double
+bench_run_sink_total(struct run *s)
 {
     double t = 0;
     for (int i = 0; i < s->T; i++) {
@@ -141,27 +115,27 @@ sink_total(struct run *s)
     return t;
 }
 
-static void
-consume(struct run *s, double v)
+void
+bench_run_consume(struct run *s, double v)
 {
     /* a checksum that is printed keeps every result live; non-finite values are a failure */
     if (isfinite(v))
         s->r->checksum += v;
     else
-        check(s, false, "a kernel produced a non-finite result");
+        bench_run_check(s, false, "a kernel produced a non-finite result");
 }
 
 /* Cheap deterministic fill for kernel inputs (speed does not depend on values; the model uses
  * the GSL generator): a multiplicative hash mapped to [-0.5, 0.5). */
-static float
-hash01(unsigned long i)
+float
+bench_hash01(unsigned long i)
 {
     unsigned long h = (i + 1) * 0x9E3779B97F4A7C15UL;
     return (float)((h >> 40) & 0xffffff) / 16777216.0f - 0.5f;
 }
 
-static int
-add_case(struct run *s, struct bench_case **out)
+int
+bench_run_add_case(struct run *s, struct bench_case **out)
 {
     if (s->r->n_cases >= BENCH_MAX_CASES)
         return -1;
@@ -259,10 +233,10 @@ run_sweep(struct run *s, double max_total_bytes)
         char sz[32];
         snprintf(sz, sizeof sz, sizes[i] >= MiB ? "%.0f MiB" : "%.0f KiB",
                  sizes[i] >= MiB ? sizes[i] / MiB : sizes[i] / 1024);
-        progress(s, "read sweep %s per thread, %d threads: %.1f GB/s", sz, s->T,
-                 bench_rate_median(p->bytes, &p->meas) / 1e9);
+        bench_run_progress(s, "read sweep %s per thread, %d threads: %.1f GB/s", sz, s->T,
+                           bench_rate_median(p->bytes, &p->meas) / 1e9);
     }
-    consume(s, sink_total(s));
+    bench_run_consume(s, bench_run_sink_total(s));
     for (int t = 0; t < s->T; t++)
         free(c.buf[t]);
     double cache[3];
@@ -459,7 +433,7 @@ run_stream(struct run *s)
                 return -1;
             r->n_stream++;
             struct bench_case *bc;
-            if (c.active == s->T && add_case(s, &bc) == 0) {
+            if (c.active == s->T && bench_run_add_case(s, &bc) == 0) {
                 /* all-thread kernels at DRAM size are cases validate predicts */
                 snprintf(bc->id, sizeof bc->id, "stream_%s", ST_NAMES[k]);
                 bc->kind = BENCH_CASE_STREAM;
@@ -470,9 +444,9 @@ run_stream(struct run *s)
                 bc->meas = st->meas;
                 r->n_cases++;
             }
-            progress(s, "STREAM %s, %d thread%s, 3 x %.0f MiB arrays: %.1f GB/s (best)",
-                     ST_NAMES[k], c.active, c.active > 1 ? "s" : "", st->array_bytes / MiB,
-                     bench_rate_best(st->bytes, &st->meas) / 1e9);
+            bench_run_progress(s, "STREAM %s, %d thread%s, 3 x %.0f MiB arrays: %.1f GB/s (best)",
+                               ST_NAMES[k], c.active, c.active > 1 ? "s" : "",
+                               st->array_bytes / MiB, bench_rate_best(st->bytes, &st->meas) / 1e9);
         }
         rounds++;
     }
@@ -481,12 +455,197 @@ run_stream(struct run *s)
     long bad = 0;
     for (long i = 0; i < c.n; i++)
         bad += c.a[i] != ea || c.b[i] != eb || c.c[i] != ec;
-    check(s, bad == 0, "STREAM arrays differ from the expected values at %ld elements", bad);
-    consume(s, sink_total(s) + c.a[c.n / 2] + c.b[c.n / 3] + c.c[c.n - 1]);
+    bench_run_check(s, bad == 0, "STREAM arrays differ from the expected values at %ld elements",
+                    bad);
+    bench_run_consume(s, bench_run_sink_total(s) + c.a[c.n / 2] + c.b[c.n / 3] + c.c[c.n - 1]);
     free(c.a);
     free(c.b);
     free(c.c);
     return 0;
+}
+
+/* ---- the weight stream ---- */
+
+/* The decode's own access pattern as a bandwidth kernel: one row against a stack of distinct
+ * packed k x n matrices (bench-small's MLP shape), each streamed panel by panel, read-only, on 1
+ * and on all threads. A STREAM kernel is one long array; a decode step is dozens of separately
+ * allocated matrices read in turn, and on a VM where pages are not alike their rate differs
+ * (docs/bench.md#memory-roofs). 2 FLOPs per 4 bytes keep it far below the ridge. */
+
+static void
+wstream_task(void *ctx, int tid, int n)
+{
+    struct wstream_ctx *c = ctx;
+    for (long r = 0; r < c->reps; r++)
+        for (long i = 0; i < c->copies; i++) {
+            long p0, p1;
+            bench_split(c->w[i].panels, tid, n, 1, &p0, &p1);
+            if (p1 > p0)
+                bench_linear_part(c->s->kn, &c->w[i], c->x, c->w[i].k, 1, c->y + i * c->ldy, c->ldy,
+                                  false, p0, p1, NULL);
+        }
+}
+
+static void
+wstream_fn(void *ctx, long reps)
+{
+    struct wstream_ctx *c = ctx;
+    c->reps = reps;
+    bench_pool_run(c->s->pool, c->active, wstream_task, c);
+}
+
+void
+bench_run_fill_task(void *ctx, int tid, int n)
+{
+    struct bench_fill *c = ctx;
+    for (long i = tid; i < c->copies; i += n) {
+        size_t len = (size_t)c->w[i].panels * (size_t)c->w[i].k * BENCH_NR;
+        for (size_t j = 0; j < len; j++)
+            c->w[i].w[j] = bench_hash01((unsigned long)i * 7919UL + j) * 0.05f;
+    }
+}
+
+static void wstream_release(struct wstream_ctx *c);
+
+/* A stack of packed k x n matrices of at least `bytes` in all, filled; 0 or -1 (out of memory,
+ * with what was made released). */
+static int
+wstream_init(struct run *s, struct wstream_ctx *c, long k, long n, double bytes)
+{
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->active = s->T;
+    double one = 4.0 * (double)k * (double)n;
+    long copies = (long)ceil(bytes / one);
+    c->copies = copies < 1 ? 1 : copies > 4096 ? 4096 : copies;
+    c->ldy = bench_round_nr(n);
+    c->w = calloc((size_t)c->copies, sizeof(struct bench_linear));
+    c->x = bench_alloc((size_t)k * sizeof(float));
+    c->y = bench_alloc((size_t)(c->copies * c->ldy) * sizeof(float));
+    long made = 0;
+    if (c->w && c->x && c->y)
+        for (; made < c->copies; made++)
+            if (bench_linear_init(&c->w[made], k, n) != 0)
+                break;
+    if (made < c->copies) {
+        c->copies = made;
+        wstream_release(c);
+        return -1;
+    }
+    struct bench_fill f = {c->w, c->copies};
+    bench_pool_run(s->pool, s->T, bench_run_fill_task, &f);
+    for (long i = 0; i < k; i++)
+        c->x[i] = bench_hash01((unsigned long)i + 4242UL);
+    return 0;
+}
+
+static void
+wstream_release(struct wstream_ctx *c)
+{
+    if (c->w)
+        for (long i = 0; i < c->copies; i++)
+            bench_linear_release(&c->w[i]);
+    free(c->w);
+    free(c->x);
+    free(c->y);
+    memset(c, 0, sizeof *c);
+}
+
+static int
+run_weight_stream(struct run *s, const struct bench_tfm_shape *sh)
+{
+    struct bench_report *r = s->r;
+    long k = sh->hidden, n = sh->intermediate;
+    struct wstream_ctx c;
+    if (wstream_init(s, &c, k, n, r->array_bytes) != 0) {
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the weight stream");
+        return -1;
+    }
+    int counts[2] = {1, s->T}, rc = 0;
+    for (int ti = 0; ti < (s->T > 1 ? 2 : 1) && r->n_stream < BENCH_MAX_STREAM; ti++) {
+        c.active = counts[ti];
+        struct bench_stream *st = &r->stream[r->n_stream];
+        snprintf(st->kernel, sizeof st->kernel, "weights");
+        st->threads = c.active;
+        st->array_bytes = 4.0 * (double)k * (double)n * (double)c.copies;
+        st->bytes = st->array_bytes;
+        st->flops = 2.0 * (double)k * (double)n * (double)c.copies;
+        if ((rc = bench_measure_run(&s->plan_long, wstream_fn, &c, &st->meas)) != 0)
+            break;
+        r->n_stream++;
+        struct bench_case *bc;
+        if (c.active == s->T && bench_run_add_case(s, &bc) == 0) {
+            *bc = (struct bench_case){.id = "stream_weights",
+                                      .kind = BENCH_CASE_STREAM,
+                                      .phase = BENCH_PHASE_KERNEL,
+                                      .threads = s->T,
+                                      .rows = 1,
+                                      .cols = n,
+                                      .inner = k,
+                                      .copies = c.copies,
+                                      .flops = st->flops,
+                                      .bytes = st->bytes,
+                                      .meas = st->meas};
+            r->n_cases++;
+        }
+        bench_run_progress(s,
+                           "weight stream (1 x %ld x %ld GEMV over %ld matrices, %.0f MiB), "
+                           "%d thread%s: %.1f GB/s (best)",
+                           k, n, c.copies, st->array_bytes / MiB, c.active, c.active > 1 ? "s" : "",
+                           bench_rate_best(st->bytes, &st->meas) / 1e9);
+    }
+    /* one output of the last matrix against a double sum */
+    double ref = 0, mag = 0;
+    for (long j = 0; j < k; j++) {
+        double t = (double)c.x[j] * (double)*bench_linear_at(&c.w[c.copies - 1], j, n - 1);
+        ref += t;
+        mag += fabs(t);
+    }
+    double got = c.y[(c.copies - 1) * c.ldy + n - 1];
+    bench_run_check(s, fabs(got - ref) <= 1e-4 * (mag > 0 ? mag : 1),
+                    "weight stream: output differs from the reference");
+    bench_run_consume(s, got + c.y[0]);
+    wstream_release(&c);
+    return rc;
+}
+
+/* The bandwidth probe beside each LLM case (docs/bench.md#shared-noisy-hosts): the weight
+ * stream on all threads over a stack of at least the STREAM array size, three short samples,
+ * allocated once for the kernels and the model. */
+int
+bench_run_probe_init(struct run *s, const struct bench_tfm_shape *sh)
+{
+    s->probe = calloc(1, sizeof *s->probe);
+    if (!s->probe || wstream_init(s, s->probe, sh->hidden, sh->intermediate, s->r->array_bytes)) {
+        free(s->probe);
+        s->probe = NULL;
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the bandwidth probe");
+        return -1;
+    }
+    return 0;
+}
+
+void
+bench_run_probe_release(struct run *s)
+{
+    if (s->probe)
+        wstream_release(s->probe);
+    free(s->probe);
+    s->probe = NULL;
+}
+
+double
+bench_run_probe(struct run *s)
+{
+    if (!s->probe)
+        return 0;
+    struct bench_plan plan = {.samples = 3, .min_sample_s = s->r->timer.min_sample_s};
+    struct bench_measure m;
+    s->probe->active = s->T;
+    if (bench_measure_run(&plan, wstream_fn, s->probe, &m) != 0)
+        return 0;
+    return bench_rate_best(
+        4.0 * (double)s->probe->w[0].k * (double)s->probe->w[0].n * (double)s->probe->copies, &m);
 }
 
 /* ---- peaks ---- */
@@ -550,13 +709,13 @@ run_peaks(struct run *s, int round)
             if (bench_measure_run(&s->plan, peak_fn, &c, &p->meas) != 0)
                 return -1;
             r->n_peaks++;
-            progress(s, "peak %s (%s FMA, %d accumulators), %d thread%s%s: %.1f GFLOP/s (best)",
-                     dtype_name(dts[d]), kn->name, kn->fma_acc, counts[ti],
-                     counts[ti] > 1 ? "s" : "", round > 1 ? ", again" : "",
-                     bench_rate_best(p->flops, &p->meas) / 1e9);
+            bench_run_progress(
+                s, "peak %s (%s FMA, %d accumulators), %d thread%s%s: %.1f GFLOP/s (best)",
+                dtype_name(dts[d]), kn->name, kn->fma_acc, counts[ti], counts[ti] > 1 ? "s" : "",
+                round > 1 ? ", again" : "", bench_rate_best(p->flops, &p->meas) / 1e9);
         }
     }
-    consume(s, sink_total(s));
+    bench_run_consume(s, bench_run_sink_total(s));
     return 0;
 }
 
@@ -629,448 +788,19 @@ run_ai(struct run *s)
         pts[r->n_ai].intensity_flop_per_byte = p->intensity_flop_per_byte;
         pts[r->n_ai].flops_per_s = bench_rate_best(p->flops, &p->meas);
         r->n_ai++;
-        progress(s, "intensity %g FLOP/B (%d FMA per element), %d threads: %.1f GFLOP/s (best)",
-                 p->intensity_flop_per_byte, fm[i], s->T, pts[r->n_ai - 1].flops_per_s / 1e9);
+        bench_run_progress(
+            s, "intensity %g FLOP/B (%d FMA per element), %d threads: %.1f GFLOP/s (best)",
+            p->intensity_flop_per_byte, fm[i], s->T, pts[r->n_ai - 1].flops_per_s / 1e9);
     }
     long bad = 0;
     for (long i = 0; i < c.n; i += 997)
         bad += !isfinite(c.a[i]);
-    check(s, bad == 0, "intensity sweep produced non-finite values");
-    consume(s, c.a[0] + c.a[c.n - 1]);
+    bench_run_check(s, bad == 0, "intensity sweep produced non-finite values");
+    bench_run_consume(s, c.a[0] + c.a[c.n - 1]);
     free(c.a);
     /* fitted after measuring, never inside the timed loop */
     if (r->n_ai >= 2)
         r->have_fit = bench_fit_roofline(pts, r->n_ai, &r->fit) == 0;
-    return 0;
-}
-
-/* ---- LLM kernels ---- */
-
-struct lin_ctx {
-    struct run *s;
-    struct bench_linear *w;
-    long copies, m;
-    float *x, *y, *work;
-};
-
-static void
-lin_fn(void *ctx, long reps)
-{
-    struct lin_ctx *c = ctx;
-    for (long r = 0; r < reps; r++)
-        for (long i = 0; i < c->copies; i++)
-            bench_linear_forward(c->s->pool, c->s->kn, &c->w[i], c->x, c->w[i].k, c->m,
-                                 c->y + i * c->m * bench_round_nr(c->w[i].n),
-                                 bench_round_nr(c->w[i].n), false, c->work);
-}
-
-struct fill_ctx {
-    struct bench_linear *w;
-    long copies;
-};
-
-static void
-fill_task(void *ctx, int tid, int n)
-{
-    struct fill_ctx *c = ctx;
-    for (long i = tid; i < c->copies; i += n) {
-        size_t len = (size_t)c->w[i].panels * (size_t)c->w[i].k * BENCH_NR;
-        for (size_t j = 0; j < len; j++)
-            c->w[i].w[j] = hash01((unsigned long)i * 7919UL + j) * 0.05f;
-    }
-}
-
-/* y = x W for `copies` distinct k x n matrices (copies > 1 keeps the working set above the
- * last-level cache, as a model's layers do) */
-static int
-run_linear(struct run *s, long m, long k, long n, long copies)
-{
-    struct bench_case *bc;
-    if (add_case(s, &bc) != 0)
-        return 0;
-    struct lin_ctx c = {
-        s, calloc((size_t)copies, sizeof(struct bench_linear)), copies, m, NULL, NULL, NULL};
-    long ldy = bench_round_nr(n);
-    c.x = bench_alloc((size_t)(m * k) * sizeof(float));
-    c.y = bench_alloc((size_t)(copies * m * ldy) * sizeof(float));
-    c.work = bench_alloc((size_t)(BENCH_GEMM_WORK_FLOATS * s->T) * sizeof(float));
-    int rc = -1;
-    if (!c.w || !c.x || !c.y || !c.work)
-        goto out;
-    for (long i = 0; i < copies; i++)
-        if (bench_linear_init(&c.w[i], k, n) != 0)
-            goto out;
-    struct fill_ctx fc = {c.w, copies};
-    bench_pool_run(s->pool, s->T, fill_task, &fc);
-    for (long i = 0; i < m * k; i++)
-        c.x[i] = hash01((unsigned long)i + 12345UL);
-    bc->kind = m == 1 ? BENCH_CASE_GEMV : BENCH_CASE_GEMM;
-    bc->phase = BENCH_PHASE_KERNEL;
-    bc->rows = m;
-    bc->cols = n;
-    bc->inner = k;
-    bc->copies = copies;
-    if (copies > 1)
-        snprintf(bc->id, sizeof bc->id, "%s_%ldx%ldx%ld_x%ld", m == 1 ? "gemv" : "gemm", m, k, n,
-                 copies);
-    else
-        snprintf(bc->id, sizeof bc->id, "%s_%ldx%ldx%ld", m == 1 ? "gemv" : "gemm", m, k, n);
-    bc->flops = 2.0 * (double)m * (double)k * (double)n * (double)copies;
-    bc->bytes = (double)copies * 4.0 * ((double)k * n + (double)m * k + (double)m * n);
-    const struct bench_plan *plan = bc->flops > 5e9 ? &s->plan_long : &s->plan;
-    if (bench_measure_run(plan, lin_fn, &c, &bc->meas) != 0)
-        goto out;
-    s->r->n_cases++;
-    progress(s, "%s: %.1f GFLOP/s, %.1f GB/s (median)", bc->id,
-             bench_rate_median(bc->flops, &bc->meas) / 1e9,
-             bench_rate_median(bc->bytes, &bc->meas) / 1e9);
-    /* check a few outputs of the first and the last matrix against double sums */
-    double worst = 0;
-    for (long ci = 0; ci<copies; ci += copies - 1> 0 ? copies - 1 : 1) {
-        long rows[2] = {0, m - 1}, cols[3] = {0, n / 2, n - 1};
-        for (int a = 0; a < 2; a++)
-            for (int b = 0; b < 3; b++) {
-                double ref = 0, mag = 0;
-                for (long j = 0; j < k; j++) {
-                    double t = (double)c.x[rows[a] * k + j] *
-                               (double)*bench_linear_at(&c.w[ci], j, cols[b]);
-                    ref += t;
-                    mag += fabs(t);
-                }
-                double got = c.y[(ci * m + rows[a]) * ldy + cols[b]];
-                double e = fabs(got - ref) / (mag > 0 ? mag : 1);
-                worst = e > worst ? e : worst;
-            }
-        if (copies == 1)
-            break;
-    }
-    check(s, worst < 1e-4, "%s: output differs from the reference (relative %.2g)", bc->id, worst);
-    consume(s, c.y[0] + c.y[(copies * m - 1) * ldy + n - 1]);
-    rc = 0;
-out:
-    if (c.w)
-        for (long i = 0; i < copies; i++)
-            bench_linear_release(&c.w[i]);
-    free(c.w);
-    free(c.x);
-    free(c.y);
-    free(c.work);
-    if (rc != 0)
-        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the %ldx%ldx%ld GEMM case", m, k,
-                n);
-    return rc;
-}
-
-/* The calibration GEMM: a compute-bound shape that no scored case uses (384 x 3072 x 3072, or
- * 256 x 2048 x 2048 with --quick). Its median rate over the fp32 FMA peak is the profile's
- * gemm_efficiency, the fraction of peak this host's GEMMs reach, as a GPU's device class holds
- * the fraction its large GEMMs reach (docs/bench.md#gemm-efficiency). Measured with the peaks,
- * at the start and again at the end of a full run; the better of the two counts. */
-static int
-run_gemm_calibration(struct run *s, int round)
-{
-    long m = s->o->quick ? 256 : 384, k = s->o->quick ? 2048 : 3072;
-    int before = s->r->n_cases;
-    if (run_linear(s, m, k, k, 1) != 0)
-        return -1;
-    if (s->r->n_cases > before) {
-        struct bench_case *bc = &s->r->cases[s->r->n_cases - 1];
-        bc->calibration = true;
-        snprintf(bc->id, sizeof bc->id, "gemm_calibration_%ldx%ldx%ld%s", m, k, k,
-                 round > 1 ? "_again" : "");
-    }
-    return 0;
-}
-
-struct attn_ctx {
-    struct run *s;
-    struct bench_kv kv;
-    long heads, context;
-    float *q, *out, *scratch;
-    long per_thread;
-};
-
-static void
-attn_fn(void *ctx, long reps)
-{
-    struct attn_ctx *c = ctx;
-    long hd = c->heads * c->kv.head_dim;
-    for (long r = 0; r < reps; r++)
-        for (long l = 0; l < c->kv.layers; l++)
-            bench_attention(c->s->pool, c->s->kn,
-                            &(struct bench_attn_args){.kv = &c->kv,
-                                                      .layer = l,
-                                                      .heads = c->heads,
-                                                      .q = c->q,
-                                                      .ldq = hd,
-                                                      .n = 1,
-                                                      .pos0 = c->context,
-                                                      .out = c->out + l * hd,
-                                                      .ldo = hd,
-                                                      .scratch = c->scratch,
-                                                      .scratch_per_thread = c->per_thread});
-}
-
-static void
-kv_fill_task(void *ctx, int tid, int n)
-{
-    struct attn_ctx *c = ctx;
-    size_t len = (size_t)c->kv.layers * (size_t)c->kv.kv_heads * (size_t)c->kv.head_dim *
-                 (size_t)c->kv.max_ctx;
-    long lo, hi;
-    bench_split((long)len, tid, n, 4096, &lo, &hi);
-    for (long j = lo; j < hi; j++) {
-        c->kv.k[j] = hash01((unsigned long)j);
-        c->kv.v[j] = hash01((unsigned long)j + 777UL);
-    }
-}
-
-/* One decode step of attention (one query token per sequence) over `copies` KV caches of
- * `context` cached tokens plus the new one. */
-static int
-run_attention(struct run *s, long heads, long kv_heads, long d, long context, long copies)
-{
-    struct bench_case *bc;
-    if (add_case(s, &bc) != 0)
-        return 0;
-    struct attn_ctx c = {0};
-    c.s = s;
-    c.heads = heads;
-    c.context = context;
-    int rc = -1;
-    if (bench_kv_init(&c.kv, copies, kv_heads, d, context + 1) != 0)
-        goto out;
-    c.per_thread = bench_attn_scratch_floats(&c.kv, heads);
-    c.q = bench_alloc((size_t)(heads * d) * sizeof(float));
-    c.out = bench_alloc((size_t)(copies * heads * d) * sizeof(float));
-    c.scratch = bench_alloc((size_t)(c.per_thread * s->T) * sizeof(float));
-    if (!c.q || !c.out || !c.scratch)
-        goto out;
-    bench_pool_run(s->pool, s->T, kv_fill_task, &c);
-    for (long i = 0; i < heads * d; i++)
-        c.q[i] = hash01((unsigned long)i + 99UL);
-    bc->kind = BENCH_CASE_ATTN;
-    bc->phase = BENCH_PHASE_DECODE;
-    bc->heads = heads;
-    bc->kv_heads = kv_heads;
-    bc->head_dim = d;
-    bc->context = context;
-    bc->copies = copies;
-    snprintf(bc->id, sizeof bc->id, "attn_decode_ctx%ld_x%ld", context, copies);
-    double keys = (double)context + 1;
-    /* physics.md#operators: score and AV 2 pairs H d each, softmax 5 pairs H; bytes: K and V
-     * read, q in, out */
-    bc->flops = (double)copies * (4.0 * keys * heads * d + 5.0 * keys * heads);
-    bc->bytes = (double)copies * (2.0 * keys * kv_heads * d * 4 + 2.0 * heads * d * 4);
-    if (bench_measure_run(&s->plan, attn_fn, &c, &bc->meas) != 0)
-        goto out;
-    s->r->n_cases++;
-    progress(s, "%s: %.1f GB/s (median)", bc->id, bench_rate_median(bc->bytes, &bc->meas) / 1e9);
-    /* reference for head 0 of the last cache */
-    long l = copies - 1, rep = heads / kv_heads;
-    double *sc = malloc((size_t)(context + 1) * sizeof *sc);
-    if (sc) {
-        double mx = -INFINITY, sum = 0, worst = 0;
-        for (long j = 0; j <= context; j++) {
-            double dot = 0;
-            for (long i = 0; i < d; i++)
-                dot += (double)c.q[i] * (double)*bench_kv_key(&c.kv, l, 0, j, i);
-            sc[j] = dot / sqrt((double)d);
-            mx = sc[j] > mx ? sc[j] : mx;
-        }
-        for (long j = 0; j <= context; j++) {
-            sc[j] = exp(sc[j] - mx);
-            sum += sc[j];
-        }
-        for (long i = 0; i < d; i++) {
-            double acc = 0;
-            for (long j = 0; j <= context; j++)
-                acc += sc[j] * (double)*bench_kv_value(&c.kv, l, 0, j, i);
-            double got = c.out[l * heads * d + i];
-            worst = fmax(worst, fabs(got - acc / sum));
-        }
-        check(s, worst < 1e-4, "%s: output differs from the reference by %.2g", bc->id, worst);
-        free(sc);
-    }
-    (void)rep;
-    consume(s, c.out[0] + c.out[copies * heads * d - 1]);
-    rc = 0;
-out:
-    bench_kv_release(&c.kv);
-    free(c.q);
-    free(c.out);
-    free(c.scratch);
-    if (rc != 0)
-        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the attention case");
-    return rc;
-}
-
-static long
-copies_for(double ws_bytes, double one_bytes, long max)
-{
-    long c = (long)ceil(ws_bytes / one_bytes);
-    return c < 1 ? 1 : c > max ? max : c;
-}
-
-static int
-run_kernels(struct run *s, const struct bench_tfm_shape *sh)
-{
-    double ws = s->r->array_bytes;
-    /* transformer shapes: bench-small's (hidden 1536, MLP 4096) and a Llama-3-8B layer's
-     * (hidden 4096, MLP 14336) */
-    struct {
-        long m, k, n;
-        bool stack;
-    } lin[] = {
-        {1, sh->hidden, sh->intermediate, true},
-        {1, 4096, 4096, true},
-        {1, 4096, 14336, true},
-        {8, 4096, 4096, true},
-        {64, 4096, 4096, false},
-        {256, 4096, 14336, false},
-        {512, sh->hidden, sh->intermediate, false},
-    };
-    int n_lin = (int)ARRAY_SIZE(lin);
-    for (int i = 0; i < n_lin; i++) {
-        if (s->o->quick && (i == 1 || i == 6))
-            continue;
-        double one = 4.0 * (double)lin[i].k * (double)lin[i].n;
-        long copies = lin[i].stack ? copies_for(ws, one, 256) : 1;
-        if (run_linear(s, lin[i].m, lin[i].k, lin[i].n, copies) != 0)
-            return -1;
-    }
-    long ctxs_full[] = {512, 2048, 8192}, ctxs_quick[] = {2048};
-    const long *ctxs = s->o->quick ? ctxs_quick : ctxs_full;
-    int nc = s->o->quick ? 1 : 3;
-    for (int i = 0; i < nc; i++) {
-        double one = 2.0 * (double)(ctxs[i] + 1) * sh->kv_heads * sh->head_dim * 4;
-        if (run_attention(s, sh->heads, sh->kv_heads, sh->head_dim, ctxs[i],
-                          copies_for(ws, one, 4096)) != 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* ---- the model ---- */
-
-struct model_ctx {
-    struct run *s;
-    struct bench_tfm *m;
-    int *tokens;
-    long n, pos0;
-    int status;
-};
-
-static void
-model_fn(void *ctx, long reps)
-{
-    struct model_ctx *c = ctx;
-    for (long r = 0; r < reps; r++)
-        if (bench_tfm_forward(c->m, c->s->kn, c->s->pool, c->tokens, c->n, c->pos0) != 0)
-            c->status = -1;
-}
-
-/* FLOPs and bytes of a pass as the engine counts them (docs/physics.md#operators); the device
- * figures do not change them, so any positive ones do. */
-static void
-engine_counts(const struct mdl_profile *mp, enum bench_phase ph, long prompt, long context,
-              double *flops, double *bytes)
-{
-    struct hw_profile hw;
-    memset(&hw, 0, sizeof hw);
-    hw.memory_capacity_bytes = 1e15;
-    hw.memory_bandwidth_bytes_per_s = 1e12;
-    hw.peak_flops_per_s[DT_FP32] = 1e12;
-    struct roof_config cfg;
-    roof_config_init(&cfg, &hw, mp, ph == BENCH_PHASE_PREFILL ? ROOF_PREFILL : ROOF_DECODE);
-    cfg.weights = cfg.act = cfg.kv = DT_FP32;
-    cfg.prompt = (double)prompt;
-    cfg.context = (double)context;
-    cfg.reserve_bytes = 0;
-    struct roof_result res;
-    *flops = *bytes = 0;
-    if (roof_evaluate(&cfg, &res) == 0) {
-        *flops = res.flops;
-        *bytes = res.bytes;
-    }
-}
-
-static int
-run_model(struct run *s, const struct bench_tfm_shape *sh)
-{
-    struct bench_report *r = s->r;
-    long prompts_full[] = {16, 64, 256, 1024}, prompts_quick[] = {16, 256};
-    long ctxs_full[] = {128, 512, 1024, 2048}, ctxs_quick[] = {512, 2048};
-    const long *prompts = s->o->quick ? prompts_quick : prompts_full;
-    const long *ctxs = s->o->quick ? ctxs_quick : ctxs_full;
-    int np = s->o->quick ? 2 : 4, nc = s->o->quick ? 2 : 4;
-    long max_prompt = prompts[np - 1], max_ctx = ctxs[nc - 1] + 1;
-    progress(s, "building %s: %.0fM parameters, fp32, random weights (GSL taus2, seed %lu)",
-             r->model_id, r->model_params / 1e6, s->o->seed);
-    struct bench_tfm *m = NULL;
-    if (bench_tfm_new(sh, max_ctx, max_prompt, s->T, s->o->seed, &m) != 0) {
-        err_add(s->errs, NULL, 0, 0, ERR_ERROR,
-                "cannot build the benchmark model (out of memory for %.1f GB of weights?)",
-                r->model_params * 4 / 1e9);
-        return -1;
-    }
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
-    int *tokens = malloc((size_t)max_prompt * sizeof *tokens);
-    if (!rng || !tokens) {
-        gsl_rng_free(rng);
-        free(tokens);
-        bench_tfm_free(m);
-        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory");
-        return -1;
-    }
-    gsl_rng_set(rng, s->o->seed + 1);
-    for (long i = 0; i < max_prompt; i++)
-        tokens[i] = (int)gsl_rng_uniform_int(rng, (unsigned long)sh->vocab);
-    struct model_ctx c = {s, m, tokens, 0, 0, 0};
-    struct bench_plan prefill_plan = s->plan_long;
-    prefill_plan.samples = s->o->quick ? 2 : 3;
-    for (int i = 0; i < np + nc; i++) {
-        struct bench_case *bc;
-        if (add_case(s, &bc) != 0)
-            break;
-        bool pre = i < np;
-        bc->kind = BENCH_CASE_MODEL;
-        bc->phase = pre ? BENCH_PHASE_PREFILL : BENCH_PHASE_DECODE;
-        if (pre) {
-            bc->prompt = prompts[i];
-            c.n = prompts[i];
-            c.pos0 = 0;
-            snprintf(bc->id, sizeof bc->id, "%s_prefill_%ld", r->model_id, prompts[i]);
-        } else {
-            bc->context = ctxs[i - np];
-            c.n = 1;
-            c.pos0 = ctxs[i - np];
-            snprintf(bc->id, sizeof bc->id, "%s_decode_%ld", r->model_id, ctxs[i - np]);
-        }
-        engine_counts(s->o->model, bc->phase, bc->prompt, bc->context, &bc->flops, &bc->bytes);
-        if (bench_measure_run(pre ? &prefill_plan : &s->plan_long, model_fn, &c, &bc->meas) != 0)
-            break;
-        r->n_cases++;
-        double t = bc->meas.s.median;
-        if (pre)
-            progress(s, "%s: %.3f s, %.0f tokens/s, %.1f GFLOP/s (median)", bc->id, t,
-                     (double)bc->prompt / t, bc->flops / t / 1e9);
-        else
-            progress(s, "%s: %.2f ms per token, %.1f GB/s (median)", bc->id, t * 1e3,
-                     bc->bytes / t / 1e9);
-        double sum = 0;
-        long bad = 0;
-        for (long v = 0; v < sh->vocab; v++) {
-            bad += !isfinite(m->logits[v]);
-            sum += m->logits[v];
-        }
-        check(s, bad == 0 && c.status == 0, "%s: the forward pass failed or gave non-finite logits",
-              bc->id);
-        consume(s, sum);
-    }
-    gsl_rng_free(rng);
-    free(tokens);
-    bench_tfm_free(m);
     return 0;
 }
 
@@ -1090,19 +820,44 @@ bench_roofs_warning(const struct bench_report *r, char *buf, size_t n)
     return buf;
 }
 
+const char *
+bench_drift_warning(const struct bench_report *r, char *buf, size_t n)
+{
+    const struct bench_roofs *R = &r->roofs;
+    if (!(R->probe_drift > 0.10))
+        return NULL;
+    snprintf(buf, n,
+             "the DRAM roof moved by %.0f%% during the run (bandwidth probes beside the cases: "
+             "%.1f to %.1f GB/s): memory was shared with other jobs; each case is predicted from "
+             "the probe beside it",
+             R->probe_drift * 100, R->probe_min_bytes_per_s / 1e9, R->probe_max_bytes_per_s / 1e9);
+    return buf;
+}
+
+double
+bench_case_bandwidth(const struct bench_report *r, const struct bench_case *c, double roof)
+{
+    double top = r->roofs.probe_max_bytes_per_s, p = c->probe_bandwidth_bytes_per_s;
+    return top > 0 && p > 0 ? roof * p / top : roof;
+}
+
 void
 bench_derive_roofs(struct bench_report *r)
 {
     struct bench_roofs *R = &r->roofs;
     memset(R, 0, sizeof *R);
-    /* the DRAM roof: the best all-thread rate of the read-only kernel at >= 4x LLC, because
-     * what an LLM streams from DRAM is reads (weights, KV cache). Kernels that store are
-     * counted as STREAM counts them, without write-allocate traffic, and a mix of reads and
-     * write-backs can beat pure reads when the cores' outstanding misses are the limit, so
-     * their rates are not a read roof. Without a read kernel: the best of the others. */
-    bool have_read = false;
+    /* the DRAM roof: what an LLM streams from DRAM is reads (weights, KV cache), so the best
+     * all-thread rate of the weight stream (the decode's own pattern), else of the read-only
+     * kernel, at >= 4x LLC. Kernels that store are counted as STREAM counts them, without
+     * write-allocate traffic, and a mix of reads and write-backs can beat pure reads when the
+     * cores' outstanding misses are the limit, so their rates are not a read roof; they are
+     * the roof only when nothing reads alone. */
+    static const char *const PREF[2] = {"weights", "read"};
+    int pick = 2;
     for (int i = 0; i < r->n_stream; i++)
-        have_read |= r->stream[i].threads == r->threads && strcmp(r->stream[i].kernel, "read") == 0;
+        for (int p = 0; p < pick; p++)
+            if (r->stream[i].threads == r->threads && strcmp(r->stream[i].kernel, PREF[p]) == 0)
+                pick = p;
     for (int i = 0; i < r->n_stream; i++) {
         const struct bench_stream *s = &r->stream[i];
         double bw = bench_rate_best(s->bytes, &s->meas);
@@ -1110,7 +865,7 @@ bench_derive_roofs(struct bench_report *r)
             continue;
         if (strcmp(s->kernel, "triad") == 0)
             R->triad_bandwidth_bytes_per_s = bw;
-        if (have_read && strcmp(s->kernel, "read") != 0)
+        if (pick < 2 && strcmp(s->kernel, PREF[pick]) != 0)
             continue;
         if (bw > R->dram_bandwidth_bytes_per_s) {
             R->dram_bandwidth_bytes_per_s = bw;
@@ -1144,6 +899,27 @@ bench_derive_roofs(struct bench_report *r)
     }
     for (int l = 0; l < 3; l++)
         R->cache_bytes[l] = bench_host_cache(&r->host, l + 1);
+    bench_derive_probes(r);
+}
+
+void
+bench_derive_probes(struct bench_report *r)
+{
+    struct bench_roofs *R = &r->roofs;
+    R->probe_max_bytes_per_s = R->probe_min_bytes_per_s = R->probe_drift = 0;
+    int probes = 0;
+    for (int i = 0; i < r->n_cases; i++) {
+        double p = r->cases[i].probe_bandwidth_bytes_per_s;
+        if (!(p > 0) || !isfinite(p))
+            continue;
+        probes++;
+        if (p > R->probe_max_bytes_per_s)
+            R->probe_max_bytes_per_s = p;
+        if (R->probe_min_bytes_per_s == 0 || p < R->probe_min_bytes_per_s)
+            R->probe_min_bytes_per_s = p;
+    }
+    if (probes >= 2)
+        R->probe_drift = R->probe_max_bytes_per_s / R->probe_min_bytes_per_s - 1;
 }
 
 static int
@@ -1153,7 +929,7 @@ count_steps(const struct bench_options *o, int T, double sweep_bytes)
     if (o->parts & BENCH_PART_SWEEP)
         n += (int)ceil(log(sweep_bytes / T / 16384) / log(o->quick ? 2.0 : sqrt(2.0))) + 1;
     if (o->parts & BENCH_PART_STREAM)
-        n += ST_COUNT * (T > 1 ? 2 : 1);
+        n += (ST_COUNT + 1) * (T > 1 ? 2 : 1);
     if (o->parts & BENCH_PART_PEAK)
         n += (3 * (T > 1 ? 2 : 1) + 1) * (o->parts != BENCH_PART_PEAK ? 2 : 1);
     if (o->parts & BENCH_PART_AI)
@@ -1249,24 +1025,28 @@ bench_run(const struct bench_options *o, struct bench_report *r, struct err_list
     if (rc == 0 && (o->parts & BENCH_PART_STREAM)) {
         s.stage = "memory";
         rc = run_stream(&s);
+        if (rc == 0)
+            rc = run_weight_stream(&s, &sh);
     }
     if (rc == 0 && (o->parts & BENCH_PART_PEAK)) {
         s.stage = "compute";
         rc = run_peaks(&s, 1);
         if (rc == 0)
-            rc = run_gemm_calibration(&s, 1);
+            rc = bench_run_gemm_calibration(&s, 1);
     }
     if (rc == 0 && (o->parts & BENCH_PART_AI)) {
         s.stage = "intensity";
         rc = run_ai(&s);
     }
+    if (rc == 0 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL)))
+        rc = bench_run_probe_init(&s, &sh);
     if (rc == 0 && (o->parts & BENCH_PART_KERNELS)) {
         s.stage = "kernels";
-        rc = run_kernels(&s, &sh);
+        rc = bench_run_kernels(&s, &sh);
     }
     if (rc == 0 && (o->parts & BENCH_PART_MODEL) && o->model) {
         s.stage = "model";
-        rc = run_model(&s, &sh);
+        rc = bench_run_model(&s, &sh);
     }
     /* the peaks once more at the end: a roof is a ceiling, and on a shared machine a
      * neighbour can hold a core for a whole round of samples (the best of both is kept) */
@@ -1274,8 +1054,9 @@ bench_run(const struct bench_options *o, struct bench_report *r, struct err_list
         s.stage = "compute";
         rc = run_peaks(&s, 2);
         if (rc == 0)
-            rc = run_gemm_calibration(&s, 2);
+            rc = bench_run_gemm_calibration(&s, 2);
     }
+    bench_run_probe_release(&s);
     bench_pool_free(s.pool);
     bench_derive_roofs(r);
     r->elapsed_s = bench_now_s() - t_start;

@@ -207,8 +207,8 @@ fail:
     return -1;
 }
 
-static void
-rmsnorm(float *y, const float *x, const float *g, long h)
+void
+bench_rmsnorm(float *y, const float *x, const float *g, long h)
 {
     float ss = 0;
     for (long i = 0; i < h; i++)
@@ -248,7 +248,7 @@ ew_rows(const struct ew_task *t, long lo, long hi)
     for (long ti = lo; ti < hi; ti++) {
         switch (t->op) {
         case EW_NORM:
-            rmsnorm(m->xn + ti * m->ld_h, m->x + ti * m->ld_h, t->gain, s->hidden);
+            bench_rmsnorm(m->xn + ti * m->ld_h, m->x + ti * m->ld_h, t->gain, s->hidden);
             break;
         case EW_SILU:
             t->kn->silu_mul(m->gate + ti * m->ld_i, m->up + ti * m->ld_i, s->intermediate);
@@ -342,7 +342,7 @@ bench_tfm_forward(struct bench_tfm *m, const struct bench_kernels *kn, struct be
     }
     /* logits of the last position only (physics.md#operators) */
     float *last = m->xn + (n - 1) * m->ld_h;
-    rmsnorm(last, m->x + (n - 1) * m->ld_h, m->final_norm, h);
+    bench_rmsnorm(last, m->x + (n - 1) * m->ld_h, m->final_norm, h);
     bench_linear_forward(pool, kn, &m->lm_head, last, m->ld_h, 1, m->logits,
                          bench_round_nr(s->vocab), false, m->work);
     return 0;
@@ -399,7 +399,7 @@ bench_tfm_reference(const struct bench_tfm *m, const int *tokens, long n, long p
                 }
         for (long t = 0; t < n; t++) {
             long pos = pos0 + t;
-            rmsnorm(xn, x + t * h, L->attn_norm, h);
+            bench_rmsnorm(xn, x + t * h, L->attn_norm, h);
             float *row = qkv + t * qkvw;
             ref_matvec(&L->qkv, xn, row);
             for (long hh = 0; hh < H + G; hh++)
@@ -440,7 +440,7 @@ bench_tfm_reference(const struct bench_tfm *m, const int *tokens, long n, long p
             ref_matvec(&L->o, att, tmp);
             for (long i = 0; i < h; i++)
                 x[t * h + i] += tmp[i];
-            rmsnorm(xn, x + t * h, L->mlp_norm, h);
+            bench_rmsnorm(xn, x + t * h, L->mlp_norm, h);
             ref_matvec(&L->gate, xn, gate);
             ref_matvec(&L->up, xn, up);
             for (long i = 0; i < I; i++)
@@ -450,7 +450,7 @@ bench_tfm_reference(const struct bench_tfm *m, const int *tokens, long n, long p
                 x[t * h + i] += tmp[i];
         }
     }
-    rmsnorm(xn, x + (n - 1) * h, m->final_norm, h);
+    bench_rmsnorm(xn, x + (n - 1) * h, m->final_norm, h);
     ref_matvec(&m->lm_head, xn, logits);
     rc = 0;
 out:

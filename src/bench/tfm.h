@@ -61,4 +61,7 @@ int bench_tfm_forward(struct bench_tfm *m, const struct bench_kernels *kn, struc
 int bench_tfm_reference(const struct bench_tfm *m, const int *tokens, long n, long pos0,
                         float *logits);
 
+/* RMSNorm of one row of h floats: y = x / sqrt(mean(x^2) + 1e-5) x g (y may be x). */
+void bench_rmsnorm(float *y, const float *x, const float *g, long h);
+
 #endif

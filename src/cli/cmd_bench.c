@@ -346,6 +346,8 @@ run(int argc, char **argv)
     char why[400];
     if (rc == CLI_OK && bench_roofs_warning(r, why, sizeof why))
         fprintf(stderr, "warning: %s\n", why);
+    if (rc == CLI_OK && bench_drift_warning(r, why, sizeof why))
+        fprintf(stderr, "warning: %s\n", why);
     if (rc == CLI_OK && fmt == OUT_JSON) {
         struct strbuf t = {0};
         if (bench_render_json(r, &t) != 0) {

@@ -194,6 +194,8 @@ read_bench_json(const char *path, struct bench_report *r)
         bc->context = long_at(c, "context");
         bc->flops = num_at(c, "flops");
         bc->bytes = num_at(c, "bytes");
+        double probe = num_at(c, "probe_bandwidth_bytes_per_s");
+        bc->probe_bandwidth_bytes_per_s = isfinite(probe) && probe > 0 ? probe : 0;
         const struct ynode *cal = ynode_get(c, "calibration");
         bool is_cal = false;
         bc->calibration = cal && ynode_bool(cal, &is_cal) == 0 && is_cal;
@@ -210,6 +212,7 @@ read_bench_json(const char *path, struct bench_report *r)
         bench_stats_compute(bc->meas.samples_s, bc->meas.n_samples, &bc->meas.s);
         r->n_cases++;
     }
+    bench_derive_probes(r);
     rc = 0;
 out:
     ynode_free(root);
@@ -306,6 +309,8 @@ validate_host(int argc, char **argv)
     char why[400];
     if (bench_roofs_warning(r, why, sizeof why))
         fprintf(stderr, "warning: %s\n", why);
+    if (bench_drift_warning(r, why, sizeof why))
+        fprintf(stderr, "warning: %s\n", why);
     if (!hw && !(hw = c.hw = bench_profile_new(r))) {
         fprintf(stderr, "error: the measurements lack the DRAM bandwidth or the fp32 peak; give "
                         "--profile FILE\n");
@@ -318,7 +323,11 @@ validate_host(int argc, char **argv)
         if (r->cases[i].calibration)
             continue; /* it set the GEMM efficiency: scoring it would predict itself */
         rows[n].c = &r->cases[i];
-        rows[n].ok = bench_predict_case(hw, model, &r->cases[i], &rows[n].p) == 0;
+        /* the roof beside the case: the profile's, moved as the probe beside it moved */
+        struct hw_profile beside = *hw;
+        beside.memory_bandwidth_bytes_per_s =
+            bench_case_bandwidth(r, &r->cases[i], hw->memory_bandwidth_bytes_per_s);
+        rows[n].ok = bench_predict_case(&beside, model, &r->cases[i], &rows[n].p) == 0;
         rows[n].err_pct =
             rows[n].ok ? bench_error_pct(rows[n].p.predicted_s, r->cases[i].meas.s.median) : NAN;
         n++;

@@ -18,8 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RMS_EPS 1e-5f
-
 struct net_req {
     struct net_engine *e;
     int *prompt;
@@ -127,17 +125,6 @@ net_engine_model_id(const struct net_engine *e)
 /* ---- the batched decode pass ---- */
 
 static void
-rmsnorm(float *y, const float *x, const float *g, long h)
-{
-    float ss = 0;
-    for (long i = 0; i < h; i++)
-        ss += x[i] * x[i];
-    float inv = 1.0f / sqrtf(ss / (float)h + RMS_EPS);
-    for (long i = 0; i < h; i++)
-        y[i] = x[i] * inv * g[i];
-}
-
-static void
 rope_store(struct bench_tfm *m, struct bench_kv *kv, long layer, float *row, long pos)
 {
     const struct bench_tfm_shape *s = &m->sh;
@@ -173,7 +160,7 @@ decode_batch(struct net_engine *e, int b)
     for (long l = 0; l < s->layers; l++) {
         const struct bench_tfm_layer *L = &m->layer[l];
         for (int i = 0; i < b; i++)
-            rmsnorm(m->xn + i * m->ld_h, m->x + i * m->ld_h, L->attn_norm, h);
+            bench_rmsnorm(m->xn + i * m->ld_h, m->x + i * m->ld_h, L->attn_norm, h);
         bench_linear_forward(e->pool, e->kn, &L->qkv, m->xn, m->ld_h, b, m->qkv, m->ld_qkv, false,
                              m->work);
         for (int i = 0; i < b; i++)
@@ -193,7 +180,7 @@ decode_batch(struct net_engine *e, int b)
                                                       .scratch_per_thread = m->scratch_per_thread});
         bench_linear_forward(e->pool, e->kn, &L->o, m->attn, qd, b, m->x, m->ld_h, true, m->work);
         for (int i = 0; i < b; i++)
-            rmsnorm(m->xn + i * m->ld_h, m->x + i * m->ld_h, L->mlp_norm, h);
+            bench_rmsnorm(m->xn + i * m->ld_h, m->x + i * m->ld_h, L->mlp_norm, h);
         bench_linear_forward(e->pool, e->kn, &L->gate, m->xn, m->ld_h, b, m->gate, m->ld_i, false,
                              m->work);
         bench_linear_forward(e->pool, e->kn, &L->up, m->xn, m->ld_h, b, m->up, m->ld_i, false,
@@ -204,7 +191,7 @@ decode_batch(struct net_engine *e, int b)
                              m->work);
     }
     for (int i = 0; i < b; i++)
-        rmsnorm(m->xn + i * m->ld_h, m->x + i * m->ld_h, m->final_norm, h);
+        bench_rmsnorm(m->xn + i * m->ld_h, m->x + i * m->ld_h, m->final_norm, h);
     bench_linear_forward(e->pool, e->kn, &m->lm_head, m->xn, m->ld_h, b, e->logits, e->ld_logits,
                          false, m->work);
 }

@@ -718,6 +718,49 @@ TEST(bench_dram_roof_is_the_read_kernel)
     s->threads = 1; /* a single-thread read does not count */
     bench_derive_roofs(r);
     CHECK_NEAR(r->roofs.dram_bandwidth_bytes_per_s, 6e10, 1e-12);
+    s->threads = r->threads;
+    /* the weight stream (the decode's GEMV pattern) is the roof where measured, slower or
+     * faster than the read kernel: 3.5e9 B / 0.10 s = 35 GB/s */
+    s = &r->stream[r->n_stream++];
+    *s = r->stream[0];
+    snprintf(s->kernel, sizeof s->kernel, "weights");
+    s->bytes = 3.5e9;
+    bench_derive_roofs(r);
+    CHECK_NEAR(r->roofs.dram_bandwidth_bytes_per_s, 3.5e10, 1e-12);
+    CHECK_STR(r->roofs.dram_kernel, "weights");
+    free(r);
+}
+
+/* The probes beside the cases: hand numbers 20, 25 and 30 GB/s give a drift of 30 / 20 - 1 =
+ * 50% (> 10%: a warning); a case beside the 20 GB/s probe runs against 2/3 of a 45 GB/s roof =
+ * 30 GB/s; a case without a probe against the roof itself. */
+TEST(bench_probe_drift_and_case_bandwidth)
+{
+    struct bench_report *r = calloc(1, sizeof *r);
+    fake_report(r);
+    double probes[4] = {20e9, 30e9, 0, 25e9};
+    struct bench_case *c = &r->cases[r->n_cases];
+    for (int i = 0; i < 4; i++)
+        r->cases[r->n_cases++].probe_bandwidth_bytes_per_s = probes[i];
+    bench_derive_roofs(r);
+    CHECK_NEAR(r->roofs.probe_max_bytes_per_s, 30e9, 1e-12);
+    CHECK_NEAR(r->roofs.probe_min_bytes_per_s, 20e9, 1e-12);
+    CHECK_NEAR(r->roofs.probe_drift, 0.5, 1e-12);
+    CHECK_NEAR(bench_case_bandwidth(r, &c[0], 45e9), 30e9, 1e-12);
+    CHECK_NEAR(bench_case_bandwidth(r, &c[1], 45e9), 45e9, 1e-12);
+    CHECK_NEAR(bench_case_bandwidth(r, &c[2], 45e9), 45e9, 1e-12);
+    char buf[400];
+    CHECK(bench_drift_warning(r, buf, sizeof buf) != NULL);
+    CHECK(strstr(buf, "moved by 50%") != NULL);
+    /* 10.5 / 10 - 1 = 5%: no warning; one probe alone: no drift */
+    c[0].probe_bandwidth_bytes_per_s = 28.6e9;
+    c[3].probe_bandwidth_bytes_per_s = 29e9;
+    bench_derive_probes(r);
+    CHECK_NEAR(r->roofs.probe_drift, 30.0 / 28.6 - 1, 1e-12);
+    CHECK(bench_drift_warning(r, buf, sizeof buf) == NULL);
+    c[0].probe_bandwidth_bytes_per_s = c[3].probe_bandwidth_bytes_per_s = 0;
+    bench_derive_probes(r);
+    CHECK(r->roofs.probe_drift == 0);
     free(r);
 }
 

@@ -1,0 +1,74 @@
+/* Internal to the benchmark run (run.c, run_llm.c): the state of one run and the helpers every
+ * part uses to report progress, check results and keep them live. Not part of the bench API. */
+#ifndef ROOFLINE_BENCH_RUN_INT_H
+#define ROOFLINE_BENCH_RUN_INT_H
+
+#include "bench/bench.h"
+#include "bench/kern.h"
+#include "bench/linalg.h"
+#include "bench/tfm.h"
+
+#define MiB (1024.0 * 1024.0)
+#define GiB (1024.0 * MiB)
+#define SINK_STRIDE 8 /* doubles between per-thread sinks: one cache line each */
+#define MAX_THREADS 256
+
+/* A stack of packed matrices streamed by one row (the weight stream and the probe). */
+struct wstream_ctx {
+    struct run *s;
+    struct bench_linear *w;
+    long copies, ldy;
+    float *x, *y;
+    int active;
+    long reps;
+};
+
+struct run {
+    const struct bench_options *o;
+    struct bench_report *r;
+    struct err_list *errs;
+    const struct bench_kernels *kn;
+    struct bench_pool *pool;
+    int T;
+    struct bench_plan plan, plan_long, plan_sweep;
+    double sink[MAX_THREADS * SINK_STRIDE];
+    int step, total;
+    const char *stage;
+    struct wstream_ctx *probe; /* the bandwidth probe beside the LLM cases, or NULL */
+};
+
+/* One step done: counts it and reports `fmt` through the options' progress callback. */
+void bench_run_progress(struct run *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A result check: when !ok, counts a validation failure (the first one's message is kept). */
+void bench_run_check(struct run *s, bool ok, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The per-thread sinks' sum, which it resets. */
+double bench_run_sink_total(struct run *s);
+/* Folds v into the printed checksum (a non-finite v is a failed check). */
+void bench_run_consume(struct run *s, double v);
+/* Deterministic fill for kernel inputs: a multiplicative hash of i mapped to [-0.5, 0.5). */
+float bench_hash01(unsigned long i);
+/* Matrices to fill with small deterministic values (bench_hash01), split across the pool:
+ * bench_pool_run(pool, T, bench_run_fill_task, &fill). */
+struct bench_fill {
+    struct bench_linear *w;
+    long copies;
+};
+void bench_run_fill_task(void *ctx, int tid, int n);
+/* The next case slot, zeroed, with the run's thread count; -1 when the report is full. */
+int bench_run_add_case(struct run *s, struct bench_case **out);
+
+/* The bandwidth probe: allocate it (0, or -1 with a message), measure it (the best rate in
+ * bytes/s; 0 without a probe), free it. */
+int bench_run_probe_init(struct run *s, const struct bench_tfm_shape *sh);
+double bench_run_probe(struct run *s);
+void bench_run_probe_release(struct run *s);
+
+/* The LLM kernels (GEMV, GEMM, decode attention) at the shapes of `sh` and of a Llama-3-8B
+ * layer; the calibration GEMM of round 1 or 2; the small transformer's prefill and decode
+ * passes (run_llm.c). Each returns 0, or -1 with a message in s->errs. */
+int bench_run_kernels(struct run *s, const struct bench_tfm_shape *sh);
+int bench_run_gemm_calibration(struct run *s, int round);
+int bench_run_model(struct run *s, const struct bench_tfm_shape *sh);
+
+#endif
