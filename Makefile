@@ -19,6 +19,12 @@ else
   SANFLAGS :=
   BUILD := build/rel
 endif
+# ALLOC_HOOK=1 (make alloc-test): every allocation of roofline's own code can be made to fail
+ifneq ($(ALLOC_HOOK),)
+  OPT := -O1 -g
+  BUILD := build/oom
+  CFLAGS += -DROOFLINE_ALLOC_HOOK -include src/util/alloc_hook.h
+endif
 # -ffile-prefix-map: the same binary whichever directory it is built in
 CFLAGS_ALL := -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) $(OPT) $(SANFLAGS) -Isrc $(PKG_CFLAGS) \
               -ffile-prefix-map=$(CURDIR)=. -DROOFLINE_DATADIR='"$(DATADIR)"' \
@@ -35,7 +41,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 DEPS := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/src/main.d
 
 BIN := roofline
-ifneq ($(SANITIZE),)
+ifneq ($(SANITIZE)$(ALLOC_HOOK),)
   BIN := $(BUILD)/roofline
 endif
 
@@ -170,8 +176,11 @@ $(FUZZ_BUILD)/%.o: %.c
 	@echo "  FUZZCC  $<"
 	@$(FUZZ_CC) -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) -Wno-format-nonliteral -O1 -g -fno-omit-frame-pointer \
 	  -fsanitize=fuzzer-no-link $(FUZZ_SAN) -Isrc -Itests/fuzz $(PKG_CFLAGS) \
-	  -DROOFLINE_DATADIR='"$(DATADIR)"' -DROOFLINE_VERSION='"$(VERSION)"' \
+	  -DROOFLINE_DATADIR='"$(DATADIR)"' \
 	  -DROOFLINE_CFLAGS='"fuzz"' -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/src/util/version.o: $(VERSION_H)
+$(FUZZ_BUILD)/src/util/version.o: PKG_CFLAGS += -I$(BUILD)/gen
 
 $(FUZZ_BUILD)/libroofline.a: $(FUZZ_OBJ)
 	@rm -f $@
@@ -179,6 +188,13 @@ $(FUZZ_BUILD)/libroofline.a: $(FUZZ_OBJ)
 
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/libroofline.a
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS)
+
+# Fails each allocation of a few commands in turn (tests/cli/alloc_fail.sh): exit 1 with
+# "out of memory", or exit 0 with the normal output; never a signal. Not in `make test` (slow).
+.PHONY: alloc-test
+alloc-test:
+	$(MAKE) ALLOC_HOOK=1 build/oom/roofline
+	ROOFLINE=$(abspath build/oom/roofline) sh tests/cli/alloc_fail.sh
 
 fuzz-build: $(FUZZ_BINS)
 
