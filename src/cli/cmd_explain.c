@@ -447,6 +447,8 @@ run_topic(const struct cli_args *a, int topic)
                              : NULL;
     if ((rc = cli_engine_opts(a, &cfg)) != 0) {
         /* rc says usage or failure */
+    } else if (engine && ex_disaggregation_check(a) != 0) {
+        rc = CLI_USAGE; /* before the line below */
     } else if (engine && caldata_tuning(hw, engine, NULL, &cfg.tuning, NULL) != 0) {
         rc = CLI_FAIL;
     } else {
@@ -454,8 +456,9 @@ run_topic(const struct cli_args *a, int topic)
             printf("Times from %s's calibrated kernel model (--engine datasheet for the pure "
                    "roofline).\n",
                    engine);
-        if (TOPICS[topic].run(&cfg, a) != 0)
-            rc = CLI_FAIL;
+        int trc = TOPICS[topic].run(&cfg, a);
+        if (trc != 0)
+            rc = trc == -2 ? CLI_USAGE : CLI_FAIL;
     }
     hw_free(hw);
     mdl_free(m);
