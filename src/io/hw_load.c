@@ -231,6 +231,8 @@ load_prices(struct ycheck *y, const struct ynode *price, struct hw_profile *hw)
                          "'price.cloud' must be a list of {provider, usd_per_hour, date, source}");
         } else {
             hw->cloud = calloc(cl->n ? cl->n : 1, sizeof *hw->cloud);
+            if (!hw->cloud)
+                ycheck_error(y, cl, "out of memory (while reading the prices)");
             for (size_t i = 0; hw->cloud && i < cl->n; i++) {
                 const struct ynode *e = cl->items[i];
                 if (!ycheck_map(y, e, "price.cloud[]"))
@@ -343,6 +345,12 @@ hw_from_tree(const struct ynode *root, const char *path, const char *id, struct 
     }
     hw->id = str_dup(id);
     hw->path = str_dup(path);
+    if (!hw->id || !hw->path) {
+        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory (while reading the profile)");
+        ycheck_release(&y);
+        hw_free(hw);
+        return NULL;
+    }
     if (root->kind != YNODE_MAP) {
         ycheck_error(&y, root, "a hardware profile must be a mapping of keys, not %s",
                      ynode_kind_name(root));

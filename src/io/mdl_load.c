@@ -191,6 +191,12 @@ mdl_from_tree(const struct ynode *root, const char *path, const char *id, bool l
     }
     m->id = str_dup(id);
     m->path = str_dup(path);
+    if (!m->id || !m->path) {
+        err_add(errs, path, 0, 0, ERR_ERROR, "out of memory (while reading the profile)");
+        ycheck_release(&y);
+        mdl_free(m);
+        return NULL;
+    }
     if (root->kind != YNODE_MAP) {
         ycheck_error(&y, root, "a model profile must be a mapping of keys, not %s",
                      ynode_kind_name(root));

@@ -6,6 +6,7 @@
 #include "core/roof.h"
 #include "io/profiles.h"
 #include "io/ycheck.h"
+#include "util/alloc.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -184,10 +185,14 @@ static char *
 resolve_profile(struct ycheck *y, const struct ynode *v, enum prof_kind kind)
 {
     char *arg = looks_like_path(v->value) ? dir_join(y->path, v->value) : str_dup(v->value);
-    if (!arg)
+    if (!arg) {
+        ycheck_error(y, v, "out of memory (while resolving the profile)");
         return NULL;
+    }
     struct err_list tmp = {0};
     char *p = prof_resolve(kind, arg, &tmp);
+    if (!p && tmp.n == 0) /* prof_resolve's own copy failed */
+        ycheck_error(y, v, "out of memory (while resolving the profile)");
     if (!p)
         for (size_t i = 0; i < tmp.n; i++) {
             if (tmp.items[i].path)
@@ -609,6 +614,7 @@ push_hw(struct hw_profile ***arr, int *n, struct hw_profile *h)
         }
     struct hw_profile **na = realloc(*arr, (size_t)(*n + 1) * sizeof *na);
     if (!na) {
+        alloc_note_failure();
         hw_free(h);
         return false;
     }

@@ -4,6 +4,7 @@
 
 #include "render/draw.h"
 #include "util/afile.h"
+#include "util/alloc.h"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
@@ -58,6 +59,7 @@ to_membuf(void *closure, const unsigned char *data, unsigned int length)
         unsigned char *nd = realloc(m->data, nc);
         if (!nd) {
             m->failed = true;
+            alloc_note_failure();
             return CAIRO_STATUS_NO_MEMORY;
         }
         m->data = nd;
