@@ -158,6 +158,7 @@ help:
 	@echo "make test-cluster  sharded runs on a private local Slurm and GNU parallel = one run"
 	@echo "make validate   leave-one-device-out cross-validation on calibration/measurements.yaml"
 	@echo "make fuzz       libFuzzer smoke run of every parser (FUZZ_SECONDS=60 each; clang)"
+	@echo "make alloc-test fail each allocation of a few commands in turn (ALLOC_HOOK build)"
 	@echo "make install    PREFIX=/usr/local"
 	@echo "make deps       install Debian packages (apt-get; sudo when not root)"
 
