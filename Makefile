@@ -25,6 +25,7 @@ ifneq ($(ALLOC_HOOK),)
   BUILD := build/oom
   CFLAGS += -DROOFLINE_ALLOC_HOOK -include src/util/alloc_hook.h
 endif
+$(BUILD)/src/util/alloc.o: CFLAGS_ALL += -DROOFLINE_ALLOC_HOOK_IMPL
 # -ffile-prefix-map: the same binary whichever directory it is built in
 CFLAGS_ALL := -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) $(OPT) $(SANFLAGS) -Isrc $(PKG_CFLAGS) \
               -ffile-prefix-map=$(CURDIR)=. -DROOFLINE_DATADIR='"$(DATADIR)"' \

@@ -28,18 +28,6 @@ alloc_failed(void)
 #include <stdio.h>
 #include <unistd.h>
 
-#undef malloc
-#undef calloc
-#undef realloc
-#undef strdup
-#undef rename
-/* the C library's own, which <stdlib.h> and <string.h> declared under the wrappers' names */
-void *malloc(size_t n);
-void *calloc(size_t count, size_t size);
-void *realloc(void *p, size_t n);
-char *strdup(const char *s);
-int rename(const char *from, const char *to);
-
 static atomic_ulong n_calls;
 static unsigned long fail_at; /* 0: never */
 static atomic_bool started;

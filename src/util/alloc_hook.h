@@ -15,15 +15,17 @@ void *alloc_hook_calloc(size_t count, size_t size);
 void *alloc_hook_realloc(void *p, size_t n);
 char *alloc_hook_strdup(const char *s);
 int alloc_hook_rename(const char *from, const char *to);
-/* Called where the chosen allocation fails: a breakpoint for `gdb -ex 'b alloc_hook_fail_point'`.
- */
+/* Called where the chosen allocation fails: a place for a gdb breakpoint. */
 void alloc_hook_fail_point(void);
 
+/* not in util/alloc.c (built with ROOFLINE_ALLOC_HOOK_IMPL), which calls the real ones */
+#ifndef ROOFLINE_ALLOC_HOOK_IMPL
 #define malloc(n) alloc_hook_malloc(n)
 #define calloc(c, s) alloc_hook_calloc(c, s)
 #define realloc(p, n) alloc_hook_realloc(p, n)
 #define strdup(s) alloc_hook_strdup(s)
 #define rename(a, b) alloc_hook_rename(a, b)
+#endif
 
 #endif
 #endif
