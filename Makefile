@@ -19,6 +19,13 @@ else
   SANFLAGS :=
   BUILD := build/rel
 endif
+# ALLOC_HOOK=1 (make alloc-test): every allocation of roofline's own code can be made to fail
+ifneq ($(ALLOC_HOOK),)
+  OPT := -O1 -g
+  BUILD := build/oom
+  CFLAGS += -DROOFLINE_ALLOC_HOOK -include src/util/alloc_hook.h
+endif
+$(BUILD)/src/util/alloc.o: CFLAGS_ALL += -DROOFLINE_ALLOC_HOOK_IMPL
 # -ffile-prefix-map: the same binary whichever directory it is built in
 CFLAGS_ALL := -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) $(OPT) $(SANFLAGS) -Isrc $(PKG_CFLAGS) \
               -ffile-prefix-map=$(CURDIR)=. -DROOFLINE_DATADIR='"$(DATADIR)"' \
@@ -35,7 +42,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 DEPS := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/src/main.d
 
 BIN := roofline
-ifneq ($(SANITIZE),)
+ifneq ($(SANITIZE)$(ALLOC_HOOK),)
   BIN := $(BUILD)/roofline
 endif
 
@@ -152,6 +159,7 @@ help:
 	@echo "make test-cluster  sharded runs on a private local Slurm and GNU parallel = one run"
 	@echo "make validate   leave-one-device-out cross-validation on calibration/measurements.yaml"
 	@echo "make fuzz       libFuzzer smoke run of every parser (FUZZ_SECONDS=60 each; clang)"
+	@echo "make alloc-test fail each allocation of a few commands in turn (ALLOC_HOOK build)"
 	@echo "make install    PREFIX=/usr/local"
 	@echo "make deps       install Debian packages (apt-get; sudo when not root)"
 
@@ -181,6 +189,13 @@ $(FUZZ_BUILD)/libroofline.a: $(FUZZ_OBJ)
 
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/libroofline.a
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS)
+
+# Fails each allocation of a few commands in turn (tests/cli/alloc_fail.sh): exit 1 with
+# "out of memory", or exit 0 with the normal output; never a signal. Not in `make test` (slow).
+.PHONY: alloc-test
+alloc-test:
+	$(MAKE) ALLOC_HOOK=1 build/oom/roofline
+	ROOFLINE=$(abspath build/oom/roofline) sh tests/cli/alloc_fail.sh
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -4,6 +4,7 @@
 #include "io/calparams.h"
 #include "io/measure.h"
 #include "io/profiles.h"
+#include "util/alloc.h"
 #include "util/array.h"
 #include "util/strs.h"
 #include "util/units.h"
@@ -210,7 +211,12 @@ cli_main(int argc, char **argv)
         print_commands(stderr);
         return CLI_USAGE;
     }
-    return c->run(argc - 1, argv + 1);
+    int rc = c->run(argc - 1, argv + 1);
+    if (alloc_failed()) { /* an allocation failed that the command may have ignored */
+        fprintf(stderr, "error: out of memory (while running 'roofline %s')\n", name);
+        return 1;
+    }
+    return rc;
 }
 
 static int

@@ -462,10 +462,16 @@ run_topic(const struct cli_args *a, int topic)
     int rc = CLI_OK;
     /* every topic's times come from the default engine's calibrated kernel model (the
      * simulator's step costs are the same model), the bound alone with --engine datasheet */
-    if ((rc = cli_engine_opts(a, &cfg)) == 0) {
+    if ((rc = cli_engine_opts(a, &cfg)) != 0) {
+        /* rc says usage or failure */
+    } else if (strcmp(TOPICS[topic].name, "disaggregation") == 0 &&
+               ex_disaggregation_check(a) != 0) {
+        rc = CLI_USAGE; /* before the engine line */
+    } else {
         cli_engine_line(stdout, cli_engine(a, hw), cli_has(a, "engine"));
-        if (TOPICS[topic].run(&cfg, a) != 0)
-            rc = CLI_FAIL;
+        int trc = TOPICS[topic].run(&cfg, a);
+        if (trc != 0)
+            rc = trc == -2 ? CLI_USAGE : CLI_FAIL;
     }
     hw_free(hw);
     mdl_free(m);

@@ -15,7 +15,8 @@ const char *ex_sci(double x);
 #define Q(v, u, sig) ex_qty(ex_ring(), 64, (v), (u), (sig))
 #define T(s) ex_time(ex_ring(), 64, (s))
 
-/* Topics other than prefill/decode: each prints a worked example; 0, or -1 after an error. */
+/* Topics other than prefill/decode: each prints a worked example; 0, -1 after an error, or -2
+ * after a bad option value (a usage error). */
 int ex_kv_cache(const struct roof_config *cfg, const struct cli_args *a);
 int ex_batching(const struct roof_config *cfg, const struct cli_args *a);
 int ex_quantization(const struct roof_config *cfg, const struct cli_args *a);
@@ -24,5 +25,7 @@ int ex_tp(const struct roof_config *cfg, const struct cli_args *a);
 int ex_speculative(const struct roof_config *cfg, const struct cli_args *a);
 int ex_prefix_cache(const struct roof_config *cfg, const struct cli_args *a);
 int ex_disaggregation(const struct roof_config *cfg, const struct cli_args *a);
+/* The option values of ex_disaggregation: 0, or -2 after printing the error (before any output). */
+int ex_disaggregation_check(const struct cli_args *a);
 
 #endif

@@ -28,7 +28,7 @@ static int
 bad_opt(const char *name, const char *v, const char *want)
 {
     fprintf(stderr, "error: --%s: expected %s, got '%s'\n", name, want, v ? v : "");
-    return -1;
+    return -2; /* a usage error: exit 2 */
 }
 
 static double
@@ -414,7 +414,7 @@ ex_prefix_cache(const struct roof_config *cfg, const struct cli_args *a)
 }
 
 int
-ex_disaggregation(const struct roof_config *cfg, const struct cli_args *a)
+ex_disaggregation_check(const struct cli_args *a)
 {
     double out_tokens = opt_num(a, "output", 256), rate = opt_num(a, "rate", 10);
     double pb = opt_num(a, "prefill-batch", 1);
@@ -424,6 +424,16 @@ ex_disaggregation(const struct roof_config *cfg, const struct cli_args *a)
         return bad_opt("rate", cli_get(a, "rate"), "requests per second, above 0 and up to 1e6");
     if (!(pb >= 1 && pb <= 1e6))
         return bad_opt("prefill-batch", cli_get(a, "prefill-batch"), "a batch, 1 to 1e6");
+    return 0;
+}
+
+int
+ex_disaggregation(const struct roof_config *cfg, const struct cli_args *a)
+{
+    if (ex_disaggregation_check(a) != 0)
+        return -2;
+    double out_tokens = opt_num(a, "output", 256), rate = opt_num(a, "rate", 10);
+    double pb = opt_num(a, "prefill-batch", 1);
     header("Disaggregated prefill and decode", cfg);
     struct roof_config p = *cfg, d = *cfg;
     p.batch = pb;

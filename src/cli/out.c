@@ -1,6 +1,7 @@
 /* Table / CSV / JSON rendering of declared fields (see out.h). */
 #include "cli/out.h"
 
+#include "util/alloc.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -35,8 +36,10 @@ struct out_table *
 out_table_new(enum out_fmt fmt, const char *title, const struct out_field *fields, int n_fields)
 {
     struct out_table *t = calloc(1, sizeof *t);
-    if (!t)
+    if (!t) {
+        alloc_note_failure(); /* the rows are then dropped: cli_main reports it */
         return NULL;
+    }
     t->fmt = fmt;
     t->title = str_dup(title);
     t->fields = fields;
@@ -52,8 +55,10 @@ out_table_row(struct out_table *t, const struct out_value *values)
     if (t->n_rows == t->cap_rows) {
         int cap = t->cap_rows ? t->cap_rows * 2 : 16;
         struct out_value *nv = realloc(t->vals, (size_t)cap * (size_t)t->n_fields * sizeof *nv);
-        if (!nv)
+        if (!nv) {
+            alloc_note_failure();
             return;
+        }
         t->vals = nv;
         t->cap_rows = cap;
     }
@@ -226,6 +231,7 @@ out_table_end(struct out_table *t, FILE *f, int indent)
         int *w = calloc((size_t)nf, sizeof *w);
         char cell[128];
         if (!w) {
+            alloc_note_failure();
             free_rows(t);
             return;
         }

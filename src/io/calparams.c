@@ -245,12 +245,11 @@ calparams_save(const char *dir, const struct dev_params dev[DEV_CLASS_COUNT],
         if (rc == 0)
             staged++;
     }
-    for (int i = 0; i < staged; i++) {
-        if (rc != 0)
+    if (rc != 0)
+        for (int i = 0; i < staged; i++)
             afile_rollback(&af[i]);
-        else if (afile_publish(&af[i], errs) != 0)
-            rc = -1; /* a rename failing after others succeeded: reported, the rest still tried */
-    }
+    else
+        rc = afile_publish_all(af, staged, errs); /* a failed rename restores the old set */
     free(af);
     return rc;
 }

@@ -211,6 +211,8 @@ load_prices(struct ycheck *y, const struct ynode *price, struct hw_profile *hw)
                          "'price.cloud' must be a list of {provider, usd_per_hour, date, source}");
         } else {
             hw->cloud = calloc(cl->n ? cl->n : 1, sizeof *hw->cloud);
+            if (!hw->cloud)
+                ycheck_error(y, cl, "out of memory (while reading the prices)");
             for (size_t i = 0; hw->cloud && i < cl->n; i++) {
                 const struct ynode *e = cl->items[i];
                 if (!ycheck_map(y, e, "price.cloud[]"))
@@ -317,6 +319,10 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     struct hw_profile *hw = obj;
     hw->id = str_dup(arg);
     hw->path = str_dup(y->path);
+    if (!hw->id || !hw->path) {
+        ycheck_error(y, root, "out of memory (while reading the profile)");
+        return;
+    }
     const char *s;
     if (ycheck_str(y, root, "", "name", true, &s))
         hw->name = str_dup(s);

@@ -191,6 +191,10 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     struct mdl_profile *m = obj;
     m->id = str_dup(a->id);
     m->path = str_dup(y->path);
+    if (!m->id || !m->path) {
+        ycheck_error(y, root, "out of memory (while reading the profile)");
+        return;
+    }
     check_model_keys(y, root, lenient);
     const char *s;
     if (ycheck_str(y, root, "", "model_type", false, &s))

@@ -544,8 +544,11 @@ engine_find_in(const char *dir, const char *name, struct err_list *errs)
         if (stat(p, &st) == 0)
             return engine_load(p, errs);
         struct engine_profile *e = calloc(1, sizeof *e);
-        if (!e)
+        if (!e) {
+            err_add(errs, NULL, 0, 0, ERR_ERROR,
+                    "out of memory (while reading the engine profile)");
             return NULL;
+        }
         engine_profile_kernel(e);
         e->name = str_dup("kernel");
         return e;

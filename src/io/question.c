@@ -7,6 +7,7 @@
 #include "io/profiles.h"
 #include "io/scenario.h"
 #include "io/ydoc.h"
+#include "util/alloc.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -250,11 +251,23 @@ load_formats(struct ycheck *y, const struct ynode *root, struct plan_question *q
 
 static const struct ydoc_length_form LENGTH = {.section = "workload",
                                                .missing_hint = " (tokens)",
+                                               .max_tokens = SIM_MAX_TOKENS,
                                                .scalar_forms = " or a mapping with 'dist'",
                                                .kinds = DISTS,
                                                .n_kinds = N(DISTS),
                                                .keys = DIST_KEYS,
                                                .n_keys = N(DIST_KEYS)};
+
+/* The simulator's length limit (prompt 9223372036854775807 planned as 0 sequences fitting). */
+static bool
+tokens_at_most(struct ycheck *y, const struct ynode *at, const char *pre, double n)
+{
+    if (n <= (double)SIM_MAX_TOKENS)
+        return true;
+    ycheck_error(y, at, "'%s' must be at most %ld tokens, got '%s'", pre, SIM_MAX_TOKENS,
+                 at->kind == YNODE_SCALAR ? at->value : "?");
+    return false;
+}
 
 static bool
 read_dist(struct ycheck *y, const struct ynode *wl, const char *key, struct sim_dist *d)
@@ -302,6 +315,14 @@ read_dist(struct ycheck *y, const struct ynode *wl, const char *key, struct sim_
     default:
         break;
     }
+    const char *keys[] = {"value", "max", "mean"};
+    const double n[] = {d->value, d->max, d->mean};
+    char name[48];
+    for (int i = 0; i < 3 && ok; i++)
+        if (ynode_get(v, keys[i])) {
+            snprintf(name, sizeof name, "%s.%s", pre, keys[i]);
+            ok = tokens_at_most(y, ynode_get(v, keys[i]), name, n[i]);
+        }
     return ok;
 }
 
@@ -449,7 +470,7 @@ load_workload(struct ycheck *y, const struct ynode *root, struct plan_question *
     double mean_tokens = sim_dist_mean(&q->prompt) + sim_dist_mean(&q->output);
     switch (q->workload) {
     case PLAN_WL_RATE:
-        ycheck_num_in(y, w, "workload", "rate_per_s", 0, true, INFINITY, &q->rate_per_s);
+        ycheck_num_in(y, w, "workload", "rate_per_s", 0, true, SIM_MAX_RATE, &q->rate_per_s);
         break;
     case PLAN_WL_TOKENS_PER_MONTH:
         ycheck_num_in(y, w, "workload", "tokens_per_month", 0, true, INFINITY,
@@ -479,6 +500,10 @@ load_workload(struct ycheck *y, const struct ynode *root, struct plan_question *
             q->rate_per_s = q->offline_requests / q->offline_deadline_s;
         break;
     }
+    /* 1e300 requests/s planned -2147483648 devices */
+    if (q->rate_per_s > SIM_MAX_RATE && q->workload != PLAN_WL_RATE)
+        ycheck_error(y, w, "the workload comes to %g requests/s, above the limit of %g",
+                     q->rate_per_s, SIM_MAX_RATE);
     q->process = SIM_POISSON;
     const char *p;
     if (ycheck_str(y, w, "workload", "arrivals", false, &p)) {
@@ -578,6 +603,7 @@ push_hw(struct hw_profile ***arr, int *n, struct hw_profile *h)
         }
     struct hw_profile **na = realloc(*arr, (size_t)(*n + 1) * sizeof *na);
     if (!na) {
+        alloc_note_failure();
         hw_free(h);
         return false;
     }
@@ -859,8 +885,12 @@ load_plan(struct ycheck *y, const struct ynode *root, struct plan_question *q)
         !(q->power_budget_w > 0))
         ycheck_error(y, ynode_get(p, "power_budget"), "'plan.power_budget' must be above 0");
     ycheck_num_in(y, p, "plan", "volume_max", 1, false, 100, &q->volume_max);
-    if (ycheck_long(y, p, "plan", "requests", false, 100, &v))
+    if (ycheck_long(y, p, "plan", "requests", false, 100, &v)) {
         q->sim_requests = v < 1000000 ? v : 1000000;
+        if (v > 1000000) /* was clamped silently, then simulated for minutes per candidate */
+            ycheck_error(y, ynode_get(p, "requests"),
+                         "'plan.requests' must be at most 1000000, got %ld", v);
+    }
     if (ycheck_long(y, p, "plan", "confirm_top", false, 0, &v))
         q->confirm_top = (int)(v < 1000 ? v : 1000);
     if (ycheck_long(y, p, "plan", "seed", false, 0, &v))

@@ -65,6 +65,21 @@ time_nonneg(struct ycheck *y, const struct ynode *map, const char *prefix, const
     return true;
 }
 
+/* An optional whole number in [1, max] at `map`.`key`: above max is an error, never clamped
+ * (tp 4294967297 used to run as tp 4096). */
+static bool
+long_in(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key, long max,
+        long *out)
+{
+    if (!ycheck_long(y, map, prefix, key, false, 1, out))
+        return false;
+    if (*out <= max)
+        return true;
+    ycheck_error(y, ynode_get(map, key), "'%s.%s' must be at most %ld, got %ld", prefix, key, max,
+                 *out);
+    return false;
+}
+
 static bool
 read_dtype(struct ycheck *y, const struct ynode *map, const char *key, bool weight_only_ok,
            enum dtype *out)
@@ -261,7 +276,8 @@ parse_trace_text(const char *path, const char *text, struct sim_trace *out, stru
         while (nf < 3) {
             fields[nf] = c;
             cols[nf] = (int)(c - buf) + 1;
-            nf++;
+            if (++nf == 3)
+                break; /* the rest is the last field: a comma in it is a fourth field */
             char *comma = strchr(c, ',');
             if (!comma)
                 break;
@@ -435,16 +451,16 @@ load_hardware(struct ctx *c, const struct ynode *root)
     }
     long v;
     c->count_ok = true;
-    if (ycheck_long(c->y, hw, "hardware", "count", false, 1, &v))
-        s->count = (int)(v < 1 << 20 ? v : 1 << 20);
+    if (long_in(c->y, hw, "hardware", "count", 1 << 20, &v))
+        s->count = (int)v;
     else if (ynode_get(hw, "count"))
         c->count_ok = false;
-    if (ycheck_long(c->y, hw, "hardware", "tp", false, 1, &v))
-        s->tp = (int)(v < 4096 ? v : 4096);
+    if (long_in(c->y, hw, "hardware", "tp", 4096, &v))
+        s->tp = (int)v;
     else if (ynode_get(hw, "tp"))
         c->count_ok = false;
-    if (ycheck_long(c->y, hw, "hardware", "pp", false, 1, &v))
-        s->pp = (int)(v < 4096 ? v : 4096);
+    if (long_in(c->y, hw, "hardware", "pp", 4096, &v))
+        s->pp = (int)v;
     else if (ynode_get(hw, "pp"))
         c->count_ok = false;
     c->count_node = ynode_get(hw, "count");
@@ -531,8 +547,8 @@ load_scheduler(struct ctx *c, const struct ynode *root)
     sim_sched_defaults(&s->sched, k >= 0 ? (enum sim_policy)k : SIM_CONTINUOUS, s->model);
     engine_serving_sched(s->eng, s->hw, &s->sched);
     long v;
-    if (ycheck_long(c->y, sc, "scheduler", "max_batch", false, 1, &v))
-        s->sched.max_batch = v < 1000000 ? v : 1000000;
+    if (long_in(c->y, sc, "scheduler", "max_batch", 1000000, &v))
+        s->sched.max_batch = v;
     if (ycheck_long(c->y, sc, "scheduler", "max_tokens_per_step", false, 1, &v))
         s->sched.max_tokens_per_step = v;
     if (ycheck_long(c->y, sc, "scheduler", "block_size", false, 1, &v))
@@ -553,8 +569,8 @@ load_scheduler(struct ctx *c, const struct ynode *root)
     ycheck_qty(c->y, sc, "scheduler", "swap_bandwidth", UNIT_BYTES_PER_S, false,
                &s->sched.swap_bytes_per_s);
     c->pf_node = ynode_get(sc, "prefill_instances");
-    if (ycheck_long(c->y, sc, "scheduler", "prefill_instances", false, 1, &v)) {
-        s->sched.prefill_instances = (int)(v < 1 << 20 ? v : 1 << 20);
+    if (long_in(c->y, sc, "scheduler", "prefill_instances", 1 << 20, &v)) {
+        s->sched.prefill_instances = (int)v;
         if (k >= 0 && k != SIM_DISAGGREGATED)
             ycheck_error(c->y, c->pf_node,
                          "'scheduler.prefill_instances' applies only to policy disaggregated");

@@ -107,8 +107,11 @@ parse_node(yaml_parser_t *p, yaml_event_t *ev, const char *name, struct err_list
     }
     case YAML_SEQUENCE_START_EVENT: {
         struct ynode *n = node_new(YNODE_SEQ, &ev->start_mark, NULL, 0);
-        if (!n)
+        if (!n) {
+            err_add(errs, name, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,
+                    ERR_ERROR, "out of memory (while reading the YAML)");
             return -1;
+        }
         if (parse_children(p, n, YAML_SEQUENCE_END_EVENT, name, errs, depth) != 0) {
             ynode_free(n);
             return -1;
@@ -118,8 +121,11 @@ parse_node(yaml_parser_t *p, yaml_event_t *ev, const char *name, struct err_list
     }
     case YAML_MAPPING_START_EVENT: {
         struct ynode *n = node_new(YNODE_MAP, &ev->start_mark, NULL, 0);
-        if (!n)
+        if (!n) {
+            err_add(errs, name, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,
+                    ERR_ERROR, "out of memory (while reading the YAML)");
             return -1;
+        }
         if (parse_children(p, n, YAML_MAPPING_END_EVENT, name, errs, depth) != 0) {
             ynode_free(n);
             return -1;

@@ -3,6 +3,7 @@
  * ("nice" ranges, ticks, log mapping, engineering labels) are chart_scale.c; the chart kinds
  * that fill a chart live in chart_<kind>.c (table in charts.c). */
 #include "render/chart.h"
+#include "util/alloc.h"
 #include "util/array.h"
 
 #include <float.h>
@@ -65,8 +66,10 @@ grow(void **arr, size_t *n, size_t *cap, size_t size)
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 8;
         void *na = realloc(*arr, nc * size);
-        if (!na)
+        if (!na) {
+            alloc_note_failure();
             return NULL;
+        }
         *arr = na;
         *cap = nc;
     }
@@ -767,6 +770,7 @@ layout_panel(struct chart *c, struct chart_panel *p, const struct fonts *f,
     /* labels inside the plot, most important first */
     struct chart_label **order = malloc((p->n_labels ? p->n_labels : 1) * sizeof *order);
     if (!order) {
+        alloc_note_failure();
         chart_obstacles_release(&o);
         c->failed = true;
         return -1;

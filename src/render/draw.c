@@ -1,6 +1,7 @@
 /* Draws a laid-out chart model on a cairo_t: grid, bars, lines, points, labels, legend, axes and
  * titles. Text goes through Pango with hinting off so that output is stable across machines. */
 #include "render/draw.h"
+#include "util/alloc.h"
 
 #include <math.h>
 #include <pango/pangocairo.h>
@@ -307,6 +308,8 @@ draw_panel(struct text *t, const struct chart *c, const struct chart_panel *p)
         for (size_t i = 0; i < p->n_points; i++)
             draw_marker(cr, &pts[i]->style, u, chart_px_x(p, pts[i]->x), chart_px_y(p, pts[i]->y));
         free(pts);
+    } else {
+        alloc_note_failure();
     }
     cairo_restore(cr);
 

@@ -4,6 +4,7 @@
  * uses (Megatron-LM, Shoeybi et al. 2019; docs/physics.md#parallelism). */
 #include "core/serving.h"
 #include "sim/sim.h"
+#include "util/alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,8 +34,10 @@ sim_cost_new(const struct roof_config *cfg)
     if (!cfg->hw || !cfg->model || roof_config_problem(cfg))
         return NULL;
     struct sim_cost *c = calloc(1, sizeof *c);
-    if (!c)
+    if (!c) {
+        alloc_note_failure();
         return NULL;
+    }
     const struct mdl_profile *m = cfg->model;
     long tp = cfg->tp > 1 ? cfg->tp : 1, pp = cfg->pp > 1 ? cfg->pp : 1;
     c->cfg = *cfg;

@@ -216,6 +216,69 @@ afile_publish(struct afile *af, struct err_list *errs)
 }
 
 int
+afile_publish_all(struct afile *af, int n, struct err_list *errs)
+{
+    /* hard links keep each old target until every rename has succeeded */
+    char **old = calloc(n > 0 ? (size_t)n : 1, sizeof *old);
+    char **path = calloc(n > 0 ? (size_t)n : 1, sizeof *path);
+    int rc = old && path ? 0 : -1;
+    if (rc != 0)
+        err_add(errs, n > 0 ? af[0].path : NULL, 0, 0, ERR_ERROR,
+                "out of memory (while writing the files)");
+    for (int i = 0; i < n && rc == 0; i++) {
+        struct stat st;
+        if (!af[i].tmp) /* written through (a device): nothing to rename or restore */
+            continue;
+        size_t len = strlen(af[i].path) + 48;
+        path[i] = str_dup(af[i].path);
+        old[i] = malloc(len);
+        if (!path[i] || !old[i]) {
+            err_add(errs, af[i].path, 0, 0, ERR_ERROR, "out of memory (while writing the files)");
+            rc = -1;
+            break;
+        }
+        if (lstat(af[i].path, &st) != 0) { /* a new file: removed on rollback */
+            free(old[i]);
+            old[i] = NULL;
+            continue;
+        }
+        int e = EEXIST;
+        for (int attempt = 0; attempt < 100 && e == EEXIST; attempt++) {
+            snprintf(old[i], len, "%s.tmp%ld.%lu", af[i].path, (long)getpid(), tmp_counter++);
+            e = link(af[i].path, old[i]) == 0 ? 0 : errno;
+        }
+        if (e != 0) {
+            err_add(errs, af[i].path, 0, 0, ERR_ERROR, "cannot keep the old '%s' as '%s': %s",
+                    af[i].path, old[i], strerror(e));
+            free(old[i]);
+            old[i] = NULL;
+            rc = -1;
+        }
+    }
+    int done = 0;
+    while (rc == 0 && done < n)
+        if (afile_publish(&af[done++], errs) != 0)
+            rc = -1;
+    for (int i = done; i < n; i++)
+        afile_rollback(&af[i]);
+    for (int i = 0; i < n && path; i++) {
+        if (rc != 0 && path[i] && i < done - 1) { /* published: put the old file back */
+            if (old[i] ? rename(old[i], path[i]) != 0 : unlink(path[i]) != 0)
+                err_add(errs, path[i], 0, 0, ERR_ERROR, "cannot restore the old '%s': %s", path[i],
+                        strerror(errno));
+        }
+        if (old && old[i]) {
+            unlink(old[i]);
+            free(old[i]);
+        }
+        free(path[i]);
+    }
+    free(old);
+    free(path);
+    return rc;
+}
+
+int
 afile_commit(struct afile *af, struct err_list *errs)
 {
     if (afile_finish(af, errs) != 0)

@@ -29,6 +29,10 @@ void afile_rollback(struct afile *af);
  * a finished file that is not to be published with afile_rollback. */
 int afile_finish(struct afile *af, struct err_list *errs);
 int afile_publish(struct afile *af, struct err_list *errs);
+/* Publishes `n` finished files (afile_finish) all or none: when a rename fails, the files
+ * already renamed get their old contents back (kept as hard links until the end) or are removed
+ * when they are new, and the rest are rolled back. Releases every `af`. Returns 0 or -1. */
+int afile_publish_all(struct afile *af, int n, struct err_list *errs);
 /* Temporary files are named `path`.tmp<PID>.<N>: afile_open removes those beside `path` whose
  * process is gone (left by kill -9), and the first afile_open installs SIGINT/SIGTERM/SIGHUP
  * handlers (where the default action is in place) that remove the open temporaries and then

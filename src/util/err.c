@@ -1,6 +1,7 @@
 /* Diagnostic list: append, count, format. No printing here. */
 #include "util/err.h"
 
+#include "util/alloc.h"
 #include "util/strs.h"
 
 #include <stdarg.h>
@@ -12,21 +13,27 @@ void
 err_add(struct err_list *errs, const char *path, int line, int col, enum err_severity sev,
         const char *fmt, ...)
 {
-    if (!errs)
-        return;
-    if (errs->n == errs->cap) {
-        size_t cap = errs->cap ? errs->cap * 2 : 8;
-        struct err_item *items = realloc(errs->items, cap * sizeof *items);
-        if (!items)
-            return;
-        errs->items = items;
-        errs->cap = cap;
-    }
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    /* a reported "out of memory" ends the command with exit 1 even where the caller goes on
+     * (a candidate skipped, a profile listed as broken) */
+    if (sev == ERR_ERROR && strncmp(buf, "out of memory", 13) == 0)
+        alloc_note_failure();
+    if (!errs)
+        return;
+    if (errs->n == errs->cap) {
+        size_t cap = errs->cap ? errs->cap * 2 : 8;
+        struct err_item *items = realloc(errs->items, cap * sizeof *items);
+        if (!items) {
+            alloc_note_failure();
+            return;
+        }
+        errs->items = items;
+        errs->cap = cap;
+    }
     struct err_item *it = &errs->items[errs->n];
     it->path = str_dup(path);
     it->line = line;

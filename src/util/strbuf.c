@@ -2,6 +2,8 @@
  */
 #include "util/strbuf.h"
 
+#include "util/alloc.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@ grow(struct strbuf *sb, size_t extra)
     char *b = realloc(sb->buf, alloc);
     if (!b) {
         sb->failed = true;
+        alloc_note_failure();
         return false;
     }
     sb->buf = b;

@@ -1,6 +1,8 @@
 /* String helpers shared by the loaders and the CLI. */
 #include "util/strs.h"
 
+#include "util/alloc.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -16,6 +18,8 @@ str_dup(const char *s)
     char *d = malloc(n);
     if (d)
         memcpy(d, s, n);
+    else
+        alloc_note_failure();
     return d;
 }
 

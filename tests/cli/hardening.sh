@@ -134,10 +134,20 @@ expect_err cal-all-or-none-msg "$T/cal/engine_profiles/llama.cpp.yaml: error: ca
 # 1e300 output tokens inf decode devices)
 run ex-params-tiny 2 -- "$ROOFLINE" explain prefill --params 1e-300
 expect_err ex-params-tiny-msg "error: --params: expected from 1M to 100T parameters, got '1e-300'"
-run ex-draft-k-huge 1 -- "$ROOFLINE" explain speculative --draft-k 1e300
+run ex-draft-k-huge 2 -- "$ROOFLINE" explain speculative --draft-k 1e300
 expect_err ex-draft-k-huge-msg "error: --draft-k: expected a whole number of proposed tokens, 1 to 64, got '1e300'"
-run ex-output-huge 1 -- "$ROOFLINE" explain disaggregation --output 1e300
+run ex-output-huge 2 -- "$ROOFLINE" explain disaggregation --output 1e300
 expect_err ex-output-huge-msg "error: --output: expected a number of generated tokens, 1 to 1e7, got '1e300'"
+# every bad explain option value is a usage error (exit 2, as --params), before any output
+for a in "speculative --draft-k 0" "speculative --draft-k 2.5" "speculative --accept 1.5" \
+    "speculative --draft-cost 0" "disaggregation --output 0" "disaggregation --output x" \
+    "disaggregation --rate 0" "disaggregation --prefill-batch 0.5" "prefix-cache --hit 1" \
+    "kv-cache --block-size 0"; do
+    set -- $a
+    run "ex-usage-$1$2-$3" 2 -- "$ROOFLINE" explain "$1" "$2" "$3"
+    expect_err "ex-usage-$1$2-$3-msg" "error: $2: expected "
+    [ -s "$T/out" ] && echo "not ok ex-usage-$1$2-$3-no-output" || echo "ok ex-usage-$1$2-$3-no-output"
+done
 # a model that does not fit says so (it printed '80 GB - 1.342 TB - 8 GB - -1.27 TB = 0 B')
 run ex-kv-no-fit 0 -- "$ROOFLINE" explain kv-cache --model deepseek-v3 --gpu h100-sxm
 expect_out ex-kv-no-fit-says "does not fit: needs 1.35 TB per device, 1.27 TB more than the 80 GB of the h100-sxm"

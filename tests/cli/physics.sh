@@ -52,7 +52,7 @@ expect_out spec-e "= 2.773"
 expect_out spec-be "speculation slows decode down"
 run spec-draft 0 -- "$ROOFLINE" explain speculative --gpu h100-sxm --model llama-3-70b --tp 1 --weights int4 --draft llama-3-8b --draft-k 3 --accept 0.8
 expect_out spec-draft-name "draft step (llama-3-8b)"
-run spec-bad 1 -- "$ROOFLINE" explain speculative --accept 1.5
+run spec-bad 2 -- "$ROOFLINE" explain speculative --accept 1.5
 expect_err spec-bad-msg "error: --accept: expected an acceptance rate from 0 to 1, got '1.5'"
 
 # prefix cache: 0.5 x 1024 = 512 cached

@@ -1,0 +1,109 @@
+/* The allocation-failure flag, and in the test build (ROOFLINE_ALLOC_HOOK) the wrappers that
+ * alloc_hook.h routes roofline's allocations to. */
+#include "util/alloc.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_bool failed;
+
+void
+alloc_note_failure(void)
+{
+    atomic_store(&failed, true);
+}
+
+bool
+alloc_failed(void)
+{
+    return atomic_load(&failed);
+}
+
+#ifdef ROOFLINE_ALLOC_HOOK
+#include "util/alloc_hook.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static atomic_ulong n_calls;
+static unsigned long fail_at; /* 0: never */
+static atomic_bool started;
+
+static void
+write_count(void)
+{
+    const char *path = getenv("ROOFLINE_ALLOC_COUNT");
+    int fd = path && *path ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666) : -1;
+    if (fd >= 0) {
+        char line[32];
+        int n = snprintf(line, sizeof line, "%lu\n", atomic_load(&n_calls));
+        ssize_t w = n > 0 ? write(fd, line, (size_t)n) : 0;
+        (void)w; /* a short count file makes the test say so */
+        close(fd);
+    }
+}
+
+volatile unsigned long alloc_hook_failures;
+
+void
+alloc_hook_fail_point(void)
+{
+    alloc_hook_failures++;
+}
+
+/* True when this call is the one to fail. */
+static bool
+fail_now(void)
+{
+    if (!atomic_exchange(&started, true)) {
+        const char *s = getenv("ROOFLINE_FAIL_ALLOC");
+        fail_at = s ? strtoul(s, NULL, 10) : 0;
+        atexit(write_count);
+    }
+    unsigned long k = atomic_fetch_add(&n_calls, 1) + 1;
+    /* the flag is not set here: only what production code records (str_dup) may set it */
+    if (fail_at == 0 || k != fail_at)
+        return false;
+    alloc_hook_fail_point();
+    return true;
+}
+
+void *
+alloc_hook_malloc(size_t n)
+{
+    return fail_now() ? NULL : malloc(n);
+}
+
+void *
+alloc_hook_calloc(size_t count, size_t size)
+{
+    return fail_now() ? NULL : calloc(count, size);
+}
+
+void *
+alloc_hook_realloc(void *p, size_t n)
+{
+    return fail_now() ? NULL : realloc(p, n);
+}
+
+char *
+alloc_hook_strdup(const char *s)
+{
+    return fail_now() ? NULL : strdup(s);
+}
+int
+alloc_hook_rename(const char *from, const char *to)
+{
+    static atomic_ulong n_renames;
+    const char *s = getenv("ROOFLINE_FAIL_RENAME");
+    unsigned long at = s ? strtoul(s, NULL, 10) : 0;
+    if (atomic_fetch_add(&n_renames, 1) + 1 == at) {
+        errno = EIO;
+        return -1;
+    }
+    return rename(from, to);
+}
+#endif

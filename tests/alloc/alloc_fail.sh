@@ -1,0 +1,99 @@
+#!/bin/sh
+# Allocation failures (issue 17), run by `make alloc-test` on the ALLOC_HOOK build: for a few
+# representative commands, fails each of roofline's own allocations in turn (ROOFLINE_FAIL_ALLOC
+# = 1..N, N counted by a normal run) and checks that the run either exits 1 saying "out of
+# memory" or exits as the normal run does with the same stdout; never a signal, never a
+# different exit, never exit 0 with other output. Also calibrate's all-or-none files under a
+# failing rename (ROOFLINE_FAIL_RENAME). Ends with "N passed, N failed".
+set -u
+: "${ROOFLINE:?set ROOFLINE to a binary built with make ALLOC_HOOK=1}"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+export ROOFLINE_DATA="$top"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+passed=0
+failed=0
+sed 's/^memory:/memory:\n  capacity: 80 GB/' hardware_profiles/h100-sxm.yaml >"$T/dup.yaml"
+
+# check NAME COMMAND...: one normal run, then one run per allocation with that allocation failed
+check() {
+    name=$1
+    shift
+    rm -f "$T/count"
+    ROOFLINE_ALLOC_COUNT="$T/count" "$@" >"$T/ref.out" 2>"$T/ref.err"
+    ref=$?
+    if [ ! -s "$T/count" ]; then
+        echo "not ok $name: no allocation count (is $ROOFLINE built with ALLOC_HOOK=1?)"
+        failed=$((failed + 1))
+        return
+    fi
+    n=$(cat "$T/count")
+    bad=0
+    i=1
+    # every allocation, except past the first 1000 of a long run (plan): every STEP-th, so that
+    # a run stays within a few minutes
+    step=1
+    [ "$n" -gt 2000 ] && step=$(((n - 1000) / 1000 + 1))
+    tried=0
+    while [ "$i" -le "$n" ]; do
+        ROOFLINE_FAIL_ALLOC=$i "$@" >"$T/out" 2>"$T/err"
+        rc=$?
+        why=
+        if [ "$rc" -ge 128 ]; then
+            why="signal $((rc - 128))"
+        elif [ "$rc" = 1 ] && grep -q 'error: out of memory' "$T/err"; then
+            :
+        elif [ "$rc" != "$ref" ]; then
+            why="exit $rc without 'error: out of memory'"
+        elif ! cmp -s "$T/out" "$T/ref.out"; then
+            why="exit $rc with different output"
+        fi
+        if [ -n "$why" ]; then
+            bad=$((bad + 1))
+            [ "$bad" -le "${ALLOC_SHOW:-5}" ] && echo "  $name: allocation $i failed: $why: $(head -c 200 "$T/err" | head -n 2)"
+        fi
+        tried=$((tried + 1))
+        if [ "$i" -lt 1000 ]; then i=$((i + 1)); else i=$((i + step)); fi
+    done
+    if [ "$bad" = 0 ]; then
+        echo "ok $name ($tried of $n allocations failed in turn)"
+        passed=$((passed + 1))
+    else
+        echo "not ok $name: $bad of $tried failed allocations mishandled (of $n)"
+        failed=$((failed + 1))
+    fi
+}
+
+check analyze "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b
+check explain-decode "$ROOFLINE" explain decode --gpu h100-sxm --model llama-3-8b
+check simulate "$ROOFLINE" simulate --scenario scenarios/static.yaml
+check plan "$ROOFLINE" plan --question tests/data/report/small.yaml
+check chart-svg "$ROOFLINE" chart roofline --gpu h100-sxm --model llama-3-8b -o "$T/c.svg"
+check profile-error "$ROOFLINE" show gpu "$T/dup.yaml"
+# calibrate publishes its files all or none: a rename failing partway (the 3rd of 5) puts back
+# the old files already replaced, and a first calibration leaves no file at all
+result() {
+    if [ "$2" = 0 ]; then echo "ok $1"; passed=$((passed + 1)); else
+        echo "not ok $1"; failed=$((failed + 1)); fi
+}
+cal() { "$ROOFLINE" calibrate --measurements calibration/measurements.yaml --engine llama.cpp --output-dir "$1"; }
+cal "$T/cal" >/dev/null 2>&1
+files=$(cd "$T/cal" && find . -type f | sort)
+for f in $files; do echo "old $f" >"$T/cal/$f"; done
+ROOFLINE_FAIL_RENAME=3 cal "$T/cal" >/dev/null 2>"$T/err"
+rc=$?
+ok=0
+[ "$rc" = 1 ] && grep -q "error: cannot rename .* into place: Input/output error" "$T/err" || ok=1
+for f in $files; do [ "$(cat "$T/cal/$f")" = "old $f" ] || ok=1; done
+[ "$(echo "$files" | wc -l)" = 5 ] && [ "$(cd "$T/cal" && find . -type f | sort)" = "$files" ] || ok=1
+result "calibrate-rename-fails-old-files-back ($(echo "$files" | wc -l) files, exit $rc)" $ok
+ROOFLINE_FAIL_RENAME=3 cal "$T/new" >/dev/null 2>&1
+rc=$?
+[ "$rc" = 1 ] && [ -z "$(find "$T/new" -type f)" ]
+result "calibrate-rename-fails-new-files-removed" $?
+cal "$T/cal" >/dev/null 2>&1 && ! grep -q '^old' "$T/cal/calibration/device-classes.yaml"
+result "calibrate-after-rollback-writes" $?
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
