@@ -464,8 +464,7 @@ run_topic(const struct cli_args *a, int topic)
      * simulator's step costs are the same model), the bound alone with --engine datasheet */
     if ((rc = cli_engine_opts(a, &cfg)) != 0) {
         /* rc says usage or failure */
-    } else if (strcmp(TOPICS[topic].name, "disaggregation") == 0 &&
-               ex_disaggregation_check(a) != 0) {
+    } else if (ex_options_check(a) != 0) {
         rc = CLI_USAGE; /* before the engine line */
     } else {
         cli_engine_line(stdout, cli_engine(a, hw), cli_has(a, "engine"));

@@ -26,6 +26,6 @@ int ex_speculative(const struct roof_config *cfg, const struct cli_args *a);
 int ex_prefix_cache(const struct roof_config *cfg, const struct cli_args *a);
 int ex_disaggregation(const struct roof_config *cfg, const struct cli_args *a);
 /* The option values of ex_disaggregation: 0, or -2 after printing the error (before any output). */
-int ex_disaggregation_check(const struct cli_args *a);
+int ex_options_check(const struct cli_args *a);
 
 #endif

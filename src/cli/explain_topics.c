@@ -413,8 +413,10 @@ ex_prefix_cache(const struct roof_config *cfg, const struct cli_args *a)
     return 0;
 }
 
+/* Every explain option's value, checked before anything is printed (a bad value is a usage
+ * error, exit 2, with nothing on stdout); each topic checks its own again where it reads it. */
 int
-ex_disaggregation_check(const struct cli_args *a)
+ex_options_check(const struct cli_args *a)
 {
     double out_tokens = opt_num(a, "output", 256), rate = opt_num(a, "rate", 10);
     double pb = opt_num(a, "prefill-batch", 1);
@@ -424,13 +426,29 @@ ex_disaggregation_check(const struct cli_args *a)
         return bad_opt("rate", cli_get(a, "rate"), "requests per second, above 0 and up to 1e6");
     if (!(pb >= 1 && pb <= 1e6))
         return bad_opt("prefill-batch", cli_get(a, "prefill-batch"), "a batch, 1 to 1e6");
+    double block = opt_num(a, "block-size", 16);
+    if (!(block >= 1) || block != floor(block))
+        return bad_opt("block-size", cli_get(a, "block-size"), "a whole number of tokens");
+    double k = opt_num(a, "draft-k", 4), acc = opt_num(a, "accept", 0.7);
+    double self_cost = opt_num(a, "draft-cost", 0.05);
+    if (!(k >= 1 && k <= 64) || k != floor(k))
+        return bad_opt("draft-k", cli_get(a, "draft-k"),
+                       "a whole number of proposed tokens, 1 to 64");
+    if (!(acc >= 0 && acc <= 1))
+        return bad_opt("accept", cli_get(a, "accept"), "an acceptance rate from 0 to 1");
+    if (!(self_cost > 0 && self_cost < 10))
+        return bad_opt("draft-cost", cli_get(a, "draft-cost"),
+                       "the cost of a draft step as a fraction of a target step");
+    double hit = opt_num(a, "hit", 0.5);
+    if (!(hit >= 0 && hit < 1))
+        return bad_opt("hit", cli_get(a, "hit"), "a hit fraction from 0 to below 1");
     return 0;
 }
 
 int
 ex_disaggregation(const struct roof_config *cfg, const struct cli_args *a)
 {
-    if (ex_disaggregation_check(a) != 0)
+    if (ex_options_check(a) != 0)
         return -2;
     double out_tokens = opt_num(a, "output", 256), rate = opt_num(a, "rate", 10);
     double pb = opt_num(a, "prefill-batch", 1);
