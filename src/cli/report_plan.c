@@ -65,8 +65,9 @@ static const char *
 opt_name(const struct plan_option *op)
 {
     char *b = ex_ring();
-    snprintf(b, 64, "%s TP %d %s %s", op->hw_id, op->tp, rp_format_name(&op->format),
-             sim_policy_name(op->policy));
+    if (snprintf(b, 64, "%s TP %d %s %s", op->hw_id, op->tp, rp_format_name(&op->format),
+                 sim_policy_name(op->policy)) >= 64)
+        b[60] = b[61] = b[62] = '.'; /* a very long id: cut, and marked as cut */
     return b;
 }
 
