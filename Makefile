@@ -190,12 +190,12 @@ $(FUZZ_BUILD)/libroofline.a: $(FUZZ_OBJ)
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/libroofline.a
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS)
 
-# Fails each allocation of a few commands in turn (tests/cli/alloc_fail.sh): exit 1 with
+# Fails each allocation of a few commands in turn (tests/alloc/alloc_fail.sh): exit 1 with
 # "out of memory", or exit 0 with the normal output; never a signal. Not in `make test` (slow).
 .PHONY: alloc-test
 alloc-test:
 	$(MAKE) ALLOC_HOOK=1 build/oom/roofline
-	ROOFLINE=$(abspath build/oom/roofline) sh tests/cli/alloc_fail.sh
+	ROOFLINE=$(abspath build/oom/roofline) sh tests/alloc/alloc_fail.sh
 
 fuzz-build: $(FUZZ_BINS)
 
