@@ -51,9 +51,9 @@ int
 ex_kv_cache(const struct roof_config *cfg, const struct cli_args *a)
 {
     const struct mdl_profile *m = cfg->model;
+    if (ex_options_check(a) != 0)
+        return -2;
     double block = opt_num(a, "block-size", 16);
-    if (!(block >= 1) || block != floor(block))
-        return bad_opt("block-size", cli_get(a, "block-size"), "a whole number of tokens");
     double ctx = cli_has(a, "context") ? cfg->context : 4096;
     header("KV cache", cfg);
     double kvb = dtype_bytes(cfg->kv);
@@ -324,14 +324,8 @@ ex_speculative(const struct roof_config *cfg, const struct cli_args *a)
 {
     double k = opt_num(a, "draft-k", 4), acc = opt_num(a, "accept", 0.7);
     double self_cost = opt_num(a, "draft-cost", 0.05);
-    if (!(k >= 1 && k <= 64) || k != floor(k))
-        return bad_opt("draft-k", cli_get(a, "draft-k"),
-                       "a whole number of proposed tokens, 1 to 64");
-    if (!(acc >= 0 && acc <= 1))
-        return bad_opt("accept", cli_get(a, "accept"), "an acceptance rate from 0 to 1");
-    if (!(self_cost > 0 && self_cost < 10))
-        return bad_opt("draft-cost", cli_get(a, "draft-cost"),
-                       "the cost of a draft step as a fraction of a target step");
+    if (ex_options_check(a) != 0)
+        return -2;
     struct mdl_profile *dm = NULL;
     struct roof_config draft;
     if (cli_has(a, "draft")) {
@@ -387,8 +381,8 @@ int
 ex_prefix_cache(const struct roof_config *cfg, const struct cli_args *a)
 {
     double hit = opt_num(a, "hit", 0.5);
-    if (!(hit >= 0 && hit < 1))
-        return bad_opt("hit", cli_get(a, "hit"), "a hit fraction from 0 to below 1");
+    if (ex_options_check(a) != 0)
+        return -2;
     header("Prefix caching", cfg);
     struct roof_prefix p;
     if (roof_prefix_cache(cfg, hit, &p) != 0)

@@ -83,10 +83,14 @@ ydoc_profile(struct ycheck *y, const struct ynode *v, enum prof_kind kind)
 {
     char *arg =
         prof_looks_like_path(v->value) ? ydoc_relative(y->path, v->value) : str_dup(v->value);
-    if (!arg)
+    if (!arg) {
+        ycheck_error(y, v, "out of memory (while resolving the profile)");
         return NULL;
+    }
     struct err_list tmp = {0};
     char *p = prof_resolve(kind, arg, &tmp);
+    if (!p && tmp.n == 0) /* prof_resolve's own copy failed */
+        ycheck_error(y, v, "out of memory (while resolving the profile)");
     if (!p)
         for (size_t i = 0; i < tmp.n; i++) {
             if (tmp.items[i].path)
