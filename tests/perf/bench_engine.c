@@ -1,19 +1,12 @@
 /* make perf: how many full per-operator decode evaluations per second the engine does.
  * A benchmark that prints figures, never a test. */
+#include "bench/harness.h"
 #include "core/roof.h"
 #include "io/profiles.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double
-now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* evaluations summed into the checksum */
 #define CHECK_EVALS (64L * 1024)
@@ -51,7 +44,7 @@ bench(const char *gpu, const char *model)
     /* the timing: as many evaluations as fit in a second */
     volatile double sink = 0;
     long n = 0;
-    double t0 = now_s(), t = t0;
+    double t0 = bench_now_s(), t = t0;
     while (t - t0 < 1.0) {
         for (int i = 0; i < 1000; i++) {
             vary(&c, n);
@@ -59,7 +52,7 @@ bench(const char *gpu, const char *model)
             sink += r.time_s;
             n++;
         }
-        t = now_s();
+        t = bench_now_s();
     }
     printf("engine: %-14s %-13s %10.0f decode evaluations/s (%ld layers each; checksum of %ld "
            "evaluations %.10g s)\n",

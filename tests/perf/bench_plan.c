@@ -3,6 +3,7 @@
  * under p99 TTFT 2 s and ITL 50 ms, with the vLLM engine profile: wall time of plan_run with 1
  * and 2 threads. A benchmark that prints figures, never a test: one discarded warm-up run, then
  * 3 timed runs; min, median and max. Target: at most 10 s on two cores. */
+#include "bench/harness.h"
 #include "cli/caldata.h"
 #include "plan/plan.h"
 
@@ -26,14 +27,6 @@ static const char QUESTION[] = "name: bench, whole catalogue\n"
                                "  hardware: all\n"
                                "  tp: [1, 2, 4, 8]\n"
                                "  schedulers: [continuous, chunked, disaggregated]\n";
-
-static double
-now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int
 cmp_double(const void *a, const void *b)
@@ -70,13 +63,13 @@ main(void)
         int cands = 0, sims = 0, opts = 0;
         for (int k = 0; k <= RUNS; k++) {
             struct plan_result r;
-            double t0 = now_s();
+            double t0 = bench_now_s();
             clock_t c0 = clock();
             if (plan_run(q, &o, &r, &e) != 0) {
                 fprintf(stderr, "bench_plan: plan_run failed\n");
                 return 1;
             }
-            t[k] = now_s() - t0;
+            t[k] = bench_now_s() - t0;
             cpu[k] = (double)(clock() - c0) / CLOCKS_PER_SEC;
             cands = r.n_candidates;
             sims = r.n_simulated;

@@ -6,6 +6,7 @@
  * into the planner (480 candidates, 20 simulated), the report's own work (its simulation of the
  * chosen plan, the sensitivity re-plans, the charts) and the PDF rendering: the first run (what
  * the CLI pays), then 2 runs. */
+#include "bench/harness.h"
 #include "cli/caldata.h"
 #include "cli/report_parts.h"
 #include "io/measure.h"
@@ -22,14 +23,6 @@
 #include <time.h>
 
 #define RUNS 5
-
-static double
-now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int
 cmp_double(const void *a, const void *b)
@@ -77,23 +70,23 @@ bench_question(const char *path)
     int pages = 0, rc = 0;
     for (int run = 0; run <= E2E_RUNS && rc == 0; run++) {
         struct plan_result r;
-        double t0 = now_s();
+        double t0 = bench_now_s();
         if (plan_run(q, &o, &r, &errs) != 0) {
             rc = 1;
             break;
         }
-        double t1 = now_s();
+        double t1 = bench_now_s();
         struct rep_doc *d = rep_new(REP_A4);
         char *argv[] = {"report", (char *)path, NULL};
         struct rp_ctx ctx = {.argc = 2, .argv = argv};
         if (!d || rp_plan_report(d, q, &r, &o, &ctx, path) != 0)
             rc = 1;
-        double t2 = now_s();
+        double t2 = bench_now_s();
         struct rep_stats st;
         size_t bytes = 0;
         if (rc == 0 && rep_render(d, count_bytes, &bytes, &st, &errs) != 0)
             rc = 1;
-        double t3 = now_s();
+        double t3 = bench_now_s();
         pages = st.pages;
         rep_free(d);
         plan_result_release(&r);
@@ -139,7 +132,7 @@ main(void)
     int pages = 0;
     size_t bytes = 0;
     for (int run = 0; run <= RUNS; run++) {
-        double t0 = now_s();
+        double t0 = bench_now_s();
         struct rep_doc *d = rep_new(REP_A4);
         char *argv[] = {"report", NULL};
         struct rp_ctx ctx = {.hws = (const struct hw_profile *const *)hws,
@@ -171,7 +164,7 @@ main(void)
             return 1;
         pages = st.pages;
         rep_free(d);
-        t[run] = now_s() - t0;
+        t[run] = bench_now_s() - t0;
     }
     qsort(t + 1, RUNS, sizeof t[0], cmp_double);
     printf("report: %d pages, %zu bytes of PDF: min %.3f s, median %.3f s, max %.3f s (%d runs; "

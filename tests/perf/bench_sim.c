@@ -6,6 +6,7 @@
  * run of SIM_BENCH_REQUESTS (default 10^6) continuous-batching requests adds, with the
  * per-request results discarded (the CLI's mode) and kept (the library default), with its
  * speed in requests per second of wall-clock and of CPU time (the issue's goal: 10^5). */
+#include "bench/harness.h"
 #include "io/profiles.h"
 #include "sim/sim.h"
 
@@ -17,14 +18,6 @@
 
 #define REQUESTS 100000L
 #define RUNS 3
-
-static double
-now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* CPU time of this process: on a shared machine the wall clock also counts the time other
  * jobs held the core */
@@ -74,12 +67,12 @@ bench(const struct hw_profile *hw, const struct mdl_profile *m, enum sim_policy 
     double sink = 0;
     for (int i = 0; i <= RUNS; i++) {
         struct sim_result r;
-        double t0 = now_s();
+        double t0 = bench_now_s();
         if (sim_run(&c, &r, NULL) != 0) {
             fprintf(stderr, "bench_sim: simulation failed\n");
             exit(1);
         }
-        t[i] = now_s() - t0;
+        t[i] = bench_now_s() - t0;
         /* consume the result so nothing is optimised away, and sanity-check it */
         if (r.completed + r.rejected != REQUESTS) {
             fprintf(stderr, "bench_sim: %ld of %ld requests accounted for\n",
@@ -132,13 +125,13 @@ bench_memory(const struct hw_profile *hw, const struct mdl_profile *m, long n, b
     if (sim_analytic(&c, &a) != 0)
         exit(1);
     c.work.rate_per_s = 0.7 * a.capacity_req_per_s;
-    double before = peak_rss_bytes(), t0 = now_s(), c0 = cpu_s();
+    double before = peak_rss_bytes(), t0 = bench_now_s(), c0 = cpu_s();
     struct sim_result r;
     if (sim_run(&c, &r, NULL) != 0) {
         fprintf(stderr, "bench_sim: simulation failed\n");
         exit(1);
     }
-    double t = now_s() - t0, tc = cpu_s() - c0, grew = peak_rss_bytes() - before;
+    double t = bench_now_s() - t0, tc = cpu_s() - c0, grew = peak_rss_bytes() - before;
     printf("sim memory: %ld continuous requests, results %s: %.2f s = %.0f requests/s (CPU %.2f s"
            " = %.0f requests/s), peak RSS +%.1f MB = %.1f bytes/request (checksum %.4g)\n",
            n, discard ? "discarded" : "kept    ", t, (double)n / t, tc, (double)n / tc, grew / 1e6,
