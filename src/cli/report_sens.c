@@ -74,9 +74,13 @@ sens_eval(const struct plan_question *q, const struct hw_profile *chosen_hw,
     c.max_batch[0] = op->max_batch, c.n_max_batch = 1;
     c.max_tokens_per_step[0] = op->max_tokens_per_step, c.n_max_tokens_per_step = 1;
     c.n_prefill_hw = 0;
-    c.confirm_top = 0; /* the analytic estimate: no simulation */
     c.growth_per_month = 0;
-    double k = op->simulated && op->analytic_rate_per_s > 0 && op->rate_per_s > 0
+    /* Users with think time are sized by simulated closed loops of whole users (the analytic
+     * screen sizes them at the open-loop bound), so their points simulate the one option as page
+     * 1 did and need no scaling; every other workload uses the analytic estimate scaled by k. */
+    bool closed = q->workload == PLAN_WL_USERS && q->has_slo && op->simulated;
+    c.confirm_top = closed ? 1 : 0;
+    double k = !closed && op->simulated && op->analytic_rate_per_s > 0 && op->rate_per_s > 0
                    ? op->rate_per_s / op->analytic_rate_per_s
                    : 1.0;
     c.rate_per_s /= k;
@@ -231,24 +235,30 @@ rp_plan_sensitivity(struct rep_doc *d, const struct plan_question *q, const stru
         sens_point(q, hw, op, o, (enum sens_input)i, HI[i], base, &a->high, &b->high);
         n++;
     }
+    char how[160];
+    if (q->workload == PLAN_WL_USERS && q->has_slo && op->simulated)
+        snprintf(how, sizeof how, "with simulated closed loops of users, as page 1 sized it");
+    else
+        snprintf(how, sizeof how,
+                 "with the planner's analytic rate estimate scaled by the ratio of the chosen "
+                 "option's simulated to analytic rate (%.2f)",
+                 op->simulated && op->analytic_rate_per_s > 0
+                     ? op->rate_per_s / op->analytic_rate_per_s
+                     : 1.0);
     struct sb s = {0};
-    sb_printf(
-        &s,
-        "How the chosen plan's device count and cost per million output tokens move when "
-        "one input moves and the others stay: %sprompt and output length " PM "50%%, "
-        "arrival rate " PM "50%%, "
-        "%s " PM "30%%%s. Each point re-plans the fleet of the chosen option "
-        "(%s TP %d, %s) with the planner's analytic rate estimate scaled by the ratio "
-        "of the chosen option's simulated to analytic rate (%.2f), so the base here, "
-        "<b>%.0f devices</b> and <b>%.3f %s</b> per million output tokens, is the answer "
-        "on page 1. The other options are not re-ranked.",
-        o->tuning && q->engine ? "memory and compute efficiency " PM "20%, " : "",
-        buy ? "device-hour cost (TCO)" : "device price",
-        buy ? ", life " PM "25%, PUE " PM "14% (not below 1) and electricity price " PM "50%" : "",
-        rp_esc(op->hw_id), op->tp, rp_format_name(&op->format),
-        op->simulated && op->analytic_rate_per_s > 0 ? op->rate_per_s / op->analytic_rate_per_s
-                                                     : 1.0,
-        bd, bm, q->currency);
+    sb_printf(&s,
+              "How the chosen plan's device count and cost per million output tokens move when "
+              "one input moves and the others stay: %sprompt and output length " PM "50%%, "
+              "arrival rate " PM "50%%, "
+              "%s " PM "30%%%s. Each point re-plans the fleet of the chosen option "
+              "(%s TP %d, %s) %s, so the base here, "
+              "<b>%.0f devices</b> and <b>%.3f %s</b> per million output tokens, is the answer "
+              "on page 1. The other options are not re-ranked.",
+              o->tuning && q->engine ? "memory and compute efficiency " PM "20%, " : "",
+              buy ? "device-hour cost (TCO)" : "device price",
+              buy ? ", life " PM "25%, PUE " PM "14% (not below 1) and electricity price " PM "50%"
+                  : "",
+              rp_esc(op->hw_id), op->tp, rp_format_name(&op->format), how, bd, bm, q->currency);
     rep_para(d, sb_str(&s));
     struct tornado_panel P[2] = {
         {"devices", "", bd, dev, n},
