@@ -1,5 +1,6 @@
-/* The benchmark run: the roofs (working-set sweep, STREAM, FMA peaks, intensity sweep), the
- * roofs derived from them and the whole run; the LLM kernels and the model are in run_llm.c.
+/* The benchmark run: the roofs' measurements (working-set sweep, STREAM, the weight stream and
+ * its probe, FMA peaks, intensity sweep) and the whole run; the LLM kernels and the model are in
+ * run_llm.c, the roofs derived from the measurements in roofs.c.
  * Each part allocates its data, times it with the harness, checks the results after timing (so
  * the timed code is known to have computed the right thing and nothing is optimised away) and
  * frees it before the next part, so at most one part's arrays are live. */
@@ -244,74 +245,6 @@ run_sweep(struct run *s, double max_total_bytes)
         cache[l] = effective_cache(&r->host, l + 1, s->T);
     r->n_levels = bench_levels_from_sweep(r->sweep, r->n_sweep, cache, r->levels);
     return 0;
-}
-
-static double
-median_of(double *x, int n)
-{
-    return bench_quantile(x, n, 0.5);
-}
-
-int
-bench_levels_from_sweep(const struct bench_sweep_point *pts, int n, const double cache[3],
-                        struct bench_level out[4])
-{
-    if (n < 1)
-        return 0;
-    double bw[BENCH_MAX_SWEEP], sel[BENCH_MAX_SWEEP];
-    if (n > BENCH_MAX_SWEEP)
-        n = BENCH_MAX_SWEEP;
-    for (int i = 0; i < n; i++)
-        bw[i] = bench_rate_median(pts[i].bytes, &pts[i].meas);
-    /* DRAM: the run of largest working sets within 10% of the largest one's bandwidth */
-    int d0 = n - 1;
-    while (d0 > 0 && fabs(bw[d0 - 1] / bw[n - 1] - 1) <= 0.10)
-        d0--;
-    int k = 0, prev = -1;
-    static const char *const NAMES[3] = {"l1", "l2", "l3"};
-    for (int l = 0; l < 3; l++) {
-        if (!(cache[l] > 0))
-            continue;
-        double lo = prev >= 0 ? 2 * cache[prev] : 0, hi = cache[l] / 2;
-        if (hi > pts[d0].bytes_per_thread / 2)
-            hi = pts[d0].bytes_per_thread / 2;
-        double mx = 0;
-        for (int i = 0; i < d0; i++)
-            if (pts[i].bytes_per_thread >= lo && pts[i].bytes_per_thread <= hi && bw[i] > mx)
-                mx = bw[i];
-        int m = 0;
-        double first = 0, last = 0;
-        for (int i = 0; i < d0; i++)
-            if (pts[i].bytes_per_thread >= lo && pts[i].bytes_per_thread <= hi &&
-                bw[i] >= 0.85 * mx) {
-                if (m == 0)
-                    first = pts[i].bytes_per_thread;
-                last = pts[i].bytes_per_thread;
-                sel[m++] = bw[i];
-            }
-        prev = l;
-        if (m == 0)
-            continue;
-        struct bench_level *L = &out[k++];
-        memset(L, 0, sizeof *L);
-        snprintf(L->name, sizeof L->name, "%s", NAMES[l]);
-        L->size_bytes = cache[l];
-        L->lo_bytes = first;
-        L->hi_bytes = last;
-        L->bandwidth_bytes_per_s = median_of(sel, m);
-        L->n_points = m;
-    }
-    struct bench_level *D = &out[k++];
-    memset(D, 0, sizeof *D);
-    snprintf(D->name, sizeof D->name, "dram");
-    D->lo_bytes = pts[d0].bytes_per_thread;
-    D->hi_bytes = pts[n - 1].bytes_per_thread;
-    int m = 0;
-    for (int i = d0; i < n; i++)
-        sel[m++] = bw[i];
-    D->bandwidth_bytes_per_s = median_of(sel, m);
-    D->n_points = m;
-    return k;
 }
 
 /* ---- STREAM ---- */
@@ -804,123 +737,7 @@ run_ai(struct run *s)
     return 0;
 }
 
-/* ---- roofs and the whole run ---- */
-
-const char *
-bench_roofs_warning(const struct bench_report *r, char *buf, size_t n)
-{
-    double x = r->roofs.fp32_thread_scaling;
-    if (r->threads < 2 || !(x > 0) || x >= 0.75 * r->threads)
-        return NULL;
-    snprintf(buf, n,
-             "%d threads reached only %.2f times one thread's fp32 FMA peak: they share "
-             "physical cores (SMT siblings, or a VM's vCPUs scheduled on one core), so this "
-             "run's compute roofs are those of fewer cores; measure again, or pass --threads",
-             r->threads, x);
-    return buf;
-}
-
-const char *
-bench_drift_warning(const struct bench_report *r, char *buf, size_t n)
-{
-    const struct bench_roofs *R = &r->roofs;
-    if (!(R->probe_drift > 0.10))
-        return NULL;
-    snprintf(buf, n,
-             "the DRAM roof moved by %.0f%% during the run (bandwidth probes beside the cases: "
-             "%.1f to %.1f GB/s): memory was shared with other jobs; each case is predicted from "
-             "the probe beside it",
-             R->probe_drift * 100, R->probe_min_bytes_per_s / 1e9, R->probe_max_bytes_per_s / 1e9);
-    return buf;
-}
-
-double
-bench_case_bandwidth(const struct bench_report *r, const struct bench_case *c, double roof)
-{
-    double top = r->roofs.probe_max_bytes_per_s, p = c->probe_bandwidth_bytes_per_s;
-    return top > 0 && p > 0 ? roof * p / top : roof;
-}
-
-void
-bench_derive_roofs(struct bench_report *r)
-{
-    struct bench_roofs *R = &r->roofs;
-    memset(R, 0, sizeof *R);
-    /* the DRAM roof: what an LLM streams from DRAM is reads (weights, KV cache), so the best
-     * all-thread rate of the weight stream (the decode's own pattern), else of the read-only
-     * kernel, at >= 4x LLC. Kernels that store are counted as STREAM counts them, without
-     * write-allocate traffic, and a mix of reads and write-backs can beat pure reads when the
-     * cores' outstanding misses are the limit, so their rates are not a read roof; they are
-     * the roof only when nothing reads alone. */
-    static const char *const PREF[2] = {"weights", "read"};
-    int pick = 2;
-    for (int i = 0; i < r->n_stream; i++)
-        for (int p = 0; p < pick; p++)
-            if (r->stream[i].threads == r->threads && strcmp(r->stream[i].kernel, PREF[p]) == 0)
-                pick = p;
-    for (int i = 0; i < r->n_stream; i++) {
-        const struct bench_stream *s = &r->stream[i];
-        double bw = bench_rate_best(s->bytes, &s->meas);
-        if (s->threads != r->threads)
-            continue;
-        if (strcmp(s->kernel, "triad") == 0)
-            R->triad_bandwidth_bytes_per_s = bw;
-        if (pick < 2 && strcmp(s->kernel, PREF[pick]) != 0)
-            continue;
-        if (bw > R->dram_bandwidth_bytes_per_s) {
-            R->dram_bandwidth_bytes_per_s = bw;
-            snprintf(R->dram_kernel, sizeof R->dram_kernel, "%s", s->kernel);
-        }
-    }
-    double fp32_one = 0;
-    for (int i = 0; i < r->n_peaks; i++) {
-        double v = bench_rate_best(r->peaks[i].flops, &r->peaks[i].meas);
-        if (r->peaks[i].threads == r->threads && v > R->peak_flops_per_s[r->peaks[i].dt])
-            R->peak_flops_per_s[r->peaks[i].dt] = v;
-        if (r->peaks[i].threads == 1 && r->peaks[i].dt == DT_FP32 && v > fp32_one)
-            fp32_one = v;
-    }
-    if (fp32_one > 0 && R->peak_flops_per_s[DT_FP32] > 0)
-        R->fp32_thread_scaling = R->peak_flops_per_s[DT_FP32] / fp32_one;
-    double fp32 = R->peak_flops_per_s[DT_FP32];
-    for (int i = 0; i < r->n_cases; i++)
-        if (r->cases[i].calibration && fp32 > 0) {
-            double e = bench_rate_median(r->cases[i].flops, &r->cases[i].meas) / fp32;
-            if (e > 0 && isfinite(e) && (e > 1 ? 1 : e) > R->gemm_efficiency)
-                R->gemm_efficiency = e > 1 ? 1 : e;
-        }
-    for (int i = 0; i < r->n_levels; i++) {
-        int l = strcmp(r->levels[i].name, "l1") == 0   ? 0
-                : strcmp(r->levels[i].name, "l2") == 0 ? 1
-                : strcmp(r->levels[i].name, "l3") == 0 ? 2
-                                                       : -1;
-        if (l >= 0)
-            R->cache_bandwidth_bytes_per_s[l] = r->levels[i].bandwidth_bytes_per_s;
-    }
-    for (int l = 0; l < 3; l++)
-        R->cache_bytes[l] = bench_host_cache(&r->host, l + 1);
-    bench_derive_probes(r);
-}
-
-void
-bench_derive_probes(struct bench_report *r)
-{
-    struct bench_roofs *R = &r->roofs;
-    R->probe_max_bytes_per_s = R->probe_min_bytes_per_s = R->probe_drift = 0;
-    int probes = 0;
-    for (int i = 0; i < r->n_cases; i++) {
-        double p = r->cases[i].probe_bandwidth_bytes_per_s;
-        if (!(p > 0) || !isfinite(p))
-            continue;
-        probes++;
-        if (p > R->probe_max_bytes_per_s)
-            R->probe_max_bytes_per_s = p;
-        if (R->probe_min_bytes_per_s == 0 || p < R->probe_min_bytes_per_s)
-            R->probe_min_bytes_per_s = p;
-    }
-    if (probes >= 2)
-        R->probe_drift = R->probe_max_bytes_per_s / R->probe_min_bytes_per_s - 1;
-}
+/* ---- the whole run ---- */
 
 static int
 count_steps(const struct bench_options *o, int T, double sweep_bytes)
