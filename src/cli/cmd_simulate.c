@@ -130,7 +130,6 @@ static const struct cli_opt SPEC[] = {
     OPT_FLAG("max-rate", "the highest arrival rate that meets the scenario's SLOs"),
     OPT_VALUE("target", "F", "with --max-rate: the fraction of requests within SLO (0.99)"),
 };
-#define N_SPEC ((int)(sizeof SPEC / sizeof SPEC[0]))
 
 static void
 put_stat(struct out_value *v, const struct sim_stat *s)
@@ -557,68 +556,61 @@ cli_scenario_load(const char *path, long seed, struct sim_config *cfg)
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, SPEC, N_SPEC, argc, argv, cmd_simulate.usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (a.n_pos) {
-        fprintf(stderr, "error: unexpected argument '%s'\nusage: %s\n", a.pos[0],
-                cmd_simulate.usage);
-        return CLI_USAGE;
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_simulate, 0, argc, argv, &rc) != 0)
+        return rc;
+    const struct cli_args *a = &c.a;
+    struct scenario *sc = NULL;
+    bool max_rate = cli_has(a, "max-rate");
+    long seed = -1;
+    double target = -1;
+    rc = CLI_USAGE;
+    if (!cli_has(a, "scenario")) {
+        cli_usage_error(&cmd_simulate, "--scenario is required");
+        goto out;
     }
-    if (!cli_has(&a, "scenario")) {
-        fprintf(stderr, "error: --scenario is required\nusage: %s\n", cmd_simulate.usage);
-        return CLI_USAGE;
+    if (!max_rate && cli_has(a, "target")) {
+        cli_usage_error(&cmd_simulate, "--target goes with --max-rate");
+        goto out;
     }
-    enum out_fmt fmt = OUT_TABLE;
-    if (cli_has(&a, "output") && out_parse_fmt(cli_get(&a, "output"), &fmt) != 0) {
-        fprintf(stderr, "error: -o: expected table, csv or json\n");
-        return CLI_USAGE;
-    }
-    bool max_rate = cli_has(&a, "max-rate");
-    if (!max_rate && cli_has(&a, "target")) {
-        fprintf(stderr, "error: --target goes with --max-rate\nusage: %s\n", cmd_simulate.usage);
-        return CLI_USAGE;
-    }
-    if (max_rate && cli_has(&a, "requests-out")) {
+    if (max_rate && cli_has(a, "requests-out")) {
         fprintf(stderr, "error: --requests-out writes one run's requests; it does not go with "
                         "--max-rate\n");
-        return CLI_USAGE;
+        goto out;
     }
-    long seed = -1;
-    if (cli_has(&a, "seed") && cli_long(&a, "seed", 1, 0, &seed) != 0)
-        return CLI_USAGE;
-    double target = -1;
-    if (cli_has(&a, "target")) {
+    if (cli_has(a, "seed") && cli_long(a, "seed", 1, 0, &seed) != 0)
+        goto out;
+    if (cli_has(a, "target")) {
         char *end;
-        const char *tv = cli_get(&a, "target");
+        const char *tv = cli_get(a, "target");
         target = strtod(tv, &end);
         if (end == tv || *end || !(target > 0 && target <= 1)) {
             fprintf(stderr,
                     "error: --target: expected a fraction in (0, 1] such as 0.99, got "
                     "'%s'\n",
                     tv);
-            return CLI_USAGE;
+            goto out;
         }
     }
     struct sim_config cfg;
-    struct scenario *sc = cli_scenario_load(cli_get(&a, "scenario"), seed, &cfg);
+    rc = CLI_FAIL;
+    sc = cli_scenario_load(cli_get(a, "scenario"), seed, &cfg);
     if (!sc)
-        return CLI_FAIL;
-    int rc;
+        goto out;
     if (max_rate) {
         if (!sc->has_slo) {
             fprintf(stderr, "error: --max-rate needs an 'slo' section in the scenario (%s)\n",
                     sc->path);
-            scenario_free(sc);
-            return CLI_FAIL;
+            goto out;
         }
-        rc = run_max_rate(sc, &cfg, fmt, target > 0 ? target : cfg.slo.target);
+        rc = run_max_rate(sc, &cfg, c.fmt, target > 0 ? target : cfg.slo.target);
     } else {
-        rc = run_once(sc, &cfg, fmt, cli_get(&a, "requests-out"));
+        rc = run_once(sc, &cfg, c.fmt, cli_get(a, "requests-out"));
     }
+out:
     scenario_free(sc);
-    return cli_finish(rc);
+    return cli_end(&c, rc);
 }
 
 const struct cli_cmd cmd_simulate = {
