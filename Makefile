@@ -157,7 +157,7 @@ help:
 	@echo "make test       run the whole suite (SANITIZE=address,undefined for sanitizers)"
 	@echo "make perf       engine and simulator benchmarks (print figures, never assert speed)"
 	@echo "make test-cluster  sharded runs on a private local Slurm and GNU parallel = one run"
-	@echo "make validate   leave-one-device-out cross-validation on calibration/measurements.yaml"
+	@echo "make validate   leave-one-device-out, then leave-one-vendor-out cross-validation on calibration/measurements.yaml"
 	@echo "make fuzz       libFuzzer smoke run of every parser (FUZZ_SECONDS=60 each; clang)"
 	@echo "make alloc-test fail each allocation of a few commands in turn (ALLOC_HOOK build)"
 	@echo "make install    PREFIX=/usr/local"

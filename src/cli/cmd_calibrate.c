@@ -1,6 +1,6 @@
 /* roofline validate --measurements (cli_validate_measurements) and roofline calibrate: predict
  * published measurements, fit the kernel-model and engine parameters, cross-validate by
- * leaving each device out, and derive error bands. docs/calibration.md. */
+ * leaving each device (then each vendor) out, and derive error bands. docs/calibration.md. */
 #include "cli/caldata.h"
 #include "cli/cli.h"
 #include "cli/out.h"
@@ -87,6 +87,14 @@ band_of(const struct caldata *d, const struct fit_case *c, double pred, double *
         *lo = base_lo * exp(q10);
         *hi = base_hi * exp(q90);
     }
+}
+
+/* the vendor field of a row's hardware profile */
+static const char *
+row_vendor(const struct caldata *d, int i)
+{
+    const struct hw_profile *hw = d->cases[i].hw;
+    return hw && hw->vendor ? hw->vendor : "unknown";
 }
 
 struct result_set {
@@ -198,6 +206,12 @@ pick_hw(const struct caldata *d, int i, const void *arg)
     return strcmp(d->set->rows[i].hardware, (const char *)arg) == 0;
 }
 
+static bool
+pick_vendor(const struct caldata *d, int i, const void *arg)
+{
+    return strcmp(row_vendor(d, i), (const char *)arg) == 0;
+}
+
 static void
 print_summary(enum out_fmt fmt, const struct caldata *d, const struct result_set *r,
               const char *title)
@@ -234,6 +248,21 @@ print_summary(enum out_fmt fmt, const struct caldata *d, const struct result_set
             char g[64];
             snprintf(g, sizeof g, "device %s", h);
             summary_row(t, g, d, r, pick_hw, h);
+        }
+    }
+    ns = 0;
+    for (int i = 0; i < d->set->n; i++) {
+        if (d->reason[i])
+            continue;
+        const char *v = row_vendor(d, i);
+        bool dup = false;
+        for (int j = 0; j < ns; j++)
+            dup |= strcmp(seen[j], v) == 0;
+        if (!dup && ns < 64) {
+            seen[ns++] = v;
+            char g[64];
+            snprintf(g, sizeof g, "vendor %s", v);
+            summary_row(t, g, d, r, pick_vendor, v);
         }
     }
     out_table_end(t, stdout, 2);
@@ -326,55 +355,79 @@ cli_validate_measurements(int argc, char **argv)
     return cli_finish(CLI_OK);
 }
 
-/* leave-one-device-out: fit on every device but one, predict that one */
+/* What a cross-validation holds out at a time: one device, or every device of one vendor. */
+enum cv_by { CV_DEVICE, CV_VENDOR };
+
+static const char *
+cv_label(const struct caldata *d, int i, enum cv_by by)
+{
+    return by == CV_VENDOR ? row_vendor(d, i) : d->set->rows[i].hardware;
+}
+
+/* Leave-one-group-out: for every device (or vendor), fit on the rows of all the others and
+ * predict its rows (fit_leave_group_out). */
 static int
-cross_validate(struct caldata *d, struct result_set *r, bool quiet)
+cross_validate(struct caldata *d, struct result_set *r, bool quiet, enum cv_by by)
 {
     int n = d->set->n;
-    struct fit_case *train = malloc((size_t)(n ? n : 1) * sizeof *train);
-    if (!train)
+    int *group = malloc((size_t)(n ? n : 1) * sizeof *group);
+    const char **names = malloc((size_t)(n ? n : 1) * sizeof *names);
+    struct fit_heldout *h = malloc((size_t)(n ? n : 1) * sizeof *h);
+    if (!group || !names || !h) {
+        free(group);
+        free(names);
+        free(h);
         return -1;
-    for (int i = 0; i < n; i++)
-        r->ok[i] = false;
-    const char *done[64];
-    int nd = 0;
-    for (int i = 0; i < n; i++) {
-        if (d->reason[i])
-            continue;
-        const char *dev = d->set->rows[i].hardware;
-        bool seen = false;
-        for (int j = 0; j < nd; j++)
-            seen |= strcmp(done[j], dev) == 0;
-        if (seen || nd >= 64)
-            continue;
-        done[nd++] = dev;
-        int nt = 0;
-        for (int j = 0; j < n; j++)
-            if (!d->reason[j] && strcmp(d->set->rows[j].hardware, dev) != 0)
-                train[nt++] = d->cases[j];
-        struct calib_params p = d->params;
-        struct fit_report rep;
-        if (fit_calibrate(&p, train, nt, &rep) != 0 && !quiet)
-            fprintf(stderr, "warning: fit without %s failed; defaults used\n", dev);
-        for (int j = 0; j < n; j++) {
-            if (d->reason[j] || strcmp(d->set->rows[j].hardware, dev) != 0)
-                continue;
-            const char *why = NULL;
-            if (fit_predict(&p, &d->cases[j], &r->pred[j], &why) == 0 && r->pred[j] > 0) {
-                r->ok[j] = true;
-                r->err[j] = (r->pred[j] - d->cases[j].measured) / d->cases[j].measured * 100.0;
-            } else {
-                r->why[j] = why ? why : "no finite prediction";
-            }
-        }
-        if (!quiet)
-            fprintf(stderr, "cross-validation: held out %s (trained on %d rows)\n", dev, nt);
     }
-    for (int i = 0; i < n; i++)
+    int ng = 0;
+    for (int i = 0; i < n; i++) {
+        group[i] = -1;
         if (d->reason[i])
-            r->why[i] = d->reason[i];
-    free(train);
-    return 0;
+            continue;
+        const char *lab = cv_label(d, i, by);
+        int g = 0;
+        while (g < ng && strcmp(names[g], lab) != 0)
+            g++;
+        if (g == ng)
+            names[ng++] = lab;
+        group[i] = g;
+    }
+    /* Holding out a vendor, every device class starts from its documented default
+     * (dev_params_default), not from the shipped values the held-out rows helped fit: a class
+     * no training row informs (Apple's soc when Apple is held out) predicts from the defaults.
+     * Engine parameters no training row informs keep their shipped values. */
+    struct calib_params start = d->params;
+    if (by == CV_VENDOR)
+        for (int c = 0; c < DEV_CLASS_COUNT; c++)
+            dev_params_default((enum dev_class)c, &start.dev[c]);
+    int rc = fit_leave_group_out(&start, d->cases, n, group, h) < 0 ? -1 : 0;
+    for (int i = 0; i < n; i++) {
+        r->ok[i] = false;
+        r->why[i] = d->reason[i];
+        if (rc != 0 || d->reason[i])
+            continue;
+        if (h[i].ok) {
+            r->ok[i] = true;
+            r->pred[i] = h[i].pred;
+            r->err[i] = (h[i].pred - d->cases[i].measured) / d->cases[i].measured * 100.0;
+        } else {
+            r->why[i] = h[i].why ? h[i].why : "no finite prediction";
+        }
+    }
+    for (int g = 0; g < ng && rc == 0 && !quiet; g++) {
+        int i = 0;
+        while (group[i] != g)
+            i++;
+        const char *what = by == CV_VENDOR ? "vendor " : "";
+        if (!h[i].fit_ok)
+            fprintf(stderr, "warning: fit without %s%s failed; defaults used\n", what, names[g]);
+        fprintf(stderr, "cross-validation: held out %s%s (trained on %d rows)\n", what, names[g],
+                h[i].n_train);
+    }
+    free(group);
+    free(names);
+    free(h);
+    return rc;
 }
 
 /* Split-conformal band edge (Vovk et al.; Lei et al. 2018): for n held-out log ratios the
@@ -448,7 +501,7 @@ static const struct cli_opt COPTS[] = {
     OPT_VALUE("engine", "E", "fit only the rows of this engine"),
     OPT_VALUE("output-dir", "DIR", "write calibration/ and engine_profiles/ there"),
     CLI_OPT_PARAMS,
-    OPT_FLAG("cross-validate", "leave-one-device-out: each device predicted by a fit on the rest"),
+    OPT_FLAG("cross-validate", "leave-one-device-out, then leave-one-vendor-out tables"),
     OPT_VALUE("output", "table|csv|json", "with --cross-validate: output format (-o)"),
 };
 
@@ -482,16 +535,37 @@ run(int argc, char **argv)
     }
     rc = CLI_OK;
     if (cli_has(&a, "cross-validate")) {
-        cross_validate(&d, &r, false);
+        cross_validate(&d, &r, false, CV_DEVICE);
         derive_bands(&d, &r);
         /* coverage of the bands on the same held-out predictions (each band is estimated with
          * the row itself in it: the reported coverage is in-sample for the band) */
-        if (fmt == OUT_CSV)
-            print_rows(fmt, &d, &r); /* per row, held out */
+        if (fmt == OUT_CSV) {
+            print_rows(fmt, &d, &r); /* per row, held out by device */
+            goto out;
+        }
+        /* the second table holds out every device of a vendor at once; its bands come from
+         * its own held-out errors in the same way */
+        struct result_set rv;
+        if (alloc_results(n, &rv) != 0) {
+            rc = CLI_FAIL;
+            goto out;
+        }
+        if (fmt == OUT_JSON)
+            printf("{\n  \"leave_one_device_out\": ");
+        print_summary(fmt, &d, &r,
+                      "leave-one-device-out: each device predicted by a fit on all the others");
+        cross_validate(&d, &rv, false, CV_VENDOR);
+        derive_bands(&d, &rv);
+        if (fmt == OUT_JSON)
+            printf(",\n  \"leave_one_vendor_out\": ");
         else
-            print_summary(fmt, &d, &r,
-                          "leave-one-device-out: each device predicted by a fit on all the "
-                          "others");
+            printf("\n");
+        print_summary(fmt, &d, &rv,
+                      "leave-one-vendor-out: each vendor's devices predicted by a fit on the "
+                      "other vendors' rows");
+        if (fmt == OUT_JSON)
+            printf("\n}\n");
+        free_results(&rv);
         goto out;
     }
     /* select the rows to fit */
@@ -537,7 +611,7 @@ run(int argc, char **argv)
         /* bands from held-out errors of the same fit procedure */
         struct result_set cv;
         if (alloc_results(n, &cv) == 0) {
-            cross_validate(&d, &cv, true);
+            cross_validate(&d, &cv, true, CV_DEVICE);
             derive_bands(&d, &cv);
             free_results(&cv);
         }

@@ -333,6 +333,60 @@ fit_calibrate(struct calib_params *p, const struct fit_case *cases, int n, struc
     return 0;
 }
 
+int
+fit_leave_group_out(const struct calib_params *p, const struct fit_case *cases, int n,
+                    const int *group, struct fit_heldout *out)
+{
+    struct fit_case *train = malloc((size_t)(n ? n : 1) * sizeof *train);
+    bool *done = calloc((size_t)(n ? n : 1), sizeof *done); /* rows whose group is fitted */
+    if (!train || !done) {
+        free(train);
+        free(done);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        out[i].pred = NAN;
+        out[i].ok = out[i].fit_ok = false;
+        out[i].why = NULL;
+        out[i].n_train = 0;
+    }
+    int groups = 0;
+    for (int i = 0; i < n; i++) {
+        if (group[i] < 0 || done[i])
+            continue;
+        int g = group[i];
+        groups++;
+        int nt = 0;
+        for (int j = 0; j < n; j++)
+            if (group[j] >= 0 && group[j] != g)
+                train[nt++] = cases[j];
+        struct calib_params q = *p;
+        struct fit_report rep;
+        bool fitted = nt > 0 && fit_calibrate(&q, train, nt, &rep) == 0;
+        if (!fitted)
+            q = *p;
+        for (int j = i; j < n; j++) {
+            if (group[j] != g)
+                continue;
+            done[j] = true;
+            struct fit_heldout *o = &out[j];
+            o->n_train = nt;
+            o->fit_ok = fitted;
+            const char *why = NULL;
+            double v = NAN;
+            if (fit_predict(&q, &cases[j], &v, &why) == 0 && v > 0 && isfinite(v)) {
+                o->pred = v;
+                o->ok = true;
+            } else {
+                o->why = why;
+            }
+        }
+    }
+    free(train);
+    free(done);
+    return groups;
+}
+
 double
 fit_quantile(const double *x, int n, double q)
 {

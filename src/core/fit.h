@@ -34,6 +34,23 @@ struct fit_report {
 int fit_calibrate(struct calib_params *p, const struct fit_case *cases, int n,
                   struct fit_report *rep);
 
+/* One row's held-out prediction (fit_leave_group_out). */
+struct fit_heldout {
+    double pred;     /* in the row's metric */
+    bool ok;         /* a finite, positive prediction */
+    const char *why; /* static text when not ok and known, else NULL */
+    int n_train;     /* rows seen by the fit that predicted this row */
+    bool fit_ok;     /* that fit converged (false: the starting parameters predicted) */
+};
+
+/* Leave-one-group-out cross-validation: for every distinct label g >= 0 in `group` (a row
+ * labelled < 0 takes no part), fit a copy of `p` on the rows whose label is not g and predict
+ * the rows labelled g with it; the rows of a group are never seen by the fit that predicts
+ * them. Groups are devices or vendors (docs/calibration.md#validation-and-bands). Fills out[i]
+ * for every row. Returns the number of groups, or -1 when out of memory. */
+int fit_leave_group_out(const struct calib_params *p, const struct fit_case *cases, int n,
+                        const int *group, struct fit_heldout *out);
+
 /* Summary statistics of signed percentage errors: count, median and P90 of |error|. */
 struct fit_stats {
     int n;

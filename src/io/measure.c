@@ -24,7 +24,7 @@ static const char *const PHASES[PRED_PHASE_COUNT] = {"decode", "prefill", "e2e",
 static const char *const METRICS[] = {"tokens_per_s", "time_ms", "latency_s"};
 static const char *const ENGINES[] = {
     "llama.cpp", "vllm",          "tensorrt-llm",   "deepspeed", "kernel", "sglang", "tgi",
-    "lmdeploy",  "deepspeed-mii", "optimum-habana", "mlc-llm",   "mlx",    "ollama"};
+    "lmdeploy",  "deepspeed-mii", "optimum-habana", "mlc-llm",   "mlx",    "ollama", "gpt-fast"};
 /* Serving engines with a profile in engine_profiles/ that the generic model averages. */
 static const char *const PROFILED[] = {"llama.cpp", "vllm", "tensorrt-llm", "deepspeed"};
 /* Engines that run another engine's kernels: the other's profile applies. Ollama serves models
@@ -583,7 +583,7 @@ engine_find_in(const char *dir, const char *name, struct err_list *errs)
         err_add(errs, NULL, 0, 0, ERR_ERROR,
                 "unknown engine '%s' (llama.cpp, vllm, tensorrt-llm, deepspeed, sglang, tgi, "
                 "kernel, or one predicted by the generic model: lmdeploy, deepspeed-mii, "
-                "optimum-habana, mlc-llm, mlx, ollama)",
+                "optimum-habana, mlc-llm, mlx, ollama, gpt-fast)",
                 name);
         return NULL;
     }

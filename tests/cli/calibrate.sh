@@ -4,17 +4,19 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 M=calibration/measurements.yaml
+# rows in the shipped file (one flow mapping per line); every one must get a prediction
+N=$(grep -c '^- {id:' $M)
 
 run validate-table 0 -- "$ROOFLINE" validate --measurements $M
 expect_out validate-summary "median |err| %"
-expect_out validate-rows "202 rows, 202 predicted, 0 not modelled"
+expect_out validate-rows "$N rows, $N predicted, 0 not modelled"
 run validate-csv 0 -- "$ROOFLINE" validate --measurements $M -o csv
 head -n 1 "$T/out" | grep -q '^id,phase,hardware,engine,metric,predicted,measured,error_pct,band_low,band_high,reason$' && echo "ok validate-csv-header" || echo "not ok validate-csv-header: $(head -n 1 "$T/out")"
-[ "$(wc -l <"$T/out")" = 203 ] && echo "ok validate-csv-rows" || echo "not ok validate-csv-rows"
+[ "$(wc -l <"$T/out")" = $((N + 1)) ] && echo "ok validate-csv-rows" || echo "not ok validate-csv-rows"
 # error_pct is (predicted - measured) / measured x 100, signed
 awk -F, 'NR > 1 && $8 != "" { d = ($6 - $7) / $7 * 100 - $8; if (d > 1e-3 || d < -1e-3) bad++ } END { exit bad > 0 }' "$T/out" && echo "ok validate-error-sign" || echo "not ok validate-error-sign"
 run validate-json 0 -- "$ROOFLINE" validate --measurements $M -o json
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["rows"])==202 and d["summary"][0]["group"]=="all"' "$T/out" && echo "ok validate-json" || echo "not ok validate-json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["rows"])==int(sys.argv[2]) and d["summary"][0]["group"]=="all"' "$T/out" "$N" && echo "ok validate-json" || echo "not ok validate-json"
 
 # a row we cannot model is listed with its reason, never dropped
 cat >"$T/mixed.yaml" <<'YAML'
@@ -44,11 +46,32 @@ after=$(cat engine_profiles/llama.cpp.yaml calibration/device-classes.yaml | cks
 [ "$before" = "$after" ] && echo "ok calibrate-originals-untouched" || echo "not ok calibrate-originals-untouched"
 # the written profiles load and give predictions
 run calibrate-reload 0 -- "$ROOFLINE" validate --measurements $M --params "$T/cal"
-expect_out calibrate-reload-rows "202 predicted"
+expect_out calibrate-reload-rows "$N predicted"
 
 run crossval 0 -- "$ROOFLINE" calibrate --measurements $M --cross-validate
 expect_out crossval-title "leave-one-device-out"
 expect_out crossval-decode "phase decode"
+expect_out crossval-vendor-title "leave-one-vendor-out"
+expect_out crossval-vendor-row "vendor apple"
+expect_err crossval-vendor-held "cross-validation: held out vendor nvidia"
+# leave-one-vendor-out on a made-up set: two NVIDIA devices (5 rows), one Apple device (2 rows)
+# and a row no profile resolves; every Apple row is predicted by a fit on the 5 NVIDIA rows
+cat >"$T/vendors.yaml" <<'YAML'
+- {id: n1, source: "test", hardware: h100-sxm, weights: fp16, engine: kernel, phase: kernel, op: matmul, m: 64, n: 4096, k: 4096, metric: time_ms, value: 0.05}
+- {id: n2, source: "test", hardware: h100-sxm, weights: fp16, engine: kernel, phase: kernel, op: matmul, m: 1024, n: 4096, k: 4096, metric: time_ms, value: 0.08}
+- {id: n3, source: "test", hardware: a100-sxm-80gb, weights: fp16, engine: kernel, phase: kernel, op: matmul, m: 64, n: 4096, k: 4096, metric: time_ms, value: 0.06}
+- {id: n4, source: "test", hardware: a100-sxm-80gb, weights: fp16, engine: kernel, phase: kernel, op: matmul, m: 1024, n: 4096, k: 4096, metric: time_ms, value: 0.20}
+- {id: n5, source: "test", hardware: a100-sxm-80gb, weights: fp16, engine: kernel, phase: kernel, op: matmul, m: 4096, n: 4096, k: 4096, metric: time_ms, value: 0.75}
+- {id: a1, source: "test", hardware: m2-ultra-76c, weights: fp16, engine: kernel, phase: kernel, op: matmul, m: 64, n: 4096, k: 4096, metric: time_ms, value: 0.9}
+- {id: a2, source: "test", hardware: m2-ultra-76c, weights: fp16, engine: kernel, phase: kernel, op: matmul, m: 1024, n: 4096, k: 4096, metric: time_ms, value: 3.0}
+- {id: x1, source: "test", hardware: h999, weights: fp16, engine: kernel, phase: kernel, op: matmul, m: 64, n: 4096, k: 4096, metric: time_ms, value: 0.05}
+YAML
+run crossval-vendors 0 -- "$ROOFLINE" calibrate --measurements "$T/vendors.yaml" --cross-validate
+expect_err crossval-vendors-apple "cross-validation: held out vendor apple (trained on 5 rows)"
+expect_err crossval-vendors-nvidia "cross-validation: held out vendor nvidia (trained on 2 rows)"
+awk '/leave-one-vendor-out/ { v = 1 } v && $1 == "vendor" && $2 == "apple" && $3 == 2 { ok = 1 } END { exit !ok }' "$T/out" && echo "ok crossval-vendors-table" || echo "not ok crossval-vendors-table"
+run crossval-vendors-json 0 -- "$ROOFLINE" calibrate --measurements "$T/vendors.yaml" --cross-validate -o json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=[g for g in d["leave_one_vendor_out"] if g["group"]=="vendor apple"]; assert len(d["leave_one_device_out"])>0 and v and v[0]["count"]==2' "$T/out" && echo "ok crossval-vendors-json" || echo "not ok crossval-vendors-json"
 
 run bands 0 -- "$ROOFLINE" analyze --gpu rtx-4090 --model llama-3-8b --weights q4_k_m --engine llama.cpp --bands --phase decode --ops
 expect_out bands-low "80% band low"

@@ -184,6 +184,80 @@ TEST(calib_fit_recovers_synthetic_parameters)
     mdl_free(m);
 }
 
+TEST(calib_leave_group_out_hides_the_group)
+{
+    /* A made-up set of matmul rows on three devices of two vendors: vendor A (Apple, m2-ultra,
+     * class soc) measured 2x slower than the generating parameters, vendor B (NVIDIA, h100 and
+     * a100, class datacenter-gpu) measured as generated; one row labelled -1 takes no part.
+     * Holding vendor A out, its rows must be predicted by a fit that saw only B's rows: the same
+     * prediction, to the bit, as a separate fit on B alone, with the soc class untouched (no B
+     * row informs it); the in-sample fit on all rows moves soc and predicts A differently. */
+    struct hw_profile *mac = test_hw("m2-ultra-76c"), *h100 = test_hw("h100-sxm"),
+                      *a100 = test_hw("a100-sxm-80gb");
+    struct calib_params p0;
+    memset(&p0, 0, sizeof p0);
+    for (int k = 0; k < DEV_CLASS_COUNT; k++)
+        dev_params_default((enum dev_class)k, &p0.dev[k]);
+    p0.n_engines = 1;
+    engine_profile_kernel(&p0.engine[0]);
+    enum { N = 13 };
+    struct pred_case pcs[N];
+    struct fit_case cases[N];
+    int group[N];
+    const struct hw_profile *dev[3] = {mac, h100, a100};
+    for (int i = 0; i < N; i++) {
+        int d = i < 12 ? i / 4 : 1;
+        struct pred_case *pc = &pcs[i];
+        memset(pc, 0, sizeof *pc);
+        pc->phase = PRED_KERNEL;
+        pc->metric = PRED_TIME_MS;
+        pc->weights = pc->kv = DT_FP16;
+        pc->op = "matmul";
+        pc->m = 16.0 * (1 << (2 * (i % 4))); /* 16, 64, 256, 1024 */
+        pc->n = pc->k = 4096;
+        struct fit_case *c = &cases[i];
+        memset(c, 0, sizeof *c);
+        c->pc = pc;
+        c->hw = dev[d];
+        c->engine = 0;
+        double v;
+        const char *why;
+        CHECK(fit_predict(&p0, c, &v, &why) == 0);
+        c->measured = d == 0 ? 2.0 * v : v;
+        group[i] = i < 12 ? (d == 0 ? 0 : 1) : -1;
+    }
+    struct fit_heldout out[N];
+    CHECK(fit_leave_group_out(&p0, cases, N, group, out) == 2);
+    /* the fit on B alone (rows 4-11) */
+    struct calib_params pb = p0;
+    struct fit_report rep;
+    CHECK(fit_calibrate(&pb, cases + 4, 8, &rep) == 0);
+    CHECK(memcmp(&pb.dev[DEV_SOC], &p0.dev[DEV_SOC], sizeof pb.dev[DEV_SOC]) == 0);
+    /* the in-sample fit on A and B */
+    struct calib_params pall = p0;
+    CHECK(fit_calibrate(&pall, cases, 12, &rep) == 0);
+    for (int i = 0; i < 4; i++) {
+        double vb, vall;
+        const char *why;
+        CHECK(out[i].ok && out[i].fit_ok);
+        CHECK(out[i].n_train == 8);
+        CHECK(fit_predict(&pb, &cases[i], &vb, &why) == 0);
+        CHECK(out[i].pred == vb);
+        CHECK(fit_predict(&pall, &cases[i], &vall, &why) == 0);
+        /* the fit that saw A's rows predicts them slower (they were measured 2x slow) */
+        if (!(vall > 1.1 * out[i].pred))
+            FAIL_AT("row %d: in sample %g, held out %g", i, vall, out[i].pred);
+    }
+    /* vendor B's rows are predicted by a fit on A's four rows */
+    for (int i = 4; i < 12; i++)
+        CHECK(out[i].ok && out[i].n_train == 4);
+    /* the unlabelled row is neither trained on nor predicted */
+    CHECK(!out[12].ok && out[12].n_train == 0);
+    hw_free(mac);
+    hw_free(h100);
+    hw_free(a100);
+}
+
 TEST(calib_ubatch_and_dequant_buffer)
 {
     struct hw_profile *hw = test_hw("a100-sxm-80gb");
