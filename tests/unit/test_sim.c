@@ -305,20 +305,25 @@ long_prompts(struct sim_config *c)
 /* Continuous batching, fixed and ShareGPT-like lengths: TPOT and E2E means within 10% (one
  * decode step at the mean batch and context stands for all), the TTFT mean within 20% (it rests
  * on the residual of the step in progress, the crudest part), p99s within 30% (an exponential
- * tail added to the p99 prompt and output). */
+ * tail added to the p99 prompt and output). Under no_evict a step prefills or decodes (the
+ * colocated model); under vllm decodes and whole prompts share the step, as in vLLM v1 (the
+ * chunked model's prompt server). */
 TEST(sim_analytic_vs_simulation)
 {
     const struct analytic_tol tol = {0.20, 0.30, 0.10, 0.10, 0.30, true};
-    for (int k = 0; k < 2; k++)
-        for (int fixed = 0; fixed < 2; fixed++) {
-            struct sim_config c;
-            base_config(&c, SIM_CONTINUOUS);
-            if (fixed)
-                fixed_lengths(&c);
-            else
-                lognormal_lengths(&c);
-            analytic_vs_sim(&c, k == 0 ? 0.3 : 0.6, &tol);
-        }
+    enum sim_admission adm[2] = {SIM_ADMIT_NO_EVICT, SIM_ADMIT_VLLM};
+    for (int a = 0; a < 2; a++)
+        for (int k = 0; k < 2; k++)
+            for (int fixed = 0; fixed < 2; fixed++) {
+                struct sim_config c;
+                base_config(&c, SIM_CONTINUOUS);
+                c.sched.admission = adm[a];
+                if (fixed)
+                    fixed_lengths(&c);
+                else
+                    lognormal_lengths(&c);
+                analytic_vs_sim(&c, k == 0 ? 0.3 : 0.6, &tol);
+            }
 }
 
 /* Chunked prefill, ShareGPT-like lengths and long prompts. Over loads 0.2-0.8 the errors were at
