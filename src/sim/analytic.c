@@ -612,6 +612,12 @@ sim_analytic(const struct sim_config *cfg, struct sim_analytic *out)
     double rate = arrival_rate(cfg, &ca2);
     out->ca2 = ca2;
     bool dis = cfg->sched.policy == SIM_DISAGGREGATED;
+    /* vllm admission without chunked prefill shares each step between the decodes and whole
+     * prompts (vLLM v1): the chunked model's prompt server, whose chunks are whole prompts
+     * (with one seat a step holds one sequence, as with prefill-only steps) */
+    bool mixed = cfg->sched.policy == SIM_CHUNKED ||
+                 (cfg->sched.policy == SIM_CONTINUOUS && cfg->sched.admission == SIM_ADMIT_VLLM &&
+                  cfg->sched.max_batch > 1);
     double kv_token_bytes = block_bytes / bt;
     if (cfg->work.process == SIM_CLOSED) {
         /* N users cycling through think + response: rate = N / (think + E2E(rate)) */
@@ -621,7 +627,7 @@ sim_analytic(const struct sim_config *cfg, struct sim_analytic *out)
             memset(&a, 0, sizeof a);
             if (dis)
                 disaggregated(&m, cfg, r, ca2, VP, VO, P99, O99, kv_token_bytes, &a);
-            else if (cfg->sched.policy == SIM_CHUNKED)
+            else if (mixed)
                 chunked(&m, cfg, r / cfg->instances, ca2, VP, VO, P99, O99, &a);
             else
                 colocated(&m, cfg, r / cfg->instances, ca2, VP, VO, P99, O99, &a);
@@ -645,7 +651,7 @@ sim_analytic(const struct sim_config *cfg, struct sim_analytic *out)
         disaggregated(&m, cfg, rate, ca2, VP, VO, P99, O99, kv_token_bytes, out);
     } else {
         out->rate_per_s = rate / cfg->instances;
-        if (cfg->sched.policy == SIM_CHUNKED)
+        if (mixed)
             chunked(&m, cfg, out->rate_per_s, ca2, VP, VO, P99, O99, out);
         else
             colocated(&m, cfg, out->rate_per_s, ca2, VP, VO, P99, O99, out);

@@ -165,9 +165,6 @@ lq_pop_front(struct lq *q)
 
 /* ---- state ---- */
 
-/* vLLM v0's block manager watermark: the share of the pool an admission leaves free */
-#define SIM_VLLM_WATERMARK 0.01
-
 enum rstate { RS_WAITING, RS_RUNNING, RS_SWAPPED, RS_PENDING, RS_TRANSFER, RS_DONE };
 enum role { ROLE_ALL, ROLE_PREFILL, ROLE_DECODE };
 
@@ -197,13 +194,19 @@ struct inst {
     long *step; /* ids in the step now running */
     long n_step;
     long total_blocks, free_blocks;
-    /* blocks given back to the free queue so far: the queue is taken to hold the last
-     * free_blocks given (vLLM's FIFO free queue), for the prefix cache of a preempted request
-     * (docs/simulate.md#admission) */
+    /* blocks given back to the free queue so far; with the initial blocks they number the
+     * queue's blocks in the order given (vLLM's FIFO free queue: docs/simulate.md#admission) */
     long given;
+    /* the free queue's head: the index (in the order given) of the next block to be taken, and
+     * the ranges above it that their owners took back as cache hits (sorted), which the head
+     * skips */
+    long head;
+    struct hole {
+        long at, end;
+    } * holes;
+    long n_holes, cap_holes;
     long promised_blocks; /* no_evict: sum of the admitted requests' promises */
     bool preempted_now;   /* vllm: the step being planned preempted */
-    bool preempted_last;  /* vllm: the last step planned preempted */
     long n_xfer;          /* disaggregated decode: transfers in flight to it */
     bool busy, kicked;
     double swap_s; /* swap traffic of the step being planned */
@@ -548,6 +551,28 @@ area_to_now(struct sim *s)
     s->area_t = s->now;
 }
 
+/* Take n blocks from the head of the free queue (vLLM's BlockPool.get_new_blocks pops the
+ * least recently freed), evicting whatever they cached; ranges taken back as hits are skipped. */
+static void
+take_head(struct inst *in, long n)
+{
+    in->free_blocks -= n;
+    while (n > 0) {
+        long gap = in->n_holes > 0 ? in->holes[0].at - in->head : n;
+        if (n < gap || in->n_holes == 0) {
+            in->head += n;
+            return;
+        }
+        n -= gap;
+        in->head = in->holes[0].end;
+        memmove(in->holes, in->holes + 1, (size_t)--in->n_holes * sizeof *in->holes);
+    }
+    while (in->n_holes > 0 && in->holes[0].at == in->head) { /* a hole right at the head */
+        in->head = in->holes[0].end;
+        memmove(in->holes, in->holes + 1, (size_t)--in->n_holes * sizeof *in->holes);
+    }
+}
+
 static bool
 grow(struct sim *s, struct inst *in, struct rt *r, long tokens)
 {
@@ -558,7 +583,7 @@ grow(struct sim *s, struct inst *in, struct rt *r, long tokens)
         return true;
     if (in->free_blocks < need)
         return false;
-    in->free_blocks -= need;
+    take_head(in, need);
     r->blocks += need;
     return true;
 }
@@ -590,7 +615,7 @@ admissible(const struct sim *s, const struct inst *in, long id)
         return s->rt[id].promised > 0 ||
                in->promised_blocks + promise_of(s, in, id) <= in->total_blocks;
     case SIM_ADMIT_VLLM:
-        return !in->preempted_now && !in->preempted_last;
+        return !in->preempted_now;
     case SIM_ADMIT_GREEDY:
         break;
     }
@@ -659,7 +684,7 @@ swap_in(struct sim *s, struct inst *in)
         if (in->free_blocks < r->host_blocks)
             break;
         lq_pop_front(&in->swapped);
-        in->free_blocks -= r->host_blocks;
+        take_head(in, r->host_blocks);
         r->blocks = r->host_blocks;
         in->swap_s += (double)r->host_blocks * s->block_bytes / s->cfg->sched.swap_bytes_per_s;
         r->host_blocks = 0;
@@ -731,41 +756,60 @@ plan_static(struct sim *s, struct inst *in)
     }
 }
 
-/* vllm: a request preempted by recompute takes back the blocks of its prompt that are still
- * in the free queue, as cache hits (vLLM v1's prefix cache, on by default): those among the
- * last free_blocks given have not been reused. At least one token is computed again. Returns
- * the blocks taken back (undo with unreuse). */
+/* vllm: the blocks of a request preempted by recompute that are still in the free queue, as
+ * cache hits (vLLM v1's prefix cache, on by default: KVCacheManager.get_computed_blocks). It
+ * freed them in reverse order (KVCacheManager.free), so its first block went last and its
+ * prefix outlives its tail; the ones at or above the head have not been reused. At most
+ * (tokens - 1) / block_size: the last token is always computed again for its logits. */
 static long
-reuse_cached(struct sim *s, struct inst *in, struct rt *r)
+cached_hits(const struct sim *s, const struct inst *in, const struct rt *r)
 {
     if (s->cfg->sched.admission != SIM_ADMIT_VLLM || r->cached_n <= 0 || r->blocks > 0)
         return 0;
-    long alive = r->cached_at + r->cached_n - (in->total_blocks + in->given - in->free_blocks);
-    long h = alive < 0 ? 0 : alive > r->cached_n ? r->cached_n : alive;
-    long cap = (r->need - 1) / s->block_tokens;
+    long lo = r->cached_at > in->head ? r->cached_at : in->head;
+    long h = r->cached_at + r->cached_n - lo, cap = (r->need - 1) / s->block_tokens;
     h = h < cap ? h : cap;
-    if (h <= 0 || h > in->free_blocks)
+    return h > 0 ? h : 0;
+}
+
+/* take back the h blocks of the prefix found by cached_hits: a hole in the free queue */
+static int
+take_hits(struct sim *s, struct inst *in, struct rt *r, long h)
+{
+    if (h <= 0)
         return 0;
+    if (in->n_holes == in->cap_holes) {
+        long cap = in->cap_holes ? 2 * in->cap_holes : 16;
+        struct hole *nh = realloc(in->holes, (size_t)cap * sizeof *nh);
+        if (!nh)
+            return -1;
+        in->holes = nh;
+        in->cap_holes = cap;
+    }
+    struct hole x = {r->cached_at + r->cached_n - h, r->cached_at + r->cached_n};
+    long k = in->n_holes;
+    while (k > 0 && in->holes[k - 1].at > x.at) {
+        in->holes[k] = in->holes[k - 1];
+        k--;
+    }
+    in->holes[k] = x;
+    in->n_holes++;
     in->free_blocks -= h;
     r->blocks = h;
     r->kv = r->prefilled = h * s->block_tokens;
-    return h;
+    return 0;
 }
 
+/* vllm (vLLM v1's Scheduler.schedule, vllm/v1/core/sched/scheduler.py; docs/simulate.md#admission):
+ * the running requests first, in admission order, each its decode token or its next prompt
+ * chunk; one that finds no blocks preempts the most recently admitted (itself last); then, only
+ * when nothing was preempted, the waiting queue in order. A waiting request is admitted only
+ * when the blocks of its whole remaining input are free after its prefix-cache hits
+ * (scheduler_reserve_full_isl), though only its chunk's blocks are taken. Without chunked prefill
+ * (`whole`: the continuous policy) a prompt goes into the step whole or waits, and decodes and
+ * prompts share the step as they do in vLLM v1 with --no-enable-chunked-prefill. */
 static void
-unreuse(struct inst *in, struct rt *r, long h)
-{
-    in->free_blocks += h;
-    r->blocks -= h;
-    r->kv = r->prefilled = 0;
-}
-
-/* vllm with chunked prefill (vLLM v1's Scheduler.schedule): the running requests first, in
- * admission order, each its decode token or its next prompt chunk; one that finds no blocks
- * preempts the most recently admitted (itself last); then, only when nothing was preempted,
- * the waiting queue in order while a whole chunk's blocks are free. */
-static void
-plan_v1(struct sim *s, struct inst *in)
+plan_v1(struct sim *s, struct inst *in, bool whole)
 {
     const struct sim_sched *sc = &s->cfg->sched;
     long budget = sc->max_tokens_per_step;
@@ -795,11 +839,23 @@ plan_v1(struct sim *s, struct inst *in)
     while (budget > 0 && in->waiting.n > 0 && in->n_run + in->n_xfer < sc->max_batch) {
         long id = lq_front(&in->waiting);
         struct rt *r = &s->rt[id];
-        long h = reuse_cached(s, in, r);
-        long want = r->need - r->prefilled < budget ? r->need - r->prefilled : budget;
-        if (!grow(s, in, r, r->kv + want)) {
-            unreuse(in, r, h);
+        long h = cached_hits(s, in, r);
+        long rest = r->need - h * s->block_tokens;
+        /* whole prompts: one over the budget waits, unless alone in an empty step (a
+         * recomputed prompt + output may exceed a budget its prompt met) */
+        bool fits_budget =
+            !whole || rest <= budget || (in->n_step == 0 && budget == sc->max_tokens_per_step);
+        long want = whole || rest < budget ? rest : budget;
+        /* the hits are free blocks too: taking them removes them from the queue */
+        if (!fits_budget || nblocks(s, r->need) > in->free_blocks)
             break;
+        if (r->cached_n > 0 && take_hits(s, in, r, h) != 0) {
+            fail(s, "out of memory");
+            return;
+        }
+        if (!grow(s, in, r, r->kv + want)) { /* cannot happen: the whole input fits */
+            fail(s, "internal error: a KV allocation the admission checked failed");
+            return;
         }
         r->cached_n = 0;
         lq_pop_front(&in->waiting);
@@ -809,21 +865,8 @@ plan_v1(struct sim *s, struct inst *in)
     }
 }
 
-/* vllm admission under the continuous policy (vLLM's v0 scheduler, the one with prefill-only
- * steps): a prompt is admitted only if its blocks leave 1% of the pool free (the block
- * manager's `watermark`, 0.01 by default, "to avoid frequent cache eviction":
- * vllm/core/block_manager.py, can_allocate), while anything runs; vLLM v1 keeps the same gate
- * with a default of 0 (KVCacheManager's watermark), so chunked prefill has none. */
-static bool
-above_watermark(const struct sim *s, const struct inst *in, const struct rt *r)
-{
-    if (s->cfg->sched.admission != SIM_ADMIT_VLLM || in->n_run == 0)
-        return true;
-    long need = nblocks(s, r->need) - r->blocks;
-    return in->free_blocks - need >= (long)(SIM_VLLM_WATERMARK * (double)in->total_blocks);
-}
-
-/* continuous (vLLM's scheduler without chunked prefill, Orca's iteration-level batching):
+/* continuous under the no_evict and greedy admissions (Orca's iteration-level batching, vLLM
+ * v0's scheduler without chunked prefill; vllm admission mixes as vLLM v1 does: plan_v1):
  * swapped-out requests come back first; otherwise waiting prompts are admitted whole while
  * seats, budget and blocks last, and such a step is prefill only; else every running sequence
  * decodes one token. */
@@ -843,13 +886,8 @@ plan_continuous(struct sim *s, struct inst *in)
                 break;
             if (!admissible(s, in, id))
                 break;
-            long h = reuse_cached(s, in, r);
-            tokens = r->need - r->prefilled;
-            if (!above_watermark(s, in, r) || !grow(s, in, r, r->need)) {
-                unreuse(in, r, h);
+            if (!grow(s, in, r, r->need))
                 break;
-            }
-            r->cached_n = 0;
             lq_pop_front(&in->waiting);
             admit(s, in, id);
             step_add(in, r, id, tokens);
@@ -904,7 +942,7 @@ plan_chunked(struct sim *s, struct inst *in)
 }
 
 static void
-plan_steps(struct sim *s, struct inst *in)
+plan(struct sim *s, struct inst *in)
 {
     in->n_step = 0;
     in->swap_s = 0;
@@ -913,9 +951,9 @@ plan_steps(struct sim *s, struct inst *in)
     for (int guard = 0; guard < 1000000; guard++) {
         long before = s->preemptions;
         if (in->n_run == 0) /* nothing running: the queue may come in (vLLM's next step) */
-            in->preempted_now = in->preempted_last = false;
-        if ((in->role != ROLE_ALL || p == SIM_CHUNKED) && s->cfg->sched.admission == SIM_ADMIT_VLLM)
-            plan_v1(s, in);
+            in->preempted_now = false;
+        if (s->cfg->sched.admission == SIM_ADMIT_VLLM && p != SIM_STATIC)
+            plan_v1(s, in, p == SIM_CONTINUOUS && in->role == ROLE_ALL);
         else if (in->role != ROLE_ALL || p == SIM_CHUNKED)
             plan_chunked(s, in);
         else if (p == SIM_STATIC)
@@ -931,16 +969,6 @@ plan_steps(struct sim *s, struct inst *in)
         else if (s->preemptions == before)
             return;
     }
-}
-
-/* vllm admission: a step that preempted admits nothing new. The continuous policy admits
- * before it decodes (a step is prefill or decode), so there the rule reads: no admission right
- * after a decode step that preempted. */
-static void
-plan(struct sim *s, struct inst *in)
-{
-    plan_steps(s, in);
-    in->preempted_last = s->cfg->sched.policy == SIM_CONTINUOUS && in->preempted_now;
 }
 
 /* ---- statistics at step start ---- */
@@ -1783,6 +1811,7 @@ teardown(struct sim *s)
             free(in->pending.v);
             free(in->run);
             free(in->step);
+            free(in->holes);
         }
     free(s->inst);
     free(s->req);

@@ -305,20 +305,25 @@ long_prompts(struct sim_config *c)
 /* Continuous batching, fixed and ShareGPT-like lengths: TPOT and E2E means within 10% (one
  * decode step at the mean batch and context stands for all), the TTFT mean within 20% (it rests
  * on the residual of the step in progress, the crudest part), p99s within 30% (an exponential
- * tail added to the p99 prompt and output). */
+ * tail added to the p99 prompt and output). Under no_evict a step prefills or decodes (the
+ * colocated model); under vllm decodes and whole prompts share the step, as in vLLM v1 (the
+ * chunked model's prompt server). */
 TEST(sim_analytic_vs_simulation)
 {
     const struct analytic_tol tol = {0.20, 0.30, 0.10, 0.10, 0.30, true};
-    for (int k = 0; k < 2; k++)
-        for (int fixed = 0; fixed < 2; fixed++) {
-            struct sim_config c;
-            base_config(&c, SIM_CONTINUOUS);
-            if (fixed)
-                fixed_lengths(&c);
-            else
-                lognormal_lengths(&c);
-            analytic_vs_sim(&c, k == 0 ? 0.3 : 0.6, &tol);
-        }
+    enum sim_admission adm[2] = {SIM_ADMIT_NO_EVICT, SIM_ADMIT_VLLM};
+    for (int a = 0; a < 2; a++)
+        for (int k = 0; k < 2; k++)
+            for (int fixed = 0; fixed < 2; fixed++) {
+                struct sim_config c;
+                base_config(&c, SIM_CONTINUOUS);
+                c.sched.admission = adm[a];
+                if (fixed)
+                    fixed_lengths(&c);
+                else
+                    lognormal_lengths(&c);
+                analytic_vs_sim(&c, k == 0 ? 0.3 : 0.6, &tol);
+            }
 }
 
 /* Chunked prefill, ShareGPT-like lengths and long prompts. Over loads 0.2-0.8 the errors were at
@@ -705,11 +710,62 @@ TEST(sim_chart_build)
     sim_result_release(&r);
 }
 
+/* vllm admission (vLLM v1) by hand, without chunked prefill, on a pool of 9 blocks of 16 tokens:
+ * A and B (prompt 64 = 4 blocks, output 40) arrive together and prefill in one step. In step 2
+ * A's decode takes the last free block and B's finds none, so B preempts itself: its 4 blocks go
+ * to the free queue in reverse order, and B waits for prompt + 1 token = 65 tokens (5 blocks,
+ * more than the 4 free: the whole input must fit). A decodes alone (steps 2-40) and takes one
+ * block at past 80 and one at past 96, from the head of the queue: B's last two. When A finishes,
+ * B takes back its first 2 blocks as cache hits and recomputes 65 - 32 = 33 tokens (step 41),
+ * then decodes its 38 remaining tokens (steps 42-79). */
+TEST(sim_vllm_preempt_and_cache_hits_by_hand)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CONTINUOUS);
+    c.sched.admission = SIM_ADMIT_VLLM;
+    double blocks, bb, pool;
+    c.sched.kv_fraction = 1;
+    CHECK(sim_kv_pool(&c, &blocks, &bb, &pool) == 0);
+    c.sched.kv_fraction = 9.5 / blocks;
+    struct sim_trace_row rows[] = {{0.0, 64, 40}, {0.0, 64, 40}};
+    struct sim_trace tr = {rows, 2};
+    c.work.process = SIM_TRACE;
+    c.work.prompt.kind = c.work.output.kind = SIM_DIST_TRACE;
+    c.work.trace = &tr;
+    c.work.requests = 0;
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.kv_blocks == 9);
+    CHECK(r.completed == 2 && r.preemptions == 1);
+    struct sim_cost *cost = sim_cost_new(&c.engine);
+    struct roof_seq two[2] = {{1, 64, 0, true}, {1, 64, 0, true}};
+    double t = sim_cost_step(cost, two, 2), a_done;
+    for (int k = 2; k <= 40; k++) {
+        struct roof_seq d = {1, 1, 64 + (k - 2), true};
+        t += sim_cost_step(cost, &d, 1);
+    }
+    a_done = t;
+    struct roof_seq re = {1, 33, 32, true};
+    t += sim_cost_step(cost, &re, 1);
+    for (int k = 42; k <= 79; k++) {
+        struct roof_seq d = {1, 1, 65 + (k - 42), true};
+        t += sim_cost_step(cost, &d, 1);
+    }
+    sim_cost_free(cost);
+    CHECK_NEAR(r.requests[0].e2e_s, a_done, 1e-9);
+    CHECK_NEAR(r.requests[1].e2e_s, t, 1e-9);
+    CHECK(r.requests[1].preemptions == 1);
+    check_little(&r);
+    sim_result_release(&r);
+}
+
 /* The step-time arithmetic of a saturated closed loop (docs/simulate.md#saturation): B
  * sequences decode together at the mean context P + O/2, and every request adds its prompt's
- * prefill. Chunked prefill mixes a chunk of the step's spare budget into decode steps, so a
- * prompt costs P / chunk times the mixed step's extra time; prefill-only steps (continuous)
- * cost a whole prefill pass. Tokens/s = B O / (O t_decode + B t_prompt). */
+ * prefill. Where prompts share steps with the decodes (chunked prefill, and vllm admission
+ * without it: vLLM v1 mixes whole prompts into decode steps) a prompt costs what it adds to a
+ * decode step of B, in chunks of the step's spare budget or whole; prefill-only steps
+ * (continuous under no_evict) cost a whole prefill pass. Tokens/s = B O / (O t_decode + B
+ * t_prompt). */
 static double
 saturation_tokens_per_s(const struct sim_config *c, double B, double P, double O)
 {
@@ -721,6 +777,9 @@ saturation_tokens_per_s(const struct sim_config *c, double B, double P, double O
         double chunk = (double)c->sched.max_tokens_per_step - B;
         struct roof_seq mix[2] = {{B, 1, ctx, true}, {1, chunk, P / 2, false}};
         t_prompt = P / chunk * (sim_cost_step(cost, mix, 2) - t_dec);
+    } else if (c->sched.admission == SIM_ADMIT_VLLM) {
+        struct roof_seq mix[2] = {{B, 1, ctx, true}, {1, P, 0, true}};
+        t_prompt = sim_cost_step(cost, mix, 2) - t_dec;
     } else {
         struct roof_seq pf = {1, P, 0, true};
         t_prompt = sim_cost_step(cost, &pf, 1);
@@ -747,10 +806,12 @@ saturation_batch(const struct sim_config *c, double P, double O)
 
 /* Closed loop, no think time, fixed lengths (issue 13's reproducers and a 70B tp 4 case): the
  * simulated output throughput during arrivals equals the step-time arithmetic within 5% for
- * no_evict (which never preempts) and for vllm, except vllm on the second case, 5.03% under
- * (bounded at 6%): vLLM's prefill-only scheduler admits a prompt while its blocks leave the
- * 1% watermark free, the decodes then grow into it, and 0.37 preemptions per request recompute
- * prompts whose blocks were reused, a cost the arithmetic leaves out
+ * no_evict (which never preempts) and for vllm, except vllm on the second case, 7.9% under
+ * (bounded at 9%): there vLLM v1's rules make the running requests outgrow the pool as the
+ * synchronised cohorts of fixed-length requests age; the victim is the last admitted, which is
+ * the request resumed last, so a resumed request is evicted again a few steps later and 0.69
+ * preemptions per request recompute 45% as many prompt tokens as the fresh prompts (the blocks
+ * it freed were reused before it could come back). The arithmetic has no term for that
  * (docs/simulate.md#saturation). */
 TEST(sim_saturation_matches_step_arithmetic)
 {
@@ -791,7 +852,7 @@ TEST(sim_saturation_matches_step_arithmetic)
             struct sim_result r;
             CHECK(sim_run(&c, &r, NULL) == 0);
             CHECK_NEAR(r.arrivals_output_tokens_per_s, want,
-                       adm[a] == SIM_ADMIT_VLLM && k == 1 ? 0.06 : 0.05);
+                       adm[a] == SIM_ADMIT_VLLM && k == 1 ? 0.09 : 0.05);
             if (adm[a] == SIM_ADMIT_NO_EVICT)
                 CHECK(r.preemptions_per_request < 0.1);
             check_little(&r);
