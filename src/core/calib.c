@@ -75,6 +75,7 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->dequant_scale = eng && eng->dequant_scale > 0 ? eng->dequant_scale : 1.0;
     out->fp16_accumulate = eng ? eng->fp16_accumulate : false;
     out->dequant_buffer = eng ? eng->dequant_buffer : false;
+    out->dequant_buffer_above = eng ? eng->dequant_buffer_above : 0.0;
     out->ubatch_tokens = eng ? eng->ubatch_tokens : 0.0;
 }
 

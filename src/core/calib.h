@@ -41,6 +41,7 @@ struct engine_profile {
     double dequant_scale;           /* dequantization work vs the minimal count (1 = minimal) */
     bool fp16_accumulate;           /* its fp16 GEMMs accumulate in fp16 */
     bool dequant_buffer;            /* weight-only GEMMs convert the weights to fp16 first */
+    double dequant_buffer_above;    /* ... only above this many rows (0: above one row) */
     double ubatch_tokens;           /* prefill micro-batch; 0 = the whole prompt in one pass */
     struct engine_serving serving;
     /* no profile of its own: the generic kernel model (engine_find_in), predicted with a band

@@ -414,9 +414,12 @@ add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, doubl
     double a = dtype_bytes(cfg->act);
     enum dtype compute = dtype_gemm_compute(cfg->weights, cfg->act);
     const struct roof_tuning *tu = &cfg->tuning;
-    if (tu->dequant_buffer && dtype_is_weight_only(cfg->weights) && T > 1.5) {
+    double direct_rows = tu->dequant_buffer_above > 1 ? tu->dequant_buffer_above : 1;
+    if (tu->dequant_buffer && dtype_is_weight_only(cfg->weights) && T > direct_rows + 0.5) {
         /* convert the weights to the activation format in a buffer (read packed, write wide),
-         * then a dense GEMM reading the wide copy (ggml-cuda's cuBLAS path) */
+         * then a dense GEMM reading the wide copy (ggml-cuda's cuBLAS path); up to
+         * dequant_buffer_above rows the engine's GEMV / quantized-GEMM kernels read the packed
+         * weights directly (ggml-cuda's MMVQ and MMQ) */
         double wide = weight_elems * a, packed = weight_elems * dtype_bytes(cfg->weights);
         add_op(c, op,
                &(struct op_cost){.matmul = true,

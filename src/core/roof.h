@@ -29,8 +29,11 @@ struct roof_tuning {
     double inflight_bytes_per_unit; /* Little's law: bandwidth <= units x this / latency */
     double dequant_scale;           /* multiplies the dequantization ops per weight (1 = table) */
     bool fp16_accumulate;           /* fp16 GEMMs accumulate in fp16 (full rate on GeForce) */
-    bool dequant_buffer;            /* weight-only GEMMs of more than one row first convert the
-                                     * weights to an fp16 buffer, then run a dense GEMM */
+    bool dequant_buffer;            /* weight-only GEMMs of more than dequant_buffer_above rows
+                                     * first convert the weights to an fp16 buffer, then run a
+                                     * dense GEMM */
+    double dequant_buffer_above;    /* rows up to which the packed weights are read directly
+                                     * (GEMV / quantized-GEMM kernels); 0 = one row */
     double ubatch_tokens;           /* prefill runs in micro-batches of this many tokens; 0 */
 };
 

@@ -153,6 +153,8 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         strbuf_addf(out, "fp16_accumulate: true\n");
     if (ep->dequant_buffer)
         strbuf_addf(out, "dequant_buffer: true\n");
+    if (ep->dequant_buffer_above > 0)
+        strbuf_addf(out, "dequant_buffer_above: %.0f\n", ep->dequant_buffer_above);
     if (ep->ubatch_tokens > 0)
         strbuf_addf(out, "ubatch: %.0f\n", ep->ubatch_tokens);
     char serving[1024];
@@ -173,6 +175,7 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
     for (int k = 0; k < ep->n_sources; k++)
         if (strcmp(ep->source_keys[k], "fp16_accumulate") == 0 ||
             strcmp(ep->source_keys[k], "dequant_buffer") == 0 ||
+            strcmp(ep->source_keys[k], "dequant_buffer_above") == 0 ||
             strcmp(ep->source_keys[k], "ubatch") == 0 || engine_serving_key(ep->source_keys[k]))
             strbuf_addf(out, "  %s: \"%s\"\n", ep->source_keys[k], ep->source_texts[k]);
     return out->failed ? -1 : 0;

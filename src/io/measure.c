@@ -269,6 +269,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "bytes_in_flight_per_unit",
                                           "dequant_scale",
                                           "dequant_buffer",
+                                          "dequant_buffer_above",
                                           "ubatch",
                                           "fp16_accumulate",
                                           "admission",
@@ -470,6 +471,14 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     }
     ycheck_bool(y, root, "", "fp16_accumulate", &e->fp16_accumulate);
     ycheck_bool(y, root, "", "dequant_buffer", &e->dequant_buffer);
+    long dba;
+    if (ycheck_long(y, root, "", "dequant_buffer_above", false, 1, &dba)) {
+        if (dba > MAX_UBATCH)
+            ycheck_error(y, ynode_get(root, "dequant_buffer_above"),
+                         "'dequant_buffer_above' must be at most %ld, got %ld", MAX_UBATCH, dba);
+        else
+            e->dequant_buffer_above = (double)dba;
+    }
     long ub;
     if (ycheck_long(y, root, "", "ubatch", false, 1, &ub)) {
         if (ub > MAX_UBATCH)

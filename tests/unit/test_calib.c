@@ -288,6 +288,16 @@ TEST(calib_ubatch_and_dequant_buffer)
     c.phase = ROOF_DECODE;
     roof_evaluate(&c, &whole);
     CHECK_NEAR(whole.ops[ROOF_OP_MLP_UP].bytes_weights, elems * 4.85 / 8, 1e-12);
+    /* so does every batch up to dequant_buffer_above rows (llama.cpp's MMVQ up to 8, MMQ up to
+     * 32), with no fp16 copy written; one row more takes the buffer */
+    c.tuning.dequant_buffer_above = 32;
+    c.batch = 32;
+    roof_evaluate(&c, &whole);
+    CHECK_NEAR(whole.ops[ROOF_OP_MLP_UP].bytes_weights, elems * 4.85 / 8, 1e-12);
+    CHECK(whole.ops[ROOF_OP_MLP_UP].bytes_act_out < 32 * 2 * 14336 * 32 * 2 + 1);
+    c.batch = 33;
+    roof_evaluate(&c, &whole);
+    CHECK_NEAR(whole.ops[ROOF_OP_MLP_UP].bytes_weights, elems * (2 + 4.85 / 8), 1e-12);
     hw_free(hw);
     mdl_free(m);
 }

@@ -69,12 +69,15 @@ TEST(io_calparams_round_trip)
     ep.inflight_bytes_per_unit = 32768;
     ep.dequant_scale = 1.5;
     ep.ubatch_tokens = 512;
+    ep.dequant_buffer = true;
+    ep.dequant_buffer_above = 32;
     ep.serving.reserve_fraction = -1; /* not given (engine_serving convention) */
     /* a fact that is not fitted keeps its own source */
-    char *keys[] = {"ubatch"}, *texts[] = {"llama.cpp default -ub 512"};
+    char *keys[] = {"ubatch", "dequant_buffer", "dequant_buffer_above"},
+         *texts[] = {"llama.cpp default -ub 512", "cuBLAS path", "MMQ_MAX_BATCH_SIZE 32"};
     ep.source_keys = keys;
     ep.source_texts = texts;
-    ep.n_sources = 1;
+    ep.n_sources = 3;
     struct err_list errs = {0};
     CHECK(calparams_save(dir, dev, &bands, &ep, 1, "test on 2026-01-01", &errs) == 0);
     print_errs(&errs);
@@ -109,6 +112,8 @@ TEST(io_calparams_round_trip)
         CHECK_NEAR(e->inflight_bytes_per_unit, 32768, 0);
         CHECK_NEAR(e->dequant_scale, 1.5, 0);
         CHECK_NEAR(e->ubatch_tokens, 512, 0);
+        CHECK(e->dequant_buffer);
+        CHECK_NEAR(e->dequant_buffer_above, 32, 0);
         engine_profile_free(e);
     }
     /* a missing file keeps the defaults; a bad one fails with a positioned error */
