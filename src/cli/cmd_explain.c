@@ -577,6 +577,59 @@ topic_chart(const char *topic)
     return -1;
 }
 
+/* The memory one device of `c` needs at its batch, and whether it fits; -1 when `c` cannot be
+ * evaluated (e.g. the tp degree does not divide the heads). */
+static int
+split_fits(const struct roof_config *c, struct roof_memory *mem)
+{
+    if (roof_config_problem(c))
+        return -1;
+    roof_memory(c, mem);
+    return mem->fits ? 1 : 0;
+}
+
+/* tp and moe explain a model split across devices: their handout's chart is drawn for the split
+ * that holds the model (--tp when given; else the smallest of tp 1, 2, 4, 8 that fits, the
+ * degrees tp's Step 3 tabulates), with a caption (markup) that says which. When no split holds
+ * it, the single device stays, and its chart and the caption say it does not fit. */
+static void
+split_chart(struct roof_config *cfg, const char *topic, bool tp_given, char *caption, size_t size)
+{
+    struct roof_config one = *cfg;
+    struct roof_memory m1, m;
+    one.tp = 1;
+    one.pp = 1;
+    if (tp_given || split_fits(&one, &m1) != 0)
+        return; /* the user's split, or one device holds it: the chart is what the text times */
+    char need[32], cap[32], per[32];
+    ex_qty(need, sizeof need, m1.total_bytes, "B", 3);
+    ex_qty(cap, sizeof cap, m1.capacity_bytes, "B", 3);
+    for (int n = 2; n <= 8; n *= 2) {
+        struct roof_config c = one;
+        c.tp = n;
+        if (split_fits(&c, &m) != 1)
+            continue;
+        ex_qty(per, sizeof per, m.total_bytes, "B", 3);
+        *cfg = c;
+        if (strcmp(topic, "tp") == 0)
+            snprintf(caption, size,
+                     "Drawn at tp %d (%d x %s, %s per device), the smallest split in Step 3 that "
+                     "holds %s: one device would need %s, more than its %s.",
+                     n, n, cfg->hw->id, per, cfg->model->id, need, cap);
+        else
+            snprintf(caption, size,
+                     "Drawn at tp %d (%d x %s, %s per device), the smallest split that holds %s: "
+                     "one device would need %s, more than its %s. The table's times are one "
+                     "device's, as if it held the model.",
+                     n, n, cfg->hw->id, per, cfg->model->id, need, cap);
+        return;
+    }
+    snprintf(caption, size,
+             "<b>Does not fit:</b> %s needs %s on one %s (%s), and no split up to tp 8 holds it; "
+             "the chart shows one device to say so.",
+             cfg->model->id, need, cfg->hw->id, cap);
+}
+
 /* explain TOPIC --pdf FILE: the text output, captured, set as a handout with its chart. */
 static int
 run_pdf(const struct cli_args *a, int argc, char **argv)
@@ -645,6 +698,9 @@ run_pdf(const struct cli_args *a, int argc, char **argv)
     if (cli_engine_opts(a, &cfg) != 0)
         goto done;
     int kind = topic_chart(topic);
+    char caption[512] = "";
+    if (m && (strcmp(topic, "tp") == 0 || strcmp(topic, "moe") == 0))
+        split_chart(&cfg, topic, cli_has(a, "tp"), caption, sizeof caption);
     if (m && kind >= 0) {
         struct chart_request req;
         memset(&req, 0, sizeof req);
@@ -670,7 +726,7 @@ run_pdf(const struct cli_args *a, int argc, char **argv)
                          .argc = argc,
                          .argv = argv,
                          .command = "explain"};
-    if (rp_handout(d, topic, text, chart, &ctx) != 0)
+    if (rp_handout(d, topic, text, chart, caption[0] ? caption : NULL, &ctx) != 0)
         goto done;
     chart = NULL; /* the document owns it */
     struct err_list errs = {0};

@@ -1031,7 +1031,7 @@ formula_markup(const char *line, struct sb *out)
 
 int
 rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart *chart,
-           const struct rp_ctx *ctx)
+           const char *caption, const struct rp_ctx *ctx)
 {
     char title[256], version[128];
     snprintf(title, sizeof title, "roofline explain %s", topic);
@@ -1047,7 +1047,7 @@ rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart 
     rep_title(d, title, rp_esc(first));
     rep_section(d, 1, "The worked example", false);
     if (chart) /* the picture first, the numbers behind it after */
-        rep_chart(d, chart, CHART_H_PT, NULL);
+        rep_chart(d, chart, CHART_H_PT, caption);
     const char *p = body ? body + 2 : text + head;
     struct sb para = {0}, code = {0};
     while (*p) {

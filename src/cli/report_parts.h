@@ -64,10 +64,10 @@ void rp_provenance(struct rep_doc *d, const struct rp_ctx *ctx, const char *cons
                    int n_extra);
 /* A teaching handout of `explain TOPIC`: `text` is the command's text output (the first paragraph
  * becomes the subtitle; "Step N." lines bold; indented lines are formulas set with subscripts,
- * superscripts and operator signs), then `chart` (owned; may be NULL), then the provenance of
- * ctx's profiles (ctx->n_hws may be 0). 0 or -1. */
+ * superscripts and operator signs), then `chart` (owned; may be NULL) with `caption` (markup;
+ * NULL: none), then the provenance of ctx's profiles (ctx->n_hws may be 0). 0 or -1. */
 int rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart *chart,
-               const struct rp_ctx *ctx);
+               const char *caption, const struct rp_ctx *ctx);
 /* The report of a planning question from the planner's result (report_plan.c): sets ctx's
  * profiles and base config to the chosen option's; `question_path` is hashed in the provenance.
  * 0 or -1 after printing. */

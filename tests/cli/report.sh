@@ -101,6 +101,26 @@ for t in kv-cache batching quantization moe tp speculative prefix-cache disaggre
         echo "not ok explain $t handout text lacks '$want'"; fi
     [ "$(outline_count "$T/h.pdf")" -ge 1 ] && echo "ok explain $t outline" || echo "not ok explain $t outline"
 done
+# tp and moe draw the split that holds the model, not a single device that does not fit; a model
+# no split holds keeps one device, labelled
+run "explain tp --pdf split" 0 -- "$ROOFLINE" explain tp --pdf "$T/h.pdf"
+pdftotext -f 1 -l 1 "$T/h.pdf" - | tr '\n' ' ' >"$T/hp.txt"
+grep -qF "TP 2" "$T/hp.txt" && ! grep -qF "DOES NOT FIT" "$T/hp.txt" && echo "ok explain tp chart at tp 2" ||
+    echo "not ok explain tp chart at tp 2"
+grep -qF "Drawn at tp 2 (2 x h100-sxm, 78.7 GB per device)" "$T/hp.txt" && echo "ok explain tp caption" ||
+    echo "not ok explain tp caption"
+run "explain moe --pdf split" 0 -- "$ROOFLINE" explain moe --pdf "$T/h.pdf"
+pdftotext -f 1 -l 1 "$T/h.pdf" - | tr '\n' ' ' >"$T/hp.txt"
+grep -qF "TP 2" "$T/hp.txt" && ! grep -qF "DOES NOT FIT" "$T/hp.txt" && echo "ok explain moe chart at tp 2" ||
+    echo "not ok explain moe chart at tp 2"
+run "explain tp --pdf --tp 4" 0 -- "$ROOFLINE" explain tp --tp 4 --pdf "$T/h.pdf"
+pdftotext -f 1 -l 1 "$T/h.pdf" - | tr '\n' ' ' >"$T/hp.txt"
+grep -qF "TP 4" "$T/hp.txt" && ! grep -qF "Drawn at" "$T/hp.txt" && echo "ok explain tp chart at --tp" ||
+    echo "not ok explain tp chart at --tp"
+run "explain tp --pdf no split fits" 0 -- "$ROOFLINE" explain tp --model deepseek-v3 --pdf "$T/h.pdf"
+pdftotext -f 1 -l 1 "$T/h.pdf" - | tr '\n' ' ' >"$T/hp.txt"
+grep -qF "DOES NOT FIT" "$T/hp.txt" && grep -qF "no split up to tp 8 holds it" "$T/hp.txt" &&
+    echo "ok explain tp no split labelled" || echo "not ok explain tp no split labelled"
 run "explain --pdf not pdf" 2 -- "$ROOFLINE" explain decode --model llama-3-8b --pdf "$T/h.png"
 run "explain --paper alone" 2 -- "$ROOFLINE" explain decode --model llama-3-8b --paper letter
 
