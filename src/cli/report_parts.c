@@ -27,6 +27,9 @@
 #endif
 
 #define CHART_H_PT 270.0
+/* the batch chart has two panels: at CHART_H_PT its legend did not fit inside them and squeezed
+ * the plots into 60% of the width */
+#define BATCH_H_PT 380.0
 
 static void
 sb_vprintf(struct sb *b, const char *fmt, va_list ap)
@@ -587,7 +590,7 @@ rp_why(struct rep_doc *d, const struct rp_ctx *ctx)
                 "the arithmetic catches up with the bytes.");
     c = build_chart(ctx, CHART_KIND_BATCH, true);
     if (c)
-        rep_chart(d, c, CHART_H_PT, "Decode throughput and time per token against batch size.");
+        rep_chart(d, c, BATCH_H_PT, "Decode throughput and time per token against batch size.");
     sb_release(&b);
     return 0;
 }
