@@ -209,6 +209,17 @@ tornado_base() { # NAME ANSWER.txt REPORT.pdf
 tornado_base small "$T/small-answer.txt" "$T/reports/small.pdf"
 "$ROOFLINE" report "$here/../../reports/growing-service.yaml" -o "$T/gs.pdf" >"$T/gs-answer.txt" 2>/dev/null
 tornado_base growing-service "$T/gs-answer.txt" "$T/gs.pdf"
+# page 1 says when the chosen fleet runs out under growth, the month the sensitivity section gives
+pdftotext -f 1 -l 1 "$T/gs.pdf" - | tr '\n' ' ' >"$T/gs1.txt"
+pdftotext "$T/gs.pdf" - | tr '\n' ' ' | sed -n 's/.*the chosen .\{1,120\} runs out in month \([0-9]*\).*/\1/p' >"$T/gsm.txt"
+m=$(cat "$T/gsm.txt")
+if [ -n "$m" ] && [ "$m" -gt 1 ] && grep -qF "covers growth until month $((m - 1)) " "$T/gs1.txt" &&
+    grep -qF "in month $m (" "$T/gs1.txt"; then
+    echo "ok report growth on page 1 (runs out in month $m)"
+else
+    echo "not ok report growth on page 1 (section 6: month '$m'):"
+    grep -o 'Growth of .\{0,200\}' "$T/gs1.txt" | sed 's/^/  /'
+fi
 # users with think time (home-workstation): page 1 is sized by simulated closed loops of users,
 # which the analytic screen does not do (it gave 8 devices and 18.156 USD/Mtok against 2 and 7.218)
 "$ROOFLINE" report "$here/../../reports/home-workstation.yaml" -o "$T/hw.pdf" >"$T/hw-answer.txt" 2>/dev/null
