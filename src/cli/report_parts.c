@@ -12,6 +12,7 @@
 #include "core/calib.h"
 #include "io/profiles.h"
 #include "render/charts.h"
+#include "sim/sim.h"
 #include "util/units.h"
 
 #include <errno.h>
@@ -420,6 +421,12 @@ rp_ops_by_time(const struct roof_result *r, int *idx)
             idx[j - 1] = t;
         }
     return n;
+}
+
+double
+rp_len_mean(const struct sim_dist *d)
+{
+    return d->kind == SIM_DIST_TRACE ? d->mean : sim_dist_mean(d);
 }
 
 const char *

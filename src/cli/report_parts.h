@@ -79,6 +79,10 @@ int rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struc
 /* The operators of `r` that take time, longest first: their indices into idx (ROOF_OP_COUNT
  * entries); returns how many. */
 int rp_ops_by_time(const struct roof_result *r, int *idx);
+/* The mean of a question's length distribution: sim_dist_mean, and for a trace (which it gives
+ * as 0) the rows' mean the question loader stored in d->mean (io/question.c). */
+struct sim_dist;
+double rp_len_mean(const struct sim_dist *d);
 /* What bounds one operator: "link", "compute" or "memory". */
 const char *rp_op_bound(const struct roof_op_result *o);
 /* The SHA-256 of a file as 64 hex digits into out (>= 65 bytes); -1 when it cannot be read. */

@@ -430,7 +430,7 @@ dist_words(const struct sim_dist *dd, struct sb *b)
             sb_printf(b, ", at most %.0f", dd->max);
         break;
     default:
-        sb_printf(b, "from a trace");
+        sb_printf(b, "from a trace, mean %.0f tokens, at most %.0f", dd->mean, dd->max);
     }
 }
 
@@ -1106,12 +1106,7 @@ rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struct pl
             caldata_tuning(hws[0], q->engine, NULL, &ctx->base.tuning, NULL);
         /* the typical request at the planned load: the mean prompt, half the mean output in
          * the cache, the mean number in flight as the batch */
-        double pm = q->prompt.kind == SIM_DIST_FIXED ? q->prompt.value : q->prompt.mean;
-        double om = q->output.kind == SIM_DIST_FIXED ? q->output.value : q->output.mean;
-        if (q->prompt.kind == SIM_DIST_UNIFORM)
-            pm = (q->prompt.min + q->prompt.max) / 2;
-        if (q->output.kind == SIM_DIST_UNIFORM)
-            om = (q->output.min + q->output.max) / 2;
+        double pm = rp_len_mean(&q->prompt), om = rp_len_mean(&q->output);
         ctx->base.prompt = pm > 0 ? round(pm) : 1024;
         ctx->base.context = round((pm > 0 ? pm : 1024) + (om > 0 ? om / 2 : 128));
         double batch = r->chosen >= 0 ? round(r->verify.concurrency) : 1;

@@ -224,6 +224,16 @@ fi
 # which the analytic screen does not do (it gave 8 devices and 18.156 USD/Mtok against 2 and 7.218)
 "$ROOFLINE" report "$here/../../reports/home-workstation.yaml" -o "$T/hw.pdf" >"$T/hw-answer.txt" 2>/dev/null
 tornado_base home-workstation "$T/hw-answer.txt" "$T/hw.pdf"
+# a trace question (workload: {trace: FILE}): the question section and the tornado's length
+# inputs give the trace's means (prompts 400, outputs 125 tokens; +-50%), not 0
+run "report trace question" 0 -- "$ROOFLINE" report "$Q/trace.yaml" -o "$T/tr.pdf"
+pdftotext "$T/tr.pdf" - | tr '\n' ' ' >"$T/tr.txt"
+for want in "prompts from a trace, mean 400 tokens, at most 600" \
+    "outputs from a trace, mean 125 tokens, at most 160" "200 tok .. 600 tok" "62 tok .. 188 tok"; do
+    grep -qF "$want" "$T/tr.txt" && echo "ok report trace shows '$want'" ||
+        echo "not ok report trace lacks '$want'"
+done
+grep -q " 0 tok" "$T/tr.txt" && echo "not ok report trace has a length of 0" || echo "ok report trace no length 0"
 # --bench: the host validation table, the same predictions and errors as validate --host
 B="$here/../data/bench/report.json"
 run "report --bench" 0 -- "$ROOFLINE" report "$Q/small.yaml" --bench "$B" -o "$T/sb.pdf"
