@@ -222,8 +222,11 @@ explain_expected(const struct roof_result *bound, const char *engine, bool engin
            "--engine datasheet for the bound alone).\n");
 }
 
+/* The worked steps of prefill/decode on the bound `cfg` (the datasheet roofline); `ecfg` (NULL:
+ * none) is the same configuration tuned for `engine`, whose crossovers are given beside the
+ * bound's (the handout's chart draws the engine's). */
 static int
-explain_model(const struct roof_config *cfg)
+explain_model(const struct roof_config *cfg, const struct roof_config *ecfg, const char *engine)
 {
     const struct hw_profile *hw = cfg->hw;
     const struct mdl_profile *m = cfg->model;
@@ -357,16 +360,27 @@ explain_model(const struct roof_config *cfg)
                    r.ops[top[k]].compute_time_s >= r.ops[top[k]].memory_time_s ? "compute"
                                                                                : "memory",
                    k < 2 ? "," : ".\n");
-    double crit, cross;
+    double crit, cross, ecrit = NAN, ecross = NAN;
     int rc_crit = roof_critical_batch(cfg, &crit);
     int rc_cross = roof_prefill_crossover(cfg, &cross);
+    if (ecfg && roof_critical_batch(ecfg, &ecrit) != 0)
+        ecrit = NAN;
+    if (ecfg && roof_prefill_crossover(ecfg, &ecross) != 0)
+        ecross = NAN;
+    /* the engine's crossover beside the bound's when they differ once rounded */
+    char eb[96] = "", ep[96] = "";
+    if (rc_crit == 0 && isfinite(ecrit) && lround(ecrit) != lround(crit))
+        snprintf(eb, sizeof eb, "; about %.0f with the %s engine's efficiencies", ecrit, engine);
+    if (rc_cross == 0 && isfinite(ecross) && lround(ecross) != lround(cross))
+        snprintf(ep, sizeof ep, " (on the bound; about %.0f with the %s engine's efficiencies)",
+                 ecross, engine);
     if (rc_crit == 0)
         printf("Decode's weight GEMMs turn compute-bound at a batch of about %.0f (solved: compute "
-               "time = memory time).\n",
-               crit);
+               "time = memory time%s).\n",
+               crit, eb);
     if (rc_cross == 0)
-        printf("Prefill (batch %.0f) turns compute-bound from a prompt of about %.0f tokens.\n",
-               cfg->batch, cross);
+        printf("Prefill (batch %.0f) turns compute-bound from a prompt of about %.0f tokens%s.\n",
+               cfg->batch, cross, ep);
     printf("\n");
     /* name each part: the engine reserve is not KV cache */
     char other_what[192], kvq[32], actq[32], resq[32];
@@ -528,7 +542,7 @@ run_text(const struct cli_args *ap)
         /* the worked steps derive the bound (the datasheet roofline); the answer line and the
          * last paragraph give the time the engine is expected to reach beside it */
         const char *engine = cli_engine(&a, hw);
-        struct roof_config bound;
+        struct roof_config bound, ecfg = cfg; /* ecfg keeps the engine's tuning */
         roof_config_init(&bound, hw, m, phase);
         cfg.tuning = bound.tuning;
         struct roof_result rb, re = {0};
@@ -543,7 +557,7 @@ run_text(const struct cli_args *ap)
             goto out;
         }
         explain_answer(&rb, engine, cli_has(&a, "engine"), &re, phase == ROOF_PREFILL);
-        if (explain_model(&cfg) < 0)
+        if (explain_model(&cfg, engine ? &ecfg : NULL, engine) < 0)
             rc = CLI_FAIL;
         else if (engine)
             explain_expected(&rb, engine, cli_has(&a, "engine"), &re, band, phase == ROOF_PREFILL);

@@ -101,6 +101,16 @@ for t in kv-cache batching quantization moe tp speculative prefix-cache disaggre
         echo "not ok explain $t handout text lacks '$want'"; fi
     [ "$(outline_count "$T/h.pdf")" -ge 1 ] && echo "ok explain $t outline" || echo "not ok explain $t outline"
 done
+# the prefill handout's chart (the engine's curve) and its text name the same crossover prompt
+# (the chart said 256 tokens, the text only the bound's 405)
+run "explain prefill --pdf crossover" 0 -- "$ROOFLINE" explain prefill --model llama-3-8b --pdf "$T/h.pdf"
+pdftotext "$T/h.pdf" - | tr '\n' ' ' >"$T/hp.txt"
+x=$(sed -n 's/.*compute-bound from \([0-9]*\) tokens.*/\1/p' "$T/hp.txt")
+if [ -n "$x" ] && grep -qF "about $x with the kernel engine's efficiencies" "$T/hp.txt"; then
+    echo "ok explain prefill chart and text crossover ($x)"
+else
+    echo "not ok explain prefill chart crossover '$x' not in the text"
+fi
 # tp and moe draw the split that holds the model, not a single device that does not fit; a model
 # no split holds keeps one device, labelled
 run "explain tp --pdf split" 0 -- "$ROOFLINE" explain tp --pdf "$T/h.pdf"
