@@ -212,7 +212,8 @@ growth_words(const struct plan_question *q, const struct plan_option *op, struct
     double today = users ? (double)q->users : q->rate_per_s, g = 1.0 + q->growth_per_month;
     const char *unit = users ? "users" : "requests/s";
     sb_printf(b,
-              "\n<b>Growth</b> (%.0f%% a month, months from today): ", 100 * q->growth_per_month);
+              "\n<b>Growth</b> of %.0f%% a month from today's %.4g %s: ", 100 * q->growth_per_month,
+              today, unit);
     int m = op->exhaust_month;
     if (m <= 0) {
         sb_printf(b, "this fleet <b>covers the whole %d-month horizon</b> (%.4g %s in month %d).",
