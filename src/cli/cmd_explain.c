@@ -711,6 +711,8 @@ run_pdf(const struct cli_args *a, int argc, char **argv)
     }
     if (cli_engine_opts(a, &cfg) != 0)
         goto done;
+    if (strcmp(topic, "kv-cache") == 0 && !cli_has(a, "context"))
+        cfg.context = EX_KV_CONTEXT; /* the chart at the text's context: 104 sequences, not 416 */
     int kind = topic_chart(topic);
     char caption[512] = "";
     if (m && (strcmp(topic, "tp") == 0 || strcmp(topic, "moe") == 0))

@@ -19,6 +19,7 @@
 #include <glib.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1039,6 +1040,39 @@ formula_markup(const char *line, struct sb *out)
     }
 }
 
+/* A text table of the handout in monospace, without the indent its lines share (each line lost
+ * all its leading spaces before, which shifted right-aligned columns: explain moe's rows from
+ * batch 16 on stood one column left of the rows above). */
+static void
+code_block(struct rep_doc *d, const struct sb *code)
+{
+    const char *t = sb_str(code);
+    size_t common = SIZE_MAX;
+    for (const char *l = t; *l;) {
+        size_t n = strspn(l, " ");
+        if (l[n] != '\n' && l[n] != '\0' && n < common)
+            common = n;
+        const char *nl = strchr(l, '\n');
+        if (!nl)
+            break;
+        l = nl + 1;
+    }
+    if (common == SIZE_MAX)
+        common = 0;
+    struct sb out = {0};
+    for (const char *l = t; *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t len = nl ? (size_t)(nl - l) : strlen(l);
+        size_t skip = len < common ? len : common;
+        sb_printf(&out, "%s%.*s", out.n ? "\n" : "", (int)(len - skip), l + skip);
+        if (!nl)
+            break;
+        l = nl + 1;
+    }
+    rep_code(d, sb_str(&out));
+    sb_release(&out);
+}
+
 int
 rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart *chart,
            const char *caption, const struct rp_ctx *ctx)
@@ -1073,7 +1107,7 @@ rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart 
         /* an indented line with aligned columns (two spaces inside) is a text table: monospace */
         bool columns = indented && strstr(lead, "  ") != NULL;
         if (code.n > 0 && !columns) {
-            rep_code(d, sb_str(&code));
+            code_block(d, &code);
             sb_reset(&code);
         }
         if (columns) {
@@ -1081,7 +1115,9 @@ rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart 
                 rep_para(d, sb_str(&para));
                 sb_reset(&para);
             }
-            sb_printf(&code, "%s%s", code.n ? "\n" : "", lead);
+            /* the line keeps its spaces (right-aligned columns); the block's common indent
+             * goes at the flush */
+            sb_printf(&code, "%s%s", code.n ? "\n" : "", line);
             g_free(line);
             continue;
         }
@@ -1113,7 +1149,7 @@ rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart 
         g_free(line);
     }
     if (code.n > 0)
-        rep_code(d, sb_str(&code));
+        code_block(d, &code);
     if (para.n > 0)
         rep_para(d, sb_str(&para));
     sb_release(&para);

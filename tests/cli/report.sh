@@ -94,7 +94,8 @@ for t in kv-cache batching quantization moe tp speculative prefix-cache disaggre
     run "explain $t --pdf" 0 -- "$ROOFLINE" explain $t $m --pdf "$T/h.pdf"
     # shellcheck disable=SC2086
     "$ROOFLINE" explain $t $m >"$T/h.txt" 2>/dev/null
-    pdftotext "$T/h.pdf" "$T/hp.txt"
+    # -layout with runs of spaces squeezed: text tables keep their rows ("49.75 ms")
+    pdftotext -layout "$T/h.pdf" - | tr -s " " >"$T/hp.txt"
     # the conclusion's last number-with-unit of the text appears in the handout
     want=$(grep -oE '[0-9]+(\.[0-9]+)? (ms|us|s|GB|MB|kB|tokens/s)' "$T/h.txt" | tail -n 1)
     if [ -n "$want" ] && grep -qF -- "$want" "$T/hp.txt"; then echo "ok explain $t handout text ($want)"; else
