@@ -11,6 +11,7 @@
 #include "cli/explain.h"
 #include "core/calib.h"
 #include "io/profiles.h"
+#include "render/chart.h"
 #include "render/charts.h"
 #include "sim/sim.h"
 #include "util/units.h"
@@ -29,9 +30,16 @@
 #endif
 
 #define CHART_H_PT 270.0
-/* the batch chart has two panels: at CHART_H_PT its legend did not fit inside them and squeezed
- * the plots into 60% of the width */
-#define BATCH_H_PT 380.0
+/* a chart of stacked panels (batch): at CHART_H_PT its legend did not fit inside them and
+ * squeezed the plots into 60% of the width */
+#define STACKED_H_PT 380.0
+
+/* The height to draw chart `c` at: taller for panels stacked in one column. */
+static double
+chart_height_pt(const struct chart *c)
+{
+    return c && c->n_panels > 1 && c->cols <= 1 ? STACKED_H_PT : CHART_H_PT;
+}
 
 static void
 sb_vprintf(struct sb *b, const char *fmt, va_list ap)
@@ -598,7 +606,8 @@ rp_why(struct rep_doc *d, const struct rp_ctx *ctx)
                 "the arithmetic catches up with the bytes.");
     c = build_chart(ctx, CHART_KIND_BATCH, true);
     if (c)
-        rep_chart(d, c, BATCH_H_PT, "Decode throughput and time per token against batch size.");
+        rep_chart(d, c, chart_height_pt(c),
+                  "Decode throughput and time per token against batch size.");
     sb_release(&b);
     return 0;
 }
@@ -1091,7 +1100,7 @@ rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart 
     rep_title(d, title, rp_esc(first));
     rep_section(d, 1, "The worked example", false);
     if (chart) /* the picture first, the numbers behind it after */
-        rep_chart(d, chart, CHART_H_PT, caption);
+        rep_chart(d, chart, chart_height_pt(chart), caption);
     const char *p = body ? body + 2 : text + head;
     struct sb para = {0}, code = {0};
     while (*p) {
