@@ -222,8 +222,11 @@ explain_expected(const struct roof_result *bound, const char *engine, bool engin
            "--engine datasheet for the bound alone).\n");
 }
 
+/* The worked steps of prefill/decode on the bound `cfg` (the datasheet roofline); `ecfg` (NULL:
+ * none) is the same configuration tuned for `engine`, whose crossovers are given beside the
+ * bound's (the handout's chart draws the engine's). */
 static int
-explain_model(const struct roof_config *cfg)
+explain_model(const struct roof_config *cfg, const struct roof_config *ecfg, const char *engine)
 {
     const struct hw_profile *hw = cfg->hw;
     const struct mdl_profile *m = cfg->model;
@@ -357,16 +360,27 @@ explain_model(const struct roof_config *cfg)
                    r.ops[top[k]].compute_time_s >= r.ops[top[k]].memory_time_s ? "compute"
                                                                                : "memory",
                    k < 2 ? "," : ".\n");
-    double crit, cross;
+    double crit, cross, ecrit = NAN, ecross = NAN;
     int rc_crit = roof_critical_batch(cfg, &crit);
     int rc_cross = roof_prefill_crossover(cfg, &cross);
+    if (ecfg && roof_critical_batch(ecfg, &ecrit) != 0)
+        ecrit = NAN;
+    if (ecfg && roof_prefill_crossover(ecfg, &ecross) != 0)
+        ecross = NAN;
+    /* the engine's crossover beside the bound's when they differ once rounded */
+    char eb[96] = "", ep[96] = "";
+    if (rc_crit == 0 && isfinite(ecrit) && lround(ecrit) != lround(crit))
+        snprintf(eb, sizeof eb, "; about %.0f with the %s engine's efficiencies", ecrit, engine);
+    if (rc_cross == 0 && isfinite(ecross) && lround(ecross) != lround(cross))
+        snprintf(ep, sizeof ep, " (on the bound; about %.0f with the %s engine's efficiencies)",
+                 ecross, engine);
     if (rc_crit == 0)
         printf("Decode's weight GEMMs turn compute-bound at a batch of about %.0f (solved: compute "
-               "time = memory time).\n",
-               crit);
+               "time = memory time%s).\n",
+               crit, eb);
     if (rc_cross == 0)
-        printf("Prefill (batch %.0f) turns compute-bound from a prompt of about %.0f tokens.\n",
-               cfg->batch, cross);
+        printf("Prefill (batch %.0f) turns compute-bound from a prompt of about %.0f tokens%s.\n",
+               cfg->batch, cross, ep);
     printf("\n");
     /* name each part: the engine reserve is not KV cache */
     char other_what[192], kvq[32], actq[32], resq[32];
@@ -528,7 +542,7 @@ run_text(const struct cli_args *ap)
         /* the worked steps derive the bound (the datasheet roofline); the answer line and the
          * last paragraph give the time the engine is expected to reach beside it */
         const char *engine = cli_engine(&a, hw);
-        struct roof_config bound;
+        struct roof_config bound, ecfg = cfg; /* ecfg keeps the engine's tuning */
         roof_config_init(&bound, hw, m, phase);
         cfg.tuning = bound.tuning;
         struct roof_result rb, re = {0};
@@ -543,7 +557,7 @@ run_text(const struct cli_args *ap)
             goto out;
         }
         explain_answer(&rb, engine, cli_has(&a, "engine"), &re, phase == ROOF_PREFILL);
-        if (explain_model(&cfg) < 0)
+        if (explain_model(&cfg, engine ? &ecfg : NULL, engine) < 0)
             rc = CLI_FAIL;
         else if (engine)
             explain_expected(&rb, engine, cli_has(&a, "engine"), &re, band, phase == ROOF_PREFILL);
@@ -575,6 +589,59 @@ topic_chart(const char *topic)
         if (strcmp(K[i].topic, topic) == 0)
             return (int)K[i].kind;
     return -1;
+}
+
+/* The memory one device of `c` needs at its batch, and whether it fits; -1 when `c` cannot be
+ * evaluated (e.g. the tp degree does not divide the heads). */
+static int
+split_fits(const struct roof_config *c, struct roof_memory *mem)
+{
+    if (roof_config_problem(c))
+        return -1;
+    roof_memory(c, mem);
+    return mem->fits ? 1 : 0;
+}
+
+/* tp and moe explain a model split across devices: their handout's chart is drawn for the split
+ * that holds the model (--tp when given; else the smallest of tp 1, 2, 4, 8 that fits, the
+ * degrees tp's Step 3 tabulates), with a caption (markup) that says which. When no split holds
+ * it, the single device stays, and its chart and the caption say it does not fit. */
+static void
+split_chart(struct roof_config *cfg, const char *topic, bool tp_given, char *caption, size_t size)
+{
+    struct roof_config one = *cfg;
+    struct roof_memory m1, m;
+    one.tp = 1;
+    one.pp = 1;
+    if (tp_given || split_fits(&one, &m1) != 0)
+        return; /* the user's split, or one device holds it: the chart is what the text times */
+    char need[32], cap[32], per[32];
+    ex_qty(need, sizeof need, m1.total_bytes, "B", 3);
+    ex_qty(cap, sizeof cap, m1.capacity_bytes, "B", 3);
+    for (int n = 2; n <= 8; n *= 2) {
+        struct roof_config c = one;
+        c.tp = n;
+        if (split_fits(&c, &m) != 1)
+            continue;
+        ex_qty(per, sizeof per, m.total_bytes, "B", 3);
+        *cfg = c;
+        if (strcmp(topic, "tp") == 0)
+            snprintf(caption, size,
+                     "Drawn at tp %d (%d x %s, %s per device), the smallest split in Step 3 that "
+                     "holds %s: one device would need %s, more than its %s.",
+                     n, n, cfg->hw->id, per, cfg->model->id, need, cap);
+        else
+            snprintf(caption, size,
+                     "Drawn at tp %d (%d x %s, %s per device), the smallest split that holds %s: "
+                     "one device would need %s, more than its %s. The table's times are one "
+                     "device's, as if it held the model.",
+                     n, n, cfg->hw->id, per, cfg->model->id, need, cap);
+        return;
+    }
+    snprintf(caption, size,
+             "<b>Does not fit:</b> %s needs %s on one %s (%s), and no split up to tp 8 holds it; "
+             "the chart shows one device to say so.",
+             cfg->model->id, need, cfg->hw->id, cap);
 }
 
 /* explain TOPIC --pdf FILE: the text output, captured, set as a handout with its chart. */
@@ -644,7 +711,12 @@ run_pdf(const struct cli_args *a, int argc, char **argv)
     }
     if (cli_engine_opts(a, &cfg) != 0)
         goto done;
+    if (strcmp(topic, "kv-cache") == 0 && !cli_has(a, "context"))
+        cfg.context = EX_KV_CONTEXT; /* the chart at the text's context: 104 sequences, not 416 */
     int kind = topic_chart(topic);
+    char caption[512] = "";
+    if (m && (strcmp(topic, "tp") == 0 || strcmp(topic, "moe") == 0))
+        split_chart(&cfg, topic, cli_has(a, "tp"), caption, sizeof caption);
     if (m && kind >= 0) {
         struct chart_request req;
         memset(&req, 0, sizeof req);
@@ -670,7 +742,7 @@ run_pdf(const struct cli_args *a, int argc, char **argv)
                          .argc = argc,
                          .argv = argv,
                          .command = "explain"};
-    if (rp_handout(d, topic, text, chart, &ctx) != 0)
+    if (rp_handout(d, topic, text, chart, caption[0] ? caption : NULL, &ctx) != 0)
         goto done;
     chart = NULL; /* the document owns it */
     struct err_list errs = {0};

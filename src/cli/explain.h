@@ -15,6 +15,9 @@ const char *ex_sci(double x);
 #define Q(v, u, sig) ex_qty(ex_ring(), 64, (v), (u), (sig))
 #define T(s) ex_time(ex_ring(), 64, (s))
 
+/* explain kv-cache's context per sequence without --context (its handout's chart uses it too) */
+#define EX_KV_CONTEXT 4096
+
 /* Topics other than prefill/decode: each prints a worked example; 0, -1 after an error, or -2
  * after a bad option value (a usage error). */
 int ex_kv_cache(const struct roof_config *cfg, const struct cli_args *a);

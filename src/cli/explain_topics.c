@@ -54,7 +54,7 @@ ex_kv_cache(const struct roof_config *cfg, const struct cli_args *a)
     if (ex_options_check(a) != 0)
         return -2;
     double block = opt_num(a, "block-size", 16);
-    double ctx = cli_has(a, "context") ? cfg->context : 4096;
+    double ctx = cli_has(a, "context") ? cfg->context : EX_KV_CONTEXT;
     header("KV cache", cfg);
     double kvb = dtype_bytes(cfg->kv);
     double elems = mdl_kv_elems_per_token_layer(m);

@@ -11,13 +11,16 @@
 #include "cli/explain.h"
 #include "core/calib.h"
 #include "io/profiles.h"
+#include "render/chart.h"
 #include "render/charts.h"
+#include "sim/sim.h"
 #include "util/units.h"
 
 #include <errno.h>
 #include <glib.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,16 @@
 #endif
 
 #define CHART_H_PT 270.0
+/* a chart of stacked panels (batch): at CHART_H_PT its legend did not fit inside them and
+ * squeezed the plots into 60% of the width */
+#define STACKED_H_PT 380.0
+
+/* The height to draw chart `c` at: taller for panels stacked in one column. */
+static double
+chart_height_pt(const struct chart *c)
+{
+    return c && c->n_panels > 1 && c->cols <= 1 ? STACKED_H_PT : CHART_H_PT;
+}
 
 static void
 sb_vprintf(struct sb *b, const char *fmt, va_list ap)
@@ -419,6 +432,12 @@ rp_ops_by_time(const struct roof_result *r, int *idx)
     return n;
 }
 
+double
+rp_len_mean(const struct sim_dist *d)
+{
+    return d->kind == SIM_DIST_TRACE ? d->mean : sim_dist_mean(d);
+}
+
 const char *
 rp_op_bound(const struct roof_op_result *o)
 {
@@ -587,7 +606,8 @@ rp_why(struct rep_doc *d, const struct rp_ctx *ctx)
                 "the arithmetic catches up with the bytes.");
     c = build_chart(ctx, CHART_KIND_BATCH, true);
     if (c)
-        rep_chart(d, c, CHART_H_PT, "Decode throughput and time per token against batch size.");
+        rep_chart(d, c, chart_height_pt(c),
+                  "Decode throughput and time per token against batch size.");
     sb_release(&b);
     return 0;
 }
@@ -1029,9 +1049,42 @@ formula_markup(const char *line, struct sb *out)
     }
 }
 
+/* A text table of the handout in monospace, without the indent its lines share (each line lost
+ * all its leading spaces before, which shifted right-aligned columns: explain moe's rows from
+ * batch 16 on stood one column left of the rows above). */
+static void
+code_block(struct rep_doc *d, const struct sb *code)
+{
+    const char *t = sb_str(code);
+    size_t common = SIZE_MAX;
+    for (const char *l = t; *l;) {
+        size_t n = strspn(l, " ");
+        if (l[n] != '\n' && l[n] != '\0' && n < common)
+            common = n;
+        const char *nl = strchr(l, '\n');
+        if (!nl)
+            break;
+        l = nl + 1;
+    }
+    if (common == SIZE_MAX)
+        common = 0;
+    struct sb out = {0};
+    for (const char *l = t; *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t len = nl ? (size_t)(nl - l) : strlen(l);
+        size_t skip = len < common ? len : common;
+        sb_printf(&out, "%s%.*s", out.n ? "\n" : "", (int)(len - skip), l + skip);
+        if (!nl)
+            break;
+        l = nl + 1;
+    }
+    rep_code(d, sb_str(&out));
+    sb_release(&out);
+}
+
 int
 rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart *chart,
-           const struct rp_ctx *ctx)
+           const char *caption, const struct rp_ctx *ctx)
 {
     char title[256], version[128];
     snprintf(title, sizeof title, "roofline explain %s", topic);
@@ -1047,7 +1100,7 @@ rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart 
     rep_title(d, title, rp_esc(first));
     rep_section(d, 1, "The worked example", false);
     if (chart) /* the picture first, the numbers behind it after */
-        rep_chart(d, chart, CHART_H_PT, NULL);
+        rep_chart(d, chart, chart_height_pt(chart), caption);
     const char *p = body ? body + 2 : text + head;
     struct sb para = {0}, code = {0};
     while (*p) {
@@ -1063,7 +1116,7 @@ rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart 
         /* an indented line with aligned columns (two spaces inside) is a text table: monospace */
         bool columns = indented && strstr(lead, "  ") != NULL;
         if (code.n > 0 && !columns) {
-            rep_code(d, sb_str(&code));
+            code_block(d, &code);
             sb_reset(&code);
         }
         if (columns) {
@@ -1071,7 +1124,9 @@ rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart 
                 rep_para(d, sb_str(&para));
                 sb_reset(&para);
             }
-            sb_printf(&code, "%s%s", code.n ? "\n" : "", lead);
+            /* the line keeps its spaces (right-aligned columns); the block's common indent
+             * goes at the flush */
+            sb_printf(&code, "%s%s", code.n ? "\n" : "", line);
             g_free(line);
             continue;
         }
@@ -1103,7 +1158,7 @@ rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart 
         g_free(line);
     }
     if (code.n > 0)
-        rep_code(d, sb_str(&code));
+        code_block(d, &code);
     if (para.n > 0)
         rep_para(d, sb_str(&para));
     sb_release(&para);

@@ -64,10 +64,10 @@ void rp_provenance(struct rep_doc *d, const struct rp_ctx *ctx, const char *cons
                    int n_extra);
 /* A teaching handout of `explain TOPIC`: `text` is the command's text output (the first paragraph
  * becomes the subtitle; "Step N." lines bold; indented lines are formulas set with subscripts,
- * superscripts and operator signs), then `chart` (owned; may be NULL), then the provenance of
- * ctx's profiles (ctx->n_hws may be 0). 0 or -1. */
+ * superscripts and operator signs), then `chart` (owned; may be NULL) with `caption` (markup;
+ * NULL: none), then the provenance of ctx's profiles (ctx->n_hws may be 0). 0 or -1. */
 int rp_handout(struct rep_doc *d, const char *topic, const char *text, struct chart *chart,
-               const struct rp_ctx *ctx);
+               const char *caption, const struct rp_ctx *ctx);
 /* The report of a planning question from the planner's result (report_plan.c): sets ctx's
  * profiles and base config to the chosen option's; `question_path` is hashed in the provenance.
  * 0 or -1 after printing. */
@@ -79,6 +79,10 @@ int rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struc
 /* The operators of `r` that take time, longest first: their indices into idx (ROOF_OP_COUNT
  * entries); returns how many. */
 int rp_ops_by_time(const struct roof_result *r, int *idx);
+/* The mean of a question's length distribution: sim_dist_mean, and for a trace (which it gives
+ * as 0) the rows' mean the question loader stored in d->mean (io/question.c). */
+struct sim_dist;
+double rp_len_mean(const struct sim_dist *d);
 /* What bounds one operator: "link", "compute" or "memory". */
 const char *rp_op_bound(const struct roof_op_result *o);
 /* The SHA-256 of a file as 64 hex digits into out (>= 65 bytes); -1 when it cannot be read. */

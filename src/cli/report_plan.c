@@ -200,6 +200,42 @@ why_lost(const struct plan_question *q, const struct plan_option *best,
     sb_printf(b, "same %s; less SLO-meeting capacity: %.3g requests/s against %.3g", what, co, cb);
 }
 
+/* Page 1's growth sentence, answer first: how long the chosen fleet covers the question's growth
+ * and what it takes then. The planner's rules (plan.c): the fleet runs out in the first month
+ * whose traffic exceeds its SLO-meeting capacity, (instances - spares) x the rate per instance
+ * (closed loops: x users per instance); a fleet is sized at the planned utilisation plus spares.
+ * The question has no start date, so months count from today. */
+static void
+growth_words(const struct plan_question *q, const struct plan_option *op, struct sb *b)
+{
+    bool users = q->workload == PLAN_WL_USERS && q->has_slo && op->users_per_instance >= 1;
+    double today = users ? (double)q->users : q->rate_per_s, g = 1.0 + q->growth_per_month;
+    const char *unit = users ? "users" : "requests/s";
+    sb_printf(b,
+              "\n<b>Growth</b> of %.0f%% a month from today's %.4g %s: ", 100 * q->growth_per_month,
+              today, unit);
+    int m = op->exhaust_month;
+    if (m <= 0) {
+        sb_printf(b, "this fleet <b>covers the whole %d-month horizon</b> (%.4g %s in month %d).",
+                  q->horizon_months, today * pow(g, q->horizon_months), unit, q->horizon_months);
+        return;
+    }
+    double at = today * pow(g, m);
+    double per = users ? floor(op->users_per_instance * q->utilisation + 1e-9)
+                       : op->rate_per_s * q->utilisation;
+    int need = (int)ceil(at / (per >= 1e-12 ? per : 1e-12) - 1e-9) + q->spares;
+    if (m == 1)
+        sb_printf(b, "this fleet <b>covers today's traffic only</b>");
+    else
+        sb_printf(b, "this fleet <b>covers growth until month %d</b> (%.4g %s)", m - 1,
+                  today * pow(g, m - 1), unit);
+    sb_printf(b,
+              "; in month %d (%.4g %s) it runs out: then add %d instance%s (%d in all, at the "
+              "planned %.0f%% utilisation%s).",
+              m, at, unit, need - op->instances, need - op->instances == 1 ? "" : "s", need,
+              100 * q->utilisation, q->spares > 0 ? " with the spares" : "");
+}
+
 static void
 answer(struct rep_doc *d, const struct plan_question *q, const struct plan_result *r,
        struct rp_ctx *ctx)
@@ -251,6 +287,8 @@ answer(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
             sb_printf(&b, " in %.1f hours (deadline %.1f h).", op->offline_hours,
                       q->offline_deadline_s / 3600);
         }
+        if (q->growth_per_month > 0)
+            growth_words(q, op, &b);
         snprintf(ctx->answer, sizeof ctx->answer,
                  "%s %d x %s (tp %d, %s, %s) = %d devices: %.2f %s/hour, %.3f %s per million "
                  "output tokens",
@@ -393,7 +431,7 @@ dist_words(const struct sim_dist *dd, struct sb *b)
             sb_printf(b, ", at most %.0f", dd->max);
         break;
     default:
-        sb_printf(b, "from a trace");
+        sb_printf(b, "from a trace, mean %.0f tokens, at most %.0f", dd->mean, dd->max);
     }
 }
 
@@ -1069,12 +1107,7 @@ rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struct pl
             caldata_tuning(hws[0], q->engine, NULL, &ctx->base.tuning, NULL);
         /* the typical request at the planned load: the mean prompt, half the mean output in
          * the cache, the mean number in flight as the batch */
-        double pm = q->prompt.kind == SIM_DIST_FIXED ? q->prompt.value : q->prompt.mean;
-        double om = q->output.kind == SIM_DIST_FIXED ? q->output.value : q->output.mean;
-        if (q->prompt.kind == SIM_DIST_UNIFORM)
-            pm = (q->prompt.min + q->prompt.max) / 2;
-        if (q->output.kind == SIM_DIST_UNIFORM)
-            om = (q->output.min + q->output.max) / 2;
+        double pm = rp_len_mean(&q->prompt), om = rp_len_mean(&q->output);
         ctx->base.prompt = pm > 0 ? round(pm) : 1024;
         ctx->base.context = round((pm > 0 ? pm : 1024) + (om > 0 ? om / 2 : 128));
         double batch = r->chosen >= 0 ? round(r->verify.concurrency) : 1;

@@ -173,7 +173,7 @@ sens_value(enum sens_input in, const struct plan_question *q, const struct hw_pr
     case SENS_PROMPT:
     case SENS_OUTPUT: {
         const struct sim_dist *dd = in == SENS_PROMPT ? &q->prompt : &q->output;
-        double m = sim_dist_mean(dd);
+        double m = rp_len_mean(dd);
         snprintf(buf, size, "%.0f tok", m * f);
         break;
     }

@@ -404,6 +404,19 @@ chart_label_box(double x, double y, double w, double h, double gap, enum chart_d
     return (struct chart_rect){x, y, w, h};
 }
 
+/* chart_rect_free, with r also kept `pad` pixels from the rects from pad_from on. */
+static bool
+rect_free_spaced(const struct chart_obstacles *o, struct chart_rect r, double pad)
+{
+    if (!chart_rect_free(o, r))
+        return false;
+    struct chart_rect big = {r.x - pad, r.y - pad, r.w + 2 * pad, r.h + 2 * pad};
+    for (size_t i = o->pad_from; pad > 0 && i < o->n_rects; i++)
+        if (chart_rects_overlap(big, o->rects[i]))
+            return false;
+    return true;
+}
+
 bool
 chart_place(struct chart_obstacles *o, const struct chart_place_req *q, struct chart_rect *out,
             int *anchor_used, int *ring_used)
@@ -413,33 +426,34 @@ chart_place(struct chart_obstacles *o, const struct chart_place_req *q, struct c
     int n_anchors = q->n_anchors, n_dirs = q->n_dirs, rings = q->rings;
     if (rings < 1)
         rings = 1;
-    for (int ring = 0; ring < rings; ring++) {
-        double g = gap + ring * h * 0.9;
-        for (int a = 0; a < n_anchors; a++) {
-            if (!isfinite(ax[a]) || !isfinite(ay[a]))
-                continue;
-            for (int d = 0; d < n_dirs; d++) {
-                struct chart_rect r = chart_label_box(ax[a], ay[a], w, h, g, dirs[d]);
-                if (!chart_rect_free(o, r))
+    for (int spaced = o->label_pad > 0 ? 1 : 0; spaced >= 0; spaced--)
+        for (int ring = 0; ring < (spaced && rings > 3 ? 3 : rings); ring++) {
+            double g = gap + ring * h * 0.9;
+            for (int a = 0; a < n_anchors; a++) {
+                if (!isfinite(ax[a]) || !isfinite(ay[a]))
                     continue;
-                bool crossed = false;
-                if (ring >= 1) {
-                    struct chart_segment s = {ax[a], ay[a], fmax(r.x, fmin(ax[a], r.x + r.w)),
-                                              fmax(r.y, fmin(ay[a], r.y + r.h))};
-                    for (size_t i = o->n_fixed; i < o->n_rects && !crossed; i++)
-                        crossed = chart_rect_hits_segment(o->rects[i], s);
-                }
-                if (!crossed) {
-                    *out = r;
-                    if (anchor_used)
-                        *anchor_used = a;
-                    if (ring_used)
-                        *ring_used = ring;
-                    return chart_obstacles_rect(o, r) == 0;
+                for (int d = 0; d < n_dirs; d++) {
+                    struct chart_rect r = chart_label_box(ax[a], ay[a], w, h, g, dirs[d]);
+                    if (!rect_free_spaced(o, r, spaced ? o->label_pad : 0))
+                        continue;
+                    bool crossed = false;
+                    if (ring >= 1) {
+                        struct chart_segment s = {ax[a], ay[a], fmax(r.x, fmin(ax[a], r.x + r.w)),
+                                                  fmax(r.y, fmin(ay[a], r.y + r.h))};
+                        for (size_t i = o->n_fixed; i < o->n_rects && !crossed; i++)
+                            crossed = chart_rect_hits_segment(o->rects[i], s);
+                    }
+                    if (!crossed) {
+                        *out = r;
+                        if (anchor_used)
+                            *anchor_used = a;
+                        if (ring_used)
+                            *ring_used = ring;
+                        return chart_obstacles_rect(o, r) == 0;
+                    }
                 }
             }
         }
-    }
     return false;
 }
 
@@ -707,6 +721,7 @@ layout_panel(struct chart *c, struct chart_panel *p, const struct fonts *f,
     if (p->n_legend && p->legend_below)
         bottom -= lh + f->base * 0.5;
     struct chart_obstacles o;
+    size_t legend_rect = SIZE_MAX; /* the legend's index among o's rects when it is inside */
     for (int pass = 0; pass < 2; pass++) {
         double r = outside_w > 0 ? fmin(right, natural_right - outside_w) : right;
         p->plot = (struct chart_rect){left, top, r - left, bottom - top};
@@ -759,6 +774,7 @@ layout_panel(struct chart *c, struct chart_panel *p, const struct fonts *f,
             }
         }
         if (p->legend_shown) {
+            legend_rect = o.n_rects;
             chart_obstacles_rect(&o, p->legend_box);
             break;
         }
@@ -766,6 +782,8 @@ layout_panel(struct chart *c, struct chart_panel *p, const struct fonts *f,
         outside_w = lw + f->base * 1.2;
     }
     o.n_fixed = o.n_rects;
+    o.label_pad = f->label * 0.9;
+    o.pad_from = legend_rect < o.n_rects ? legend_rect : o.n_fixed;
     place_margin_labels(p, f, leader_len, measure, ctx);
     /* labels inside the plot, most important first */
     struct chart_label **order = malloc((p->n_labels ? p->n_labels : 1) * sizeof *order);

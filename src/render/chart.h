@@ -243,6 +243,11 @@ struct chart_obstacles {
     struct chart_rect *rects;
     size_t n_rects, cap_rects;
     size_t n_fixed; /* rects before this index are not labels (leaders may cross them) */
+    /* pixels a new label keeps from the rects from index pad_from on (the legend and the labels
+     * placed before it) where it can: two labels that touch read as one. chart_place drops the
+     * spacing only when no spaced place is free. */
+    double label_pad;
+    size_t pad_from;
     struct chart_segment *segs;
     size_t n_segs, cap_segs;
 };
@@ -267,7 +272,8 @@ struct chart_style chart_marker_style(enum chart_marker m, double px, uint32_t s
  * free box, records it as an obstacle and returns true with the anchor and ring used (either may
  * be NULL); false (label dropped) when none is free. From ring 1 on the label may get a leader
  * line from the anchor to the box's nearest point, which must cross no label placed before (rects
- * from index n_fixed on). */
+ * from index n_fixed on). With o->label_pad > 0 every place is first tried o->label_pad away
+ * from the rects from o->pad_from on, then, when none is free, touching them. */
 struct chart_place_req {
     const double *ax, *ay; /* anchors in pixels, n_anchors of them, tried in order */
     int n_anchors;

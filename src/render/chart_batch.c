@@ -116,8 +116,9 @@ chart_fill_batch(struct chart *c, const struct chart_request *req, struct err_li
             if (kind_evaluate(&cfg, &r, errs) != 0)
                 return -1;
             kind_fmt_count(crit[g], num, sizeof num);
+            bool beyond = crit[g] > (double)maxb[g];
             snprintf(text, sizeof text, "critical batch %s%s", num,
-                     crit[g] > (double)maxb[g] ? " (beyond memory)" : "");
+                     beyond ? "\n(beyond memory)" : "");
             struct chart_style ms =
                 chart_marker_style(CHART_MARKER_DIAMOND, 17, rgb, 2, CHART_YELLOW, 1);
             for (int k = 0; k < 2; k++) {
@@ -126,9 +127,16 @@ chart_fill_batch(struct chart *c, const struct chart_request *req, struct err_li
                 chart_add_point(c, p, crit[g], y, &ms);
                 struct chart_label *l = chart_add_label(c, p, text, crit[g], y, 250 - g, rgb);
                 if (l) {
+                    /* on the side of the point away from the memory limit first, so that the
+                     * label and its leader do not cross the limit's line or crowd its label */
                     static const enum chart_dir D[] = {CHART_SE, CHART_NW, CHART_S,  CHART_N,
                                                        CHART_E,  CHART_W,  CHART_SW, CHART_NE};
-                    chart_label_dirs(l, D, 8);
+                    static const enum chart_dir RIGHT[] = {CHART_SE, CHART_NE, CHART_E,  CHART_S,
+                                                           CHART_N,  CHART_SW, CHART_NW, CHART_W};
+                    static const enum chart_dir LEFT[] = {CHART_NW, CHART_SW, CHART_W,  CHART_N,
+                                                          CHART_S,  CHART_SE, CHART_NE, CHART_E};
+                    bool near = maxb[g] >= 1 && fabs(log10(crit[g] / (double)maxb[g])) < 1.0;
+                    chart_label_dirs(l, !near ? D : beyond ? RIGHT : LEFT, 8);
                     chart_label_leader(l, 11, 9, true);
                 }
             }

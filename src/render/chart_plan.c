@@ -225,8 +225,9 @@ chart_build_plan(const struct plan_question *q, const struct plan_opts *o,
         snprintf(t, sizeof t, "chosen: %d x %s tp %d", op->instances, op->hw_id, op->tp);
         struct chart_label *l =
             chart_add_label(c, cost, t, op->ttft_p99_s, op->cost_per_mtok_output, 10, CHART_BLACK);
-        if (l)
-            l->bold = true;
+        /* clear of the 26 px ring, farther out with a leader when the points crowd it (home-
+         * workstation's label was dropped) */
+        chart_label_leader(l, 16, 8, true);
     }
     if (q->has_slo && q->slo.ttft_s > 0 && q->slo.ttft_s > cost->x.min &&
         q->slo.ttft_s < cost->x.max) {

@@ -94,13 +94,44 @@ for t in kv-cache batching quantization moe tp speculative prefix-cache disaggre
     run "explain $t --pdf" 0 -- "$ROOFLINE" explain $t $m --pdf "$T/h.pdf"
     # shellcheck disable=SC2086
     "$ROOFLINE" explain $t $m >"$T/h.txt" 2>/dev/null
-    pdftotext "$T/h.pdf" "$T/hp.txt"
+    # -layout with runs of spaces squeezed: text tables keep their rows ("49.75 ms")
+    pdftotext -layout "$T/h.pdf" - | tr -s " " >"$T/hp.txt"
     # the conclusion's last number-with-unit of the text appears in the handout
     want=$(grep -oE '[0-9]+(\.[0-9]+)? (ms|us|s|GB|MB|kB|tokens/s)' "$T/h.txt" | tail -n 1)
     if [ -n "$want" ] && grep -qF -- "$want" "$T/hp.txt"; then echo "ok explain $t handout text ($want)"; else
         echo "not ok explain $t handout text lacks '$want'"; fi
     [ "$(outline_count "$T/h.pdf")" -ge 1 ] && echo "ok explain $t outline" || echo "not ok explain $t outline"
 done
+# the prefill handout's chart (the engine's curve) and its text name the same crossover prompt
+# (the chart said 256 tokens, the text only the bound's 405)
+run "explain prefill --pdf crossover" 0 -- "$ROOFLINE" explain prefill --model llama-3-8b --pdf "$T/h.pdf"
+pdftotext "$T/h.pdf" - | tr '\n' ' ' >"$T/hp.txt"
+x=$(sed -n 's/.*compute-bound from \([0-9]*\) tokens.*/\1/p' "$T/hp.txt")
+if [ -n "$x" ] && grep -qF "about $x with the kernel engine's efficiencies" "$T/hp.txt"; then
+    echo "ok explain prefill chart and text crossover ($x)"
+else
+    echo "not ok explain prefill chart crossover '$x' not in the text"
+fi
+# tp and moe draw the split that holds the model, not a single device that does not fit; a model
+# no split holds keeps one device, labelled
+run "explain tp --pdf split" 0 -- "$ROOFLINE" explain tp --pdf "$T/h.pdf"
+pdftotext -f 1 -l 1 "$T/h.pdf" - | tr '\n' ' ' >"$T/hp.txt"
+grep -qF "TP 2" "$T/hp.txt" && ! grep -qF "DOES NOT FIT" "$T/hp.txt" && echo "ok explain tp chart at tp 2" ||
+    echo "not ok explain tp chart at tp 2"
+grep -qF "Drawn at tp 2 (2 x h100-sxm, 78.7 GB per device)" "$T/hp.txt" && echo "ok explain tp caption" ||
+    echo "not ok explain tp caption"
+run "explain moe --pdf split" 0 -- "$ROOFLINE" explain moe --pdf "$T/h.pdf"
+pdftotext -f 1 -l 1 "$T/h.pdf" - | tr '\n' ' ' >"$T/hp.txt"
+grep -qF "TP 2" "$T/hp.txt" && ! grep -qF "DOES NOT FIT" "$T/hp.txt" && echo "ok explain moe chart at tp 2" ||
+    echo "not ok explain moe chart at tp 2"
+run "explain tp --pdf --tp 4" 0 -- "$ROOFLINE" explain tp --tp 4 --pdf "$T/h.pdf"
+pdftotext -f 1 -l 1 "$T/h.pdf" - | tr '\n' ' ' >"$T/hp.txt"
+grep -qF "TP 4" "$T/hp.txt" && ! grep -qF "Drawn at" "$T/hp.txt" && echo "ok explain tp chart at --tp" ||
+    echo "not ok explain tp chart at --tp"
+run "explain tp --pdf no split fits" 0 -- "$ROOFLINE" explain tp --model deepseek-v3 --pdf "$T/h.pdf"
+pdftotext -f 1 -l 1 "$T/h.pdf" - | tr '\n' ' ' >"$T/hp.txt"
+grep -qF "DOES NOT FIT" "$T/hp.txt" && grep -qF "no split up to tp 8 holds it" "$T/hp.txt" &&
+    echo "ok explain tp no split labelled" || echo "not ok explain tp no split labelled"
 run "explain --pdf not pdf" 2 -- "$ROOFLINE" explain decode --model llama-3-8b --pdf "$T/h.png"
 run "explain --paper alone" 2 -- "$ROOFLINE" explain decode --model llama-3-8b --paper letter
 
@@ -189,10 +220,31 @@ tornado_base() { # NAME ANSWER.txt REPORT.pdf
 tornado_base small "$T/small-answer.txt" "$T/reports/small.pdf"
 "$ROOFLINE" report "$here/../../reports/growing-service.yaml" -o "$T/gs.pdf" >"$T/gs-answer.txt" 2>/dev/null
 tornado_base growing-service "$T/gs-answer.txt" "$T/gs.pdf"
+# page 1 says when the chosen fleet runs out under growth, the month the sensitivity section gives
+pdftotext -f 1 -l 1 "$T/gs.pdf" - | tr '\n' ' ' >"$T/gs1.txt"
+pdftotext "$T/gs.pdf" - | tr '\n' ' ' | sed -n 's/.*the chosen .\{1,120\} runs out in month \([0-9]*\).*/\1/p' >"$T/gsm.txt"
+m=$(cat "$T/gsm.txt")
+if [ -n "$m" ] && [ "$m" -gt 1 ] && grep -qF "covers growth until month $((m - 1)) " "$T/gs1.txt" &&
+    grep -qF "in month $m (" "$T/gs1.txt"; then
+    echo "ok report growth on page 1 (runs out in month $m)"
+else
+    echo "not ok report growth on page 1 (section 6: month '$m'):"
+    grep -o 'Growth of .\{0,200\}' "$T/gs1.txt" | sed 's/^/  /'
+fi
 # users with think time (home-workstation): page 1 is sized by simulated closed loops of users,
 # which the analytic screen does not do (it gave 8 devices and 18.156 USD/Mtok against 2 and 7.218)
 "$ROOFLINE" report "$here/../../reports/home-workstation.yaml" -o "$T/hw.pdf" >"$T/hw-answer.txt" 2>/dev/null
 tornado_base home-workstation "$T/hw-answer.txt" "$T/hw.pdf"
+# a trace question (workload: {trace: FILE}): the question section and the tornado's length
+# inputs give the trace's means (prompts 400, outputs 125 tokens; +-50%), not 0
+run "report trace question" 0 -- "$ROOFLINE" report "$Q/trace.yaml" -o "$T/tr.pdf"
+pdftotext "$T/tr.pdf" - | tr '\n' ' ' >"$T/tr.txt"
+for want in "prompts from a trace, mean 400 tokens, at most 600" \
+    "outputs from a trace, mean 125 tokens, at most 160" "200 tok .. 600 tok" "62 tok .. 188 tok"; do
+    grep -qF "$want" "$T/tr.txt" && echo "ok report trace shows '$want'" ||
+        echo "not ok report trace lacks '$want'"
+done
+grep -q " 0 tok" "$T/tr.txt" && echo "not ok report trace has a length of 0" || echo "ok report trace no length 0"
 # --bench: the host validation table, the same predictions and errors as validate --host
 B="$here/../data/bench/report.json"
 run "report --bench" 0 -- "$ROOFLINE" report "$Q/small.yaml" --bench "$B" -o "$T/sb.pdf"

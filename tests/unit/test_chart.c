@@ -273,6 +273,41 @@ TEST(chart_place_labels)
     chart_obstacles_release(&o);
 }
 
+TEST(chart_place_spacing)
+{
+    /* the first label goes east of (50, 50): 55..75 x 45..55 */
+    struct chart_obstacles o;
+    chart_obstacles_init(&o, (struct chart_rect){0, 0, 100, 100});
+    static const enum chart_dir D[] = {CHART_E, CHART_NE, CHART_W};
+    double ax = 50, ay = 50;
+    struct chart_rect got;
+    struct chart_place_req q = {.ax = &ax,
+                                .ay = &ay,
+                                .n_anchors = 1,
+                                .w = 20,
+                                .h = 10,
+                                .gap = 5,
+                                .dirs = D,
+                                .n_dirs = 3,
+                                .rings = 1};
+    CHECK(chart_place(&o, &q, &got, NULL, NULL));
+    CHECK_NEAR(got.x, 55, 0);
+    CHECK_NEAR(got.y, 45, 0);
+    /* north-east (55..75 x 35..45) touches it: with 4 px of spacing the second goes west
+     * (25..45 x 45..55, 10 px away) */
+    o.label_pad = 4;
+    o.pad_from = 0;
+    CHECK(chart_place(&o, &q, &got, NULL, NULL));
+    CHECK_NEAR(got.x, 25, 0);
+    CHECK_NEAR(got.y, 45, 0);
+    /* east and west are taken: only the touching north-east is left, and the label takes it
+     * rather than being dropped */
+    CHECK(chart_place(&o, &q, &got, NULL, NULL));
+    CHECK_NEAR(got.x, 55, 0);
+    CHECK_NEAR(got.y, 35, 0);
+    chart_obstacles_release(&o);
+}
+
 /* Every shown label lies inside its plot and clear of other labels, points and segments. */
 static void
 check_clear(const struct chart *c)
