@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -30,25 +29,6 @@ static const struct cli_opt SPEC[] = {
     OPT_VALUE("bench", "FILE", "a roofline bench -o json report: host validation table"),
     CLI_ENGINE_OPTS,
 };
-#define N_SPEC ((int)(sizeof SPEC / sizeof SPEC[0]))
-
-static int usage_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-
-static int
-usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "error: ");
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nusage: %s\n", cmd_report.usage);
-    return CLI_USAGE;
-}
 
 /* --bench FILE: the host bench report, the host profile it gives and the model of its LLM
  * kernels (bench-small), for the host validation table. */
@@ -117,18 +97,20 @@ run_analysis(const struct cli_args *a, int argc, char **argv)
 {
     const char *out = cli_get(a, "output");
     if (!cli_has(a, "gpu") || !cli_has(a, "model"))
-        return usage_error("--gpu and --model are required (or give a question file)");
+        return cli_usage_error(&cmd_report,
+                               "--gpu and --model are required (or give a question file)");
     if (!out)
-        return usage_error("-o FILE.pdf is required");
+        return cli_usage_error(&cmd_report, "-o FILE.pdf is required");
     size_t ol = strlen(out);
     if (ol < 4 || strcasecmp(out + ol - 4, ".pdf") != 0)
-        return usage_error("-o: '%s' does not end in .pdf", out);
+        return cli_usage_error(&cmd_report, "-o: '%s' does not end in .pdf", out);
     enum rep_paper paper = REP_A4;
     if (cli_has(a, "paper") && rep_paper_parse(cli_get(a, "paper"), &paper) != 0)
-        return usage_error("--paper: expected a4 or letter, got '%s'", cli_get(a, "paper"));
+        return cli_usage_error(&cmd_report, "--paper: expected a4 or letter, got '%s'",
+                               cli_get(a, "paper"));
     char gpus[512];
     if (strlen(cli_get(a, "gpu")) >= sizeof gpus)
-        return usage_error("--gpu: list too long");
+        return cli_usage_error(&cmd_report, "--gpu: list too long");
     snprintf(gpus, sizeof gpus, "%s", cli_get(a, "gpu"));
     struct hw_profile *hws[CHART_MAX_GPUS] = {0};
     int n_hws = 0, rc = CLI_FAIL;
@@ -138,7 +120,7 @@ run_analysis(const struct cli_args *a, int argc, char **argv)
     char *save = NULL;
     for (char *tok = strtok_r(gpus, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (n_hws == CHART_MAX_GPUS) {
-            rc = usage_error("--gpu: at most %d devices", CHART_MAX_GPUS);
+            rc = cli_usage_error(&cmd_report, "--gpu: at most %d devices", CHART_MAX_GPUS);
             goto done;
         }
         if (!(hws[n_hws] = cli_load_hw(tok)))
@@ -146,7 +128,7 @@ run_analysis(const struct cli_args *a, int argc, char **argv)
         n_hws++;
     }
     if (n_hws == 0) {
-        rc = usage_error("--gpu: no device given");
+        rc = cli_usage_error(&cmd_report, "--gpu: no device given");
         goto done;
     }
     if (!(model = cli_load_model(cli_get(a, "model"))))
@@ -179,7 +161,7 @@ done:
     mdl_free(model);
     for (int i = 0; i < CHART_MAX_GPUS; i++)
         hw_free(hws[i]);
-    return cli_finish(rc);
+    return rc;
 }
 
 static int
@@ -216,14 +198,16 @@ run_question(const struct cli_args *a, int argc, char **argv)
                                            "pp",      "gpus",  "reserve", "engine"};
     for (size_t i = 0; i < sizeof NOT_HERE / sizeof NOT_HERE[0]; i++)
         if (cli_has(a, NOT_HERE[i]))
-            return usage_error("--%s does not go with a question file (the question sets it)",
-                               NOT_HERE[i]);
+            return cli_usage_error(&cmd_report,
+                                   "--%s does not go with a question file (the question sets it)",
+                                   NOT_HERE[i]);
     if (a->n_pos > 1)
-        return usage_error("unexpected argument '%s'", a->pos[1]);
+        return cli_usage_error(&cmd_report, "unexpected argument '%s'", a->pos[1]);
     const char *qpath = a->pos[0];
     enum rep_paper paper = REP_A4;
     if (cli_has(a, "paper") && rep_paper_parse(cli_get(a, "paper"), &paper) != 0)
-        return usage_error("--paper: expected a4 or letter, got '%s'", cli_get(a, "paper"));
+        return cli_usage_error(&cmd_report, "--paper: expected a4 or letter, got '%s'",
+                               cli_get(a, "paper"));
     long jobs = 2;
     if (cli_has(a, "jobs") && cli_long(a, "jobs", 2, 1, &jobs) != 0)
         return CLI_USAGE;
@@ -232,18 +216,18 @@ run_question(const struct cli_args *a, int argc, char **argv)
     if (out) {
         size_t ol = strlen(out);
         if (ol < 4 || strcasecmp(out + ol - 4, ".pdf") != 0)
-            return usage_error("-o: '%s' does not end in .pdf", out);
+            return cli_usage_error(&cmd_report, "-o: '%s' does not end in .pdf", out);
     }
     struct err_list errs = {0};
     struct plan_question *q = plan_question_load(qpath, &errs);
     cli_print_errs(&errs);
     err_list_release(&errs);
     if (!q)
-        return cli_finish(CLI_FAIL);
+        return CLI_FAIL;
     if (!out) {
         if (default_output(qpath, outbuf, sizeof outbuf) != 0) {
             plan_question_free(q);
-            return cli_finish(CLI_FAIL);
+            return CLI_FAIL;
         }
         out = outbuf;
     }
@@ -281,21 +265,23 @@ done:
     plan_result_release(&r);
     engine_profile_free(ep);
     plan_question_free(q);
-    return cli_finish(rc);
+    return rc;
 }
 
 static int
 run(int argc, char **argv)
 {
-    struct cli_args a;
-    int pr = cli_parse(&a, SPEC, N_SPEC, argc, argv, cmd_report.usage);
-    if (pr != 0)
-        return pr > 0 ? cli_finish(CLI_OK) : CLI_USAGE;
-    if (a.n_pos > 0)
-        return run_question(&a, argc, argv);
-    if (cli_has(&a, "jobs"))
-        return usage_error("--jobs goes with a question file");
-    return run_analysis(&a, argc, argv);
+    struct cli_ctx c;
+    int rc;
+    if (cli_begin(&c, &cmd_report, CLI_POSITIONAL | CLI_NO_FORMAT, argc, argv, &rc) != 0)
+        return rc;
+    if (c.a.n_pos > 0)
+        rc = run_question(&c.a, argc, argv);
+    else if (cli_has(&c.a, "jobs"))
+        rc = cli_usage_error(&cmd_report, "--jobs goes with a question file");
+    else
+        rc = run_analysis(&c.a, argc, argv);
+    return cli_end(&c, rc);
 }
 
 const struct cli_cmd cmd_report = {
