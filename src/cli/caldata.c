@@ -68,7 +68,7 @@ engine_index(struct caldata *d, const char *dir, const char *name, const char **
     }
     struct err_list errs = {0};
     struct engine_profile *e = engine_find_in(dir, name, &errs);
-    if (e)
+    if (e && !d->quiet)
         cli_print_errs(&errs); /* once per engine: a generic model or an alias */
     err_list_release(&errs);
     if (!e) {
@@ -105,9 +105,10 @@ load_classes(struct caldata *d, const char *path)
 }
 
 int
-caldata_load(const char *path, const char *params_dir, struct caldata *d)
+caldata_load(const char *path, const char *params_dir, bool quiet, struct caldata *d)
 {
     memset(d, 0, sizeof *d);
+    d->quiet = quiet;
     for (int c = 0; c < DEV_CLASS_COUNT; c++)
         dev_params_default((enum dev_class)c, &d->params.dev[c]);
     char p[PATH_MAX + 64];

@@ -18,12 +18,15 @@ struct caldata {
     struct calib_params params; /* engines owned here */
     struct engine_profile *engines[CALIB_MAX_ENGINES];
     struct cal_bands bands; /* per phase and class: q10, q90 of log(meas/pred) */
+    bool quiet;             /* leave out warnings (a generic engine model, an alias) */
 };
 
 /* Load the file, resolve hardware, model and engine of every row, and the shipped parameters
  * (calibration/device-classes.yaml, engine_profiles/). Rows that cannot be resolved keep a
- * reason. Returns 0, or -1 after printing errors (bad file). */
-int caldata_load(const char *path, const char *params_dir, struct caldata *d);
+ * reason. Returns 0, or -1 after printing errors (bad file). `quiet`: print errors only, not the
+ * warnings that say which rows use a generic engine model (the report's validation summary,
+ * which says so itself; validate and calibrate print them). */
+int caldata_load(const char *path, const char *params_dir, bool quiet, struct caldata *d);
 void caldata_release(struct caldata *d);
 /* The tuning of `engine` on `hw` from the calibrated parameters in `params_dir` (NULL: the data
  * directory), and the device class's bands per phase (log ratios; zeros when none). 0, -2 when

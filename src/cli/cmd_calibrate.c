@@ -319,7 +319,7 @@ cli_validate_measurements(int argc, char **argv)
     if (!cli_has(&a, "measurements"))
         return cli_usage_error(&validate_measurements, "--measurements FILE is required");
     struct caldata d;
-    if (caldata_load(cli_get(&a, "measurements"), cli_get(&a, "params"), &d) != 0) {
+    if (caldata_load(cli_get(&a, "measurements"), cli_get(&a, "params"), false, &d) != 0) {
         caldata_release(&d);
         return CLI_FAIL;
     }
@@ -523,7 +523,7 @@ run(int argc, char **argv)
     if (!cli_has(&a, "measurements"))
         return cli_usage_error(&cmd_calibrate, "--measurements FILE is required");
     struct caldata d;
-    if (caldata_load(cli_get(&a, "measurements"), cli_get(&a, "params"), &d) != 0) {
+    if (caldata_load(cli_get(&a, "measurements"), cli_get(&a, "params"), false, &d) != 0) {
         caldata_release(&d);
         return CLI_FAIL;
     }

@@ -634,7 +634,7 @@ validation_table(struct rep_doc *d, const struct rp_ctx *ctx)
         return;
     }
     fclose(probe);
-    if (caldata_load(path, NULL, &cd) != 0) {
+    if (caldata_load(path, NULL, true, &cd) != 0) {
         rep_para(d, "The validation set could not be read: no validation summary.");
         return;
     }
@@ -702,10 +702,21 @@ validation_table(struct rep_doc *d, const struct rp_ctx *ctx)
         const char *row[] = {rp_esc(name), cnt, med, p90, mean};
         rep_table_row(t, row);
     }
-    rep_table_caption(t, "error = (predicted - measured) / measured over the published "
-                         "measurements in calibration/measurements.yaml, predicted with the "
-                         "shipped calibration (roofline validate --measurements shows every "
-                         "row).");
+    char generic[256] = "";
+    size_t gl = 0;
+    for (int i = 0; i < cd.params.n_engines && gl < sizeof generic; i++)
+        if (cd.params.engine[i].generic)
+            gl += (size_t)snprintf(generic + gl, sizeof generic - gl, "%s%s", gl ? ", " : "",
+                                   cd.params.engine[i].name);
+    char cap[640];
+    snprintf(cap, sizeof cap,
+             "error = (predicted - measured) / measured over the published measurements in "
+             "calibration/measurements.yaml, predicted with the shipped calibration (roofline "
+             "validate --measurements shows every row).%s%s%s",
+             generic[0] ? " Rows of engines with no profile of their own (" : "",
+             generic[0] ? rp_esc(generic) : "",
+             generic[0] ? ") are predicted with the generic kernel model." : "");
+    rep_table_caption(t, cap);
     free(e);
     free(err);
     free(ph);

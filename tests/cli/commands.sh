@@ -166,6 +166,10 @@ run main-job 0 -- sh -c "cd '$T/mainjob' && '$ROOFLINE'"
 head -n 1 "$T/out" | grep -q '^rent [0-9]* x .* devices: [0-9.]* USD/hour, [0-9.]* USD per million output tokens$' &&
     echo "ok main-job-answer-first" || { echo "not ok main-job-answer-first"; head -n 2 "$T/out" | sed 's/^/  /'; }
 expect_out main-job-report "wrote reports/chat-service.pdf ("
+# nothing before the answer on a terminal: no warnings on stderr (the report's validation summary
+# says itself which published rows use the generic engine model)
+[ ! -s "$T/err" ] && echo "ok main-job-quiet-stderr" ||
+    { echo "not ok main-job-quiet-stderr"; head -n 3 "$T/err" | sed 's/^/  stderr: /'; }
 [ -s "$T/mainjob/reports/chat-service.pdf" ] && echo "ok main-job-pdf" || echo "not ok main-job-pdf"
 # the worked explanation stays reachable
 run demo 0 -- "$ROOFLINE" demo
