@@ -75,7 +75,7 @@ bench_load(const struct cli_args *a, struct bench_in *b, struct rp_ctx *ctx)
         return 0;
     const char *path = cli_get(a, "bench");
     if (!(b->r = calloc(1, sizeof *b->r))) {
-        fprintf(stderr, "error: out of memory\n");
+        cli_oom();
         return -1;
     }
     if (read_bench_json(path, b->r) != 0)
@@ -158,7 +158,7 @@ run_analysis(const struct cli_args *a, int argc, char **argv)
         goto done;
     }
     if (!(d = rep_new(paper))) {
-        fprintf(stderr, "error: out of memory\n");
+        cli_oom();
         goto done;
     }
     struct rp_ctx ctx = {.hws = (const struct hw_profile *const *)hws,
@@ -266,7 +266,7 @@ run_question(const struct cli_args *a, int argc, char **argv)
         goto done;
     }
     if (!(d = rep_new(paper))) {
-        fprintf(stderr, "error: out of memory\n");
+        cli_oom();
         goto done;
     }
     struct rp_ctx ctx = {.argc = argc, .argv = argv};
