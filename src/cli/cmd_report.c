@@ -12,6 +12,7 @@
 #include "plan/plan.h"
 #include "render/charts.h"
 #include "render/report.h"
+#include "util/alloc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -102,6 +103,10 @@ write_report(struct rep_doc *d, const char *out, const struct rp_ctx *ctx)
     struct err_list errs = {0};
     struct rep_stats st;
     int rc = CLI_FAIL;
+    /* an allocation that failed on the way left a section out: write nothing (cli_main says
+     * "out of memory (while ...)") rather than a report that reads as whole */
+    if (alloc_failed())
+        return CLI_FAIL;
     if (rep_write(d, out, &st, &errs) == 0) {
         rc = CLI_OK;
         printf("%s\nwrote %s (%d pages)\n", ctx->answer, out, st.pages);

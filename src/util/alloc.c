@@ -60,6 +60,14 @@ alloc_context_pop(void)
         nested_depth--;
 }
 
+const char *
+alloc_context_outer(void)
+{
+    if (command_ctx[0])
+        return command_ctx;
+    return nested_depth > 0 ? nested_ctx[0] : "";
+}
+
 /* Appends ", phrase" (or "phrase" first) unless it repeats the phrase just written. */
 static void
 describe_add(char *buf, size_t size, size_t *used, const char **last, const char *phrase)

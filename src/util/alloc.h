@@ -32,6 +32,8 @@ void alloc_context_pop(void);
 /* The current context, innermost first and comma-separated ("loading 'h100.yaml', analyzing
  * llama-3-8b on h100-sxm"), into buf (always NUL-terminated); "" when none is set. */
 void alloc_context_describe(char *buf, size_t size);
+/* The outermost phrase of the context (the command's, else the first nested one; "" if none). */
+const char *alloc_context_outer(void);
 /* The context recorded at the first alloc_note_failure ("" when none was set or none failed). */
 const char *alloc_failure_context(void);
 

@@ -5,6 +5,7 @@
 #include "util/strs.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +26,14 @@ err_add(struct err_list *errs, const char *path, int line, int col, enum err_sev
         size_t used = strlen(buf);
         char ctx[512];
         alloc_context_describe(ctx, sizeof ctx);
-        /* "out of memory (while checking keys)" gets ", loading 'x', ..." inside its brackets */
+        /* "out of memory (while checking keys)" gets ", loading 'x', ..." inside its brackets;
+         * a message copied from another list already says its context (the outermost phrase) */
         const char *w = strstr(buf, "(while ");
-        if (ctx[0] && w && used > 0 && buf[used - 1] == ')' && !strchr(w + 1, '('))
+        const char *outer = alloc_context_outer();
+        bool said = !ctx[0] || (outer[0] && strstr(buf, outer));
+        if (!said && w && used > 0 && buf[used - 1] == ')' && !strchr(w + 1, '('))
             snprintf(buf + used - 1, sizeof buf - (used - 1), ", %s)", ctx);
-        else if (ctx[0] && !w)
+        else if (!said && !w)
             snprintf(buf + used, sizeof buf - used, " (while %s)", ctx);
         alloc_note_failure();
     }

@@ -145,10 +145,12 @@ TEST(util_oom_says_while)
     err_add(&errs, "a.yaml", 4, 1, ERR_ERROR, "out of memory (while checking keys)");
     err_add(&errs, NULL, 0, 0, ERR_ERROR, "out of memory while building it");
     err_add(&errs, NULL, 0, 0, ERR_ERROR, "unknown key 'x'");
+    /* a message copied from another list keeps the context it has */
+    err_add(&errs, NULL, 0, 0, ERR_ERROR, "%s", errs.items[0].msg);
     alloc_context_pop();
     err_add(&errs, NULL, 0, 0, ERR_ERROR, "out of memory");
-    CHECK(errs.n == 5);
-    if (errs.n == 5) {
+    CHECK(errs.n == 6);
+    if (errs.n == 6) {
         CHECK_STR(errs.items[0].msg, "out of memory (while loading 'a.yaml', simulating scenario "
                                      "'s.yaml')");
         CHECK_STR(errs.items[1].msg, "out of memory (while checking keys, loading 'a.yaml', "
@@ -156,7 +158,8 @@ TEST(util_oom_says_while)
         CHECK_STR(errs.items[2].msg, "out of memory while building it (while loading 'a.yaml', "
                                      "simulating scenario 's.yaml')");
         CHECK_STR(errs.items[3].msg, "unknown key 'x'");
-        CHECK_STR(errs.items[4].msg, "out of memory (while simulating scenario 's.yaml')");
+        CHECK_STR(errs.items[4].msg, errs.items[0].msg);
+        CHECK_STR(errs.items[5].msg, "out of memory (while simulating scenario 's.yaml')");
     }
     CHECK(alloc_failed());
     /* the first failure's context is kept for the command's last line */
