@@ -41,8 +41,13 @@ from_tree(const struct ydoc_format *f, const struct ynode *root, const char *pat
     } else {
         if (f->keys)
             ycheck_keys(&y, root, "", f->keys, f->n_keys);
+        unsigned long failures = alloc_failures();
         f->fill(&y, root, obj, arg);
-        ok = ycheck_clean(&y);
+        /* a copy the fill function did not check (a NULL id, hardware name...) fails the load */
+        bool oom = alloc_failures() != failures;
+        if (oom && ycheck_clean(&y))
+            ycheck_error(&y, root, "out of memory");
+        ok = ycheck_clean(&y) && !oom;
     }
     ycheck_release(&y);
     if (!ok) {

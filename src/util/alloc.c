@@ -18,12 +18,21 @@ static _Thread_local int nested_depth;
 static atomic_bool snap_taken;
 static char snap_ctx[3 * CTX_LEN];
 
+static atomic_ulong n_failures;
+
 void
 alloc_note_failure(void)
 {
     if (!atomic_exchange(&snap_taken, true))
         alloc_context_describe(snap_ctx, sizeof snap_ctx);
+    atomic_fetch_add(&n_failures, 1);
     atomic_store(&failed, true);
+}
+
+unsigned long
+alloc_failures(void)
+{
+    return atomic_load(&n_failures);
 }
 
 const char *

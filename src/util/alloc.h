@@ -12,6 +12,9 @@
 void alloc_note_failure(void);
 /* Whether any allocation failure was recorded in this process. */
 bool alloc_failed(void);
+/* How many were recorded so far: a loader compares the count before and after filling an object,
+ * so that an unchecked copy (str_dup returning NULL) fails the load instead of leaving a NULL. */
+unsigned long alloc_failures(void);
 
 /* The context, for "out of memory (while ...)". The command's phrase ("simulating scenario
  * 'x.yaml'") is set once by the CLI from the main thread, before any worker thread starts; the

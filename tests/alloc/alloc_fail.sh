@@ -17,9 +17,9 @@ failed=0
 sed 's/^memory:/memory:\n  capacity: 80 GB/' hardware_profiles/h100-sxm.yaml >"$T/dup.yaml"
 
 # check NAME COMMAND...: one normal run, then one run per allocation with that allocation failed
-# (with sample=1: about 1000 of them, every STEP-th, so that a long run stays within a few
-# minutes). Each failure must say "error: out of memory (while WHAT)"; each phrase of
-# `expect` (separated by |) must be WHAT in at least one run.
+# (with sample=K: about K of them, every STEP-th, so that a long run stays within a few minutes).
+# Each failure must say "error: out of memory (while WHAT)"; each phrase of `expect` (separated
+# by |) must be WHAT in at least one run.
 sample=0
 expect=
 check() {
@@ -40,7 +40,7 @@ check() {
     bad=0
     i=1
     step=1
-    [ "$sample" = 1 ] && step=$(((n + 999) / 1000))
+    [ "$sample" -gt 0 ] && step=$(((n + sample - 1) / sample))
     tried=0
     while [ "$i" -le "$n" ]; do
         ROOFLINE_FAIL_ALLOC=$i "$@" >"$T/out" 2>"$T/err"
@@ -94,8 +94,11 @@ check simulate "$ROOFLINE" simulate --scenario scenarios/static.yaml
 # simulated evaluation, the answer), then a sample of an 8-candidate one (threads, ranking)
 expect="(while planning 'tests/data/alloc/tiny-plan.yaml')|(while loading 'tests/data/alloc/tiny-plan.yaml', planning"
 check plan-tiny "$ROOFLINE" plan --question tests/data/alloc/tiny-plan.yaml
-sample=1 expect="(while planning 'tests/data/report/small.yaml')"
+sample=1000 expect="(while planning 'tests/data/report/small.yaml')"
 check plan "$ROOFLINE" plan --question tests/data/report/small.yaml
+# report: the single-system PDF (about 14,000 allocations: sections, charts, layout), sampled
+sample=1000 expect="(while building the report, writing the report of llama-3-8b on h100-sxm)|(while loading '$top/calibration/measurements.yaml', writing the report of llama-3-8b on h100-sxm)"
+check report "$ROOFLINE" report --gpu h100-sxm --model llama-3-8b -o "$T/r.pdf"
 sample=0 expect="(while drawing chart 'roofline')"
 check chart-svg "$ROOFLINE" chart roofline --gpu h100-sxm --model llama-3-8b -o "$T/c.svg"
 expect="(while loading '$T/dup.yaml', showing gpu)"
