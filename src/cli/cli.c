@@ -155,6 +155,90 @@ cli_finish(int rc)
     return rc;
 }
 
+/* An "error: out of memory (while ...)" line was printed (cli_print_errs, cli_oom), so that
+ * cli_main does not print another. */
+static bool oom_printed;
+
+/* An allocation failed that the command may have ignored: exit 1, saying so once. */
+static int
+oom_end(void)
+{
+    if (!oom_printed)
+        fprintf(stderr, "error: out of memory (while %s)\n", alloc_failure_context());
+    return CLI_FAIL;
+}
+
+void
+cli_oom(void)
+{
+    alloc_note_failure();
+    fprintf(stderr, "error: out of memory (while %s)\n", alloc_failure_context());
+    oom_printed = true;
+}
+
+/* The value of --name (or --name=V) in argv, or NULL; read before the command parses argv, only
+ * to say what the command is doing. */
+static const char *
+arg_value(int argc, char **argv, const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] != '-' || strncmp(a + 2, name, n) != 0)
+            continue;
+        if (a[2 + n] == '=')
+            return a + 3 + n;
+        if (a[2 + n] == '\0' && i + 1 < argc)
+            return argv[i + 1];
+    }
+    return NULL;
+}
+
+/* What a command is doing, for every "out of memory (while ...)" it may print: its verb and its
+ * subject from the command line (alloc_context_command); loaders, drawing and writing add their
+ * own phrases on top (alloc_context_push). */
+static void
+set_context(const char *name, int argc, char **argv)
+{
+    const char *first = argc > 1 && argv[1][0] != '-' ? argv[1] : NULL;
+    const char *gpu = arg_value(argc, argv, "gpu");
+    const char *model = arg_value(argc, argv, "model");
+    const char *on = gpu && model ? " on " : "";
+    if (!gpu || !model)
+        gpu = model = "";
+    if (strcmp(name, "simulate") == 0 && arg_value(argc, argv, "scenario"))
+        alloc_context_command("simulating scenario '%s'", arg_value(argc, argv, "scenario"));
+    else if (strcmp(name, "plan") == 0 && first && strcmp(first, "merge") == 0)
+        alloc_context_command("merging plans");
+    else if (strcmp(name, "plan") == 0 && arg_value(argc, argv, "question"))
+        alloc_context_command("planning '%s'", arg_value(argc, argv, "question"));
+    else if (strcmp(name, "report") == 0 && first)
+        alloc_context_command("writing the report of '%s'", first);
+    else if (strcmp(name, "report") == 0)
+        alloc_context_command("writing the report of %s%s%s", model, on, gpu);
+    else if (strcmp(name, "chart") == 0 && first)
+        alloc_context_command("drawing chart '%s'", first);
+    else if (strcmp(name, "explain") == 0 && first)
+        alloc_context_command("explaining '%s'", first);
+    else if (strcmp(name, "analyze") == 0 || strcmp(name, "sweep") == 0)
+        alloc_context_command("%s %s%s%s", name[0] == 'a' ? "analyzing" : "sweeping batches of",
+                              model, on, gpu);
+    else if (strcmp(name, "calibrate") == 0 || strcmp(name, "validate") == 0)
+        alloc_context_command("%s", name[0] == 'c' ? "calibrating" : "validating");
+    else if ((strcmp(name, "show") == 0 || strcmp(name, "list") == 0) && first)
+        alloc_context_command("%s %s", name[0] == 's' ? "showing" : "listing", first);
+    else if (strcmp(name, "import") == 0 && first)
+        alloc_context_command("importing %s results", first);
+    else if (strcmp(name, "bench") == 0)
+        alloc_context_command("benchmarking this host");
+    else if (strcmp(name, "profile") == 0 && arg_value(argc, argv, "url"))
+        alloc_context_command("profiling the server at %s", arg_value(argc, argv, "url"));
+    else if (strcmp(name, "serve") == 0)
+        alloc_context_command("serving completions");
+    else
+        alloc_context_command("running 'roofline %s'", name);
+}
+
 /* `roofline` alone: the main job. Answer the shipped purchase question (a chat service,
  * reports/chat-service.yaml in the data directory) on the built-in profiles and write its report
  * to reports/chat-service.pdf; the answer's line comes first, then the report's path. */
@@ -176,7 +260,10 @@ main_job(void)
             shown = question + cl + 1;
     }
     char *av[] = {"report", (char *)shown, NULL};
+    set_context("report", 2, av);
     int rc = cmd_report.run(2, av);
+    if (alloc_failed())
+        return oom_end();
     if (rc == CLI_OK) {
         printf("\nThe question: %s (model, traffic, SLOs, candidates, money).\n", shown);
         printf("More: roofline plan --question %s (every option and why the others lose);\n"
@@ -211,12 +298,9 @@ cli_main(int argc, char **argv)
         print_commands(stderr);
         return CLI_USAGE;
     }
+    set_context(c->name, argc - 1, argv + 1);
     int rc = c->run(argc - 1, argv + 1);
-    if (alloc_failed()) { /* an allocation failed that the command may have ignored */
-        fprintf(stderr, "error: out of memory (while running 'roofline %s')\n", name);
-        return 1;
-    }
-    return rc;
+    return alloc_failed() ? oom_end() : rc;
 }
 
 static int
@@ -426,6 +510,10 @@ cli_print_errs(struct err_list *errs)
     for (size_t i = 0; i < errs->n; i++) {
         err_format(&errs->items[i], buf, sizeof buf);
         fprintf(stderr, "%s\n", buf);
+        const char *m = errs->items[i].msg;
+        if (errs->items[i].severity == ERR_ERROR && strncmp(m, "out of memory", 13) == 0 &&
+            strstr(m, "(while "))
+            oom_printed = true;
     }
     return err_count(errs, ERR_ERROR);
 }

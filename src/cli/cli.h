@@ -114,6 +114,9 @@ bool cli_has(const struct cli_args *a, const char *name);
 int cli_long(const struct cli_args *a, const char *name, long def, long min, long *out);
 int cli_count(const struct cli_args *a, const char *name, double *out); /* "8B", "70B" */
 int cli_dtype(const struct cli_args *a, const char *name, enum dtype *out);
+/* Records an allocation failure and prints "error: out of memory (while ...)" with what the
+ * command was doing (util/alloc.h's context); cli_main then prints no second line. */
+void cli_oom(void);
 /* Print every diagnostic to stderr; returns the number of errors. */
 size_t cli_print_errs(struct err_list *errs);
 /* Load profiles by id or path, printing problems; NULL on failure. */

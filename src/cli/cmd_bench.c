@@ -332,7 +332,7 @@ run(int argc, char **argv)
     struct bench_report *r = calloc(1, sizeof *r);
     struct err_list errs = {0};
     if (!r) {
-        fprintf(stderr, "error: out of memory\n");
+        cli_oom();
         return cli_end(&c, CLI_FAIL);
     }
     fprintf(stderr, "roofline bench%s: progress on stderr, results on stdout\n",
@@ -351,7 +351,7 @@ run(int argc, char **argv)
     if (rc == CLI_OK && fmt == OUT_JSON) {
         struct strbuf t = {0};
         if (bench_render_json(r, &t) != 0) {
-            fprintf(stderr, "error: out of memory\n");
+            cli_oom();
             rc = CLI_FAIL;
         } else {
             fwrite(t.buf, 1, t.len, stdout);

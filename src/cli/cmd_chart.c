@@ -18,6 +18,9 @@
 #define DEFAULT_W 1600
 #define DEFAULT_H 1000
 
+/* measured points labelled at most (the rest are drawn without their label) */
+#define CHART_MAX_LABELLED 100
+
 static const struct cli_opt OPTS[] = {
     OPT_VALUE("gpu", "ID[,ID...]", "up to 5 devices, compared on one chart"),
     OPT_VALUE("model", "ID|PATH", "the model (may be left out with --measured)"),
@@ -335,6 +338,17 @@ run(int argc, char **argv)
         err_list_release(&errs);
         if (mr != 0)
             goto done;
+        /* labels are placed against every point and every placed label: 20k labelled points
+         * took 20 s; more than a few dozen labels cannot be read on one chart anyway */
+        size_t n_labelled = 0;
+        for (size_t i = 0; i < n_measured; i++)
+            if (measured[i].label && measured[i].label[0] && ++n_labelled > CHART_MAX_LABELLED)
+                measured[i].label[0] = '\0';
+        if (n_labelled > CHART_MAX_LABELLED)
+            fprintf(stderr,
+                    "warning: %s: %zu measured points have labels; only the first %d are "
+                    "labelled on the chart\n",
+                    cli_get(&a, "measured"), n_labelled, CHART_MAX_LABELLED);
         req.measured = measured;
         req.n_measured = n_measured;
     }

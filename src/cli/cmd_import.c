@@ -139,7 +139,7 @@ run(int argc, char **argv)
     rc = CLI_OK;
     if (!r || imp_parse((enum imp_tool)t, path, text, len, r, &errs) != 0) {
         if (!r)
-            fprintf(stderr, "error: out of memory\n");
+            cli_oom();
         cli_print_errs(&errs);
         rc = CLI_FAIL;
         goto out;

@@ -484,7 +484,7 @@ run(int argc, char **argv)
     }
     struct prof_req *reqs = calloc((size_t)total, sizeof *reqs);
     if (!reqs) {
-        fprintf(stderr, "error: out of memory\n");
+        cli_oom();
         rc = CLI_FAIL;
         goto done_curl;
     }

@@ -12,6 +12,7 @@
 #include "plan/plan.h"
 #include "render/charts.h"
 #include "render/report.h"
+#include "util/alloc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -55,7 +56,7 @@ bench_load(const struct cli_args *a, struct bench_in *b, struct rp_ctx *ctx)
         return 0;
     const char *path = cli_get(a, "bench");
     if (!(b->r = calloc(1, sizeof *b->r))) {
-        fprintf(stderr, "error: out of memory\n");
+        cli_oom();
         return -1;
     }
     if (read_bench_json(path, b->r) != 0)
@@ -82,6 +83,10 @@ write_report(struct rep_doc *d, const char *out, const struct rp_ctx *ctx)
     struct err_list errs = {0};
     struct rep_stats st;
     int rc = CLI_FAIL;
+    /* an allocation that failed on the way left a section out: write nothing (cli_main says
+     * "out of memory (while ...)") rather than a report that reads as whole */
+    if (alloc_failed())
+        return CLI_FAIL;
     if (rep_write(d, out, &st, &errs) == 0) {
         rc = CLI_OK;
         printf("%s\nwrote %s (%d pages)\n", ctx->answer, out, st.pages);
@@ -140,7 +145,7 @@ run_analysis(const struct cli_args *a, int argc, char **argv)
         goto done;
     }
     if (!(d = rep_new(paper))) {
-        fprintf(stderr, "error: out of memory\n");
+        cli_oom();
         goto done;
     }
     struct rp_ctx ctx = {.hws = (const struct hw_profile *const *)hws,
@@ -250,7 +255,7 @@ run_question(const struct cli_args *a, int argc, char **argv)
         goto done;
     }
     if (!(d = rep_new(paper))) {
-        fprintf(stderr, "error: out of memory\n");
+        cli_oom();
         goto done;
     }
     struct rp_ctx ctx = {.argc = argc, .argv = argv};

@@ -276,7 +276,7 @@ validate_host(int argc, char **argv)
     r = calloc(1, sizeof *r);
     rc = CLI_OK;
     if (!r) {
-        fprintf(stderr, "error: out of memory\n");
+        cli_oom();
         rc = CLI_FAIL;
         goto done;
     }

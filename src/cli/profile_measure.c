@@ -4,6 +4,8 @@
  * cli/profile.h; prints nothing. */
 #include "cli/profile.h"
 
+#include "util/alloc.h"
+
 #include <gsl/gsl_fit.h>
 #include <math.h>
 #include <pthread.h>
@@ -75,6 +77,7 @@ prof_run_one(const struct net_client *c, struct prof_req *q, long tag, double t0
         memset(&q->r, 0, sizeof q->r);
         q->r.fail = NET_OTHER;
         snprintf(q->r.msg, sizeof q->r.msg, "out of memory");
+        alloc_note_failure();
         return;
     }
     net_stream(c, p, q->output_target, &q->r);

@@ -2,6 +2,8 @@
  * grammar check, so "01", "1.", ".5" and "+1" are refused as the RFC refuses them). */
 #include "io/json.h"
 
+#include "util/alloc.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -29,6 +31,8 @@ fail(struct parser *p, const char *fmt, ...)
     if (p->failed)
         return;
     p->failed = true;
+    if (strcmp(fmt, "out of memory") == 0)
+        alloc_note_failure(); /* the command ends with "out of memory (while ...)" */
     if (!p->e)
         return;
     p->e->line = p->line;

@@ -1,15 +1,29 @@
 /* The shared frame of the document loaders (see ydoc.h). */
 #include "io/ydoc.h"
 
+#include "util/alloc.h"
 #include "util/strs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+static void *from_tree(const struct ydoc_format *f, const struct ynode *root, const char *path,
+                       const void *arg, struct err_list *errs);
+
 void *
 ydoc_from_tree(const struct ydoc_format *f, const struct ynode *root, const char *path,
                const void *arg, struct err_list *errs)
+{
+    alloc_context_push("loading '%s'", path);
+    void *obj = from_tree(f, root, path, arg, errs);
+    alloc_context_pop();
+    return obj;
+}
+
+static void *
+from_tree(const struct ydoc_format *f, const struct ynode *root, const char *path, const void *arg,
+          struct err_list *errs)
 {
     struct ycheck y;
     ycheck_init(&y, path, errs);
@@ -27,8 +41,13 @@ ydoc_from_tree(const struct ydoc_format *f, const struct ynode *root, const char
     } else {
         if (f->keys)
             ycheck_keys(&y, root, "", f->keys, f->n_keys);
+        unsigned long failures = alloc_failures();
         f->fill(&y, root, obj, arg);
-        ok = ycheck_clean(&y);
+        /* a copy the fill function did not check (a NULL id, hardware name...) fails the load */
+        bool oom = alloc_failures() != failures;
+        if (oom && ycheck_clean(&y))
+            ycheck_error(&y, root, "out of memory");
+        ok = ycheck_clean(&y) && !oom;
     }
     ycheck_release(&y);
     if (!ok) {

@@ -2,6 +2,7 @@
  * and they make positions ambiguous). Depth is capped so hostile input cannot exhaust the stack. */
 #include "io/ytree.h"
 
+#include "util/alloc.h"
 #include "util/rfile.h"
 #include "util/strs.h"
 
@@ -202,8 +203,19 @@ ynode_parse(const char *name, const char *text, size_t len, struct err_list *err
     return root;
 }
 
+static struct ynode *load(const char *path, struct err_list *errs);
+
 struct ynode *
 ynode_load(const char *path, struct err_list *errs)
+{
+    alloc_context_push("loading '%s'", path);
+    struct ynode *root = load(path, errs);
+    alloc_context_pop();
+    return root;
+}
+
+static struct ynode *
+load(const char *path, struct err_list *errs)
 {
     char *buf;
     size_t len;

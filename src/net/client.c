@@ -4,6 +4,7 @@
 #include "net/client.h"
 
 #include "io/json.h"
+#include "util/alloc.h"
 
 #include <curl/curl.h>
 #include <math.h>
@@ -366,6 +367,7 @@ net_stream(const struct net_client *c, const char *prompt, long max_tokens, stru
     if (!sp) {
         out->fail = NET_OTHER;
         snprintf(out->msg, sizeof out->msg, "out of memory");
+        alloc_note_failure();
         return -1;
     }
     sp[0] = '\x01';
@@ -397,6 +399,7 @@ net_stream(const struct net_client *c, const char *prompt, long max_tokens, stru
         curl_slist_free_all(hd);
         out->fail = NET_OTHER;
         snprintf(out->msg, sizeof out->msg, "cannot set up the request (out of memory)");
+        alloc_note_failure();
         return -1;
     }
     x.h = h;
@@ -497,6 +500,7 @@ net_tokenize_remote(const struct net_client *c, const char *text, long *n, char 
     char *st = malloc(strlen(text) + 2);
     if (!st) {
         snprintf(msg, msg_size, "out of memory");
+        alloc_note_failure();
         return -1;
     }
     st[0] = '\x01';
@@ -514,6 +518,7 @@ net_tokenize_remote(const struct net_client *c, const char *text, long *n, char 
     int rc = -1;
     if (!h) {
         snprintf(msg, msg_size, "out of memory");
+        alloc_note_failure();
         goto out;
     }
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_sink);

@@ -5,6 +5,7 @@
 #include "plan/plan.h"
 
 #include "plan/cost.h"
+#include "util/alloc.h"
 #include "util/units.h"
 
 #include <math.h>
@@ -1382,6 +1383,8 @@ grow(void *a, int n, int *cap, size_t size)
     void *g = realloc(a, (size_t)nc * size);
     if (g)
         *cap = nc;
+    else
+        alloc_note_failure(); /* an option or assumption dropped: the command ends in error */
     return g;
 }
 

@@ -1064,7 +1064,7 @@ rep_render(struct rep_doc *d, rep_write_fn write, void *closure, struct rep_stat
            struct err_list *errs)
 {
     if (d->failed) {
-        err_add(errs, NULL, 0, 0, ERR_ERROR, "out of memory while building the report");
+        err_add(errs, NULL, 0, 0, ERR_ERROR, "out of memory (while building the report)");
         return -1;
     }
     struct lay L = {.d = d};

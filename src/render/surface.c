@@ -9,6 +9,7 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,18 +95,45 @@ write_svg(FILE *f, const struct strbuf *m, const struct chart *c)
     return ok && put(f, m->buf + head, m->len - head);
 }
 
+/* The file a PNG or PDF stream goes to, and the system error of its first failed write. */
+struct sink {
+    FILE *f;
+    int eno;
+};
+
 static cairo_status_t
 to_file(void *closure, const unsigned char *data, unsigned int length)
 {
-    return put(closure, data, length) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+    struct sink *k = closure;
+    if (put(k->f, data, length))
+        return CAIRO_STATUS_SUCCESS;
+    if (!k->eno)
+        k->eno = errno ? errno : EIO;
+    return CAIRO_STATUS_WRITE_ERROR;
 }
 
-/* Draws c on a new surface of the format and streams it to f. Returns 0 or -1 (message set). */
+/* Says why Cairo stopped: the system error of a failed write, "out of memory", or Cairo's own
+ * words. */
+static void
+cairo_why(char *why, size_t size, const char *doing, cairo_status_t st, int eno)
+{
+    if (st == CAIRO_STATUS_WRITE_ERROR && eno)
+        snprintf(why, size, "cannot write the chart: %s", strerror(eno));
+    else if (st == CAIRO_STATUS_NO_MEMORY)
+        snprintf(why, size, "out of memory");
+    else
+        snprintf(why, size, "%s: %s", doing, cairo_status_to_string(st));
+}
+
+/* Draws c on a new surface of the format and streams it to f. Returns 0 or -1 with the cause in
+ * `why`: the system error of a failed write, out of memory, Cairo's status, or a canvas too small
+ * for the chart's text. */
 static int
-render(struct chart *c, enum chart_format fmt, int w, int h, FILE *f, const char **why)
+render(struct chart *c, enum chart_format fmt, int w, int h, FILE *f, char *why, size_t why_size)
 {
     cairo_surface_t *s = NULL;
     struct strbuf m = {0};
+    struct sink k = {f, 0};
     double scale = fmt == CHART_PNG ? 1.0 : 0.5;
     if (fmt == CHART_PNG) {
         s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
@@ -114,7 +142,7 @@ render(struct chart *c, enum chart_format fmt, int w, int h, FILE *f, const char
         if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS)
             cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
     } else {
-        s = cairo_pdf_surface_create_for_stream(to_file, f, w * scale, h * scale);
+        s = cairo_pdf_surface_create_for_stream(to_file, &k, w * scale, h * scale);
 #if CAIRO_VERSION >= CAIRO_VERSION_ENCODE(1, 16, 0)
         if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS) {
             cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATE_DATE, PDF_CREATE_DATE);
@@ -124,28 +152,50 @@ render(struct chart *c, enum chart_format fmt, int w, int h, FILE *f, const char
 #endif
     }
     int rc = -1;
-    *why = "cannot create the drawing surface";
-    if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS) {
+    cairo_status_t st = cairo_surface_status(s);
+    if (st != CAIRO_STATUS_SUCCESS) {
+        cairo_why(why, why_size, "cannot create the drawing surface", st, k.eno);
+    } else {
         cairo_t *cr = cairo_create(s);
         cairo_scale(cr, scale, scale);
-        *why = "cannot draw the chart (canvas too small for its text?)";
-        if (chart_draw(c, cr, w, h) == 0) {
+        int drawn = chart_draw(c, cr, w, h);
+        if (drawn == 0)
             cairo_show_page(cr);
-            rc = cairo_status(cr) == CAIRO_STATUS_SUCCESS ? 0 : -1;
-        }
+        st = cairo_status(cr);
+        if (st != CAIRO_STATUS_SUCCESS)
+            cairo_why(why, why_size, "cannot draw the chart", st, k.eno);
+        else if (c->failed || m.failed)
+            snprintf(why, why_size, "out of memory");
+        else if (drawn != 0)
+            snprintf(why, why_size, "cannot lay the chart out on %dx%d px (too small for its text)",
+                     w, h);
+        else
+            rc = 0;
         cairo_destroy(cr);
         if (rc == 0) {
-            *why = "drawing failed";
             if (fmt == CHART_PNG) {
                 cairo_surface_flush(s);
-                rc = cairo_surface_write_to_png_stream(s, to_file, f) == CAIRO_STATUS_SUCCESS ? 0
-                                                                                              : -1;
+                st = cairo_surface_write_to_png_stream(s, to_file, &k);
+                if (st != CAIRO_STATUS_SUCCESS) {
+                    cairo_why(why, why_size, "cannot encode the PNG", st, k.eno);
+                    rc = -1;
+                }
             }
             cairo_surface_finish(s);
-            if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS || m.failed)
+            st = cairo_surface_status(s);
+            if (rc == 0 && st != CAIRO_STATUS_SUCCESS) {
+                cairo_why(why, why_size, "cannot finish the drawing", st, k.eno);
                 rc = -1;
-            if (rc == 0 && fmt == CHART_SVG && !write_svg(f, &m, c))
+            } else if (rc == 0 && m.failed) {
+                snprintf(why, why_size, "out of memory");
                 rc = -1;
+            }
+            errno = 0;
+            if (rc == 0 && fmt == CHART_SVG && !write_svg(f, &m, c)) {
+                snprintf(why, why_size, "cannot write the chart: %s",
+                         strerror(errno ? errno : EIO));
+                rc = -1;
+            }
         }
     }
     cairo_surface_destroy(s);
@@ -169,8 +219,8 @@ chart_save(struct chart *c, const char *path, int width_px, int height_px, struc
     struct afile af;
     if (afile_open(&af, path, errs) != 0)
         return -1;
-    const char *why = NULL;
-    if (render(c, fmt, width_px, height_px, af.fp, &why) != 0) {
+    char why[256];
+    if (render(c, fmt, width_px, height_px, af.fp, why, sizeof why) != 0) {
         err_add(errs, path, 0, 0, ERR_ERROR, "%s", why);
         afile_rollback(&af);
         return -1;

@@ -2,16 +2,106 @@
  * alloc_hook.h routes roofline's allocations to. */
 #include "util/alloc.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static atomic_bool failed;
 
+enum { CTX_DEPTH = 6, CTX_LEN = 161 };
+static char command_ctx[CTX_LEN];
+static _Thread_local char nested_ctx[CTX_DEPTH][CTX_LEN];
+static _Thread_local int nested_depth;
+/* the first failure's context: written once by the thread that wins `snap_taken` */
+static atomic_bool snap_taken;
+static char snap_ctx[3 * CTX_LEN];
+
+static atomic_ulong n_failures;
+
 void
 alloc_note_failure(void)
 {
+    if (!atomic_exchange(&snap_taken, true))
+        alloc_context_describe(snap_ctx, sizeof snap_ctx);
+    atomic_fetch_add(&n_failures, 1);
     atomic_store(&failed, true);
+}
+
+unsigned long
+alloc_failures(void)
+{
+    return atomic_load(&n_failures);
+}
+
+const char *
+alloc_failure_context(void)
+{
+    return atomic_load(&snap_taken) ? snap_ctx : "";
+}
+
+void
+alloc_context_command(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(command_ctx, sizeof command_ctx, fmt, ap);
+    va_end(ap);
+}
+
+void
+alloc_context_push(const char *fmt, ...)
+{
+    if (nested_depth < CTX_DEPTH) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(nested_ctx[nested_depth], CTX_LEN, fmt, ap);
+        va_end(ap);
+    }
+    nested_depth++;
+}
+
+void
+alloc_context_pop(void)
+{
+    if (nested_depth > 0)
+        nested_depth--;
+}
+
+const char *
+alloc_context_outer(void)
+{
+    if (command_ctx[0])
+        return command_ctx;
+    return nested_depth > 0 ? nested_ctx[0] : "";
+}
+
+/* Appends ", phrase" (or "phrase" first) unless it repeats the phrase just written. */
+static void
+describe_add(char *buf, size_t size, size_t *used, const char **last, const char *phrase)
+{
+    if (!phrase[0] || (*last && strcmp(*last, phrase) == 0) || *used >= size - 1)
+        return;
+    int n = snprintf(buf + *used, size - *used, "%s%s", *used ? ", " : "", phrase);
+    if (n > 0)
+        *used = *used + (size_t)n < size ? *used + (size_t)n : size - 1;
+    *last = phrase;
+}
+
+void
+alloc_context_describe(char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    size_t used = 0;
+    const char *last = NULL;
+    int top = nested_depth < CTX_DEPTH ? nested_depth : CTX_DEPTH;
+    /* the innermost two nested phrases and the command's: enough to say what and where */
+    for (int i = top - 1, k = 0; i >= 0 && k < 2; i--, k++)
+        describe_add(buf, size, &used, &last, nested_ctx[i]);
+    describe_add(buf, size, &used, &last, command_ctx);
 }
 
 bool

@@ -2,8 +2,8 @@
 # Allocation failures (issue 17), run by `make alloc-test` on the ALLOC_HOOK build: for a few
 # representative commands, fails each of roofline's own allocations in turn (ROOFLINE_FAIL_ALLOC
 # = 1..N, N counted by a normal run) and checks that the run either exits 1 saying "out of
-# memory" or exits as the normal run does with the same stdout; never a signal, never a
-# different exit, never exit 0 with other output. Also calibrate's all-or-none files under a
+# memory (while WHAT)" or exits as the normal run does with the same stdout; never a signal,
+# never a different exit, never exit 0 with other output. Also calibrate's all-or-none files under a
 # failing rename (ROOFLINE_FAIL_RENAME). Ends with "N passed, N failed".
 set -u
 : "${ROOFLINE:?set ROOFLINE to a binary built with make ALLOC_HOOK=1}"
@@ -17,9 +17,17 @@ failed=0
 sed 's/^memory:/memory:\n  capacity: 80 GB/' hardware_profiles/h100-sxm.yaml >"$T/dup.yaml"
 
 # check NAME COMMAND...: one normal run, then one run per allocation with that allocation failed
+# (with sample=K: about K of them, every STEP-th, so that a long run stays within a few minutes).
+# Each failure must say "error: out of memory (while WHAT)"; each phrase of `expect` (separated
+# by |) must be WHAT in at least one run.
+sample=0
+expect=
 check() {
     name=$1
     shift
+    # ALLOC_ONLY="analyze plan-tiny": only those checks (while working on them)
+    case " ${ALLOC_ONLY:-$name} " in *" $name "*) ;; *) return ;; esac
+    : >"$T/said"
     rm -f "$T/count"
     ROOFLINE_ALLOC_COUNT="$T/count" "$@" >"$T/ref.out" 2>"$T/ref.err"
     ref=$?
@@ -31,10 +39,8 @@ check() {
     n=$(cat "$T/count")
     bad=0
     i=1
-    # every allocation, except past the first 1000 of a long run (plan): every STEP-th, so that
-    # a run stays within a few minutes
     step=1
-    [ "$n" -gt 2000 ] && step=$(((n - 1000) / 1000 + 1))
+    [ "$sample" -gt 0 ] && step=$(((n + sample - 1) / sample))
     tried=0
     while [ "$i" -le "$n" ]; do
         ROOFLINE_FAIL_ALLOC=$i "$@" >"$T/out" 2>"$T/err"
@@ -42,8 +48,10 @@ check() {
         why=
         if [ "$rc" -ge 128 ]; then
             why="signal $((rc - 128))"
-        elif [ "$rc" = 1 ] && grep -q 'error: out of memory' "$T/err"; then
-            :
+        elif [ "$rc" = 1 ] && grep -q 'error: out of memory (while [^)]' "$T/err"; then
+            grep -o 'error: out of memory.*' "$T/err" >>"$T/said"
+        elif [ "$rc" = 1 ] && grep -q 'out of memory' "$T/err"; then
+            why="'out of memory' without '(while ...)'"
         elif [ "$rc" != "$ref" ]; then
             why="exit $rc without 'error: out of memory'"
         elif ! cmp -s "$T/out" "$T/ref.out"; then
@@ -54,10 +62,21 @@ check() {
             [ "$bad" -le "${ALLOC_SHOW:-5}" ] && echo "  $name: allocation $i failed: $why: $(head -c 200 "$T/err" | head -n 2)"
         fi
         tried=$((tried + 1))
-        if [ "$i" -lt 1000 ]; then i=$((i + 1)); else i=$((i + step)); fi
+        i=$((i + step))
     done
+    missing=
+    oldifs=$IFS
+    IFS='|'
+    for phrase in $expect; do
+        grep -qF "$phrase" "$T/said" || missing="$missing '$phrase'"
+    done
+    IFS=$oldifs
+    if [ -n "$missing" ]; then
+        bad=$((bad + 1))
+        echo "  $name: no failure said$missing"
+    fi
     if [ "$bad" = 0 ]; then
-        echo "ok $name ($tried of $n allocations failed in turn)"
+        echo "ok $name ($tried of $n allocations failed in turn$([ "$step" -gt 1 ] && echo ", every ${step}th"))"
         passed=$((passed + 1))
     else
         echo "not ok $name: $bad of $tried failed allocations mishandled (of $n)"
@@ -65,11 +84,24 @@ check() {
     fi
 }
 
+expect="(while analyzing llama-3-8b on h100-sxm)|(while loading '$top/hardware_profiles/h100-sxm.yaml', analyzing|(while loading '$top/model_profiles/llama-3-8b.yaml', analyzing"
 check analyze "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b
+expect="(while explaining 'decode')|(while loading '$top/model_profiles/llama-3-8b.yaml', explaining 'decode')"
 check explain-decode "$ROOFLINE" explain decode --gpu h100-sxm --model llama-3-8b
+expect="(while simulating scenario 'scenarios/static.yaml')|(while loading 'scenarios/static.yaml', simulating"
 check simulate "$ROOFLINE" simulate --scenario scenarios/static.yaml
+# plan: every allocation of a one-candidate question (its loading, one candidate's analytic and
+# simulated evaluation, the answer), then a sample of an 8-candidate one (threads, ranking)
+expect="(while planning 'tests/data/alloc/tiny-plan.yaml')|(while loading 'tests/data/alloc/tiny-plan.yaml', planning"
+check plan-tiny "$ROOFLINE" plan --question tests/data/alloc/tiny-plan.yaml
+sample=1000 expect="(while planning 'tests/data/report/small.yaml')"
 check plan "$ROOFLINE" plan --question tests/data/report/small.yaml
+# report: the single-system PDF (about 14,000 allocations: sections, charts, layout), sampled
+sample=1000 expect="(while building the report, writing the report of llama-3-8b on h100-sxm)|(while loading '$top/calibration/measurements.yaml', writing the report of llama-3-8b on h100-sxm)"
+check report "$ROOFLINE" report --gpu h100-sxm --model llama-3-8b -o "$T/r.pdf"
+sample=0 expect="(while drawing chart 'roofline')"
 check chart-svg "$ROOFLINE" chart roofline --gpu h100-sxm --model llama-3-8b -o "$T/c.svg"
+expect="(while loading '$T/dup.yaml', showing gpu)"
 check profile-error "$ROOFLINE" show gpu "$T/dup.yaml"
 # calibrate publishes its files all or none: a rename failing partway (the 3rd of 5) puts back
 # the old files already replaced, and a first calibration leaves no file at all
