@@ -238,11 +238,20 @@ print_answer(const struct plan_question *q, const struct plan_result *r, const c
                    "per instance at saturation\n",
                    q->offline_requests, op->offline_hours, q->offline_deadline_s / 3600,
                    op->rate_per_s);
+        } else if (q->workload == PLAN_WL_USERS) {
+            printf("  no latency SLO: %ld users (%.3g s think time, closed loop) at the knee of "
+                   "one instance's closed loop, where it saturates\n",
+                   q->users, q->think_time_s);
         } else {
             printf("  no latency SLO: sized at %.4g requests/s per instance (saturation)\n",
                    op->rate_per_s);
         }
-        if (op->users_per_instance >= 1)
+        if (op->users_per_instance >= 1 && !r->has_slo)
+            printf("  per instance %.3g users saturate it (%.4g requests/s, X_sat (Z + R0)); "
+                   "planned at %.0f%% of it, N+%d spares; %s\n",
+                   op->users_per_instance, op->rate_per_s, 100 * q->utilisation, q->spares,
+                   op->price_basis);
+        else if (op->users_per_instance >= 1)
             printf("  per instance up to %.0f users meet the SLO (%.4g requests/s); planned at "
                    "%.0f%% of it, N+%d spares; %s\n",
                    op->users_per_instance, op->rate_per_s, 100 * q->utilisation, q->spares,

@@ -84,8 +84,14 @@ int plan_hetero_eval(struct plan_hetero *h, double rate, struct plan_hetero_est 
 
 /* ---- size.c: closed loops and the simulator (stage 2, the planned load) ---- */
 
-/* Concurrent users with an SLO are sized as a closed loop; the rest by the rate. */
+/* Concurrent users are sized as a closed loop (docs/plan.md#concurrent-users); the rest by the
+ * rate. */
 bool plan_closed_sizing(const struct plan_question *q);
+/* Without an SLO: the knee of one instance's closed loop, n* = X_sat (Z + R0) users (at least
+ * 1), where X_sat is its saturation throughput and R0 the unloaded response time: below n* the
+ * loop runs at n / (Z + R0), above it the instance is saturated (Lazowska et al., Quantitative
+ * System Performance, ch. 5, asymptotic bounds). */
+double plan_users_at_knee(const struct plan_question *q, double sat_rate_per_s, double r0_s);
 /* Turn `cfg` into a closed loop of `users` users with the question's think time. */
 void plan_closed_loop(const struct plan_question *q, struct sim_config *cfg, long users);
 /* The analytic users per instance: N = X (Z + R), at least 1. */

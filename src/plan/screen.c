@@ -189,7 +189,9 @@ stage1_hetero(const struct plan_question *q, const struct plan_opts *o, const st
         op->status = PLAN_SLO_NONE;
     }
     op->rate_per_s = op->analytic_rate_per_s;
-    if (plan_closed_sizing(q))
+    if (plan_closed_sizing(q) && !q->has_slo)
+        op->users_per_instance = plan_users_at_knee(q, cap, e.e2e_mean_s); /* e: unloaded */
+    else if (plan_closed_sizing(q))
         op->users_per_instance = plan_hetero_eval(&h, op->rate_per_s, &e) == 0 && e.stable
                                      ? plan_users_at_rate(q, op->rate_per_s, e.e2e_mean_s)
                                      : 1;
@@ -358,7 +360,9 @@ plan_screen(const struct plan_question *q, const struct plan_opts *o, const stru
         return;
     }
     op->rate_per_s = op->analytic_rate_per_s;
-    if (plan_closed_sizing(q)) {
+    if (plan_closed_sizing(q) && !q->has_slo) {
+        op->users_per_instance = plan_users_at_knee(q, cap_rate, a.e2e_mean_s); /* a: unloaded */
+    } else if (plan_closed_sizing(q)) {
         struct sim_analytic t;
         cfg.work.rate_per_s = op->rate_per_s;
         op->users_per_instance = sim_analytic(&cfg, &t) == 0 && t.stable

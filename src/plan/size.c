@@ -10,11 +10,18 @@
 
 /* ---- closed loops (docs/plan.md#concurrent-users) ---- */
 
-/* Concurrent users with an SLO are sized as a closed loop; everything else by the rate. */
+/* Concurrent users are sized as a closed loop; everything else by the rate. */
 bool
 plan_closed_sizing(const struct plan_question *q)
 {
-    return q->workload == PLAN_WL_USERS && q->has_slo;
+    return q->workload == PLAN_WL_USERS;
+}
+
+double
+plan_users_at_knee(const struct plan_question *q, double sat_rate_per_s, double r0_s)
+{
+    double n = sat_rate_per_s * (q->think_time_s + r0_s);
+    return n >= 1 ? n : 1;
 }
 
 /* Turn `cfg` into a closed loop of `users` users with the question's think time; at least ten
@@ -226,6 +233,15 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct pl
         op->rate_per_s = p.req_s;
         op->saturation_output_tokens_per_s = p.out_tok_s;
         op->simulated = true;
+        if (plan_closed_sizing(q)) {
+            /* users: the knee of the closed loop, with R0 from one user's closed loop */
+            struct sim_config one = cfg;
+            struct probe u;
+            plan_closed_loop(q, &one, 1);
+            if (sim_probe(q, &one, 1.0, &u) != 0)
+                return -1;
+            op->users_per_instance = plan_users_at_knee(q, p.req_s, u.e2e_mean);
+        }
         return 0;
     }
     double lo = 0, hi = 0;

@@ -545,6 +545,56 @@ TEST(plan_closed_loop_by_hand)
     plan_question_free(q);
 }
 
+/* Users without an SLO, by hand: with batch 1 and fixed lengths an instance is one server of
+ * service time S, so it saturates at X_sat = 1 / S and one user's response time is R0 = S; the
+ * knee of its closed loop is n* = X_sat (Z + R0) = 2.5 users at Z = 1.5 S. At 90% utilisation an
+ * instance takes floor(2.25) = 2 users, so 6 users need 3 instances, where the open-loop bound
+ * (6 / Z = 4 / S requests/s over 0.9 / S per instance) asked for 5. */
+TEST(plan_closed_loop_no_slo)
+{
+    double S = closed_service_s();
+    CHECK(S > 0);
+    if (!(S > 0))
+        return;
+    char text[1024];
+    snprintf(text, sizeof text,
+             "model: llama-3-8b\n"
+             "formats: [bf16]\n"
+             "workload: {users: 6, think_time: %.9f s, prompt: 64, output: 4}\n"
+             "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [continuous], "
+             "max_batch: [1]}\n"
+             "money: {rent_per_hour: {h100-sxm: 2.0}}\n"
+             "plan: {requests: 1000, confirm_top: 1}\n",
+             1.5 * S);
+    struct err_list e = {0};
+    struct plan_question *q = plan_question_parse("open.yaml", text, strlen(text), &e);
+    err_list_release(&e);
+    CHECK(q != NULL);
+    if (!q)
+        return;
+    CHECK(!q->has_slo);
+    struct plan_result r;
+    CHECK(solve(q, 1, &r) == 0);
+    CHECK(r.chosen >= 0);
+    if (r.chosen >= 0) {
+        const struct plan_option *c = &r.options[r.chosen];
+        CHECK(c->simulated);
+        CHECK_NEAR(c->rate_per_s * S, 1, 0.02);
+        CHECK_NEAR(c->users_per_instance, 2.5, 0.05);
+        CHECK(c->instances == 3);
+        /* the planned load and the verification block: closed loops of 2 users, which run at
+         * X = 2 / (Z + R) with R between S and 2 S */
+        CHECK(r.verify.users == 2);
+        CHECK(c->planned_rate_per_instance_s * 2.5 * S >= 2 * 0.97 / 1.4 &&
+              c->planned_rate_per_instance_s * 2.5 * S <= 2 * 1.03);
+    }
+    /* the analytic screen finds the same knee */
+    if (r.n_options >= 1)
+        CHECK_NEAR(r.options[0].analytic_rate_per_s * S, 1, 0.02);
+    plan_result_release(&r);
+    plan_question_free(q);
+}
+
 /* More users never need fewer devices. */
 TEST(plan_closed_loop_monotone)
 {
