@@ -136,8 +136,9 @@ plan_fill_rej(const struct plan_cand *c, enum plan_reject_kind k, const char *wh
 }
 
 int
-plan_option_sim_config(const struct plan_question *q, const struct plan_opts *o,
-                       const struct plan_option *op, double rate_per_s, struct sim_config *cfg)
+plan_option_sim_config_pools(const struct plan_question *q, const struct plan_opts *o,
+                             const struct plan_option *op, double rate_per_s,
+                             struct sim_config *cfg, struct roof_config *decode)
 {
     struct plan_cand c;
     memset(&c, 0, sizeof c);
@@ -153,5 +154,16 @@ plan_option_sim_config(const struct plan_question *q, const struct plan_opts *o,
     c.mtps = op->max_tokens_per_step;
     c.np = op->prefill_instances;
     c.nd = op->decode_instances;
-    return plan_cand_sim_config(q, o, &c, rate_per_s, cfg, NULL);
+    if (op->prefill_hw_id[0] && strcmp(op->prefill_hw_id, op->hw_id) != 0 &&
+        !(c.pf_hw = plan_find_hw(q, op->prefill_hw_id)))
+        return -1;
+    return plan_cand_sim_config(q, o, &c, rate_per_s, cfg, decode);
+}
+
+int
+plan_option_sim_config(const struct plan_question *q, const struct plan_opts *o,
+                       const struct plan_option *op, double rate_per_s, struct sim_config *cfg)
+{
+    static _Thread_local struct roof_config decode;
+    return plan_option_sim_config_pools(q, o, op, rate_per_s, cfg, &decode);
 }

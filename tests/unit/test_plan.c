@@ -653,16 +653,32 @@ TEST(plan_heterogeneous_simulated)
         CHECK(strcmp(c->prefill_hw_id, "h100-sxm") == 0 && strcmp(c->hw_id, "a100-sxm-80gb") == 0);
         CHECK(c->simulated);
         /* the step costs by hand: homogeneous configs of each device */
-        struct plan_option h = *c;
+        struct plan_option h = *c, a = *c;
         struct sim_config ch, ca;
         snprintf(h.hw_id, sizeof h.hw_id, "h100-sxm");
+        a.prefill_hw_id[0] = '\0';
         CHECK(plan_option_sim_config(q, &o, &h, 1, &ch) == 0);
-        CHECK(plan_option_sim_config(q, &o, c, 1, &ca) == 0);
+        CHECK(plan_option_sim_config(q, &o, &a, 1, &ca) == 0);
+        CHECK(ch.decode_engine == NULL && ca.decode_engine == NULL);
         double pre_h = step_of(&ch, 1, 512, 0), pre_a = step_of(&ca, 1, 512, 0);
         double dec_h = step_of(&ch, 1, 1, 528), dec_a = step_of(&ca, 1, 1, 528);
         CHECK(pre_a > 1.3 * pre_h && dec_a > 1.3 * dec_h); /* the two devices differ */
         CHECK_NEAR(c->ttft_p50_s / pre_h, 1, 0.02);
         CHECK_NEAR(c->itl_p50_s / dec_a, 1, 0.1);
+        /* the option's own config: prefill on the h100, decode on the a100, as the planner
+         * simulated it: the same seed at the planned rate gives the planner's figures exactly */
+        struct sim_config hc;
+        struct roof_config dec;
+        CHECK(plan_option_sim_config_pools(q, &o, c, c->planned_rate_per_instance_s, &hc, &dec) ==
+              0);
+        CHECK(strcmp(hc.engine.hw->id, "h100-sxm") == 0);
+        CHECK(hc.decode_engine == &dec && strcmp(dec.hw->id, "a100-sxm-80gb") == 0);
+        struct sim_result sr;
+        struct err_list se = {0};
+        CHECK(sim_run(&hc, &sr, &se) == 0);
+        err_list_release(&se);
+        CHECK(sr.ttft.p50 == c->ttft_p50_s && sr.tpot.p50 == c->itl_p50_s);
+        sim_result_release(&sr);
     }
     plan_result_release(&r);
     plan_question_free(q);
