@@ -1,10 +1,99 @@
-/* Launch lines (docs/plan.md): the command that starts the engine a planned option
+/* Launch lines (docs/plan.md#launch-lines): the command that starts the engine a planned option
  * assumes, with its parallelism, batch, token budget and formats, so that a user can try the
  * answer on the real deployment the same afternoon. */
 #include "plan/plan_int.h"
 
+#include "util/strbuf.h"
+
 #include <stdio.h>
 #include <string.h>
+
+/* The two pools of a disaggregated unit, after an engine's line. */
+static void
+pools(struct strbuf *sb, const struct plan_cand *c, const struct plan_option *op, const char *how)
+{
+    strbuf_addf(sb, " (x%d prefill%s%s + x%d decode instances%s%s %s)", op->prefill_instances,
+                c->pf_hw ? " on " : "", c->pf_hw ? c->pf_hw->id : "", op->decode_instances,
+                c->pf_hw ? " on " : "", c->pf_hw ? c->hw->id : "", how);
+}
+
+/* vLLM (docs.vllm.ai, engine arguments). */
+static void
+vllm(struct strbuf *sb, const char *m, const struct plan_cand *c, const struct plan_option *op,
+     long budget)
+{
+    strbuf_addf(sb, "vllm serve %s --tensor-parallel-size %d", m, c->tp);
+    if (c->pp > 1)
+        strbuf_addf(sb, " --pipeline-parallel-size %d", c->pp);
+    strbuf_addf(sb, " --max-num-seqs %ld", c->max_batch);
+    if (budget > 0)
+        strbuf_addf(sb, " --max-num-batched-tokens %ld", budget);
+    if (c->fmt.weights == DT_FP8)
+        strbuf_addstr(sb, " --quantization fp8");
+    else if (c->fmt.weights == DT_INT4)
+        strbuf_addstr(sb, " --quantization awq");
+    else if (c->fmt.weights == DT_INT8)
+        strbuf_addstr(sb, " --quantization w8a8");
+    if (c->fmt.kv == DT_FP8)
+        strbuf_addstr(sb, " --kv-cache-dtype fp8");
+    if (c->policy == SIM_CHUNKED)
+        strbuf_addstr(sb, " --enable-chunked-prefill");
+    if (c->policy == SIM_DISAGGREGATED)
+        pools(sb, c, op, "with --kv-transfer-config");
+}
+
+/* SGLang (docs.sglang.io, server arguments): chunked prefill is on by default, -1 turns it off;
+ * fp8_e5m2 needs no scaling factors (fp8_e4m3 wants --quantization-param-path). */
+static void
+sglang(struct strbuf *sb, const char *m, const struct plan_cand *c, const struct plan_option *op,
+       long budget)
+{
+    strbuf_addf(sb, "python -m sglang.launch_server --model-path %s --tp %d", m, c->tp);
+    if (c->pp > 1)
+        strbuf_addf(sb, " --pp-size %d", c->pp);
+    strbuf_addf(sb, " --max-running-requests %ld", c->max_batch);
+    if (c->policy == SIM_CHUNKED || c->policy == SIM_DISAGGREGATED) {
+        if (budget > 0)
+            strbuf_addf(sb, " --chunked-prefill-size %ld", budget);
+    } else {
+        strbuf_addstr(sb, " --chunked-prefill-size -1");
+    }
+    if (c->fmt.weights == DT_FP8)
+        strbuf_addstr(sb, " --quantization fp8");
+    else if (c->fmt.weights == DT_INT4)
+        strbuf_addstr(sb, " --quantization awq");
+    else if (c->fmt.weights == DT_INT8)
+        strbuf_addstr(sb, " --quantization w8a8_int8");
+    if (c->fmt.kv == DT_FP8)
+        strbuf_addstr(sb, " --kv-cache-dtype fp8_e5m2");
+    if (c->policy == SIM_DISAGGREGATED)
+        pools(sb, c, op, "with --disaggregation-mode prefill / decode");
+}
+
+/* Text Generation Inference (huggingface.co/docs/text-generation-inference, launcher
+ * arguments): --max-concurrent-requests is the router's limit on requests in flight, the
+ * batch the profile models; --max-batch-prefill-tokens the prompt tokens of one prefill. TGI
+ * shards by tensor parallelism only and does not disaggregate. */
+static void
+tgi(struct strbuf *sb, const char *m, const struct plan_cand *c, long budget)
+{
+    strbuf_addf(sb, "text-generation-launcher --model-id %s --num-shard %d", m, c->tp);
+    strbuf_addf(sb, " --max-concurrent-requests %ld", c->max_batch);
+    if (budget > 0)
+        strbuf_addf(sb, " --max-batch-prefill-tokens %ld", budget);
+    if (c->fmt.weights == DT_FP8)
+        strbuf_addstr(sb, " --quantize fp8");
+    else if (c->fmt.weights == DT_INT4)
+        strbuf_addstr(sb, " --quantize awq");
+    else if (c->fmt.weights == DT_INT8)
+        strbuf_addstr(sb, " --quantize eetq");
+    if (c->fmt.kv == DT_FP8)
+        strbuf_addstr(sb, " --kv-cache-dtype fp8_e5m2");
+    if (c->pp > 1)
+        strbuf_addf(sb, " (TGI has no pipeline parallelism: pp %d is not available)", c->pp);
+    if (c->policy == SIM_DISAGGREGATED)
+        strbuf_addstr(sb, " (TGI has no disaggregated serving)");
+}
 
 void
 plan_launch_line(const struct plan_question *q, const struct plan_cand *c,
@@ -17,50 +106,43 @@ plan_launch_line(const struct plan_question *q, const struct plan_cand *c,
         eng = apple || gguf ? "llama.cpp" : "vllm";
     const char *m = q->model->id;
     double ctx = plan_dist_max(&q->prompt) + plan_dist_max(&q->output);
-    if (strcmp(eng, "llama.cpp") == 0) {
-        long np = op->max_batch < 64 ? op->max_batch : 64;
-        snprintf(b, n, "llama-server -m %s-%s.gguf -c %.0f -np %ld -ngl 999%s", m,
-                 dtype_name(c->fmt.weights), ctx * (double)np, np,
-                 c->tp > 1 ? " --split-mode row" : "");
-        return;
-    }
-    /* the token budget simulated: the question's, else (chunked prefill) the simulator's
-     * default, which is not the engine's (vLLM: 8192 on large devices) */
+    /* the token budget simulated: the question's (or the engine profile's), else (chunked
+     * prefill) the simulator's default, which is not the engine's (vLLM: 8192 on large
+     * devices) */
     long budget = c->mtps;
     if (budget <= 0 && c->policy == SIM_CHUNKED) {
         struct sim_sched sd;
         sim_sched_defaults(&sd, c->policy, q->model);
         budget = sd.max_tokens_per_step;
     }
-    char tok[48] = "";
-    if (budget > 0)
-        snprintf(tok, sizeof tok, " %s %ld",
-                 strcmp(eng, "vllm") == 0 ? "--max-num-batched-tokens" : "--max_num_tokens",
-                 budget);
-    if (strcmp(eng, "tensorrt-llm") == 0) {
-        snprintf(b, n, "trtllm-serve %s --tp_size %d --pp_size %d --max_batch_size %ld%s", m, c->tp,
-                 c->pp, c->max_batch, tok);
-        return;
+    struct strbuf sb = {0};
+    if (strcmp(eng, "llama.cpp") == 0) {
+        long np = op->max_batch < 64 ? op->max_batch : 64;
+        strbuf_addf(&sb, "llama-server -m %s-%s.gguf -c %.0f -np %ld -ngl 999%s", m,
+                    dtype_name(c->fmt.weights), ctx * (double)np, np,
+                    c->tp > 1 ? " --split-mode row" : "");
+    } else if (strcmp(eng, "tensorrt-llm") == 0) {
+        strbuf_addf(&sb, "trtllm-serve %s --tp_size %d --pp_size %d --max_batch_size %ld", m, c->tp,
+                    c->pp, c->max_batch);
+        if (budget > 0)
+            strbuf_addf(&sb, " --max_num_tokens %ld", budget);
+    } else if (strcmp(eng, "sglang") == 0) {
+        sglang(&sb, m, c, op, budget);
+    } else if (strcmp(eng, "tgi") == 0) {
+        tgi(&sb, m, c, budget);
+    } else if (strcmp(eng, "deepspeed") == 0) {
+        /* DeepSpeed-MII's OpenAI server (mii/entrypoints/openai_api_server.py): batch and
+         * token budget are its ragged batching's own, not command-line options */
+        strbuf_addf(&sb,
+                    "python -m mii.entrypoints.openai_api_server --model %s --tensor-parallel %d",
+                    m, c->tp);
+        if (c->pp > 1)
+            strbuf_addf(&sb, " (MII has no pipeline parallelism: pp %d is not available)", c->pp);
+        if (c->policy == SIM_DISAGGREGATED)
+            strbuf_addstr(&sb, " (MII has no disaggregated serving)");
+    } else {
+        vllm(&sb, m, c, op, budget);
     }
-    const char *quant = "";
-    if (c->fmt.weights == DT_FP8)
-        quant = " --quantization fp8";
-    else if (c->fmt.weights == DT_INT4)
-        quant = " --quantization awq";
-    else if (c->fmt.weights == DT_INT8)
-        quant = " --quantization w8a8";
-    int w = snprintf(b, n, "vllm serve %s --tensor-parallel-size %d%s --max-num-seqs %ld%s%s%s%s",
-                     m, c->tp, c->pp > 1 ? " --pipeline-parallel-size N" : "", c->max_batch, tok,
-                     quant, c->fmt.kv == DT_FP8 ? " --kv-cache-dtype fp8" : "",
-                     c->policy == SIM_CHUNKED ? " --enable-chunked-prefill" : "");
-    if (c->pp > 1 && w > 0) {
-        char *s = strstr(b, "--pipeline-parallel-size N");
-        if (s)
-            s[25] = (char)('0' + (c->pp < 10 ? c->pp : 9));
-    }
-    if (c->policy == SIM_DISAGGREGATED && w > 0 && (size_t)w < n)
-        snprintf(b + w, n - (size_t)w,
-                 " (x%d prefill%s%s + x%d decode instances%s%s with --kv-transfer-config)",
-                 op->prefill_instances, c->pf_hw ? " on " : "", c->pf_hw ? c->pf_hw->id : "",
-                 op->decode_instances, c->pf_hw ? " on " : "", c->pf_hw ? c->hw->id : "");
+    snprintf(b, n, "%s", sb.failed || !sb.buf ? "" : sb.buf);
+    strbuf_release(&sb);
 }
