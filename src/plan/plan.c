@@ -201,9 +201,95 @@ plan_find_hw(const struct plan_question *q, const char *id)
     return NULL;
 }
 
+/* The engine tuning of each candidate device, looked up once per device instead of once per
+ * simulator config (the hook reads the calibration files): filled before the threads start,
+ * read-only after. The tuning depends on the device and the engine alone (the hook sees
+ * nothing else), so the cached copy is the one every call would give. */
+struct tuning_cache {
+    const struct plan_opts *o;
+    int n;
+    const struct hw_profile **hw;
+    int *rc;
+    struct roof_tuning *t;
+};
+
+static int
+cached_tuning(const struct hw_profile *hw, const char *engine, struct roof_tuning *out, void *ctx)
+{
+    struct tuning_cache *c = ctx;
+    for (int i = 0; i < c->n; i++)
+        if (c->hw[i] == hw) {
+            if (c->rc[i] == 0)
+                *out = c->t[i];
+            return c->rc[i];
+        }
+    return c->o->tuning(hw, engine, out, c->o->tuning_ctx);
+}
+
+static void
+tuning_cache_add(struct tuning_cache *c, const struct plan_question *q, const struct hw_profile *hw)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->hw[i] == hw)
+            return;
+    struct roof_config eng;
+    roof_config_init(&eng, hw, q->model, ROOF_DECODE);
+    c->hw[c->n] = hw;
+    c->rc[c->n] = c->o->tuning(hw, q->engine, &eng.tuning, c->o->tuning_ctx);
+    c->t[c->n++] = eng.tuning;
+}
+
+/* `oc`: *o with the tuning hook behind a cache of `c` (release with tuning_cache_release);
+ * *o itself when there is no hook or no memory for the cache. */
+static void
+tuning_cache_init(struct tuning_cache *c, const struct plan_question *q, const struct plan_opts *o,
+                  struct plan_opts *oc)
+{
+    memset(c, 0, sizeof *c);
+    *oc = *o;
+    if (!o->tuning || !q->engine)
+        return;
+    size_t m = (size_t)(q->n_hw + q->n_prefill_hw);
+    c->o = o;
+    c->hw = malloc(m * sizeof *c->hw);
+    c->rc = malloc(m * sizeof *c->rc);
+    c->t = malloc(m * sizeof *c->t);
+    if (!c->hw || !c->rc || !c->t)
+        return;
+    for (int i = 0; i < q->n_hw; i++)
+        tuning_cache_add(c, q, q->hw[i]);
+    for (int i = 0; i < q->n_prefill_hw; i++)
+        tuning_cache_add(c, q, q->prefill_hw[i]);
+    oc->tuning = cached_tuning;
+    oc->tuning_ctx = c;
+}
+
+static void
+tuning_cache_release(struct tuning_cache *c)
+{
+    free(c->hw);
+    free(c->rc);
+    free(c->t);
+}
+
+static int evaluate(const struct plan_question *q, const struct plan_opts *o,
+                    struct plan_result *out, struct err_list *errs);
+
 int
 plan_evaluate(const struct plan_question *q, const struct plan_opts *o, struct plan_result *out,
               struct err_list *errs)
+{
+    struct tuning_cache c;
+    struct plan_opts oc;
+    tuning_cache_init(&c, q, o, &oc);
+    int rc = evaluate(q, &oc, out, errs);
+    tuning_cache_release(&c);
+    return rc;
+}
+
+static int
+evaluate(const struct plan_question *q, const struct plan_opts *o, struct plan_result *out,
+         struct err_list *errs)
 {
     memset(out, 0, sizeof *out);
     out->chosen = -1;
