@@ -362,7 +362,7 @@ evaluate(const struct plan_question *q, const struct plan_opts *o, struct plan_r
     if (rc != 0)
         err_add(errs, q->path, 0, 0, ERR_ERROR, "the simulator failed on a candidate");
     out->n_simulated = m;
-    int ocap = 0, rcap = 0;
+    int ocap = 0, rcap = 0, oom = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         if (i % ns != shard)
             continue;
@@ -379,7 +379,7 @@ evaluate(const struct plan_question *q, const struct plan_opts *o, struct plan_r
                 ev[i].feasible = false;
                 ev[i].keep_op = false;
                 if (push_rej(out, &ev[i].rej, &rcap) != 0)
-                    rc = -1;
+                    rc = oom = -1;
                 continue;
             }
             if (ev[i].feasible && q->power_budget_w > 0 && op->power_w > q->power_budget_w) {
@@ -415,24 +415,31 @@ evaluate(const struct plan_question *q, const struct plan_opts *o, struct plan_r
             plan_launch_line(q, c, op, op->launch, sizeof op->launch);
             if (ev[i].feasible || ev[i].rej.kind == PLAN_REJ_SLO)
                 if (push_option(out, op, &ocap) != 0)
-                    rc = -1;
+                    rc = oom = -1;
         }
         if (ev[i].rejected) {
             if (push_rej(out, &ev[i].rej, &rcap) != 0)
-                rc = -1;
+                rc = oom = -1;
         }
     }
+    if (oom)
+        err_add(errs, q->path, 0, 0, ERR_ERROR, "out of memory");
     free(ev), free(todo), free(key), free(cands);
     return rc;
 }
 
+/* One more assumption; out of memory sets *cap to -1 and later calls do nothing. */
 static void
 add_assumption(struct plan_result *r, int *cap, const char *key, const char *value,
                const char *source, bool is_default)
 {
-    struct plan_assumption *g = grow(r->assumptions, r->n_assumptions, cap, sizeof *g);
-    if (!g)
+    if (*cap < 0)
         return;
+    struct plan_assumption *g = grow(r->assumptions, r->n_assumptions, cap, sizeof *g);
+    if (!g) {
+        *cap = -1;
+        return;
+    }
     r->assumptions = g;
     struct plan_assumption *a = &g[r->n_assumptions++];
     snprintf(a->key, sizeof a->key, "%s", key);
@@ -441,7 +448,8 @@ add_assumption(struct plan_result *r, int *cap, const char *key, const char *val
     a->is_default = is_default;
 }
 
-static void
+/* Every assumption with its source; 0, or -1 out of memory. */
+static int
 assumptions(const struct plan_question *q, struct plan_result *r)
 {
     int cap = 0;
@@ -515,12 +523,12 @@ assumptions(const struct plan_question *q, struct plan_result *r)
                    "a request meets the SLO when all its figures do (DistServe's SLO attainment; "
                    "roofline simulate --max-rate); the percentile is the share that must",
                    true);
+    return cap < 0 ? -1 : 0;
 }
 
 int
 plan_finish(const struct plan_question *q, struct plan_result *r, struct err_list *errs)
 {
-    (void)errs;
     snprintf(r->question, sizeof r->question, "%s", q->name ? q->name : q->path);
     snprintf(r->model_id, sizeof r->model_id, "%s", q->model->id);
     r->rate_per_s = q->rate_per_s;
@@ -577,7 +585,10 @@ plan_finish(const struct plan_question *q, struct plan_result *r, struct err_lis
     free(r->assumptions);
     r->assumptions = NULL;
     r->n_assumptions = 0;
-    assumptions(q, r);
+    if (assumptions(q, r) != 0) {
+        err_add(errs, q->path, 0, 0, ERR_ERROR, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
