@@ -69,6 +69,9 @@ check analyze "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b
 check explain-decode "$ROOFLINE" explain decode --gpu h100-sxm --model llama-3-8b
 check simulate "$ROOFLINE" simulate --scenario scenarios/static.yaml
 check plan "$ROOFLINE" plan --question tests/data/report/small.yaml
+# plan merge reads the shards' records (cli/plan_json.c) and ranks them: 30 s
+"$ROOFLINE" plan --question tests/data/report/small.yaml --shard 0/1 -o json >"$T/s0.json" 2>/dev/null
+check plan-merge "$ROOFLINE" plan merge "$T/s0.json"
 check chart-svg "$ROOFLINE" chart roofline --gpu h100-sxm --model llama-3-8b -o "$T/c.svg"
 check profile-error "$ROOFLINE" show gpu "$T/dup.yaml"
 # calibrate publishes its files all or none: a rename failing partway (the 3rd of 5) puts back
