@@ -65,7 +65,6 @@ static const enum plan_rent_basis BASIS_OF[] = {PLAN_BASIS_ON_DEMAND, PLAN_BASIS
                                                 PLAN_BASIS_ANY};
 static const char *const OBJECTIVES[] = {"min_cost_per_hour", "min_cost_per_mtok", "min_devices",
                                          "max_tokens_per_dollar"};
-static const char *const ENGINES[] = {"vllm", "tensorrt-llm", "llama.cpp", "kernel"};
 
 /* The duration `v` named `name`: "2 s", "500 ms", "30 min", "168 h", "7 days", "1 week"; false
  * when null (nothing given) or after an error. */
@@ -914,7 +913,8 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
         }
     }
     if (ycheck_str(y, root, "", "engine", false, &s) &&
-        ycheck_enum(y, ynode_get(root, "engine"), "engine", s, ENGINES, N(ENGINES)) >= 0)
+        ycheck_enum(y, ynode_get(root, "engine"), "engine", s, SCENARIO_ENGINES,
+                    (size_t)SCENARIO_N_ENGINES) >= 0)
         q->engine = str_dup(s);
     else if (!ynode_get(root, "engine"))
         q->engine = str_dup("kernel"); /* every command's default engine (as a scenario's) */

@@ -194,7 +194,15 @@ int plan_run(const struct plan_question *q, const struct plan_opts *o, struct pl
              struct err_list *errs);
 void plan_result_release(struct plan_result *r);
 /* The simulator config the planner uses for one instance of `op` at `rate_per_s` (for the
- * report's attainment-against-load curve and the tests). 0, or -1 (unknown hardware, tuning). */
+ * report's attainment-against-load curve, the chart and the tests). A disaggregated option on
+ * two device types runs prefill on its prefill device (cfg->engine) and decode on its own
+ * (cfg->decode_engine, which points to `decode`), as the planner simulates it; the analytic
+ * estimate of such a config sees the prefill device alone. 0, or -1 (unknown hardware, tuning). */
+int plan_option_sim_config_pools(const struct plan_question *q, const struct plan_opts *o,
+                                 const struct plan_option *op, double rate_per_s,
+                                 struct sim_config *cfg, struct roof_config *decode);
+/* The same with the decode engine in storage of the calling thread: cfg->decode_engine is valid
+ * until this thread's next call (keep two such configs with plan_option_sim_config_pools). */
 int plan_option_sim_config(const struct plan_question *q, const struct plan_opts *o,
                            const struct plan_option *op, double rate_per_s, struct sim_config *cfg);
 

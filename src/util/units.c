@@ -238,12 +238,18 @@ unit_format(double value, const char *unit, int sig, char *buf, size_t size)
 void
 unit_format_time(double s, int sig, char *buf, size_t size)
 {
+    unit_format_time_or(s, sig, "n/a", buf, size);
+}
+
+void
+unit_format_time_or(double s, int sig, const char *nonfinite, char *buf, size_t size)
+{
     static const struct {
         double f;
         const char *u;
     } T[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
     if (!isfinite(s)) {
-        snprintf(buf, size, "n/a");
+        snprintf(buf, size, "%s", nonfinite);
         return;
     }
     double a = fabs(s);

@@ -29,7 +29,9 @@ void unit_format(double value, const char *unit, int sig, char *buf, size_t size
 /* As unit_format, with trailing zeros of the mantissa removed: "450 GB/s", "3.35 TB/s". */
 void unit_format_short(double value, const char *unit, int sig, char *buf, size_t size);
 
-/* Format a duration choosing s, ms, us or ns. */
+/* Format a duration choosing s, ms, us or ns ("n/a" when not finite). */
 void unit_format_time(double seconds, int sig, char *buf, size_t size);
+/* The same with `nonfinite` written for an infinite or NaN duration ("-", "inf"). */
+void unit_format_time_or(double seconds, int sig, const char *nonfinite, char *buf, size_t size);
 
 #endif

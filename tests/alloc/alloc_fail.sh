@@ -99,6 +99,10 @@ check plan "$ROOFLINE" plan --question tests/data/report/small.yaml
 # report: the single-system PDF (about 14,000 allocations: sections, charts, layout), sampled
 sample=1000 expect="(while building the report, writing the report of llama-3-8b on h100-sxm)|(while loading '$top/calibration/measurements.yaml', writing the report of llama-3-8b on h100-sxm)"
 check report "$ROOFLINE" report --gpu h100-sxm --model llama-3-8b -o "$T/r.pdf"
+# plan merge reads the shards' records (cli/plan_json.c) and ranks them: 30 s
+"$ROOFLINE" plan --question tests/data/report/small.yaml --shard 0/1 -o json >"$T/s0.json" 2>/dev/null
+sample=0 expect="(while merging plans)"
+check plan-merge "$ROOFLINE" plan merge "$T/s0.json"
 sample=0 expect="(while drawing chart 'roofline')"
 check chart-svg "$ROOFLINE" chart roofline --gpu h100-sxm --model llama-3-8b -o "$T/c.svg"
 expect="(while loading '$T/dup.yaml', showing gpu)"

@@ -115,3 +115,31 @@ expect_out plan-basis-any-differs "1 runner up priced 3-year reserved tier"
 sed 's/schedulers: \[continuous\]/schedulers: [chunked]/' "$T/basis.yaml" >"$T/chunked.yaml"
 run plan-launch-budget 0 -- "$ROOFLINE" plan --question "$T/chunked.yaml"
 expect_out plan-launch-budget-line "--max-num-seqs 256 --max-num-batched-tokens 2048 --quantization fp8 --enable-chunked-prefill"
+
+# every engine profile plans, with its own launch line (flags from each engine's documentation,
+# docs/plan.md#launch-lines); the batch and token budget are the engine profile's serving
+# defaults on an MI300X (SGLang 4096 requests and 8192-token chunks, TGI 128 and 4145)
+for e in sglang tgi deepspeed; do
+    cat >"$T/eng-$e.yaml" <<Q
+model: llama-3.1-70b
+engine: $e
+formats: [{weights: fp8, kv: fp8}]
+workload: {rate_per_s: 1, prompt: 512, output: 128}
+slo: {ttft: 2 s, itl: 50 ms}
+candidates: {hardware: [mi300x], tp: [2], schedulers: [chunked, continuous]}
+plan: {requests: 300, confirm_top: 2}
+Q
+    run plan-engine-$e 0 -- "$ROOFLINE" plan --question "$T/eng-$e.yaml"
+    case $e in
+    sglang)
+        expect_out plan-launch-sglang-chunked "python -m sglang.launch_server --model-path llama-3.1-70b --tp 2 --max-running-requests 4096 --chunked-prefill-size 8192 --quantization fp8 --kv-cache-dtype fp8_e5m2"
+        expect_out plan-launch-sglang-whole "--tp 2 --max-running-requests 4096 --chunked-prefill-size -1 --quantization fp8 --kv-cache-dtype fp8_e5m2" ;;
+    tgi)
+        expect_out plan-launch-tgi "text-generation-launcher --model-id llama-3.1-70b --num-shard 2 --max-concurrent-requests 128 --max-batch-prefill-tokens 4145 --quantize fp8 --kv-cache-dtype fp8_e5m2" ;;
+    deepspeed)
+        expect_out plan-launch-mii "python -m mii.entrypoints.openai_api_server --model llama-3.1-70b --tensor-parallel 2" ;;
+    esac
+done
+sed 's/^engine: sglang/engine: sglanx/' "$T/eng-sglang.yaml" >"$T/eng-bad.yaml"
+run plan-engine-unknown 1 -- "$ROOFLINE" plan --question "$T/eng-bad.yaml"
+expect_err plan-engine-unknown-msg "sglanx"

@@ -549,6 +549,56 @@ TEST(plan_closed_loop_by_hand)
     plan_question_free(q);
 }
 
+/* Users without an SLO, by hand: with batch 1 and fixed lengths an instance is one server of
+ * service time S, so it saturates at X_sat = 1 / S and one user's response time is R0 = S; the
+ * knee of its closed loop is n* = X_sat (Z + R0) = 2.5 users at Z = 1.5 S. At 90% utilisation an
+ * instance takes floor(2.25) = 2 users, so 6 users need 3 instances, where the open-loop bound
+ * (6 / Z = 4 / S requests/s over 0.9 / S per instance) asked for 5. */
+TEST(plan_closed_loop_no_slo)
+{
+    double S = closed_service_s();
+    CHECK(S > 0);
+    if (!(S > 0))
+        return;
+    char text[1024];
+    snprintf(text, sizeof text,
+             "model: llama-3-8b\n"
+             "formats: [bf16]\n"
+             "workload: {users: 6, think_time: %.9f s, prompt: 64, output: 4}\n"
+             "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [continuous], "
+             "max_batch: [1]}\n"
+             "money: {rent_per_hour: {h100-sxm: 2.0}}\n"
+             "plan: {requests: 1000, confirm_top: 1}\n",
+             1.5 * S);
+    struct err_list e = {0};
+    struct plan_question *q = plan_question_parse("open.yaml", text, strlen(text), &e);
+    err_list_release(&e);
+    CHECK(q != NULL);
+    if (!q)
+        return;
+    CHECK(!q->has_slo);
+    struct plan_result r;
+    CHECK(solve(q, 1, &r) == 0);
+    CHECK(r.chosen >= 0);
+    if (r.chosen >= 0) {
+        const struct plan_option *c = &r.options[r.chosen];
+        CHECK(c->simulated);
+        CHECK_NEAR(c->rate_per_s * S, 1, 0.02);
+        CHECK_NEAR(c->users_per_instance, 2.5, 0.05);
+        CHECK(c->instances == 3);
+        /* the planned load and the verification block: closed loops of 2 users, which run at
+         * X = 2 / (Z + R) with R between S and 2 S */
+        CHECK(r.verify.users == 2);
+        CHECK(c->planned_rate_per_instance_s * 2.5 * S >= 2 * 0.97 / 1.4 &&
+              c->planned_rate_per_instance_s * 2.5 * S <= 2 * 1.03);
+    }
+    /* the analytic screen finds the same knee */
+    if (r.n_options >= 1)
+        CHECK_NEAR(r.options[0].analytic_rate_per_s * S, 1, 0.02);
+    plan_result_release(&r);
+    plan_question_free(q);
+}
+
 /* More users never need fewer devices. */
 TEST(plan_closed_loop_monotone)
 {
@@ -607,16 +657,32 @@ TEST(plan_heterogeneous_simulated)
         CHECK(strcmp(c->prefill_hw_id, "h100-sxm") == 0 && strcmp(c->hw_id, "a100-sxm-80gb") == 0);
         CHECK(c->simulated);
         /* the step costs by hand: homogeneous configs of each device */
-        struct plan_option h = *c;
+        struct plan_option h = *c, a = *c;
         struct sim_config ch, ca;
         snprintf(h.hw_id, sizeof h.hw_id, "h100-sxm");
+        a.prefill_hw_id[0] = '\0';
         CHECK(plan_option_sim_config(q, &o, &h, 1, &ch) == 0);
-        CHECK(plan_option_sim_config(q, &o, c, 1, &ca) == 0);
+        CHECK(plan_option_sim_config(q, &o, &a, 1, &ca) == 0);
+        CHECK(ch.decode_engine == NULL && ca.decode_engine == NULL);
         double pre_h = step_of(&ch, 1, 512, 0), pre_a = step_of(&ca, 1, 512, 0);
         double dec_h = step_of(&ch, 1, 1, 528), dec_a = step_of(&ca, 1, 1, 528);
         CHECK(pre_a > 1.3 * pre_h && dec_a > 1.3 * dec_h); /* the two devices differ */
         CHECK_NEAR(c->ttft_p50_s / pre_h, 1, 0.02);
         CHECK_NEAR(c->itl_p50_s / dec_a, 1, 0.1);
+        /* the option's own config: prefill on the h100, decode on the a100, as the planner
+         * simulated it: the same seed at the planned rate gives the planner's figures exactly */
+        struct sim_config hc;
+        struct roof_config dec;
+        CHECK(plan_option_sim_config_pools(q, &o, c, c->planned_rate_per_instance_s, &hc, &dec) ==
+              0);
+        CHECK(strcmp(hc.engine.hw->id, "h100-sxm") == 0);
+        CHECK(hc.decode_engine == &dec && strcmp(dec.hw->id, "a100-sxm-80gb") == 0);
+        struct sim_result sr;
+        struct err_list se = {0};
+        CHECK(sim_run(&hc, &sr, &se) == 0);
+        err_list_release(&se);
+        CHECK(sr.ttft.p50 == c->ttft_p50_s && sr.tpot.p50 == c->itl_p50_s);
+        sim_result_release(&sr);
     }
     plan_result_release(&r);
     plan_question_free(q);

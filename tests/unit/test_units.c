@@ -73,4 +73,10 @@ TEST(units_format)
     CHECK_STR(b, "4.78 ms");
     unit_format_time(97.03e-6, 3, b, sizeof b);
     CHECK_STR(b, "97.0 us");
+    unit_format_time(INFINITY, 3, b, sizeof b);
+    CHECK_STR(b, "n/a");
+    unit_format_time_or(NAN, 3, "-", b, sizeof b);
+    CHECK_STR(b, "-");
+    unit_format_time_or(2.4, 3, "inf", b, sizeof b);
+    CHECK_STR(b, "2.40 s");
 }
