@@ -63,6 +63,8 @@ vllm(struct line *sb, const char *m, const struct plan_cand *c, const struct pla
         add(sb, " --kv-cache-dtype fp8");
     if (c->policy == SIM_CHUNKED)
         add(sb, " --enable-chunked-prefill");
+    else if (c->policy == SIM_CONTINUOUS)
+        add(sb, " --no-enable-chunked-prefill"); /* v1 chunks by default */
     if (c->policy == SIM_DISAGGREGATED)
         pools(sb, c, op, "with --kv-transfer-config");
 }

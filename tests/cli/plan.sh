@@ -115,6 +115,9 @@ expect_out plan-basis-any-differs "1 runner up priced 3-year reserved tier"
 sed 's/schedulers: \[continuous\]/schedulers: [chunked]/' "$T/basis.yaml" >"$T/chunked.yaml"
 run plan-launch-budget 0 -- "$ROOFLINE" plan --question "$T/chunked.yaml"
 expect_out plan-launch-budget-line "--max-num-seqs 256 --max-num-batched-tokens 2048 --quantization fp8 --enable-chunked-prefill"
+# whole prompts (continuous) on vLLM V1, which chunks by default, need chunking turned off
+run plan-launch-whole 0 -- "$ROOFLINE" plan --question "$T/basis.yaml"
+expect_out plan-launch-whole-line "--max-num-seqs 256 --quantization fp8 --no-enable-chunked-prefill"
 
 # every engine profile plans, with its own launch line (flags from each engine's documentation,
 # docs/plan.md#launch-lines); the batch and token budget are the engine profile's serving
