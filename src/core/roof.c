@@ -275,21 +275,23 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
     r->peak_flops_per_s = peak;
 }
 
-/* one tiling: tm x tn output tiles, split-K when the tiles cannot fill the units */
+/* one tiling: mt x nt output tiles of tm x tn, split-K when the tiles cannot fill the units;
+ * `k_splits` = floor(K / 512), the most splits that keep 512 of K per split; `unit_peak` =
+ * peak / units */
 static double
-gemm_tiled_s(double M, double N, double K, double peak, double units, double tm, double tn)
+gemm_tiled_s(double mt, double nt, double K, double units, double k_splits, double unit_peak,
+             double tm, double tn)
 {
-    double tiles = ceil(M / tm) * ceil(N / tn);
+    double tiles = mt * nt;
     double splits = 1;
     if (tiles < units) {
         splits = floor(units / tiles);
-        double max_splits = floor(K / 512.0);
-        if (splits > max_splits)
-            splits = max_splits > 1 ? max_splits : 1;
+        if (splits > k_splits)
+            splits = k_splits > 1 ? k_splits : 1;
     }
     double waves = ceil(tiles * splits / units);
     /* each wave runs `units` tiles at peak / units each */
-    return waves * 2.0 * tm * tn * (K / splits) / (peak / units);
+    return waves * 2.0 * tm * tn * (K / splits) / unit_peak;
 }
 
 double
@@ -302,14 +304,24 @@ roof_gemm_compute_s(double M, double N, double K, double peak, double units, dou
         return 2.0 * M * N * K / peak;
     /* rows rounded up to a power of two from 16 (tensor-core MMA height) to 128; the library
      * picks the tile shape that quantizes least (cuBLAS/CUTLASS heuristics) among 128 and 64
-     * columns and full or half height */
+     * columns and full or half height (tile sides are powers of two, so M / tm is M times the
+     * exact reciprocal) */
     double tm = 16;
     while (tm < M && tm < 128)
         tm *= 2;
-    double best = gemm_tiled_s(M, N, K, peak, units, tm, 128);
-    double alt[3][2] = {{tm, 64}, {tm > 16 ? tm / 2 : tm, 128}, {tm > 16 ? tm / 2 : tm, 64}};
-    for (int i = 0; i < 3; i++) {
-        double t = gemm_tiled_s(M, N, K, peak, units, alt[i][0], alt[i][1]);
+    double k_splits = floor(K * (1.0 / 512.0)), unit_peak = peak / units;
+    double mt = ceil(M * (1.0 / tm)), nt128 = ceil(N * (1.0 / 128.0)),
+           nt64 = ceil(N * (1.0 / 64.0));
+    double best = gemm_tiled_s(mt, nt128, K, units, k_splits, unit_peak, tm, 128);
+    double t = gemm_tiled_s(mt, nt64, K, units, k_splits, unit_peak, tm, 64);
+    if (t < best)
+        best = t;
+    if (tm > 16) { /* at 16 rows the half-height tiles are the same tiles */
+        double half = tm / 2, mh = ceil(M * (1.0 / half));
+        t = gemm_tiled_s(mh, nt128, K, units, k_splits, unit_peak, half, 128);
+        if (t < best)
+            best = t;
+        t = gemm_tiled_s(mh, nt64, K, units, k_splits, unit_peak, half, 64);
         if (t < best)
             best = t;
     }
