@@ -276,22 +276,19 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
 }
 
 /* one tiling: mt x nt output tiles of tm x tn, split-K when the tiles cannot fill the units;
- * `k_splits` = floor(K / 512), the most splits that keep 512 of K per split; `unit_peak` =
- * peak / units */
+ * `k_splits` = floor(K / 512), the most splits that keep 512 of K per split. Returns the
+ * tiling's time times peak / units: each wave runs `units` tiles at peak / units each. */
 static double
-gemm_tiled_s(double mt, double nt, double K, double units, double k_splits, double unit_peak,
-             double tm, double tn)
+gemm_tiled_work(double mt, double nt, double K, double units, double k_splits, double tm, double tn)
 {
     double tiles = mt * nt;
-    double splits = 1;
-    if (tiles < units) {
-        splits = floor(units / tiles);
-        if (splits > k_splits)
-            splits = k_splits > 1 ? k_splits : 1;
-    }
+    if (!(tiles < units)) /* one split: K / 1 and tiles x 1 are exact, so skipped */
+        return ceil(tiles / units) * 2.0 * tm * tn * K;
+    double splits = floor(units / tiles);
+    if (splits > k_splits)
+        splits = k_splits > 1 ? k_splits : 1;
     double waves = ceil(tiles * splits / units);
-    /* each wave runs `units` tiles at peak / units each */
-    return waves * 2.0 * tm * tn * (K / splits) / unit_peak;
+    return waves * 2.0 * tm * tn * (K / splits);
 }
 
 double
@@ -304,28 +301,38 @@ roof_gemm_compute_s(double M, double N, double K, double peak, double units, dou
         return 2.0 * M * N * K / peak;
     /* rows rounded up to a power of two from 16 (tensor-core MMA height) to 128; the library
      * picks the tile shape that quantizes least (cuBLAS/CUTLASS heuristics) among 128 and 64
-     * columns and full or half height (tile sides are powers of two, so M / tm is M times the
-     * exact reciprocal) */
-    double tm = 16;
-    while (tm < M && tm < 128)
+     * columns and full or half height. Tile sides are powers of two, so M / tm is M times the
+     * exact reciprocal; and since a correctly rounded division by a positive unit peak is
+     * monotone, the least time is the least work divided once. */
+    double tm = 16, inv_tm = 1.0 / 16.0;
+    while (tm < M && tm < 128) {
         tm *= 2;
-    double k_splits = floor(K * (1.0 / 512.0)), unit_peak = peak / units;
-    double mt = ceil(M * (1.0 / tm)), nt128 = ceil(N * (1.0 / 128.0)),
-           nt64 = ceil(N * (1.0 / 64.0));
-    double best = gemm_tiled_s(mt, nt128, K, units, k_splits, unit_peak, tm, 128);
-    double t = gemm_tiled_s(mt, nt64, K, units, k_splits, unit_peak, tm, 64);
-    if (t < best)
-        best = t;
-    if (tm > 16) { /* at 16 rows the half-height tiles are the same tiles */
-        double half = tm / 2, mh = ceil(M * (1.0 / half));
-        t = gemm_tiled_s(mh, nt128, K, units, k_splits, unit_peak, half, 128);
-        if (t < best)
-            best = t;
-        t = gemm_tiled_s(mh, nt64, K, units, k_splits, unit_peak, half, 64);
-        if (t < best)
-            best = t;
+        inv_tm *= 0.5;
     }
-    return best;
+    double k_splits = floor(K * (1.0 / 512.0)), unit_peak = peak / units;
+    double mt = ceil(M * inv_tm), nt128 = ceil(N * (1.0 / 128.0)), nt64 = ceil(N * (1.0 / 64.0));
+    double w[4];
+    int n = 2;
+    w[0] = gemm_tiled_work(mt, nt128, K, units, k_splits, tm, 128);
+    w[1] = gemm_tiled_work(mt, nt64, K, units, k_splits, tm, 64);
+    if (tm > 16) { /* at 16 rows the half-height tiles are the same tiles */
+        double mh = ceil(M * (2.0 * inv_tm));
+        w[2] = gemm_tiled_work(mh, nt128, K, units, k_splits, tm / 2, 128);
+        w[3] = gemm_tiled_work(mh, nt64, K, units, k_splits, tm / 2, 64);
+        n = 4;
+    }
+    if (!(unit_peak > 0) || isinf(unit_peak)) { /* divide each, as the formula reads */
+        double best = w[0] / unit_peak;
+        for (int i = 1; i < n; i++)
+            if (w[i] / unit_peak < best)
+                best = w[i] / unit_peak;
+        return best;
+    }
+    double least = w[0];
+    for (int i = 1; i < n; i++)
+        if (w[i] < least)
+            least = w[i];
+    return least / unit_peak;
 }
 
 double
@@ -790,15 +797,42 @@ roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs
     return roof_step_ops(cfg, seqs, n_seqs, ROOF_OPS_ALL, out);
 }
 
-int
-roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
-              unsigned long ops, struct roof_result *out)
+/* memset(r, 0) field by field: a handful of stores, where GCC's memset of a struct this size
+ * is a `rep stos` that costs more than the step's attention (millions of times per plan) */
+static void
+op_clear(struct roof_op_result *r)
 {
-    memset(out, 0, sizeof *out);
+    r->present = r->is_matmul = false;
+    r->instances = r->flops = 0;
+    r->bytes_weights = r->bytes_act_in = r->bytes_act_out = r->bytes_kv_read = 0;
+    r->bytes_kv_write = r->dequant_flops = r->link_bytes = 0;
+    r->compute_time_s = r->memory_time_s = r->link_time_s = r->time_s = 0;
+    r->last_compute_s = r->last_memory_s = 0;
+    r->roof_dtype = (enum dtype)0;
+    r->peak_flops_per_s = 0;
+}
+
+/* roof_step_ops; `time_only`: only the requested operators' entries of `out` are cleared and
+ * filled, and of the totals only time_s (the same sum in the same order: no other operator is
+ * present), for callers that step many batches and read the time alone. */
+static int
+step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs, unsigned long ops,
+         struct roof_result *out, bool time_only)
+{
+    if (time_only && ops == ROOF_OPS_ATTENTION) {
+        for (int i = 0; i < ROOF_OP_COUNT; i++)
+            if ((ops >> i) & 1ul)
+                op_clear(&out->ops[i]);
+    } else if (time_only) {
+        memset(out->ops, 0, sizeof out->ops);
+    } else {
+        memset(out, 0, sizeof *out);
+    }
     if (!cfg->hw || !cfg->model || n_seqs < 0 || !(cfg->hw->memory_bandwidth_bytes_per_s > 0) ||
         cfg->model->num_layers <= 0 || cfg->model->hidden_size <= 0)
         return -1;
-    out->cfg = *cfg;
+    if (!time_only)
+        out->cfg = *cfg;
     const struct mdl_profile *m = cfg->model;
     struct batch_agg b;
     memset(&b, 0, sizeof b);
@@ -856,6 +890,14 @@ roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_
         o->instances = 1;
         o->time_s = cfg->tuning.step_overhead_s;
     }
+    if (time_only) {
+        double t = 0;
+        for (int i = 0; i < ROOF_OP_COUNT; i++)
+            if (((ops >> i) & 1ul) && out->ops[i].present)
+                t += out->ops[i].time_s;
+        out->time_s = t;
+        return 0;
+    }
     enum dtype used;
     out->gemm_peak_flops_per_s =
         hw_peak(cfg->hw, dtype_gemm_compute(cfg->weights, cfg->act), &used);
@@ -892,6 +934,24 @@ roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_
     out->devices = 1;
     out->replicas = 1;
     out->microbatches = 1;
+    return 0;
+}
+
+int
+roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
+              unsigned long ops, struct roof_result *out)
+{
+    return step_ops(cfg, seqs, n_seqs, ops, out, false);
+}
+
+int
+roof_step_time(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
+               unsigned long ops, struct roof_result *scratch, double *time_s)
+{
+    *time_s = -1.0;
+    if (step_ops(cfg, seqs, n_seqs, ops, scratch, true) != 0)
+        return -1;
+    *time_s = scratch->time_s;
     return 0;
 }
 
