@@ -154,6 +154,8 @@ struct acc_ctx {
     double peak[2];
     int n_peaks;
     unsigned long mask; /* operators to evaluate (bit op); the others are skipped */
+    /* only each operator's time (and the terms fused decode attention replaces) is kept */
+    bool time_only;
 };
 
 static bool
@@ -257,6 +259,12 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
         tm += tu->memory_latency_s;
     double t = (tc > tm ? tc : tm) + tu->kernel_overhead_s;
     r->present = true;
+    r->memory_time_s += times * tm;
+    r->time_s += times * t;
+    r->last_compute_s = tc;
+    r->last_memory_s = tm;
+    if (c->time_only)
+        return;
     r->is_matmul = matmul;
     r->instances += times;
     r->flops += times * flops;
@@ -267,10 +275,6 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
     r->bytes_kv_read += times * kvr;
     r->bytes_kv_write += times * kvw;
     r->compute_time_s += times * tc;
-    r->memory_time_s += times * tm;
-    r->time_s += times * t;
-    r->last_compute_s = tc;
-    r->last_memory_s = tm;
     r->roof_dtype = used;
     r->peak_flops_per_s = peak;
 }
@@ -449,8 +453,10 @@ add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, doubl
         struct roof_op_result *r = &c->res->ops[op];
         double bw = c->bw;
         double conv = (packed + wide) / bw + tu->memory_latency_s + tu->kernel_overhead_s;
-        r->bytes_weights += c->times * packed;
-        r->bytes_act_out += c->times * wide;
+        if (!c->time_only) {
+            r->bytes_weights += c->times * packed;
+            r->bytes_act_out += c->times * wide;
+        }
         r->memory_time_s += c->times * (packed + wide) / bw;
         r->time_s += c->times * conv;
         return;
@@ -797,34 +803,29 @@ roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs
     return roof_step_ops(cfg, seqs, n_seqs, ROOF_OPS_ALL, out);
 }
 
-/* memset(r, 0) field by field: a handful of stores, where GCC's memset of a struct this size
- * is a `rep stos` that costs more than the step's attention (millions of times per plan) */
+/* What a time-only pass reads and writes of an operator (add_op, fused decode attention, the
+ * step overhead), cleared: a handful of stores, where a memset of the whole result is a
+ * `rep stos` that costs more than a decode step's attention (millions of times per plan). */
 static void
-op_clear(struct roof_op_result *r)
+op_clear_time(struct roof_op_result *r)
 {
-    r->present = r->is_matmul = false;
-    r->instances = r->flops = 0;
-    r->bytes_weights = r->bytes_act_in = r->bytes_act_out = r->bytes_kv_read = 0;
-    r->bytes_kv_write = r->dequant_flops = r->link_bytes = 0;
-    r->compute_time_s = r->memory_time_s = r->link_time_s = r->time_s = 0;
-    r->last_compute_s = r->last_memory_s = 0;
-    r->roof_dtype = (enum dtype)0;
-    r->peak_flops_per_s = 0;
+    r->present = false;
+    r->instances = 0;
+    r->memory_time_s = r->time_s = r->last_compute_s = r->last_memory_s = 0;
 }
 
-/* roof_step_ops; `time_only`: only the requested operators' entries of `out` are cleared and
- * filled, and of the totals only time_s (the same sum in the same order: no other operator is
- * present), for callers that step many batches and read the time alone. */
+/* roof_step_ops; `time_only`: of the requested operators' entries of `out` only the times are
+ * cleared and filled (the other fields keep whatever they held), and of the totals only time_s:
+ * the same sum in the same order, as no other operator is present. For callers that step many
+ * batches and read the time alone. */
 static int
 step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs, unsigned long ops,
          struct roof_result *out, bool time_only)
 {
-    if (time_only && ops == ROOF_OPS_ATTENTION) {
+    if (time_only) {
         for (int i = 0; i < ROOF_OP_COUNT; i++)
             if ((ops >> i) & 1ul)
-                op_clear(&out->ops[i]);
-    } else if (time_only) {
-        memset(out->ops, 0, sizeof out->ops);
+                op_clear_time(&out->ops[i]);
     } else {
         memset(out, 0, sizeof *out);
     }
@@ -854,6 +855,7 @@ step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
     struct acc_ctx c;
     acc_init(&c, cfg, out, cfg->hw->memory_bandwidth_bytes_per_s);
     c.mask = ops;
+    c.time_only = time_only;
     double h = (double)m->hidden_size, V = (double)m->vocab_size;
     double a = dtype_bytes(cfg->act);
     double T = b.tokens, R = b.logits_rows;

@@ -160,8 +160,9 @@ int roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_
 int roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
                   unsigned long ops, struct roof_result *out);
 /* roof_step_ops' time_s alone, bit for bit, into *time_s (-1 on failure), for callers that
- * evaluate millions of steps (the simulator, the analytic estimate): only the requested
- * operators of `scratch` are written, none of its totals but time_s, so it costs less. */
+ * evaluate millions of steps (the simulator, the analytic estimate): of `scratch` only the
+ * requested operators' times and time_s are written (its other fields mean nothing after), so
+ * it costs less. */
 int roof_step_time(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
                    unsigned long ops, struct roof_result *scratch, double *time_s);
 /* Memory footprint only (cheap). */
