@@ -154,6 +154,8 @@ struct acc_ctx {
     double peak[2];
     int n_peaks;
     unsigned long mask; /* operators to evaluate (bit op); the others are skipped */
+    /* only each operator's time (and the terms fused decode attention replaces) is kept */
+    bool time_only;
 };
 
 static bool
@@ -257,6 +259,12 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
         tm += tu->memory_latency_s;
     double t = (tc > tm ? tc : tm) + tu->kernel_overhead_s;
     r->present = true;
+    r->memory_time_s += times * tm;
+    r->time_s += times * t;
+    r->last_compute_s = tc;
+    r->last_memory_s = tm;
+    if (c->time_only)
+        return;
     r->is_matmul = matmul;
     r->instances += times;
     r->flops += times * flops;
@@ -267,29 +275,24 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
     r->bytes_kv_read += times * kvr;
     r->bytes_kv_write += times * kvw;
     r->compute_time_s += times * tc;
-    r->memory_time_s += times * tm;
-    r->time_s += times * t;
-    r->last_compute_s = tc;
-    r->last_memory_s = tm;
     r->roof_dtype = used;
     r->peak_flops_per_s = peak;
 }
 
-/* one tiling: tm x tn output tiles, split-K when the tiles cannot fill the units */
+/* one tiling: mt x nt output tiles of tm x tn, split-K when the tiles cannot fill the units;
+ * `k_splits` = floor(K / 512), the most splits that keep 512 of K per split. Returns the
+ * tiling's time times peak / units: each wave runs `units` tiles at peak / units each. */
 static double
-gemm_tiled_s(double M, double N, double K, double peak, double units, double tm, double tn)
+gemm_tiled_work(double mt, double nt, double K, double units, double k_splits, double tm, double tn)
 {
-    double tiles = ceil(M / tm) * ceil(N / tn);
-    double splits = 1;
-    if (tiles < units) {
-        splits = floor(units / tiles);
-        double max_splits = floor(K / 512.0);
-        if (splits > max_splits)
-            splits = max_splits > 1 ? max_splits : 1;
-    }
+    double tiles = mt * nt;
+    if (!(tiles < units)) /* one split: K / 1 and tiles x 1 are exact, so skipped */
+        return ceil(tiles / units) * 2.0 * tm * tn * K;
+    double splits = floor(units / tiles);
+    if (splits > k_splits)
+        splits = k_splits > 1 ? k_splits : 1;
     double waves = ceil(tiles * splits / units);
-    /* each wave runs `units` tiles at peak / units each */
-    return waves * 2.0 * tm * tn * (K / splits) / (peak / units);
+    return waves * 2.0 * tm * tn * (K / splits);
 }
 
 double
@@ -302,18 +305,38 @@ roof_gemm_compute_s(double M, double N, double K, double peak, double units, dou
         return 2.0 * M * N * K / peak;
     /* rows rounded up to a power of two from 16 (tensor-core MMA height) to 128; the library
      * picks the tile shape that quantizes least (cuBLAS/CUTLASS heuristics) among 128 and 64
-     * columns and full or half height */
-    double tm = 16;
-    while (tm < M && tm < 128)
+     * columns and full or half height. Tile sides are powers of two, so M / tm is M times the
+     * exact reciprocal; and since a correctly rounded division by a positive unit peak is
+     * monotone, the least time is the least work divided once. */
+    double tm = 16, inv_tm = 1.0 / 16.0;
+    while (tm < M && tm < 128) {
         tm *= 2;
-    double best = gemm_tiled_s(M, N, K, peak, units, tm, 128);
-    double alt[3][2] = {{tm, 64}, {tm > 16 ? tm / 2 : tm, 128}, {tm > 16 ? tm / 2 : tm, 64}};
-    for (int i = 0; i < 3; i++) {
-        double t = gemm_tiled_s(M, N, K, peak, units, alt[i][0], alt[i][1]);
-        if (t < best)
-            best = t;
+        inv_tm *= 0.5;
     }
-    return best;
+    double k_splits = floor(K * (1.0 / 512.0)), unit_peak = peak / units;
+    double mt = ceil(M * inv_tm), nt128 = ceil(N * (1.0 / 128.0)), nt64 = ceil(N * (1.0 / 64.0));
+    double w[4];
+    int n = 2;
+    w[0] = gemm_tiled_work(mt, nt128, K, units, k_splits, tm, 128);
+    w[1] = gemm_tiled_work(mt, nt64, K, units, k_splits, tm, 64);
+    if (tm > 16) { /* at 16 rows the half-height tiles are the same tiles */
+        double mh = ceil(M * (2.0 * inv_tm));
+        w[2] = gemm_tiled_work(mh, nt128, K, units, k_splits, tm / 2, 128);
+        w[3] = gemm_tiled_work(mh, nt64, K, units, k_splits, tm / 2, 64);
+        n = 4;
+    }
+    if (!(unit_peak > 0) || isinf(unit_peak)) { /* divide each, as the formula reads */
+        double best = w[0] / unit_peak;
+        for (int i = 1; i < n; i++)
+            if (w[i] / unit_peak < best)
+                best = w[i] / unit_peak;
+        return best;
+    }
+    double least = w[0];
+    for (int i = 1; i < n; i++)
+        if (w[i] < least)
+            least = w[i];
+    return least / unit_peak;
 }
 
 double
@@ -433,8 +456,10 @@ add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, doubl
         struct roof_op_result *r = &c->res->ops[op];
         double bw = c->bw;
         double conv = (packed + wide) / bw + tu->memory_latency_s + tu->kernel_overhead_s;
-        r->bytes_weights += c->times * packed;
-        r->bytes_act_out += c->times * wide;
+        if (!c->time_only) {
+            r->bytes_weights += c->times * packed;
+            r->bytes_act_out += c->times * wide;
+        }
         r->memory_time_s += c->times * (packed + wide) / bw;
         r->time_s += c->times * conv;
         return;
@@ -781,15 +806,37 @@ roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs
     return roof_step_ops(cfg, seqs, n_seqs, ROOF_OPS_ALL, out);
 }
 
-int
-roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
-              unsigned long ops, struct roof_result *out)
+/* What a time-only pass reads and writes of an operator (add_op, fused decode attention, the
+ * step overhead), cleared: a handful of stores, where a memset of the whole result is a
+ * `rep stos` that costs more than a decode step's attention (millions of times per plan). */
+static void
+op_clear_time(struct roof_op_result *r)
 {
-    memset(out, 0, sizeof *out);
+    r->present = false;
+    r->instances = 0;
+    r->memory_time_s = r->time_s = r->last_compute_s = r->last_memory_s = 0;
+}
+
+/* roof_step_ops; `time_only`: of the requested operators' entries of `out` only the times are
+ * cleared and filled (the other fields keep whatever they held), and of the totals only time_s:
+ * the same sum in the same order, as no other operator is present. For callers that step many
+ * batches and read the time alone. */
+static int
+step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs, unsigned long ops,
+         struct roof_result *out, bool time_only)
+{
+    if (time_only) {
+        for (int i = 0; i < ROOF_OP_COUNT; i++)
+            if ((ops >> i) & 1ul)
+                op_clear_time(&out->ops[i]);
+    } else {
+        memset(out, 0, sizeof *out);
+    }
     if (!cfg->hw || !cfg->model || n_seqs < 0 || !(cfg->hw->memory_bandwidth_bytes_per_s > 0) ||
         cfg->model->num_layers <= 0 || cfg->model->hidden_size <= 0)
         return -1;
-    out->cfg = *cfg;
+    if (!time_only)
+        out->cfg = *cfg;
     const struct mdl_profile *m = cfg->model;
     struct batch_agg b;
     memset(&b, 0, sizeof b);
@@ -811,6 +858,7 @@ roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_
     struct acc_ctx c;
     acc_init(&c, cfg, out, cfg->hw->memory_bandwidth_bytes_per_s);
     c.mask = ops;
+    c.time_only = time_only;
     double h = (double)m->hidden_size, V = (double)m->vocab_size;
     double a = dtype_bytes(cfg->act);
     double T = b.tokens, R = b.logits_rows;
@@ -846,6 +894,14 @@ roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_
         o->present = true;
         o->instances = 1;
         o->time_s = cfg->tuning.step_overhead_s;
+    }
+    if (time_only) {
+        double t = 0;
+        for (int i = 0; i < ROOF_OP_COUNT; i++)
+            if (((ops >> i) & 1ul) && out->ops[i].present)
+                t += out->ops[i].time_s;
+        out->time_s = t;
+        return 0;
     }
     enum dtype used;
     out->gemm_peak_flops_per_s =
@@ -883,6 +939,24 @@ roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_
     out->devices = 1;
     out->replicas = 1;
     out->microbatches = 1;
+    return 0;
+}
+
+int
+roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
+              unsigned long ops, struct roof_result *out)
+{
+    return step_ops(cfg, seqs, n_seqs, ops, out, false);
+}
+
+int
+roof_step_time(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
+               unsigned long ops, struct roof_result *scratch, double *time_s)
+{
+    *time_s = -1.0;
+    if (step_ops(cfg, seqs, n_seqs, ops, scratch, true) != 0)
+        return -1;
+    *time_s = scratch->time_s;
     return 0;
 }
 

@@ -162,6 +162,12 @@ int roof_step(const struct roof_config *cfg, const struct roof_seq *seqs, int n_
     ((1ul << ROOF_OP_ATTN_SCORE) | (1ul << ROOF_OP_SOFTMAX) | (1ul << ROOF_OP_ATTN_AV))
 int roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
                   unsigned long ops, struct roof_result *out);
+/* roof_step_ops' time_s alone, bit for bit, into *time_s (-1 on failure), for callers that
+ * evaluate millions of steps (the simulator, the analytic estimate): of `scratch` only the
+ * requested operators' times and time_s are written (its other fields mean nothing after), so
+ * it costs less. */
+int roof_step_time(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
+                   unsigned long ops, struct roof_result *scratch, double *time_s);
 /* Memory footprint only (cheap). */
 void roof_memory(const struct roof_config *cfg, struct roof_memory *out);
 const char *roof_op_name(enum roof_op op);

@@ -118,18 +118,16 @@ cost_step(struct sim_cost *c, struct roof_seq *seqs, int n)
     double stage;
     long key = (long)total;
     if (!prefill && logits && m == 1 && (double)key == total && key > 0 && key < SIM_COST_BASE_N) {
-        if (c->base_s[key] < 0) {
-            if (roof_step_ops(&c->cfg, seqs, n, ROOF_OPS_ALL & ~ROOF_OPS_ATTENTION, &c->res) != 0)
-                return -1.0;
-            c->base_s[key] = c->res.time_s;
-        }
-        if (roof_step_ops(&c->cfg, seqs, n, ROOF_OPS_ATTENTION, &c->res) != 0)
+        if (c->base_s[key] < 0 &&
+            roof_step_time(&c->cfg, seqs, n, ROOF_OPS_ALL & ~ROOF_OPS_ATTENTION, &c->res,
+                           &c->base_s[key]) != 0)
             return -1.0;
-        stage = c->base_s[key] + c->res.time_s;
-    } else {
-        if (roof_step(&c->cfg, seqs, n, &c->res) != 0)
+        double attn;
+        if (roof_step_time(&c->cfg, seqs, n, ROOF_OPS_ATTENTION, &c->res, &attn) != 0)
             return -1.0;
-        stage = c->res.time_s;
+        stage = c->base_s[key] + attn;
+    } else if (roof_step_time(&c->cfg, seqs, n, ROOF_OPS_ALL, &c->res, &stage) != 0) {
+        return -1.0;
     }
     double bytes = rows / m * c->hidden * c->act_bytes;
     if (c->tp > 1) /* two all-reduces per layer of the stage (after attention, after the MLP) */

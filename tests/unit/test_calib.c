@@ -5,6 +5,7 @@
 #include "core/calib.h"
 #include "core/fit.h"
 
+#include <math.h>
 #include <string.h>
 
 TEST(calib_stats_hand_checked)
@@ -36,6 +37,55 @@ TEST(calib_wave_quantization_and_split_k)
     /* a single row runs on the vector units: 2 N K / vector peak */
     CHECK_NEAR(roof_gemm_compute_s(1, 4096, 4096, 108e12, 108, 20e12), 2.0 * 4096 * 4096 / 20e12,
                1e-12);
+}
+
+/* The wave-quantization model written out directly (every tiling of {tm, tm/2} x {128, 64}
+ * divided as the formula reads, splits from K / 512): roof_gemm_compute_s shares the tile
+ * counts between tilings and multiplies by the tile sides' exact reciprocals, which must give
+ * the same double bit for bit, including at fractional rows (the analytic estimate's mean
+ * batch). */
+static double
+gemm_direct_s(double M, double N, double K, double peak, double units)
+{
+    double tm = 16;
+    while (tm < M && tm < 128)
+        tm *= 2;
+    double shapes[4][2] = {
+        {tm, 128}, {tm, 64}, {tm > 16 ? tm / 2 : tm, 128}, {tm > 16 ? tm / 2 : tm, 64}};
+    double best = INFINITY;
+    for (int i = 0; i < 4; i++) {
+        double tiles = ceil(M / shapes[i][0]) * ceil(N / shapes[i][1]), splits = 1;
+        if (tiles < units) {
+            splits = floor(units / tiles);
+            if (splits > floor(K / 512.0))
+                splits = floor(K / 512.0) > 1 ? floor(K / 512.0) : 1;
+        }
+        double t = ceil(tiles * splits / units) * 2.0 * shapes[i][0] * shapes[i][1] * (K / splits) /
+                   (peak / units);
+        if (t < best)
+            best = t;
+    }
+    return best;
+}
+
+TEST(calib_gemm_tiling_bit_exact)
+{
+    double Ms[] = {1.5, 2, 7.25, 16, 17, 31.999, 33, 64, 100.5, 128, 129, 1000, 8192.75};
+    double NK[][2] = {{13824, 1024}, {4096, 11008}, {1280, 8192}, {100, 300}, {57344, 8192}};
+    double units[] = {1, 46, 108, 132, 304};
+    int same = 0, n = 0;
+    for (size_t i = 0; i < sizeof Ms / sizeof Ms[0]; i++)
+        for (size_t j = 0; j < sizeof NK / sizeof NK[0]; j++)
+            for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+                for (int p = 0; p < 2; p++) { /* an infinite peak takes the other branch */
+                    double peak = p ? INFINITY : 989e12;
+                    double a = roof_gemm_compute_s(Ms[i], NK[j][0], NK[j][1], peak, units[u], 0);
+                    double b = gemm_direct_s(Ms[i], NK[j][0], NK[j][1], peak, units[u]);
+                    same += memcmp(&a, &b, sizeof a) == 0;
+                    n++;
+                }
+            }
+    CHECK(same == n);
 }
 
 TEST(calib_kernel_prediction_by_hand)

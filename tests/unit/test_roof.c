@@ -329,6 +329,62 @@ TEST(roof_step_ops_split_decode)
     }
 }
 
+/* roof_step_time writes only the requested operators into a scratch result that other masks
+ * and batches have left dirty, yet must return roof_step_ops' time_s bit for bit: every model
+ * form (dense, MoE, MLA, sliding windows), both phases, the kernel model on and off, decode-only,
+ * mixed and fractional batches, each mask the simulator uses. */
+TEST(roof_step_time_bit_identical)
+{
+    const char *models[4] = {"llama-3-8b", "mixtral-8x7b", "deepseek-v3", "gemma-2-9b"};
+    unsigned long masks[3] = {ROOF_OPS_ALL, ROOF_OPS_ATTENTION, ROOF_OPS_ALL & ~ROOF_OPS_ATTENTION};
+    struct roof_seq batches[4][3] = {
+        {{1, 1, 100, true}, {0, 0, 0, false}, {0, 0, 0, false}},
+        {{24, 1, 3000, true}, {8, 1, 9000, true}, {0, 0, 0, false}},
+        {{17.37, 1, 1234.5, true}, {1, 777.25, 0, false}, {0, 0, 0, false}},
+        {{3, 1, 50, true}, {1, 512, 1024, true}, {1, 2000, 0, false}},
+    };
+    int nseq[4] = {1, 2, 2, 3};
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct roof_result *ref = calloc(1, sizeof *ref), *scratch = calloc(1, sizeof *scratch);
+    int same = 0, n = 0;
+    for (int k = 0; k < 4; k++) {
+        struct mdl_profile *m = test_model(models[k]);
+        for (int kernel = 0; kernel < 2; kernel++)
+            for (int ph = 0; ph < 2; ph++) {
+                struct roof_config c;
+                roof_config_init(&c, hw, m, ph ? ROOF_PREFILL : ROOF_DECODE);
+                c.tuning.step_overhead_s = 2e-4;
+                c.tuning.kernel_overhead_s = 3e-6;
+                if (kernel) {
+                    c.tuning.compute_units = 132;
+                    c.tuning.memory_latency_s = 6e-7;
+                    c.tuning.inflight_bytes_per_unit = 40000;
+                }
+                for (int b = 0; b < 4; b++)
+                    for (int i = 0; i < 3; i++) {
+                        double t = 0;
+                        CHECK(roof_step_ops(&c, batches[b], nseq[b], masks[i], ref) == 0);
+                        CHECK(roof_step_time(&c, batches[b], nseq[b], masks[i], scratch, &t) == 0);
+                        same += memcmp(&t, &ref->time_s, sizeof t) == 0 && t > 0;
+                        n++;
+                    }
+            }
+        mdl_free(m);
+    }
+    CHECK(same == n);
+    /* an empty batch fails as roof_step_ops does, with the time at -1 */
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    struct roof_seq none = {0, 1, 10, true};
+    double t = 0;
+    CHECK(roof_step_time(&c, &none, 1, ROOF_OPS_ALL, scratch, &t) == -1 && t == -1.0);
+    mdl_free(m);
+    hw_free(hw);
+    free(ref);
+    free(scratch);
+}
+
 TEST(roof_step_mixed_batches)
 {
     struct hw_profile *hw = test_hw("h100-sxm");
