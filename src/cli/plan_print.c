@@ -208,7 +208,7 @@ print_answer(const struct plan_question *q, const struct plan_result *r, const c
     if (r->chosen >= 0) {
         const struct plan_option *op = &r->options[r->chosen];
         describe(q, op, b, sizeof b);
-        printf("answer: %s %s = %d devices", money, b, op->devices);
+        printf("answer: %s %s = %d device%s", money, b, op->devices, op->devices == 1 ? "" : "s");
         if (op->stranded_devices > 0)
             printf(" (%d stranded by whole servers)", op->stranded_devices);
         printf(",\n  %.2f %s/hour, %.3f %s per million output tokens (%.3f blended)",
@@ -283,9 +283,9 @@ print_answer(const struct plan_question *q, const struct plan_result *r, const c
         for (int s = 1; s < r->n_shown; s++) {
             const struct plan_option *ru = &r->options[r->shown[s]];
             describe(q, ru, b, sizeof b);
-            printf("  runner-up %d: %s = %d devices, %.2f %s/h, %.3f %s/Mtok out\n", s, b,
-                   ru->devices, ru->cost_per_hour, q->currency, ru->cost_per_mtok_output,
-                   q->currency);
+            printf("  runner-up %d: %s = %d device%s, %.2f %s/h, %.3f %s/Mtok out\n", s, b,
+                   ru->devices, ru->devices == 1 ? "" : "s", ru->cost_per_hour, q->currency,
+                   ru->cost_per_mtok_output, q->currency);
         }
     } else {
         printf("answer: no candidate meets %s at %.4g requests/s (%d candidates, %d rejected)\n",

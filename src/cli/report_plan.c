@@ -100,7 +100,7 @@ describe_as(const struct plan_option *op, bool fleet, struct sb *b)
                   op->pp > 1 ? ", PP " : "", op->pp > 1 ? op->pp : 0, rp_format_name(&op->format),
                   policy_words(op->policy), op->max_batch);
     if (fleet)
-        sb_printf(b, " = %d devices", op->devices);
+        sb_printf(b, " = %d device%s", op->devices, op->devices == 1 ? "" : "s");
 }
 
 static void
@@ -290,11 +290,12 @@ answer(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
         if (q->growth_per_month > 0)
             growth_words(q, op, &b);
         snprintf(ctx->answer, sizeof ctx->answer,
-                 "%s %d x %s (tp %d, %s, %s) = %d devices: %.2f %s/hour, %.3f %s per million "
+                 "%s %d x %s (tp %d, %s, %s) = %d device%s: %.2f %s/hour, %.3f %s per million "
                  "output tokens",
                  q->money == PLAN_BUY ? "buy" : "rent", op->instances, op->hw_id, op->tp,
                  rp_format_name(&op->format), sim_policy_name(op->policy), op->devices,
-                 op->cost_per_hour, q->currency, op->cost_per_mtok_output, q->currency);
+                 op->devices == 1 ? "" : "s", op->cost_per_hour, q->currency,
+                 op->cost_per_mtok_output, q->currency);
     } else {
         sb_printf(&b,
                   "<span foreground='#D55E00'><b>No option meets %s at %.4g requests/s.</b></span> "

@@ -252,13 +252,14 @@ rp_plan_sensitivity(struct rep_doc *d, const struct plan_question *q, const stru
               "arrival rate " PM "50%%, "
               "%s " PM "30%%%s. Each point re-plans the fleet of the chosen option "
               "(%s TP %d, %s) %s, so the base here, "
-              "<b>%.0f devices</b> and <b>%.3f %s</b> per million output tokens, is the answer "
+              "<b>%.0f device%s</b> and <b>%.3f %s</b> per million output tokens, is the answer "
               "on page 1. The other options are not re-ranked.",
               o->tuning && q->engine ? "memory and compute efficiency " PM "20%, " : "",
               buy ? "device-hour cost (TCO)" : "device price",
               buy ? ", life " PM "25%, PUE " PM "14% (not below 1) and electricity price " PM "50%"
                   : "",
-              rp_esc(op->hw_id), op->tp, rp_format_name(&op->format), how, bd, bm, q->currency);
+              rp_esc(op->hw_id), op->tp, rp_format_name(&op->format), how, bd, bd == 1 ? "" : "s",
+              bm, q->currency);
     rep_para(d, sb_str(&s));
     struct tornado_panel P[2] = {
         {"devices", "", bd, dev, n},

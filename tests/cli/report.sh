@@ -206,10 +206,12 @@ EOF2
 # analytic estimate alone gives 6 devices and 0.202 USD/Mtok against the simulated 7 and 0.235)
 tornado_base() { # NAME ANSWER.txt REPORT.pdf
     pdftotext "$3" - | tr '\n' ' ' >"$T/tb.txt"
-    dev=$(sed -n 's/.* = \([0-9]*\) devices: .*/\1/p' "$2" | head -n 1)
+    dev=$(sed -n 's/.* = \([0-9]*\) devices\{0,1\}: .*/\1/p' "$2" | head -n 1)
+    word=devices
+    [ "$dev" = 1 ] && word=device
     mtok=$(sed -n 's/.*, \([0-9.]*\) [A-Z]* per million output tokens.*/\1/p' "$2" | head -n 1)
     if [ -n "$dev" ] && [ -n "$mtok" ] &&
-        grep -qF "base here, $dev devices and $mtok " "$T/tb.txt"; then
+        grep -qF "base here, $dev $word and $mtok " "$T/tb.txt"; then
         echo "ok report $1 tornado base is page 1's ($dev devices, $mtok per Mtok)"
     else
         echo "not ok report $1 tornado base is not page 1's ($dev devices, $mtok per Mtok):"
