@@ -6,6 +6,7 @@
 #include "cli/plan_cli.h"
 #include "io/ytree.h"
 #include "plan/cost.h"
+#include "util/alloc.h"
 #include "util/strs.h"
 
 #include <math.h>
@@ -309,7 +310,9 @@ read_records(const char *path, const struct ynode *seq, const struct fdesc *f, i
             int nc = *cap ? 2 * *cap : 64;
             void *g = realloc(*items, (size_t)nc * size);
             if (!g) {
-                fprintf(stderr, "%s: error: out of memory\n", path);
+                alloc_note_failure();
+                fprintf(stderr, "%s: error: out of memory (while %s)\n", path,
+                        alloc_failure_context());
                 return -1;
             }
             *items = g;
@@ -365,7 +368,9 @@ cli_plan_json_read_shards(int argc, char **argv, struct plan_result *r, char **q
                 shards = (int)n;
                 r->n_candidates = (int)c;
                 if (!(qpath = str_dup(qp->value))) {
-                    fprintf(stderr, "%s: error: out of memory\n", argv[i]);
+                    alloc_note_failure();
+                    fprintf(stderr, "%s: error: out of memory (while %s)\n", argv[i],
+                            alloc_failure_context());
                     rc = CLI_FAIL;
                 }
             }

@@ -241,8 +241,12 @@ calparams_save(const char *dir, const struct dev_params dev[DEV_CLASS_COUNT],
     if (rc == 0)
         staged = 1;
     for (int e = 0; e < n_engines && rc == 0; e++) {
+        /* an engine with no profile of its own (the generic kernel model) gets none written:
+         * its rows were predicted with the profiled engines' mean, not fitted */
+        if (engines[e].generic)
+            continue;
         snprintf(path, sizeof path, "%s/engine_profiles/%s.yaml", dir, engines[e].name);
-        rc = stage_text(&af[e + 1], path, &sb, calparams_engine_text(&engines[e], provenance, &sb),
+        rc = stage_text(&af[staged], path, &sb, calparams_engine_text(&engines[e], provenance, &sb),
                         errs);
         strbuf_release(&sb);
         if (rc == 0)

@@ -637,6 +637,11 @@ engine_generic(const char *dir, const char *name, struct err_list *errs)
         return NULL;
     engine_profile_kernel(e);
     e->name = str_dup(name);
+    if (!e->name) { /* str_dup noted the failure: the command ends in "out of memory" */
+        engine_profile_free(e);
+        err_add(errs, NULL, 0, 0, ERR_ERROR, "out of memory");
+        return NULL;
+    }
     e->generic = true;
     if (n > 0) {
         e->kernel_overhead_s = exp(log_sum[0] / n);
