@@ -23,8 +23,11 @@
  * padded to any micro-kernel height (<= 16). */
 #define BENCH_GEMM_WORK_FLOATS ((long)(BENCH_MC + 16) * BENCH_KC)
 
-/* Allocation aligned to 64 bytes (a cache line, an AVX-512 vector); free with free(). NULL on
- * failure or overflow. */
+/* Allocations of at least this many bytes are made of whole 2 MiB pages, advised as huge
+ * pages (MADV_HUGEPAGE). */
+#define BENCH_HUGE_BYTES ((size_t)2 << 20)
+/* Allocation aligned to 64 bytes (a cache line, an AVX-512 vector), or made of whole 2 MiB pages
+ * from BENCH_HUGE_BYTES on; free with free(). NULL on failure or overflow. */
 void *bench_alloc(size_t bytes);
 /* Rounds n up to a multiple of BENCH_NR. */
 long bench_round_nr(long n);

@@ -18,6 +18,7 @@
 #include "render/charts.h"
 #include "util/array.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -152,6 +153,26 @@ TEST(bench_split_covers_range)
         }
         CHECK(next == 1000);
     }
+}
+
+TEST(bench_alloc_alignment)
+{
+    /* below 2 MiB a cache line; from 2 MiB on whole 2 MiB pages (huge-page candidates), the
+     * last byte writable */
+    size_t sizes[] = {2, 100, BENCH_HUGE_BYTES - 1, BENCH_HUGE_BYTES, 3 * BENCH_HUGE_BYTES + 5};
+    size_t align[] = {64, 64, 64, BENCH_HUGE_BYTES, BENCH_HUGE_BYTES};
+    for (int i = 0; i < 5; i++) {
+        unsigned char *p = bench_alloc(sizes[i]);
+        CHECK(p != NULL);
+        if (!p)
+            continue;
+        CHECK((uintptr_t)p % align[i] == 0);
+        p[0] = 1;
+        p[sizes[i] - 1] = 2;
+        CHECK(p[0] + p[sizes[i] - 1] == 3);
+        free(p);
+    }
+    CHECK(bench_alloc(SIZE_MAX - 10) == NULL);
 }
 
 /* ---- kernels against naive references, every ISA this CPU runs ---- */
