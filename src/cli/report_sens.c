@@ -75,10 +75,11 @@ sens_eval(const struct plan_question *q, const struct hw_profile *chosen_hw,
     c.max_tokens_per_step[0] = op->max_tokens_per_step, c.n_max_tokens_per_step = 1;
     c.n_prefill_hw = 0;
     c.growth_per_month = 0;
-    /* Users with think time are sized by simulated closed loops of whole users (the analytic
-     * screen sizes them at the open-loop bound), so their points simulate the one option as page
-     * 1 did and need no scaling; every other workload uses the analytic estimate scaled by k. */
-    bool closed = q->workload == PLAN_WL_USERS && q->has_slo && op->simulated;
+    /* Users with think time are sized by simulated closed loops of whole users, with an SLO
+     * (the most users that meet it) or without (the knee of the closed loop), so their points
+     * simulate the one option as page 1 did and need no scaling; every other workload uses the
+     * analytic estimate scaled by k. */
+    bool closed = q->workload == PLAN_WL_USERS && op->simulated;
     c.confirm_top = closed ? 1 : 0;
     double k = !closed && op->simulated && op->analytic_rate_per_s > 0 && op->rate_per_s > 0
                    ? op->rate_per_s / op->analytic_rate_per_s
@@ -236,7 +237,7 @@ rp_plan_sensitivity(struct rep_doc *d, const struct plan_question *q, const stru
         n++;
     }
     char how[160];
-    if (q->workload == PLAN_WL_USERS && q->has_slo && op->simulated)
+    if (q->workload == PLAN_WL_USERS && op->simulated)
         snprintf(how, sizeof how, "with simulated closed loops of users, as page 1 sized it");
     else
         snprintf(how, sizeof how,
