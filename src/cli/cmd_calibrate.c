@@ -194,22 +194,55 @@ pick_phase(const struct caldata *d, int i, const void *arg)
     return (int)d->cases[i].pc->phase == *(const int *)arg;
 }
 
-static bool
-pick_engine(const struct caldata *d, int i, const void *arg)
+static const char *
+row_engine(const struct caldata *d, int i)
 {
-    return strcmp(d->set->rows[i].engine, (const char *)arg) == 0;
+    return d->set->rows[i].engine;
 }
 
-static bool
-pick_hw(const struct caldata *d, int i, const void *arg)
+static const char *
+row_hardware(const struct caldata *d, int i)
 {
-    return strcmp(d->set->rows[i].hardware, (const char *)arg) == 0;
+    return d->set->rows[i].hardware;
 }
 
+/* A group of rows: those whose key (engine, hardware id, vendor) is `value`. */
+struct group {
+    const char *(*key)(const struct caldata *, int);
+    const char *value;
+};
+
 static bool
-pick_vendor(const struct caldata *d, int i, const void *arg)
+pick_group(const struct caldata *d, int i, const void *arg)
 {
-    return strcmp(row_vendor(d, i), (const char *)arg) == 0;
+    const struct group *g = arg;
+    return strcmp(g->key(d, i), g->value) == 0;
+}
+
+/* One summary row per distinct key, in order of first appearance (at most 64 groups);
+ * `resolved_only`: keys of rows that could be modelled (a vendor needs the row's profile). */
+static void
+summary_groups(struct out_table *t, const char *label, const struct caldata *d,
+               const struct result_set *r, const char *(*key)(const struct caldata *, int),
+               bool resolved_only)
+{
+    const char *seen[64];
+    int ns = 0;
+    for (int i = 0; i < d->set->n && ns < 64; i++) {
+        if (resolved_only && d->reason[i])
+            continue;
+        const char *v = key(d, i);
+        bool dup = false;
+        for (int j = 0; j < ns; j++)
+            dup |= strcmp(seen[j], v) == 0;
+        if (dup)
+            continue;
+        seen[ns++] = v;
+        char name[80];
+        snprintf(name, sizeof name, "%s %s", label, v);
+        struct group g = {key, v};
+        summary_row(t, name, d, r, pick_group, &g);
+    }
 }
 
 static void
@@ -223,48 +256,9 @@ print_summary(enum out_fmt fmt, const struct caldata *d, const struct result_set
         snprintf(g, sizeof g, "phase %s", pred_phase_name((enum pred_phase)ph));
         summary_row(t, g, d, r, pick_phase, &ph);
     }
-    const char *seen[64];
-    int ns = 0;
-    for (int i = 0; i < d->set->n; i++) {
-        const char *e = d->set->rows[i].engine;
-        bool dup = false;
-        for (int j = 0; j < ns; j++)
-            dup |= strcmp(seen[j], e) == 0;
-        if (!dup && ns < 64) {
-            seen[ns++] = e;
-            char g[64];
-            snprintf(g, sizeof g, "engine %s", e);
-            summary_row(t, g, d, r, pick_engine, e);
-        }
-    }
-    ns = 0;
-    for (int i = 0; i < d->set->n; i++) {
-        const char *h = d->set->rows[i].hardware;
-        bool dup = false;
-        for (int j = 0; j < ns; j++)
-            dup |= strcmp(seen[j], h) == 0;
-        if (!dup && ns < 64) {
-            seen[ns++] = h;
-            char g[64];
-            snprintf(g, sizeof g, "device %s", h);
-            summary_row(t, g, d, r, pick_hw, h);
-        }
-    }
-    ns = 0;
-    for (int i = 0; i < d->set->n; i++) {
-        if (d->reason[i])
-            continue;
-        const char *v = row_vendor(d, i);
-        bool dup = false;
-        for (int j = 0; j < ns; j++)
-            dup |= strcmp(seen[j], v) == 0;
-        if (!dup && ns < 64) {
-            seen[ns++] = v;
-            char g[64];
-            snprintf(g, sizeof g, "vendor %s", v);
-            summary_row(t, g, d, r, pick_vendor, v);
-        }
-    }
+    summary_groups(t, "engine", d, r, row_engine, false);
+    summary_groups(t, "device", d, r, row_hardware, false);
+    summary_groups(t, "vendor", d, r, row_vendor, true);
     out_table_end(t, stdout, 2);
 }
 
