@@ -50,6 +50,16 @@ check_little(const struct sim_result *r)
     CHECK_NEAR(r->littles_l, r->littles_lambda_w, 1e-9);
 }
 
+/* The requests of `tr` (arrival, prompt, output per row) as the workload, lengths included. */
+static void
+use_trace(struct sim_config *c, struct sim_trace *tr)
+{
+    c->work.process = SIM_TRACE;
+    c->work.prompt.kind = c->work.output.kind = SIM_DIST_TRACE;
+    c->work.trace = tr;
+    c->work.requests = 0;
+}
+
 /* decode step time of `count` sequences after `past` tokens, and a prefill of `prompt` */
 static double
 step_of(const struct sim_config *c, double count, double new_tokens, double past)
@@ -455,10 +465,7 @@ TEST(sim_rejections)
         {0.5, 150, 50},  /* fine */
     };
     struct sim_trace tr = {rows, 6};
-    c.work.process = SIM_TRACE;
-    c.work.prompt.kind = c.work.output.kind = SIM_DIST_TRACE;
-    c.work.trace = &tr;
-    c.work.requests = 0;
+    use_trace(&c, &tr);
     struct sim_result r;
     CHECK(sim_run(&c, &r, NULL) == 0);
     CHECK(r.kv_blocks == 13);
@@ -729,10 +736,7 @@ TEST(sim_vllm_preempt_and_cache_hits_by_hand)
     c.sched.kv_fraction = 9.5 / blocks;
     struct sim_trace_row rows[] = {{0.0, 64, 40}, {0.0, 64, 40}};
     struct sim_trace tr = {rows, 2};
-    c.work.process = SIM_TRACE;
-    c.work.prompt.kind = c.work.output.kind = SIM_DIST_TRACE;
-    c.work.trace = &tr;
-    c.work.requests = 0;
+    use_trace(&c, &tr);
     struct sim_result r;
     CHECK(sim_run(&c, &r, NULL) == 0);
     CHECK(r.kv_blocks == 9);
