@@ -104,6 +104,16 @@ TEST(plan_cost_purchase_by_hand)
     CHECK_NEAR(plan_capital_per_year(37500, 0.2, 0, 4), 7500, 1e-12);
 }
 
+/* A question from YAML text (NULL when it does not parse). */
+static struct plan_question *
+parse_q(const char *name, const char *text)
+{
+    struct err_list e = {0};
+    struct plan_question *q = plan_question_parse(name, text, strlen(text), &e);
+    err_list_release(&e);
+    return q;
+}
+
 static struct plan_question *
 question(double rate, const char *ttft, const char *objective)
 {
@@ -479,9 +489,7 @@ closed_parse(long users, double think_s, double e2e_s, int spares)
 {
     char text[1024];
     closed_question(text, sizeof text, users, think_s, e2e_s, spares);
-    struct err_list e = {0};
-    struct plan_question *q = plan_question_parse("closed.yaml", text, strlen(text), &e);
-    err_list_release(&e);
+    struct plan_question *q = parse_q("closed.yaml", text);
     return q;
 }
 
@@ -570,9 +578,7 @@ TEST(plan_closed_loop_no_slo)
              "money: {rent_per_hour: {h100-sxm: 2.0}}\n"
              "plan: {requests: 1000, confirm_top: 1}\n",
              1.5 * S);
-    struct err_list e = {0};
-    struct plan_question *q = plan_question_parse("open.yaml", text, strlen(text), &e);
-    err_list_release(&e);
+    struct plan_question *q = parse_q("open.yaml", text);
     CHECK(q != NULL);
     if (!q)
         return;
@@ -641,9 +647,7 @@ TEST(plan_heterogeneous_simulated)
                        "max_batch: [1]}\n"
                        "money: {rent_per_hour: {h100-sxm: 2.0, a100-sxm-80gb: 1.0}}\n"
                        "plan: {requests: 400, confirm_top: 4}\n";
-    struct err_list e = {0};
-    struct plan_question *q = plan_question_parse("het.yaml", text, strlen(text), &e);
-    err_list_release(&e);
+    struct plan_question *q = parse_q("het.yaml", text);
     CHECK(q != NULL);
     if (!q)
         return;
