@@ -7,6 +7,11 @@
 #   offline  vLLM benchmark_throughput: all prompts at once, one round (N requests)
 #   serve    vllm bench serve --max-concurrency C: 20 C requests
 #   sweep    a concurrency sweep whose request count is not given: 3 C requests
+# The engine is the one that ran, at its version: vLLM before 0.8 (and the one row set of
+# unstated version, oci-405b, published 2024-10-10, before vLLM V1's first release of 2025-01-27)
+# ran vLLM's V0 engine, `engine: vllm-v0` (its defaults: 256 sequences, chunked prefill only for
+# models of more than 32K context, then 512 tokens per step; its host work per sampled token);
+# later versions run `engine: vllm` (V1: chunked prefill always).
 # Errors are (simulated - public) / public; ITL is compared with the simulated mean TPOT.
 # Environment: ROOFLINE_DATA (profiles); ACT (activation format for every row, a what-if:
 # ACT=bf16 runs the GEMMs at the 16-bit rate, as a weight-only fp8 kernel would). Python 3 standard library only.
@@ -19,14 +24,35 @@ ACT = (', act: ' + os.environ['ACT']) if os.environ.get('ACT') else ''
 ROUNDS = {'latency': 3, 'offline': 1, 'serve': 20, 'sweep': 3}
 
 
+def max_context(model):
+    path = os.path.join(os.path.dirname(__file__), '..', 'model_profiles', model + '.yaml')
+    for line in open(path):
+        if line.startswith('max_position_embeddings:'):
+            return int(line.split(':')[1])
+    return 0
+
+
+def engine_of(r):
+    """the engine profile and the scheduler policy of the run that produced the row"""
+    if r['engine'] != 'vllm' or os.environ.get('ENGINE_AS_CSV'):
+        return r['engine'], 'chunked'
+    v = r['engine_version']
+    v0 = v == 'unstated' or (v.startswith('0.') and int(v.split('.')[1]) < 8)
+    if not v0:
+        return 'vllm', 'chunked'
+    # V0 (EngineArgs.create_engine_config): chunked prefill by default only above 32K of context
+    return 'vllm-v0', 'chunked' if max_context(r['model']) > 32768 else 'continuous'
+
+
 def simulate(r, users):
     n = ROUNDS[r['mode']] * users
+    engine, policy = engine_of(r)
     y = f"""name: {r['source']} {users} users
 model: {r['model']}
 hardware: {{id: {r['hardware']}, count: {r['count']}, tp: {r['tp']}}}
 dtypes: {{weights: {r['weights']}, kv: {r['kv']}{ACT}}}
-engine: {r['engine']}
-scheduler: {{policy: chunked}}
+engine: {engine}
+scheduler: {{policy: {policy}}}
 arrivals: {{process: closed, users: {users}, think_time: 0 s}}
 lengths: {{prompt: {r['isl']}, output: {r['osl']}}}
 run: {{requests: {n}, warmup_requests: 0, seed: 1}}

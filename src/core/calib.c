@@ -71,6 +71,7 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->compute_units = hw->compute_units > 0 ? hw->compute_units : dev->compute_units;
     out->kernel_overhead_s = eng ? eng->kernel_overhead_s : 0.0;
     out->step_overhead_s = eng ? eng->step_overhead_s : 0.0;
+    out->token_overhead_s = eng ? eng->token_overhead_s : 0.0;
     out->inflight_bytes_per_unit = eng ? eng->inflight_bytes_per_unit : 0.0;
     out->dequant_scale = eng && eng->dequant_scale > 0 ? eng->dequant_scale : 1.0;
     out->fp16_accumulate = eng ? eng->fp16_accumulate : false;

@@ -35,6 +35,7 @@ struct engine_profile {
     char *name, *path;
     double kernel_overhead_s;       /* per kernel: launch and synchronisation */
     double step_overhead_s;         /* per forward pass: scheduling, sampling, host work */
+    double token_overhead_s;        /* per token sampled in a pass: host work per sequence */
     double memory_efficiency;       /* multiplies the device's: the engine's kernels vs the best */
     double compute_efficiency;      /* multiplies the device's */
     double inflight_bytes_per_unit; /* bytes its kernels keep in flight per compute unit; 0 */

@@ -889,11 +889,14 @@ step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
         add_gemm(&c, ROOF_OP_LM_HEAD, R, V, h, V * h);
     }
 
-    if (cfg->tuning.step_overhead_s > 0 && want(&c, ROOF_OP_STEP)) {
+    /* the engine's host work: a fixed cost per pass, and a cost per sampled token (per
+     * sequence that produces a token: its scheduling, sampling and output processing) */
+    if ((cfg->tuning.step_overhead_s > 0 || cfg->tuning.token_overhead_s > 0) &&
+        want(&c, ROOF_OP_STEP)) {
         struct roof_op_result *o = &out->ops[ROOF_OP_STEP];
         o->present = true;
         o->instances = 1;
-        o->time_s = cfg->tuning.step_overhead_s;
+        o->time_s = cfg->tuning.step_overhead_s + cfg->tuning.token_overhead_s * R;
     }
     if (time_only) {
         double t = 0;

@@ -26,6 +26,8 @@ struct roof_tuning {
     double memory_latency_s;        /* time to fill the memory pipe, paid once per kernel */
     double compute_units;           /* SMs / CUs for GEMM wave quantization */
     double step_overhead_s;         /* per forward pass: scheduling, sampling, host work */
+    double token_overhead_s;        /* per token sampled in a pass: the host work that grows
+                                     * with the batch (scheduling, sampling, output processing) */
     double inflight_bytes_per_unit; /* Little's law: bandwidth <= units x this / latency */
     double dequant_scale;           /* multiplies the dequantization ops per weight (1 = table) */
     bool fp16_accumulate;           /* fp16 GEMMs accumulate in fp16 (full rate on GeForce) */

@@ -143,6 +143,8 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         strbuf_addf(out, "kernel_overhead: %.3f us\n", ep->kernel_overhead_s * 1e6);
     if (ep->step_overhead_s > 0)
         strbuf_addf(out, "step_overhead: %.1f us\n", ep->step_overhead_s * 1e6);
+    if (ep->token_overhead_s > 0)
+        strbuf_addf(out, "token_overhead: %.1f us\n", ep->token_overhead_s * 1e6);
     strbuf_addf(out, "memory_efficiency: %.4f\ncompute_efficiency: %.4f\n", ep->memory_efficiency,
                 ep->compute_efficiency);
     if (ep->inflight_bytes_per_unit > 0)
@@ -176,7 +178,9 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         if (strcmp(ep->source_keys[k], "fp16_accumulate") == 0 ||
             strcmp(ep->source_keys[k], "dequant_buffer") == 0 ||
             strcmp(ep->source_keys[k], "dequant_buffer_above") == 0 ||
-            strcmp(ep->source_keys[k], "ubatch") == 0 || engine_serving_key(ep->source_keys[k]))
+            strcmp(ep->source_keys[k], "ubatch") == 0 ||
+            strcmp(ep->source_keys[k], "token_overhead") == 0 ||
+            engine_serving_key(ep->source_keys[k]))
             strbuf_addf(out, "  %s: \"%s\"\n", ep->source_keys[k], ep->source_texts[k]);
     return out->failed ? -1 : 0;
 }

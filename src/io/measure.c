@@ -264,6 +264,7 @@ meas_load(const char *path, struct err_list *errs)
 static const char *const ENGINE_KEYS[] = {"name",
                                           "kernel_overhead",
                                           "step_overhead",
+                                          "token_overhead",
                                           "memory_efficiency",
                                           "compute_efficiency",
                                           "bytes_in_flight_per_unit",
@@ -445,6 +446,9 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     if (ycheck_qty(y, root, "", "step_overhead", UNIT_SECONDS, false, &t) &&
         ycheck_range(y, root, "", "step_overhead", t, &OVERHEAD_RANGE))
         e->step_overhead_s = t;
+    if (ycheck_qty(y, root, "", "token_overhead", UNIT_SECONDS, false, &t) &&
+        ycheck_range(y, root, "", "token_overhead", t, &OVERHEAD_RANGE))
+        e->token_overhead_s = t;
     const char *keys[2] = {"memory_efficiency", "compute_efficiency"};
     double *dst[2] = {&e->memory_efficiency, &e->compute_efficiency};
     for (int i = 0; i < 2; i++) {
@@ -589,11 +593,12 @@ engine_find_in(const char *dir, const char *name, struct err_list *errs)
             known = strcmp(name, ENGINES[i]) == 0;
         if (known)
             return engine_generic(dir, name, errs);
-        err_add(errs, NULL, 0, 0, ERR_ERROR,
-                "unknown engine '%s' (llama.cpp, vllm, tensorrt-llm, deepspeed, sglang, tgi, "
-                "kernel, or one predicted by the generic model: lmdeploy, deepspeed-mii, "
-                "optimum-habana, mlc-llm, mlx, ollama, gpt-fast)",
-                name);
+        err_add(
+            errs, NULL, 0, 0, ERR_ERROR,
+            "unknown engine '%s' (llama.cpp, vllm, vllm-v0, tensorrt-llm, deepspeed, sglang, tgi, "
+            "kernel, or one predicted by the generic model: lmdeploy, deepspeed-mii, "
+            "optimum-habana, mlc-llm, mlx, ollama, gpt-fast)",
+            name);
         return NULL;
     }
     return engine_load(p, errs);

@@ -21,7 +21,7 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 const char *const SCENARIO_ENGINES[] = {"kernel",    "vllm",   "tensorrt-llm", "llama.cpp",
-                                        "deepspeed", "sglang", "tgi"};
+                                        "deepspeed", "sglang", "tgi",          "vllm-v0"};
 const int SCENARIO_N_ENGINES = (int)N(SCENARIO_ENGINES);
 
 static const char *const TOP_KEYS[] = {"name",      "model",    "hardware", "dtypes", "engine",

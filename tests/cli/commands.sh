@@ -69,9 +69,10 @@ run list-engines 0 -- "$ROOFLINE" list engines
 expect_out list-engines-default "kernel        yes"
 expect_out list-engines-sglang "sglang "
 expect_out list-engines-tgi "tgi "
+expect_out list-engines-v0-token "10%     100 us"
 expect_out list-engines-datasheet "--engine datasheet is the pure roofline"
 run list-engines-csv 0 -- "$ROOFLINE" list engines -o csv
-expect_out list-engines-csv-header "id,default,kernel_overhead_s,step_overhead_s,memory_efficiency,compute_efficiency,admission,max_batch,reserve_fraction"
+expect_out list-engines-csv-header "id,default,kernel_overhead_s,step_overhead_s,memory_efficiency,compute_efficiency,admission,max_batch,reserve_fraction,token_overhead_s"
 run list-nothing 2 -- "$ROOFLINE" list engine
 expect_err list-nothing-msg "say what to list: 'gpus', 'models' or 'engines'"
 # show and help say what the default engine is

@@ -33,6 +33,14 @@ if awk -F, '$1 == "vllm-decode" { v = 8 / $6 } $1 == "tgi-decode" { t = 8 / $6 }
     $1 == "sglang-decode" { s = 8 / $6 }
     END { d = v - s - 0.0015495; exit !(v > 0 && t == v && d < 1e-7 && d > -1e-7) }' "$T/out"; then
     echo "ok engines-like-vllm"; else echo "not ok engines-like-vllm"; grep decode "$T/out"; fi
+# engine_profiles/vllm-v0.yaml: vLLM's kernels (like: vllm) plus 100 us of host work per sampled
+# token (vLLM issue #6801: 20 ms between steps at batch 200): at batch 8 its step operator is
+# vLLM's 1552.5 us + 8 x 100 us = 2352.5 us
+run engines-v0-step 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --phase decode \
+    --batch 8 --engine vllm-v0 -o csv
+if awk -F, '$1 == "decode" && $2 == "step_overhead" { t = $17 } END { d = t - 0.0023525;
+    exit !(d < 1e-12 && d > -1e-12) }' "$T/out"; then echo "ok engines-v0-token-overhead"; else
+    echo "not ok engines-v0-token-overhead"; grep step_overhead "$T/out"; fi
 run engines-analyze-generic 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b \
     --phase decode --engine lmdeploy -o csv
 expect_err engines-analyze-warn "no engine profile for 'lmdeploy'"

@@ -293,6 +293,36 @@ TEST(roof_flash_off_moves_the_score_matrix)
     mdl_free(m);
 }
 
+/* The engine's host work per pass: step_overhead once, token_overhead per sequence that samples
+ * a token (a decode, a prompt's last chunk), none for a prompt chunk that does not finish. By
+ * hand: 1 ms + 24 decodes x 100 us + one finishing chunk x 100 us = 3.5 ms; the non-finishing
+ * chunk adds nothing; the other operators do not move. */
+TEST(roof_token_overhead_by_hand)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.tuning.step_overhead_s = 1e-3;
+    struct roof_result *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+    struct roof_seq q[3] = {{24, 1, 500, true}, {1, 256, 0, true}, {1, 512, 0, false}};
+    CHECK(roof_step(&c, q, 3, a) == 0);
+    CHECK_NEAR(a->ops[ROOF_OP_STEP].time_s, 1e-3, 1e-15);
+    c.tuning.token_overhead_s = 100e-6;
+    CHECK(roof_step(&c, q, 3, b) == 0);
+    CHECK_NEAR(b->ops[ROOF_OP_STEP].time_s, 3.5e-3, 1e-15);
+    CHECK_NEAR(b->time_s - a->time_s, 2.5e-3, 1e-12);
+    /* alone: the token overhead makes the step operator present without a step overhead */
+    c.tuning.step_overhead_s = 0;
+    CHECK(roof_step(&c, q, 1, b) == 0);
+    CHECK(b->ops[ROOF_OP_STEP].present);
+    CHECK_NEAR(b->ops[ROOF_OP_STEP].time_s, 2.4e-3, 1e-15);
+    free(a);
+    free(b);
+    hw_free(hw);
+    mdl_free(m);
+}
+
 /* Only the attention operators depend on the past tokens: a decode pass is the sum of the pass
  * restricted to attention and the pass without it, on dense, MoE, MLA and sliding-window models
  * (what the simulator relies on to evaluate the rest once per batch size). */
