@@ -116,6 +116,20 @@ run sim-engine-default 0 -- "$ROOFLINE" simulate --scenario "$T/noeng.yaml"
 expect_out sim-engine-default-kernel "engine kernel"
 expect_out sim-engine-default-no-evict "admission no_evict"
 
+# vllm-v0 is vllm plus 100 us of host work per sampled token: 64 requests at once in one static
+# batch, every step (the prefill and each decode) samples 64 tokens, so every step is 6.4 ms
+# longer and the mean step differs by exactly that
+for e in vllm vllm-v0; do
+    printf 'model: llama-3-8b\nhardware: {id: h100-sxm}\nengine: %s\nscheduler: {policy: static, max_batch: 64}\narrivals: {process: closed, users: 64, think_time: 0 s}\nlengths: {prompt: 128, output: 32}\nrun: {requests: 64}\n' "$e" >"$T/v0-$e.yaml"
+    "$ROOFLINE" simulate --scenario "$T/v0-$e.yaml" -o csv >"$T/v0-$e.csv" 2>"$T/err" ||
+        echo "not ok sim-v0-run-$e"
+done
+if awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) if ($i == "step_time_mean_s") c = i }
+    FNR == 2 { if (FILENAME ~ /v0-vllm-v0/) b = $c; else a = $c; n++ }
+    END { d = b - a - 0.0064; exit !(n == 2 && a > 0 && d < 1e-9 && d > -1e-9) }' \
+    "$T/v0-vllm.csv" "$T/v0-vllm-v0.csv"; then echo "ok sim-v0-token-overhead-per-step"; else
+    echo "not ok sim-v0-token-overhead-per-step"; cut -c1-300 "$T/v0-vllm.csv" "$T/v0-vllm-v0.csv"; fi
+
 # the bad-scenario catalogue
 n=0
 for f in tests/data/bad-scenarios/*.yaml; do
