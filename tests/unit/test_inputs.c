@@ -101,14 +101,14 @@ TEST(engine_profile_ranges)
     CHECK(fd >= 0);
     close(fd);
     const char *text = "name: x\nkernel_overhead: 2 s\nstep_overhead: 1e300 s\n"
-                       "bytes_in_flight_per_unit: 2 GB\nubatch: 10000000\n"
+                       "bytes_in_flight_per_unit: 2 GB\nubatch: 10000000\ntoken_overhead: -1 us\n"
                        "sources: {kernel_overhead: a, step_overhead: b, "
-                       "bytes_in_flight_per_unit: c, ubatch: d}\n";
+                       "bytes_in_flight_per_unit: c, ubatch: d, token_overhead: e}\n";
     write_file(path, text, strlen(text));
     struct err_list errs = {0};
     struct engine_profile *e = engine_load(path, &errs);
     CHECK(e == NULL);
-    CHECK(err_count(&errs, ERR_ERROR) == 4);
+    CHECK(err_count(&errs, ERR_ERROR) == 5);
     char buf[600];
     err_format(&errs.items[0], buf, sizeof buf);
     CHECK(
