@@ -45,8 +45,10 @@ if grep -q '^  server ' "$T/out"; then echo "not ok show-server-absent-silent"; 
 
 # Every shipped profile carries at least one dated, sourced price, except those listed here for
 # which no reliable public price was found (remove a name once it is priced; a new profile
-# without a price fails).
-UNPRICED="a100-pcie-40gb gaudi2 m1-max-32c mi250 mi250x tpu-v5e tpu-v6e"
+# without a price fails). gaudi3: only a press report of an 8-card kit price (Intel, 2024) was found,
+# no per-device list price or rental; unpriced like gaudi2, so the planner does not consider it.
+# m2-max-38c: sold only inside configured Macs; no source read gives the 38-core configuration's price.
+UNPRICED="a100-pcie-40gb gaudi2 gaudi3 m1-max-32c m2-max-38c mi250 mi250x tpu-v5e tpu-v6e"
 date_re='[0-9]\{4\}-[0-9][0-9]\(-[0-9][0-9]\)\{0,1\})$'
 for f in hardware_profiles/*.yaml; do
     id=$(basename "$f" .yaml)
