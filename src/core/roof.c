@@ -667,7 +667,12 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                 sc_kq = sc_soft_in = sc_soft_out = sc_av = elems * a;
             }
             score_pairs = ag->score;
-            if (m->num_kv_heads > 0 && m->num_heads > m->num_kv_heads)
+            /* the query heads of one KV head run side by side (one batched GEMM over all
+             * heads): where a layer's keys fit in the GPU's L2 the repeated reads hit there
+             * and memory sees each key once; where they do not, each is a memory read */
+            double l2 = cfg->hw->cache_bytes[HW_L2];
+            bool in_l2 = l2 > 0 && k_read <= l2;
+            if (m->num_kv_heads > 0 && m->num_heads > m->num_kv_heads && !in_l2)
                 k_read *= H / (double)m->num_kv_heads;
         }
         /* scores: Q K^T over the visible keys; softmax; probabilities x V */

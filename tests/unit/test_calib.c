@@ -376,17 +376,31 @@ TEST(calib_unfused_attention_traffic)
     CHECK_NEAR(r.ops[ROOF_OP_ATTN_AV].bytes_act_in, elems * 8, 1e-12);
     /* 2 x 1024 x 1024 x 128 FLOP per head and layer for Q K^T */
     CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].flops, elems * 2 * 128, 1e-12);
-    /* decode at 4096 tokens: K read by each of the 32 query heads, 8 KV heads of 128 x 2 B over
-     * 4097 keys: 32 x 4097 x 8 x 128 x 2 x 4 = 1074.0 MB per pass (4 times the 268.5 MB of K) */
+    /* decode at 4096 tokens: a layer's keys are 4097 x 8 x 128 x 2 B = 8.39 MB, more than the
+     * RTX 3090's 6 MiB L2, so K is read by each of the 32 query heads from memory:
+     * 32 layers x 8.39 MB x 4 = 1074.0 MB per pass (4 times the 268.5 MB of K) */
+    struct hw_profile *ga102 = test_hw("rtx-3090");
+    c.hw = ga102;
     c.phase = ROOF_DECODE;
     c.context = 4096;
     CHECK(roof_evaluate(&c, &r) == 0);
     CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read, 32.0 * 4097 * 8 * 128 * 2 * 4, 1e-12);
     CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read, 1074003968.0, 1e-12);
-    /* fused, the cache is read once */
+    /* at context 2048 (4.2 MB a layer) they fit in its L2: memory sees each key once */
+    c.context = 2048;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read, 32.0 * 2049 * 8 * 128 * 2, 1e-12);
+    /* the RTX 4090's 72 MiB L2 holds 8.39 MB: once */
+    c.hw = hw;
+    c.context = 4096;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read, 32.0 * 4097 * 8 * 128 * 2, 1e-12);
+    /* fused, the cache is read once anywhere */
+    c.hw = ga102;
     c.flash_attention = true;
     CHECK(roof_evaluate(&c, &r) == 0);
     CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read, 32.0 * 4097 * 8 * 128 * 2, 1e-12);
+    hw_free(ga102);
     hw_free(hw);
     mdl_free(m);
 }
