@@ -1185,10 +1185,22 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
     }
     /* a token of a microbatch passes every stage in turn; pipelined, the micro-batches of a
      * group overlap (their all-reduces, if any, scale with their stage times) */
-    if (pipelined && out->time_s > 0)
+    if (pipelined && out->time_s > 0) {
         out->time_s = piped * (stage_time / out->time_s) + (pp - 1) * send_t;
-    else
+    } else if (pp > 1 && m <= 1.0) {
+        /* one microbatch crosses the stages one after another: the embedding, the final norm
+         * and LM head and the host's step are one stage's work each, not every stage's
+         * (stage_time is the last stage's, which holds them) */
+        static const enum roof_op ONCE[] = {ROOF_OP_EMBEDDING, ROOF_OP_FINAL_NORM, ROOF_OP_LM_HEAD,
+                                            ROOF_OP_STEP};
+        double once = 0;
+        for (size_t i = 0; i < sizeof ONCE / sizeof ONCE[0]; i++)
+            if (out->ops[ONCE[i]].present)
+                once += out->ops[ONCE[i]].time_s;
+        out->time_s = pp * stage_time - (pp - 1) * once + (pp - 1) * send_t;
+    } else {
         out->time_s = pp * stage_time + (pp - 1) * send_t;
+    }
     out->bound = summary_bound(out);
     out->devices = tp * pp;
     out->replicas = cfg->gpus > 0 ? cfg->gpus / (tp * pp) : 1;

@@ -435,9 +435,13 @@ TEST(calib_layer_split_pipeline)
     CHECK(roof_step(&hc, &q1, 1, &a) == 0 && roof_step(&hc, &q2, 1, &b) == 0);
     double send =
         1024.0 * 4096 * 2 / hw_link_bytes_per_s_per_direction(hw) + roof_link_latency_default_s(hw);
-    /* one after the other: 2 x (t1 + t2); pipelined: t1 + t2 + max(t1, t2) (device 1 runs
-     * micro-batch 2 while device 2 runs micro-batch 1) */
-    CHECK_NEAR(seq.time_s, 2 * (a.time_s + b.time_s) + send, 1e-9);
+    /* one after the other: 2 x (t1 + t2), less the work only one device does (embedding on
+     * the first, final norm and LM head on the last); pipelined: t1 + t2 + max(t1, t2) (device
+     * 1 runs micro-batch 2 while device 2 runs micro-batch 1) */
+    double once = a.ops[ROOF_OP_EMBEDDING].time_s + b.ops[ROOF_OP_EMBEDDING].time_s +
+                  b.ops[ROOF_OP_FINAL_NORM].time_s + b.ops[ROOF_OP_LM_HEAD].time_s;
+    CHECK(once > 0 && !a.ops[ROOF_OP_LM_HEAD].present);
+    CHECK_NEAR(seq.time_s, 2 * (a.time_s + b.time_s) - once + send, 1e-9);
     CHECK(b.time_s > a.time_s);
     CHECK_NEAR(piped.time_s, a.time_s + 2 * b.time_s + send, 1e-9);
     /* one micro-batch (a prompt of 512): nothing to overlap */
@@ -446,6 +450,25 @@ TEST(calib_layer_split_pipeline)
     c.tuning.pipeline_inflight = 0;
     CHECK(roof_evaluate(&c, &seq) == 0);
     CHECK_NEAR(piped.time_s, seq.time_s, 1e-15);
+    /* decode at batch 1 over 2 devices: the token crosses both, 16 layers each, with the LM
+     * head, final norm, embedding and the 100 us host step paid once: 2 x t_stage - those +
+     * one send of 4096 x 2 B */
+    c.phase = ROOF_DECODE;
+    c.context = 512;
+    c.tuning.step_overhead_s = 100e-6;
+    struct roof_result dec, st;
+    CHECK(roof_evaluate(&c, &dec) == 0);
+    struct roof_seq d1 = {1, 1, 512, true};
+    hc.tuning.step_overhead_s = 100e-6;
+    hc.phase = ROOF_DECODE;
+    CHECK(roof_step(&hc, &d1, 1, &st) == 0);
+    double once_d = st.ops[ROOF_OP_EMBEDDING].time_s + st.ops[ROOF_OP_FINAL_NORM].time_s +
+                    st.ops[ROOF_OP_LM_HEAD].time_s + 100e-6;
+    double send_d =
+        4096.0 * 2 / hw_link_bytes_per_s_per_direction(hw) + roof_link_latency_default_s(hw);
+    CHECK_NEAR(dec.time_s, 2 * st.time_s - once_d + send_d, 1e-12);
+    /* the LM head reads 128256 x 4096 x 2 B = 1.05 GB: once, not on both devices */
+    CHECK_NEAR(st.ops[ROOF_OP_LM_HEAD].bytes_weights, 128256.0 * 4096 * 2, 1e-12);
     hw_free(hw);
     mdl_free(m);
 }
