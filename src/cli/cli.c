@@ -645,6 +645,8 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
         err_list_release(&errs);
         if (e != 0)
             return e == -2 ? CLI_USAGE : CLI_FAIL;
+        if (cfg->tuning.no_flash_attention) /* the engine's default; --flash overrides */
+            cfg->flash_attention = false;
         if (!rs) { /* the engine's own reserve (vLLM 1 - gpu_memory_utilization, ...) */
             struct engine_profile *ep = engine_find(eng, &errs);
             cli_print_errs(&errs);

@@ -78,6 +78,17 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->dequant_buffer = eng ? eng->dequant_buffer : false;
     out->dequant_buffer_above = eng ? eng->dequant_buffer_above : 0.0;
     out->ubatch_tokens = eng ? eng->ubatch_tokens : 0.0;
+    out->no_flash_attention = eng ? eng->no_flash_attention : false;
+    out->score_bytes = eng ? eng->score_bytes : 0.0;
+    /* in flight: the scheduler's copies, and no more micro-batches than one logical batch
+     * (n_batch, max_tokens_per_step) holds: the pipeline drains at the end of each batch */
+    double inflight = eng ? eng->pipeline_copies : 0.0;
+    if (inflight > 1 && eng->ubatch_tokens > 0 && eng->serving.max_tokens_per_step > 0) {
+        double per_batch = floor((double)eng->serving.max_tokens_per_step / eng->ubatch_tokens);
+        if (per_batch < inflight)
+            inflight = per_batch > 1 ? per_batch : 1;
+    }
+    out->pipeline_inflight = inflight;
 }
 
 void
@@ -266,6 +277,7 @@ pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
     c.kv = pc->kv;
     c.batch = pc->batch >= 1 ? pc->batch : 1;
     c.tuning = *tuning;
+    c.flash_attention = !tuning->no_flash_attention;
     int count = pc->count > 0 ? pc->count : 1;
     if (count > 1) {
         if (pc->layer_split)

@@ -44,6 +44,9 @@ struct engine_profile {
     bool dequant_buffer;            /* weight-only GEMMs convert the weights to fp16 first */
     double dequant_buffer_above;    /* ... only above this many rows (0: above one row) */
     double ubatch_tokens;           /* prefill micro-batch; 0 = the whole prompt in one pass */
+    bool no_flash_attention;        /* attention unfused by default (flash_attention: false) */
+    double score_bytes;             /* unfused: bytes per score element, all three kernels */
+    double pipeline_copies;         /* layer split: micro-batches in flight (0 = no pipeline) */
     struct engine_serving serving;
     /* no profile of its own: the generic kernel model (engine_find_in), predicted with a band
      * that spans the profiled engines' predictions */

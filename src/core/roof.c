@@ -650,25 +650,49 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                  .act_out_bytes = T * qd * a,
                                  .kv_write_bytes = T * 2.0 * kvd * kvb});
         double k_read = visible * kvd * kvb; /* compulsory: each key once */
-        double score_matrix = cfg->flash_attention ? 0.0 : H * ag->score * a;
+        double score_pairs = pairs;
+        /* unfused (docs/physics.md#unfused-attention): the scores go through memory, a write
+         * and a read in each of the three kernels; the product runs over the whole n_kv x
+         * n_tokens rectangle (the mask zeroes the future), and each query head's GEMM reads its
+         * KV head's keys and values itself, so a grouped-query cache is read once per query
+         * head, not once per KV head */
+        double sc_kq = 0, sc_soft_in = 0, sc_soft_out = 0, sc_av = 0;
+        if (!cfg->flash_attention) {
+            double elems = H * ag->score;
+            double sb = cfg->tuning.score_bytes;
+            if (sb > 0) {
+                sc_kq = sc_av = elems * sb / 3.0;
+                sc_soft_in = sc_soft_out = elems * sb / 6.0;
+            } else {
+                sc_kq = sc_soft_in = sc_soft_out = sc_av = elems * a;
+            }
+            score_pairs = ag->score;
+            /* the query heads of one KV head run side by side (one batched GEMM over all
+             * heads): where a layer's keys fit in the GPU's L2 the repeated reads hit there
+             * and memory sees each key once; where they do not, each is a memory read */
+            double l2 = cfg->hw->cache_bytes[HW_L2];
+            bool in_l2 = l2 > 0 && k_read <= l2;
+            if (m->num_kv_heads > 0 && m->num_heads > m->num_kv_heads && !in_l2)
+                k_read *= H / (double)m->num_kv_heads;
+        }
         /* scores: Q K^T over the visible keys; softmax; probabilities x V */
         add_op(c, ROOF_OP_ATTN_SCORE,
                &(struct op_cost){.matmul = true,
                                  .compute = att_compute,
-                                 .flops = 2.0 * pairs * H * dqk,
+                                 .flops = 2.0 * score_pairs * H * dqk,
                                  .act_in_bytes = T * qd * a,
-                                 .act_out_bytes = score_matrix,
+                                 .act_out_bytes = sc_kq,
                                  .kv_read_bytes = k_read});
         add_op(c, ROOF_OP_SOFTMAX,
                &(struct op_cost){.compute = DT_FP32,
-                                 .flops = 5.0 * pairs * H,
-                                 .act_in_bytes = score_matrix,
-                                 .act_out_bytes = score_matrix});
+                                 .flops = 5.0 * score_pairs * H,
+                                 .act_in_bytes = sc_soft_in,
+                                 .act_out_bytes = sc_soft_out});
         add_op(c, ROOF_OP_ATTN_AV,
                &(struct op_cost){.matmul = true,
                                  .compute = att_compute,
-                                 .flops = 2.0 * pairs * H * dv,
-                                 .act_in_bytes = score_matrix,
+                                 .flops = 2.0 * score_pairs * H * dv,
+                                 .act_in_bytes = sc_av,
                                  .act_out_bytes = T * H * dv * a,
                                  .kv_read_bytes = k_read});
         if (!prefill && cfg->flash_attention && b->seqs > 0)
@@ -1062,6 +1086,16 @@ roof_result_add(struct roof_result *a, const struct roof_result *b)
     a->bound = summary_bound(a);
 }
 
+/* The time of g micro-batches through `stages` devices, each micro-batch taking the same time
+ * t_i on every device (the layers are split evenly), all of them in flight at once: a
+ * proportionate flow shop, whose makespan is sum t_i + (stages - 1) x max t_i (the first
+ * micro-batch fills the pipe, the longest sets the drain). One micro-batch: stages x t. */
+double
+roof_pipeline_group_s(double sum_s, double max_s, int stages)
+{
+    return sum_s + (double)(stages > 1 ? stages - 1 : 0) * max_s;
+}
+
 int
 roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
 {
@@ -1089,6 +1123,11 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
         q.past_tokens = cfg->context;
     }
     double ub = cfg->tuning.ubatch_tokens;
+    /* a layer split whose engine keeps several micro-batches in flight: while device s runs
+     * micro-batch i, device s - 1 runs micro-batch i + 1 (docs/physics.md#parallelism) */
+    double inflight = cfg->tuning.pipeline_inflight;
+    bool pipelined = pp > 1 && inflight >= 2 && cfg->phase == ROOF_PREFILL;
+    double piped = 0, group_sum = 0, group_max = 0, in_group = 0;
     if (cfg->phase == ROOF_PREFILL && ub >= 1 && cfg->prompt > ub) {
         /* micro-batches of ub tokens (whole sequences' worth of tokens at a time): each one a
          * pass over the weights, attending to the chunks before it */
@@ -1100,13 +1139,22 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
             struct roof_result part;
             if (roof_step(&sc, &qc, 1, first ? out : &part) != 0)
                 return -1;
+            double t = first ? out->time_s : part.time_s;
             if (!first)
                 roof_result_add(out, &part);
             first = false;
             done += chunk;
+            group_sum += t;
+            group_max = t > group_max ? t : group_max;
+            if (++in_group >= inflight || done >= cfg->prompt) {
+                piped += roof_pipeline_group_s(group_sum, group_max, pp);
+                group_sum = group_max = in_group = 0;
+            }
         }
-    } else if (roof_step(&sc, &q, 1, out) != 0) {
-        return -1;
+    } else {
+        if (roof_step(&sc, &q, 1, out) != 0)
+            return -1;
+        pipelined = false; /* one micro-batch: nothing to overlap */
     }
     out->cfg = *cfg;
     double a = dtype_bytes(cfg->act), h = (double)cfg->model->hidden_size;
@@ -1138,8 +1186,24 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
         out->link_time_s += c.times * send_t;
         out->time_in_link_bound_s += c.times * send_t;
     }
-    /* a token of a microbatch passes every stage in turn */
-    out->time_s = pp * stage_time + (pp - 1) * send_t;
+    /* a token of a microbatch passes every stage in turn; pipelined, the micro-batches of a
+     * group overlap (their all-reduces, if any, scale with their stage times) */
+    if (pipelined && out->time_s > 0) {
+        out->time_s = piped * (stage_time / out->time_s) + (pp - 1) * send_t;
+    } else if (pp > 1 && m <= 1.0) {
+        /* one microbatch crosses the stages one after another: the embedding, the final norm
+         * and LM head and the host's step are one stage's work each, not every stage's
+         * (stage_time is the last stage's, which holds them) */
+        static const enum roof_op ONCE[] = {ROOF_OP_EMBEDDING, ROOF_OP_FINAL_NORM, ROOF_OP_LM_HEAD,
+                                            ROOF_OP_STEP};
+        double once = 0;
+        for (size_t i = 0; i < sizeof ONCE / sizeof ONCE[0]; i++)
+            if (out->ops[ONCE[i]].present)
+                once += out->ops[ONCE[i]].time_s;
+        out->time_s = pp * stage_time - (pp - 1) * once + (pp - 1) * send_t;
+    } else {
+        out->time_s = pp * stage_time + (pp - 1) * send_t;
+    }
     out->bound = summary_bound(out);
     out->devices = tp * pp;
     out->replicas = cfg->gpus > 0 ? cfg->gpus / (tp * pp) : 1;

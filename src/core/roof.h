@@ -37,6 +37,14 @@ struct roof_tuning {
     double dequant_buffer_above;    /* rows up to which the packed weights are read directly
                                      * (GEMV / quantized-GEMM kernels); 0 = one row */
     double ubatch_tokens;           /* prefill runs in micro-batches of this many tokens; 0 */
+    /* unfused attention (docs/physics.md#unfused-attention) */
+    bool no_flash_attention; /* the engine's default: scores materialised in memory */
+    double score_bytes;      /* bytes per score element moved by the three unfused kernels
+                              * (scores, softmax, probabilities x V) together; 0 = 4 passes of
+                              * the activation format */
+    /* layer split: micro-batches of one prompt in flight on successive devices at once (the
+     * pipeline); 0 or 1 = one after another */
+    double pipeline_inflight;
 };
 
 struct roof_config {
@@ -185,6 +193,9 @@ double roof_gemm_compute_s(double M, double N, double K, double peak, double uni
  * memory-side time in seconds (without the launch), or -1 when the kernel model is off. */
 #define ROOF_ATTN_ROUND_TRIPS 8.0
 #define ROOF_ATTN_PARTITION 512.0
+/* g micro-batches of per-device times summing to sum_s (longest max_s) through `stages`
+ * pipelined devices: sum_s + (stages - 1) x max_s (docs/physics.md#parallelism). */
+double roof_pipeline_group_s(double sum_s, double max_s, int stages);
 double roof_attn_decode_s(const struct hw_profile *hw, const struct roof_tuning *tu, double seqs,
                           double kv_heads, double tokens_per_seq, double bytes_per_token_head);
 /* The peak and the bandwidth a tuned kernel achieves: efficiencies, the fp16-accumulate rate

@@ -159,6 +159,12 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         strbuf_addf(out, "dequant_buffer_above: %.0f\n", ep->dequant_buffer_above);
     if (ep->ubatch_tokens > 0)
         strbuf_addf(out, "ubatch: %.0f\n", ep->ubatch_tokens);
+    if (ep->no_flash_attention)
+        strbuf_addf(out, "flash_attention: false\n");
+    if (ep->score_bytes > 0)
+        strbuf_addf(out, "score_bytes: %g\n", ep->score_bytes);
+    if (ep->pipeline_copies > 0)
+        strbuf_addf(out, "pipeline_copies: %.0f\n", ep->pipeline_copies);
     char serving[1024];
     engine_serving_format(ep, serving, sizeof serving);
     strbuf_addstr(out, serving);
@@ -180,6 +186,9 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
             strcmp(ep->source_keys[k], "dequant_buffer_above") == 0 ||
             strcmp(ep->source_keys[k], "ubatch") == 0 ||
             strcmp(ep->source_keys[k], "token_overhead") == 0 ||
+            strcmp(ep->source_keys[k], "flash_attention") == 0 ||
+            strcmp(ep->source_keys[k], "score_bytes") == 0 ||
+            strcmp(ep->source_keys[k], "pipeline_copies") == 0 ||
             engine_serving_key(ep->source_keys[k]))
             strbuf_addf(out, "  %s: \"%s\"\n", ep->source_keys[k], ep->source_texts[k]);
     return out->failed ? -1 : 0;

@@ -272,6 +272,9 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "dequant_buffer",
                                           "dequant_buffer_above",
                                           "ubatch",
+                                          "flash_attention",
+                                          "score_bytes",
+                                          "pipeline_copies",
                                           "fp16_accumulate",
                                           "admission",
                                           "max_batch",
@@ -490,6 +493,26 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
                          MAX_UBATCH, ub);
         else
             e->ubatch_tokens = (double)ub;
+    }
+    bool fa = true;
+    ycheck_bool(y, root, "", "flash_attention", &fa);
+    e->no_flash_attention = !fa;
+    double sbytes;
+    if (ycheck_num(y, root, "", "score_bytes", false, &sbytes)) {
+        if (!(sbytes > 0 && sbytes <= 64))
+            ycheck_error(y, ynode_get(root, "score_bytes"),
+                         "'score_bytes' must be in (0, 64] bytes per score element, got %g",
+                         sbytes);
+        else
+            e->score_bytes = sbytes;
+    }
+    long copies;
+    if (ycheck_long(y, root, "", "pipeline_copies", false, 1, &copies)) {
+        if (copies > 64)
+            ycheck_error(y, ynode_get(root, "pipeline_copies"),
+                         "'pipeline_copies' must be at most 64, got %ld", copies);
+        else
+            e->pipeline_copies = (double)copies;
     }
     load_serving(y, root, &e->serving);
     if (ycheck_str(y, root, "", "like", false, &s))

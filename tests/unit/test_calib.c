@@ -351,3 +351,124 @@ TEST(calib_ubatch_and_dequant_buffer)
     hw_free(hw);
     mdl_free(m);
 }
+
+/* llama.cpp without flash attention (docs/physics.md#unfused-attention): the f32 scores go
+ * through memory, 24 B per element over the three kernels on ggml-cuda, and each query head
+ * reads its KV head's cache itself */
+TEST(calib_unfused_attention_traffic)
+{
+    struct hw_profile *hw = test_hw("rtx-4090");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_PREFILL);
+    c.weights = c.act = c.kv = DT_FP16;
+    c.prompt = 1024;
+    c.flash_attention = false;
+    c.tuning.score_bytes = 24;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    /* 32 layers x 32 heads x 1024 x 1024 scores (the whole rectangle, masked): 8 B each in the
+     * KQ GEMM (fp16 out, fp16 in, f32 out), 4 + 4 in the softmax, 8 in KQV */
+    double elems = 32.0 * 32 * 1024 * 1024;
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].bytes_act_out, elems * 8, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_SOFTMAX].bytes_act_in + r.ops[ROOF_OP_SOFTMAX].bytes_act_out,
+               elems * 8, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_AV].bytes_act_in, elems * 8, 1e-12);
+    /* 2 x 1024 x 1024 x 128 FLOP per head and layer for Q K^T */
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].flops, elems * 2 * 128, 1e-12);
+    /* decode at 4096 tokens: a layer's keys are 4097 x 8 x 128 x 2 B = 8.39 MB, more than the
+     * RTX 3090's 6 MiB L2, so K is read by each of the 32 query heads from memory:
+     * 32 layers x 8.39 MB x 4 = 1074.0 MB per pass (4 times the 268.5 MB of K) */
+    struct hw_profile *ga102 = test_hw("rtx-3090");
+    c.hw = ga102;
+    c.phase = ROOF_DECODE;
+    c.context = 4096;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read, 32.0 * 4097 * 8 * 128 * 2 * 4, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read, 1074003968.0, 1e-12);
+    /* at context 2048 (4.2 MB a layer) they fit in its L2: memory sees each key once */
+    c.context = 2048;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read, 32.0 * 2049 * 8 * 128 * 2, 1e-12);
+    /* the RTX 4090's 72 MiB L2 holds 8.39 MB: once */
+    c.hw = hw;
+    c.context = 4096;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read, 32.0 * 4097 * 8 * 128 * 2, 1e-12);
+    /* fused, the cache is read once anywhere */
+    c.hw = ga102;
+    c.flash_attention = true;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read, 32.0 * 4097 * 8 * 128 * 2, 1e-12);
+    hw_free(ga102);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+/* llama.cpp's layer split pipelines the micro-batches of one batch (GGML_SCHED_MAX_COPIES) */
+TEST(calib_layer_split_pipeline)
+{
+    /* a proportionate flow shop: 10, 10, 10 and 12 ms through 8 devices: 42 + 7 x 12 = 126 ms */
+    CHECK_NEAR(roof_pipeline_group_s(0.042, 0.012, 8), 0.126, 1e-12);
+    CHECK_NEAR(roof_pipeline_group_s(0.010, 0.010, 1), 0.010, 1e-12);
+    struct hw_profile *hw = test_hw("rtx-4090");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_PREFILL);
+    c.weights = c.act = c.kv = DT_FP16;
+    c.prompt = 1024;
+    c.pp = 2;
+    c.tuning.ubatch_tokens = 512;
+    struct roof_result seq, piped;
+    CHECK(roof_evaluate(&c, &seq) == 0);
+    c.tuning.pipeline_inflight = 4;
+    CHECK(roof_evaluate(&c, &piped) == 0);
+    /* each device holds 16 layers: micro-batch 1 (tokens 0-511) takes t1 on each, micro-batch 2
+     * (512-1023, attending to 1024 keys) t2 */
+    struct mdl_profile half = *m;
+    half.num_layers = 16;
+    struct roof_config hc = c;
+    hc.model = &half;
+    hc.pp = 1;
+    struct roof_seq q1 = {1, 512, 0, false}, q2 = {1, 512, 512, true};
+    struct roof_result a, b;
+    CHECK(roof_step(&hc, &q1, 1, &a) == 0 && roof_step(&hc, &q2, 1, &b) == 0);
+    double send =
+        1024.0 * 4096 * 2 / hw_link_bytes_per_s_per_direction(hw) + roof_link_latency_default_s(hw);
+    /* one after the other: 2 x (t1 + t2), less the work only one device does (embedding on
+     * the first, final norm and LM head on the last); pipelined: t1 + t2 + max(t1, t2) (device
+     * 1 runs micro-batch 2 while device 2 runs micro-batch 1) */
+    double once = a.ops[ROOF_OP_EMBEDDING].time_s + b.ops[ROOF_OP_EMBEDDING].time_s +
+                  b.ops[ROOF_OP_FINAL_NORM].time_s + b.ops[ROOF_OP_LM_HEAD].time_s;
+    CHECK(once > 0 && !a.ops[ROOF_OP_LM_HEAD].present);
+    CHECK_NEAR(seq.time_s, 2 * (a.time_s + b.time_s) - once + send, 1e-9);
+    CHECK(b.time_s > a.time_s);
+    CHECK_NEAR(piped.time_s, a.time_s + 2 * b.time_s + send, 1e-9);
+    /* one micro-batch (a prompt of 512): nothing to overlap */
+    c.prompt = 512;
+    CHECK(roof_evaluate(&c, &piped) == 0);
+    c.tuning.pipeline_inflight = 0;
+    CHECK(roof_evaluate(&c, &seq) == 0);
+    CHECK_NEAR(piped.time_s, seq.time_s, 1e-15);
+    /* decode at batch 1 over 2 devices: the token crosses both, 16 layers each, with the LM
+     * head, final norm, embedding and the 100 us host step paid once: 2 x t_stage - those +
+     * one send of 4096 x 2 B */
+    c.phase = ROOF_DECODE;
+    c.context = 512;
+    c.tuning.step_overhead_s = 100e-6;
+    struct roof_result dec, st;
+    CHECK(roof_evaluate(&c, &dec) == 0);
+    struct roof_seq d1 = {1, 1, 512, true};
+    hc.tuning.step_overhead_s = 100e-6;
+    hc.phase = ROOF_DECODE;
+    CHECK(roof_step(&hc, &d1, 1, &st) == 0);
+    double once_d = st.ops[ROOF_OP_EMBEDDING].time_s + st.ops[ROOF_OP_FINAL_NORM].time_s +
+                    st.ops[ROOF_OP_LM_HEAD].time_s + 100e-6;
+    double send_d =
+        4096.0 * 2 / hw_link_bytes_per_s_per_direction(hw) + roof_link_latency_default_s(hw);
+    CHECK_NEAR(dec.time_s, 2 * st.time_s - once_d + send_d, 1e-12);
+    /* the LM head reads 128256 x 4096 x 2 B = 1.05 GB: once, not on both devices */
+    CHECK_NEAR(st.ops[ROOF_OP_LM_HEAD].bytes_weights, 128256.0 * 4096 * 2, 1e-12);
+    hw_free(hw);
+    mdl_free(m);
+}

@@ -102,13 +102,15 @@ TEST(engine_profile_ranges)
     close(fd);
     const char *text = "name: x\nkernel_overhead: 2 s\nstep_overhead: 1e300 s\n"
                        "bytes_in_flight_per_unit: 2 GB\nubatch: 10000000\ntoken_overhead: -1 us\n"
+                       "score_bytes: 0\npipeline_copies: 65\n"
                        "sources: {kernel_overhead: a, step_overhead: b, "
-                       "bytes_in_flight_per_unit: c, ubatch: d, token_overhead: e}\n";
+                       "bytes_in_flight_per_unit: c, ubatch: d, token_overhead: e, score_bytes: f, "
+                       "pipeline_copies: g}\n";
     write_file(path, text, strlen(text));
     struct err_list errs = {0};
     struct engine_profile *e = engine_load(path, &errs);
     CHECK(e == NULL);
-    CHECK(err_count(&errs, ERR_ERROR) == 5);
+    CHECK(err_count(&errs, ERR_ERROR) == 7);
     char buf[600];
     err_format(&errs.items[0], buf, sizeof buf);
     CHECK(

@@ -71,13 +71,18 @@ TEST(io_calparams_round_trip)
     ep.ubatch_tokens = 512;
     ep.dequant_buffer = true;
     ep.dequant_buffer_above = 32;
+    ep.no_flash_attention = true;
+    ep.score_bytes = 24;
+    ep.pipeline_copies = 4;
     ep.serving.reserve_fraction = -1; /* not given (engine_serving convention) */
     /* a fact that is not fitted keeps its own source */
-    char *keys[] = {"ubatch", "dequant_buffer", "dequant_buffer_above"},
-         *texts[] = {"llama.cpp default -ub 512", "cuBLAS path", "MMQ_MAX_BATCH_SIZE 32"};
+    char *keys[] = {"ubatch",          "dequant_buffer", "dequant_buffer_above",
+                    "flash_attention", "score_bytes",    "pipeline_copies"},
+         *texts[] = {"llama.cpp default -ub 512", "cuBLAS path", "MMQ_MAX_BATCH_SIZE 32",
+                     "llama-bench -fa 0",         "24 B",        "GGML_SCHED_MAX_COPIES"};
     ep.source_keys = keys;
     ep.source_texts = texts;
-    ep.n_sources = 3;
+    ep.n_sources = 6;
     struct err_list errs = {0};
     CHECK(calparams_save(dir, dev, &bands, &ep, 1, "test on 2026-01-01", &errs) == 0);
     print_errs(&errs);
@@ -114,6 +119,9 @@ TEST(io_calparams_round_trip)
         CHECK_NEAR(e->ubatch_tokens, 512, 0);
         CHECK(e->dequant_buffer);
         CHECK_NEAR(e->dequant_buffer_above, 32, 0);
+        CHECK(e->no_flash_attention);
+        CHECK_NEAR(e->score_bytes, 24, 0);
+        CHECK_NEAR(e->pipeline_copies, 4, 0);
         engine_profile_free(e);
     }
     /* a missing file keeps the defaults; a bad one fails with a positioned error */
