@@ -31,6 +31,8 @@ struct plan_eval {
     struct plan_rejected rej; /* when rejected */
     bool rejected;
     double prelim_cost; /* stage 1 objective value for choosing what to simulate */
+    int planned_rc;     /* plan_planned_load's return, and its error when -1 */
+    char planned_err[PLAN_TEXT];
 };
 
 /* ---- config.c: the one adapter to the simulator (re-point here when sim.h changes) ---- */
