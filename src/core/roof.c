@@ -236,11 +236,15 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
     struct roof_op_result *r = &c->res->ops[op];
     const struct roof_tuning *tu = &c->cfg->tuning;
     double times = c->times;
-    enum dtype used;
-    double peak = acc_peak(c, compute, &used);
-    double vec_peak = c->vec_peak;
-    if (compute == DT_FP32 && !matmul)
+    enum dtype used = compute;
+    double vec_peak = c->vec_peak, peak;
+    /* a vector kernel runs at the vector peak; a time-only pass needs no roof format for it,
+     * so it skips the lookup (one hw_peak a step) */
+    if (compute == DT_FP32 && !matmul && c->time_only)
         peak = vec_peak;
+    else
+        peak = compute == DT_FP32 && !matmul ? (acc_peak(c, compute, &used), vec_peak)
+                                             : acc_peak(c, compute, &used);
     double bw = c->bw;
     double bytes = w + ain + aout + kvr + kvw;
     double tc;
