@@ -70,8 +70,8 @@ typedef int (*plan_rate_test)(void *ctx, double rate, double *margin);
 /* The largest rate that the plain bisection in log rate finds: from [lo, hi] with lo known to
  * meet (its margin `lo_margin`, or NAN), mid = sqrt(lo hi) while i < max_iter and
  * hi / lo > tol, lo = mid where `test` meets, else hi = mid. Where meeting is monotone in the
- * rate it asks `test` at fewer rates and returns the same double; an answer that shows it is
- * not makes it run the plain search. *evals (may be NULL): the tests run. */
+ * rate it asks `test` at fewer rates and returns the same double (elsewhere a rate that meets
+ * next to one that does not on the same grid). *evals (may be NULL): the tests run. */
 double plan_bisect_rate(double lo, double hi, int max_iter, double tol, double lo_margin,
                         plan_rate_test test, void *ctx, int *evals);
 
