@@ -8,6 +8,7 @@
 #include "render/chart_tornado.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -138,22 +139,79 @@ sens_eval(const struct plan_question *q, const struct hw_profile *chosen_hw,
     plan_result_release(&r);
 }
 
-/* One tornado point, re-planning only when the input can move the chosen option's rate or
- * fleet: the device price (the device-hour cost when buying) scales the base cost per token and
- * leaves the devices, and an input its clamp leaves where it was (PUE 1 less 14%) is the base. */
-static void
-sens_point(const struct plan_question *q, const struct hw_profile *hw, const struct plan_option *op,
-           const struct plan_opts *o, enum sens_input in, double f, const double base[2],
-           double *devices, double *mtok)
+/* A tornado point re-plans only when the input can move the chosen option's rate or fleet:
+ * the device price (the device-hour cost when buying) scales the base cost per token and
+ * leaves the devices, and an input its clamp leaves where it was (PUE 1 less 14%) is the
+ * base. */
+static bool
+sens_replans(const struct plan_question *q, enum sens_input in, double f)
 {
     bool same = (in == SENS_PUE && fmax(1.0, q->tco.pue * f) == q->tco.pue) ||
                 (in == SENS_KWH && !(q->tco.price_per_kwh > 0));
-    if (in == SENS_PRICE || same) {
+    return !(in == SENS_PRICE || same);
+}
+
+/* The re-plans of the tornado's points, shared by the planner's threads (each plan_run on one
+ * thread; each point writes its own slot). */
+struct sens_task {
+    enum sens_input in;
+    double f, devices, mtok;
+};
+
+struct sens_pool {
+    const struct plan_question *q;
+    const struct hw_profile *hw;
+    const struct plan_option *op;
+    const struct plan_opts *o;
+    struct sens_task *t;
+    int n, next;
+    pthread_mutex_t mu;
+};
+
+static void *
+sens_worker(void *arg)
+{
+    struct sens_pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        int k = p->next < p->n ? p->next++ : -1;
+        pthread_mutex_unlock(&p->mu);
+        if (k < 0)
+            return NULL;
+        struct sens_task *t = &p->t[k];
+        sens_eval(p->q, p->hw, p->op, p->o, t->in, t->f, &t->devices, &t->mtok);
+    }
+}
+
+static void
+sens_run(struct sens_pool *p)
+{
+    int jobs = p->o->jobs > 1 ? (p->o->jobs < 16 ? p->o->jobs : 16) : 1, started = 0;
+    pthread_t th[16];
+    for (int j = 1; j < jobs; j++)
+        if (pthread_create(&th[started], NULL, sens_worker, p) == 0)
+            started++;
+    sens_worker(p);
+    for (int j = 0; j < started; j++)
+        pthread_join(th[j], NULL);
+}
+
+/* One tornado point: the task's re-plan, or the base where the input cannot move it. */
+static void
+sens_point(const struct plan_question *q, const struct sens_pool *p, enum sens_input in, double f,
+           const double base[2], double *devices, double *mtok)
+{
+    if (!sens_replans(q, in, f)) {
         *devices = base[0];
         *mtok = in == SENS_PRICE ? base[1] * f : base[1];
         return;
     }
-    sens_eval(q, hw, op, o, in, f, devices, mtok);
+    *devices = *mtok = NAN;
+    for (int k = 0; k < p->n; k++)
+        if (p->t[k].in == in && p->t[k].f == f) {
+            *devices = p->t[k].devices;
+            *mtok = p->t[k].mtok;
+        }
 }
 
 static void
@@ -195,6 +253,16 @@ sens_value(enum sens_input in, const struct plan_question *q, const struct hw_pr
     }
 }
 
+/* The inputs the tornado shows: purchase-only inputs when buying, the efficiencies only with
+ * an engine's kernel model (the datasheet roofline has no efficiency to move). */
+static bool
+sens_shown(const struct plan_question *q, const struct plan_opts *o, bool buy, enum sens_input i)
+{
+    if (!buy && (i == SENS_LIFE || i == SENS_PUE || i == SENS_KWH))
+        return false;
+    return !((i == SENS_MEM || i == SENS_COMP) && !(o->tuning && q->engine));
+}
+
 void
 rp_plan_sensitivity(struct rep_doc *d, const struct plan_question *q, const struct plan_result *r,
                     const struct plan_opts *o, const struct hw_profile *hw)
@@ -216,13 +284,23 @@ rp_plan_sensitivity(struct rep_doc *d, const struct plan_question *q, const stru
     if (!isfinite(bd) || !isfinite(bm))
         return;
     rep_section(d, 1, "Sensitivity", true);
+    struct sens_task tasks[2 * SENS_COUNT];
+    struct sens_pool pool = {q, hw, op, o, tasks, 0, 0, PTHREAD_MUTEX_INITIALIZER};
+    for (int i = 0; i < SENS_COUNT; i++) {
+        if (!sens_shown(q, o, buy, (enum sens_input)i))
+            continue;
+        for (int side = 0; side < 2; side++) {
+            double f = side ? HI[i] : LO[i];
+            if (sens_replans(q, (enum sens_input)i, f))
+                tasks[pool.n++] = (struct sens_task){(enum sens_input)i, f, NAN, NAN};
+        }
+    }
+    sens_run(&pool);
     struct tornado_row dev[SENS_COUNT], cost[SENS_COUNT];
     int n = 0;
     for (int i = 0; i < SENS_COUNT; i++) {
-        if (!buy && (i == SENS_LIFE || i == SENS_PUE || i == SENS_KWH))
+        if (!sens_shown(q, o, buy, (enum sens_input)i))
             continue;
-        if ((i == SENS_MEM || i == SENS_COMP) && !(o->tuning && q->engine))
-            continue; /* the datasheet roofline has no efficiency to move */
         struct tornado_row *a = &dev[n], *b = &cost[n];
         memset(a, 0, sizeof *a);
         /* buying: the whole device-hour cost (capital and power) moves, not the price alone */
@@ -232,8 +310,8 @@ rp_plan_sensitivity(struct rep_doc *d, const struct plan_question *q, const stru
         sens_value((enum sens_input)i, q, hw, o, HI[i], a->high_in, sizeof a->high_in);
         *b = *a;
         const double base[2] = {bd, bm};
-        sens_point(q, hw, op, o, (enum sens_input)i, LO[i], base, &a->low, &b->low);
-        sens_point(q, hw, op, o, (enum sens_input)i, HI[i], base, &a->high, &b->high);
+        sens_point(q, &pool, (enum sens_input)i, LO[i], base, &a->low, &b->low);
+        sens_point(q, &pool, (enum sens_input)i, HI[i], base, &a->high, &b->high);
         n++;
     }
     char how[160];

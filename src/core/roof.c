@@ -6,6 +6,7 @@
 #include "core/roof.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 static const char *const OP_NAMES[ROOF_OP_COUNT] = {
@@ -235,11 +236,15 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
     struct roof_op_result *r = &c->res->ops[op];
     const struct roof_tuning *tu = &c->cfg->tuning;
     double times = c->times;
-    enum dtype used;
-    double peak = acc_peak(c, compute, &used);
-    double vec_peak = c->vec_peak;
-    if (compute == DT_FP32 && !matmul)
+    enum dtype used = compute;
+    double vec_peak = c->vec_peak, peak;
+    /* a vector kernel runs at the vector peak; a time-only pass needs no roof format for it,
+     * so it skips the lookup (one hw_peak a step) */
+    if (compute == DT_FP32 && !matmul && c->time_only)
         peak = vec_peak;
+    else
+        peak = compute == DT_FP32 && !matmul ? (acc_peak(c, compute, &used), vec_peak)
+                                             : acc_peak(c, compute, &used);
     double bw = c->bw;
     double bytes = w + ain + aout + kvr + kvw;
     double tc;
@@ -295,24 +300,11 @@ gemm_tiled_work(double mt, double nt, double K, double units, double k_splits, d
     return waves * 2.0 * tm * tn * (K / splits);
 }
 
-double
-roof_gemm_compute_s(double M, double N, double K, double peak, double units, double vec_peak)
+/* The tiled path of roof_gemm_compute_s for M >= 1.5 rows (or no vector peak) on `units` > 0:
+ * the least of the tilings' work divided by the unit peak. */
+static double
+gemm_tiles_s(double M, double N, double K, double peak, double units, double tm, double inv_tm)
 {
-    /* a single row is a GEMV: engines run it on the vector units, no tile padding */
-    if (M < 1.5 && vec_peak > 0)
-        return 2.0 * M * N * K / vec_peak;
-    if (!(units > 0))
-        return 2.0 * M * N * K / peak;
-    /* rows rounded up to a power of two from 16 (tensor-core MMA height) to 128; the library
-     * picks the tile shape that quantizes least (cuBLAS/CUTLASS heuristics) among 128 and 64
-     * columns and full or half height. Tile sides are powers of two, so M / tm is M times the
-     * exact reciprocal; and since a correctly rounded division by a positive unit peak is
-     * monotone, the least time is the least work divided once. */
-    double tm = 16, inv_tm = 1.0 / 16.0;
-    while (tm < M && tm < 128) {
-        tm *= 2;
-        inv_tm *= 0.5;
-    }
     double k_splits = floor(K * (1.0 / 512.0)), unit_peak = peak / units;
     double mt = ceil(M * inv_tm), nt128 = ceil(N * (1.0 / 128.0)), nt64 = ceil(N * (1.0 / 64.0));
     double w[4];
@@ -337,6 +329,76 @@ roof_gemm_compute_s(double M, double N, double K, double peak, double units, dou
         if (w[i] < least)
             least = w[i];
     return least / unit_peak;
+}
+
+/* rows rounded up to a power of two from 16 (tensor-core MMA height) to 128; the library
+ * picks the tile shape that quantizes least (cuBLAS/CUTLASS heuristics) among 128 and 64
+ * columns and full or half height. Tile sides are powers of two, so M / tm is M times the
+ * exact reciprocal; and since a correctly rounded division by a positive unit peak is
+ * monotone, the least time is the least work divided once. */
+static double
+tile_rows(double M, double *inv_tm)
+{
+    double tm = 16, inv = 1.0 / 16.0;
+    while (tm < M && tm < 128) {
+        tm *= 2;
+        inv *= 0.5;
+    }
+    *inv_tm = inv;
+    return tm;
+}
+
+double
+roof_gemm_compute_direct_s(double M, double N, double K, double peak, double units, double vec_peak)
+{
+    /* a single row is a GEMV: engines run it on the vector units, no tile padding */
+    if (M < 1.5 && vec_peak > 0)
+        return 2.0 * M * N * K / vec_peak;
+    if (!(units > 0))
+        return 2.0 * M * N * K / peak;
+    double inv_tm, tm = tile_rows(M, &inv_tm);
+    return gemm_tiles_s(M, N, K, peak, units, tm, inv_tm);
+}
+
+/* The tiled time depends on M only through the tile rows tm and the tile counts ceil(M / tm)
+ * and ceil(2 M / tm), so a step's fractional rows (the analytic estimate's mean batches)
+ * repeat the same few values: a per-thread direct-mapped memo keyed by every input the result
+ * reads (tm, the two counts, N, K, peak, units; compared exactly, so a hit returns the very
+ * double) saves the four tilings of each GEMM of each step. */
+#define GEMM_MEMO_N 2048
+
+struct gemm_memo {
+    double tm, mt, mh, N, K, peak, units, t;
+};
+
+static _Thread_local struct gemm_memo gemm_memo[GEMM_MEMO_N];
+
+static uint64_t
+mix(uint64_t h, double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    h ^= u;
+    h *= 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 32);
+}
+
+double
+roof_gemm_compute_s(double M, double N, double K, double peak, double units, double vec_peak)
+{
+    if ((M < 1.5 && vec_peak > 0) || !(units > 0))
+        return roof_gemm_compute_direct_s(M, N, K, peak, units, vec_peak);
+    double inv_tm, tm = tile_rows(M, &inv_tm);
+    double mt = ceil(M * inv_tm), mh = tm > 16 ? ceil(M * (2.0 * inv_tm)) : 0;
+    uint64_t h = mix(mix(mix(mix(mix(mix(0, tm), mh), N), K), peak), units);
+    h = mix(h, mt);
+    struct gemm_memo *e = &gemm_memo[h & (GEMM_MEMO_N - 1)];
+    if (e->tm == tm && e->mt == mt && e->mh == mh && e->N == N && e->K == K && e->peak == peak &&
+        e->units == units)
+        return e->t;
+    double t = gemm_tiles_s(M, N, K, peak, units, tm, inv_tm);
+    *e = (struct gemm_memo){tm, mt, mh, N, K, peak, units, t};
+    return t;
 }
 
 double

@@ -186,6 +186,10 @@ const char *roof_op_name(enum roof_op op);
  * units is 0; a one-row GEMM (GEMV) runs on the vector units at `vec_peak`. */
 double roof_gemm_compute_s(double M, double N, double K, double peak, double units,
                            double vec_peak);
+/* The same without the per-thread memo roof_gemm_compute_s keeps (the very same double; for
+ * tests). */
+double roof_gemm_compute_direct_s(double M, double N, double K, double peak, double units,
+                                  double vec_peak);
 /* Fused decode attention (PagedAttention / FlashDecoding) under the kernel model: one CTA per
  * sequence, KV head and 512-token partition; each takes the larger of its slice's bytes over
  * its compute unit's share of the bandwidth and ROOF_ATTN_ROUND_TRIPS dependent memory

@@ -87,6 +87,17 @@ struct work {
     pthread_mutex_t mu;
 };
 
+/* Stage 3: price a kept option and fill its figures at the planned load. */
+static void
+planned(const struct plan_question *q, const struct plan_opts *o, const struct plan_cand *c,
+        struct plan_eval *ev)
+{
+    plan_price_option(q, c->hw, &ev->op);
+    ev->planned_rc = ev->feasible ? plan_planned_load(q, o, c, &ev->op) : 0;
+    if (ev->planned_rc != 0)
+        snprintf(ev->planned_err, sizeof ev->planned_err, "%s", plan_sim_error());
+}
+
 /* Take the next candidate of `w` and run its stage; false when none is left. */
 static bool
 run_one(struct work *w, int *done)
@@ -99,8 +110,10 @@ run_one(struct work *w, int *done)
     int i = w->todo[k], rc = 0;
     if (w->stage == 1)
         plan_screen(w->q, w->o, &w->cands[i], &w->evals[i]);
-    else
+    else if (w->stage == 2)
         rc = plan_confirm(w->q, w->o, &w->cands[i], &w->evals[i]);
+    else
+        planned(w->q, w->o, &w->cands[i], &w->evals[i]);
     pthread_mutex_lock(&w->mu);
     *done = ++w->done;
     if (rc)
@@ -130,9 +143,9 @@ run_pool(struct work *w)
     for (int j = 1; j < jobs; j++)
         if (pthread_create(&th[started], NULL, worker, w) == 0)
             started++;
-    /* the calling thread works too and reports progress between items */
+    /* the calling thread works too and reports progress between items (of stages 1 and 2) */
     while (run_one(w, &done))
-        if (w->o->progress)
+        if (w->o->progress && w->stage < 3)
             w->o->progress(done, w->n_todo, w->o->progress_ctx);
     for (int j = 0; j < started; j++)
         pthread_join(th[j], NULL);
@@ -366,6 +379,15 @@ evaluate(const struct plan_question *q, const struct plan_opts *o, struct plan_r
     if (rc != 0)
         err_add(errs, q->path, 0, 0, ERR_ERROR, "the simulator failed on a candidate");
     out->n_simulated = m;
+    /* stage 3, the figures at the planned load of every kept option, shares the threads too */
+    m = 0;
+    for (int i = 0; i < n && rc == 0; i++)
+        if (i % ns == shard && ev[i].keep_op)
+            todo[m++] = i;
+    w.n_todo = m;
+    w.stage = 3;
+    if (rc == 0)
+        run_pool(&w);
     int ocap = 0, rcap = 0, oom = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         if (i % ns != shard)
@@ -373,11 +395,10 @@ evaluate(const struct plan_question *q, const struct plan_opts *o, struct plan_r
         struct plan_cand *c = &cands[i];
         if (ev[i].keep_op) {
             struct plan_option *op = &ev[i].op;
-            plan_price_option(q, c->hw, op);
-            if (ev[i].feasible && plan_planned_load(q, o, c, op) != 0) {
+            if (ev[i].feasible && ev[i].planned_rc != 0) {
                 char why[PLAN_TEXT];
                 snprintf(why, sizeof why, "the simulator failed at the planned load: %.400s",
-                         plan_sim_error());
+                         ev[i].planned_err);
                 plan_fill_rej(c, PLAN_REJ_RATE, why, &ev[i].rej);
                 ev[i].rejected = true;
                 ev[i].feasible = false;

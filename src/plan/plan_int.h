@@ -31,6 +31,8 @@ struct plan_eval {
     struct plan_rejected rej; /* when rejected */
     bool rejected;
     double prelim_cost; /* stage 1 objective value for choosing what to simulate */
+    int planned_rc;     /* plan_planned_load's return, and its error when -1 */
+    char planned_err[PLAN_TEXT];
 };
 
 /* ---- config.c: the one adapter to the simulator (re-point here when sim.h changes) ---- */
@@ -58,6 +60,20 @@ void plan_fmt_time(double s, char *b, size_t n);
 /* The rejection of `c` of kind `k` with the reason `why`. */
 void plan_fill_rej(const struct plan_cand *c, enum plan_reject_kind k, const char *why,
                    struct plan_rejected *r);
+
+/* ---- bisect.c: the analytic bracket's search ---- */
+
+/* One test of a rate for plan_bisect_rate: 1 when it meets the SLO, else 0; *margin (set only
+ * to guide the search, never to decide): the worst figure over its bound, INFINITY when the
+ * estimate is unstable. */
+typedef int (*plan_rate_test)(void *ctx, double rate, double *margin);
+/* The largest rate that the plain bisection in log rate finds: from [lo, hi] with lo known to
+ * meet (its margin `lo_margin`, or NAN), mid = sqrt(lo hi) while i < max_iter and
+ * hi / lo > tol, lo = mid where `test` meets, else hi = mid. Where meeting is monotone in the
+ * rate it asks `test` at fewer rates and returns the same double (elsewhere a rate that meets
+ * next to one that does not on the same grid). *evals (may be NULL): the tests run. */
+double plan_bisect_rate(double lo, double hi, int max_iter, double tol, double lo_margin,
+                        plan_rate_test test, void *ctx, int *evals);
 
 /* ---- screen.c: the screens and the analytic bracket (stage 1) ---- */
 

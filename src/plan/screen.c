@@ -43,6 +43,16 @@ fill_ident(const struct plan_cand *c, struct plan_option *op)
         snprintf(op->prefill_hw_id, sizeof op->prefill_hw_id, "%s", c->pf_hw->id);
 }
 
+/* The worst of the estimate's figures over its bound (for guiding the search only). */
+static double
+slo_margin(const struct sim_slo *s, double ttft_p99_s, double tpot_s, double e2e_p99_s)
+{
+    double f_t = s->ttft_s > 0 ? ttft_p99_s / s->ttft_s : 0;
+    double f_i = s->itl_s > 0 ? tpot_s / s->itl_s : 0;
+    double f_e = s->e2e_s > 0 ? e2e_p99_s / s->e2e_s : 0;
+    return fmax(f_t, fmax(f_i, f_e));
+}
+
 /* Analytic check at `rate` per instance: does the estimate meet every bound? */
 static bool
 analytic_meets(const struct plan_question *q, struct sim_config *cfg, double rate,
@@ -55,6 +65,22 @@ analytic_meets(const struct plan_question *q, struct sim_config *cfg, double rat
     return (!(s->ttft_s > 0) || a->ttft_p99_s <= s->ttft_s) &&
            (!(s->itl_s > 0) || a->tpot_mean_s <= s->itl_s) &&
            (!(s->e2e_s > 0) || a->e2e_p99_s <= s->e2e_s);
+}
+
+struct meets_ctx {
+    const struct plan_question *q;
+    struct sim_config *cfg;
+};
+
+static int
+analytic_test(void *ctx, double rate, double *margin)
+{
+    struct meets_ctx *m = ctx;
+    struct sim_analytic a;
+    bool ok = analytic_meets(m->q, m->cfg, rate, &a);
+    *margin =
+        a.stable ? slo_margin(&m->q->slo, a.ttft_p99_s, a.tpot_mean_s, a.e2e_p99_s) : INFINITY;
+    return ok;
 }
 
 int
@@ -93,15 +119,29 @@ plan_hetero_eval(struct plan_hetero *h, double rate, struct plan_hetero_est *e)
 }
 
 static bool
-hetero_meets(const struct plan_question *q, struct plan_hetero *h, double rate)
+hetero_meets(const struct plan_question *q, struct plan_hetero *h, double rate, double *margin)
 {
     struct plan_hetero_est e;
+    *margin = INFINITY;
     if (plan_hetero_eval(h, rate, &e) != 0 || !e.stable)
         return false;
     const struct sim_slo *s = &q->slo;
+    *margin = slo_margin(s, e.ttft_p99_s, e.tpot_s, e.e2e_p99_s);
     return (!(s->ttft_s > 0) || e.ttft_p99_s <= s->ttft_s) &&
            (!(s->itl_s > 0) || e.tpot_s <= s->itl_s) &&
            (!(s->e2e_s > 0) || e.e2e_p99_s <= s->e2e_s);
+}
+
+struct hetero_ctx {
+    const struct plan_question *q;
+    struct plan_hetero *h;
+};
+
+static int
+hetero_test(void *ctx, double rate, double *margin)
+{
+    struct hetero_ctx *m = ctx;
+    return hetero_meets(m->q, m->h, rate, margin);
 }
 
 static void
@@ -163,7 +203,8 @@ stage1_hetero(const struct plan_question *q, const struct plan_opts *o, const st
     double cap = e.capacity_req_per_s;
     op->saturation_output_tokens_per_s = cap * plan_len_mean(&q->output);
     if (q->has_slo) {
-        if (!hetero_meets(q, &h, 1e-6 * cap)) {
+        double g0;
+        if (!hetero_meets(q, &h, 1e-6 * cap, &g0)) {
             char x[32], y[32];
             plan_fmt_time(e.ttft_p99_s, x, sizeof x);
             plan_fmt_time(e.tpot_s, y, sizeof y);
@@ -175,15 +216,9 @@ stage1_hetero(const struct plan_question *q, const struct plan_opts *o, const st
             ev->rejected = true;
             return;
         }
-        double lo = cap * 1e-6, hi = cap;
-        for (int i = 0; i < 60 && hi / lo > 1.005; i++) {
-            double mid = sqrt(lo * hi);
-            if (hetero_meets(q, &h, mid))
-                lo = mid;
-            else
-                hi = mid;
-        }
-        op->analytic_rate_per_s = lo;
+        struct hetero_ctx hc = {q, &h};
+        op->analytic_rate_per_s =
+            plan_bisect_rate(cap * 1e-6, cap, 60, 1.005, g0, hetero_test, &hc, NULL);
     } else {
         op->analytic_rate_per_s = cap;
         op->status = PLAN_SLO_NONE;
@@ -336,20 +371,13 @@ plan_screen(const struct plan_question *q, const struct plan_opts *o, const stru
             return;
         }
         /* bisection of the analytic estimate in log rate between 0 and the capacity */
-        double lo = cap_rate * 1e-4, hi = cap_rate;
-        struct sim_analytic t;
-        if (!analytic_meets(q, &cfg, lo, &t)) {
+        struct meets_ctx mc = {q, &cfg};
+        double lo = cap_rate * 1e-4, g0;
+        if (!analytic_test(&mc, lo, &g0))
             op->analytic_rate_per_s = 0;
-        } else {
-            for (int i = 0; i < 40 && hi / lo > 1.005; i++) {
-                double mid = sqrt(lo * hi);
-                if (analytic_meets(q, &cfg, mid, &t))
-                    lo = mid;
-                else
-                    hi = mid;
-            }
-            op->analytic_rate_per_s = lo;
-        }
+        else
+            op->analytic_rate_per_s =
+                plan_bisect_rate(lo, cap_rate, 40, 1.005, g0, analytic_test, &mc, NULL);
     } else {
         op->analytic_rate_per_s = cap_rate;
         op->status = PLAN_SLO_NONE;

@@ -5,6 +5,7 @@
 #include "render/chart_plan.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,63 @@ same_group(const struct plan_option *a, const struct plan_option *b)
            a->format.kv == b->format.kv;
 }
 
+/* One option's load swept from 5% to 99% of its SLO-free analytic capacity: SWEEP points of
+ * (tokens/s per user, output tokens/s per device), the unstable ones left out. */
+struct sweep_pts {
+    int n;
+    struct pt p[SWEEP];
+};
+
+struct sweep {
+    const struct plan_question *q;
+    const struct plan_opts *o;
+    const struct plan_result *r;
+    double mo;             /* mean output tokens */
+    struct sweep_pts *out; /* per option */
+    int *todo, n_todo, next;
+    pthread_mutex_t mu;
+};
+
+static void
+sweep_one(const struct sweep *w, int i)
+{
+    const struct plan_option *op = &w->r->options[i];
+    struct sweep_pts *out = &w->out[i];
+    struct sim_config cfg;
+    if (plan_option_sim_config(w->q, w->o, op, 1.0, &cfg) != 0)
+        return;
+    memset(&cfg.slo, 0, sizeof cfg.slo);
+    struct sim_analytic a;
+    cfg.work.rate_per_s = 1e-6;
+    if (sim_analytic(&cfg, &a) != 0 || !(a.capacity_req_per_s > 0))
+        return;
+    double cap = op->policy == SIM_DISAGGREGATED ? a.capacity_req_per_s
+                                                 : a.capacity_req_per_s / (double)cfg.instances;
+    for (int k = 0; k < SWEEP; k++) {
+        double rate = cap * (0.05 + 0.94 * k / (SWEEP - 1));
+        cfg.work.rate_per_s = rate;
+        if (sim_analytic(&cfg, &a) != 0 || !a.stable || !(a.tpot_mean_s > 0))
+            continue;
+        out->p[out->n].x = 1.0 / a.tpot_mean_s;
+        out->p[out->n].y = rate * w->mo / op->devices_per_instance;
+        out->n++;
+    }
+}
+
+static void *
+sweep_worker(void *arg)
+{
+    struct sweep *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->mu);
+        int k = w->next < w->n_todo ? w->next++ : -1;
+        pthread_mutex_unlock(&w->mu);
+        if (k < 0)
+            return NULL;
+        sweep_one(w, w->todo[k]);
+    }
+}
+
 struct chart *
 chart_build_plan(const struct plan_question *q, const struct plan_opts *o,
                  const struct plan_result *r, struct err_list *errs)
@@ -120,34 +178,48 @@ chart_build_plan(const struct plan_question *q, const struct plan_opts *o,
     default:
         mo = q->output.mean;
     }
+    /* every charted option's sweep, on the planner's threads */
+    struct sweep sw = {q,
+                       o,
+                       r,
+                       mo,
+                       calloc((size_t)(r->n_options > 0 ? r->n_options : 1), sizeof *sw.out),
+                       NULL,
+                       0,
+                       0,
+                       PTHREAD_MUTEX_INITIALIZER};
+    sw.todo = malloc((size_t)(r->n_options > 0 ? r->n_options : 1) * sizeof *sw.todo);
+    if (!sw.out || !sw.todo) {
+        free(sw.out), free(sw.todo), free(pts);
+        chart_free(c);
+        err_add(errs, NULL, 0, 0, ERR_ERROR, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < r->n_options; i++) {
+        const struct plan_option *op = &r->options[i];
+        bool charted = false;
+        for (int g = 0; g < ng; g++)
+            charted = charted || same_group(&r->options[group_of[g]], op);
+        if (charted && op->rate_per_s > 0 && !op->prefill_hw_id[0])
+            sw.todo[sw.n_todo++] = i;
+    }
+    int jobs = o && o->jobs > 1 ? (o->jobs < 64 ? o->jobs : 64) : 1, started = 0;
+    pthread_t th[64];
+    for (int j = 1; j < jobs; j++)
+        if (pthread_create(&th[started], NULL, sweep_worker, &sw) == 0)
+            started++;
+    sweep_worker(&sw);
+    for (int j = 0; j < started; j++)
+        pthread_join(th[j], NULL);
     double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
     for (int g = 0; g < ng; g++) {
         const struct plan_option *lead = &r->options[group_of[g]];
         int n = 0;
         for (int i = 0; i < r->n_options; i++) {
-            const struct plan_option *op = &r->options[i];
-            if (!same_group(lead, op) || !(op->rate_per_s > 0) || op->prefill_hw_id[0])
+            if (!same_group(lead, &r->options[i]))
                 continue;
-            struct sim_config cfg;
-            if (plan_option_sim_config(q, o, op, 1.0, &cfg) != 0)
-                continue;
-            memset(&cfg.slo, 0, sizeof cfg.slo);
-            struct sim_analytic a;
-            cfg.work.rate_per_s = 1e-6;
-            if (sim_analytic(&cfg, &a) != 0 || !(a.capacity_req_per_s > 0))
-                continue;
-            double cap = op->policy == SIM_DISAGGREGATED
-                             ? a.capacity_req_per_s
-                             : a.capacity_req_per_s / (double)cfg.instances;
-            for (int k = 0; k < SWEEP && n < MAX_PTS; k++) {
-                double rate = cap * (0.05 + 0.94 * k / (SWEEP - 1));
-                cfg.work.rate_per_s = rate;
-                if (sim_analytic(&cfg, &a) != 0 || !a.stable || !(a.tpot_mean_s > 0))
-                    continue;
-                pts[n].x = 1.0 / a.tpot_mean_s;
-                pts[n].y = rate * mo / op->devices_per_instance;
-                n++;
-            }
+            for (int k = 0; k < sw.out[i].n && n < MAX_PTS; k++)
+                pts[n++] = sw.out[i].p[k];
         }
         n = pareto(pts, n);
         if (n == 0)
@@ -255,6 +327,8 @@ chart_build_plan(const struct plan_question *q, const struct plan_opts *o,
              "colours and "
              "markers as on the left.");
     free(pts);
+    free(sw.out);
+    free(sw.todo);
     if (c->failed) {
         chart_free(c);
         err_add(errs, NULL, 0, 0, ERR_ERROR, "out of memory");

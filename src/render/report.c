@@ -30,6 +30,10 @@
 #define TABLE_PT 8.0
 #define CELL_PAD_PT 3.5
 #define ACCENT 0x0072B2u
+/* A chart that does not fit below the text on its page is set shorter to fill what is left,
+ * down to this share of its height, rather than leave that space empty and go whole to the
+ * next page (a typesetter's shrink of a float; the width, the fonts and the marks stay). */
+#define CHART_MIN_SHARE 0.7
 
 enum blk_kind {
     B_TITLE,
@@ -586,7 +590,7 @@ keep_height(struct lay *L, const struct blk *b)
             if (b->kind == B_PARA || b->kind == B_NOTE)
                 continue;
         } else if (b->kind == B_CHART) {
-            h += b->height_pt + 20;
+            h += CHART_MIN_SHARE * b->height_pt + 20;
         } else {
             h += 60;
         }
@@ -899,9 +903,12 @@ do_chart(struct lay *L, const struct blk *b)
 {
     PangoLayout *cap = b->text ? text_layout(L, b->text, FONT, NOTE_PT, false, L->w, true) : NULL;
     double ch = cap ? layout_h(cap) + 3 : 0;
-    need(L, b->height_pt + ch);
-    draw_chart(L, b->chart, L->x0, L->y, L->w, b->height_pt);
-    L->y += b->height_pt + 3;
+    double h = b->height_pt, room = L->bottom - L->y - ch - 3;
+    if (h > room && L->y > L->top + 0.5 && room >= CHART_MIN_SHARE * h)
+        h = room;
+    need(L, h + ch);
+    draw_chart(L, b->chart, L->x0, L->y, L->w, h);
+    L->y += h + 3;
     if (cap) {
         show_at(L, cap, L->x0, L->y, 0x555555);
         L->y += ch;

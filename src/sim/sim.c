@@ -1555,10 +1555,32 @@ sort_doubles(double *v, long n)
     return 0;
 }
 
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* below this many samples the radix sort's four passes over 65,536 counters cost more than
+ * the samples (a plan's 1,500-request runs: 2.1 million instructions a metric, qsort 0.3) */
+#define SORT_RADIX_MIN 16384
+
+static bool
+all_finite(const double *v, long n)
+{
+    for (long i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return false;
+    return true;
+}
+
 static void
 stat_of(double *v, long n, struct sim_stat *out)
 {
-    if (n > 1 && sort_doubles(v, n) != 0)
+    if (n > 1 && n < SORT_RADIX_MIN && all_finite(v, n))
+        qsort(v, (size_t)n, sizeof *v, cmp_double);
+    else if (n > 1 && sort_doubles(v, n) != 0)
         gsl_sort(v, 1, (size_t)n);
     sim_stat_from_sorted(v, n, out);
 }

@@ -472,3 +472,29 @@ TEST(calib_layer_split_pipeline)
     hw_free(hw);
     mdl_free(m);
 }
+
+/* The memo of roof_gemm_compute_s returns the very double the direct computation gives, on a
+ * miss and on a hit, for fractional rows (the analytic estimate's mean batches), a K one ulp
+ * off (flops / (2 M N) in add_op), several peaks and unit counts: more keys than the memo
+ * holds, so entries are replaced and looked up again. */
+TEST(roof_gemm_memo_same_as_direct)
+{
+    const double NK[][2] = {{8192, 8192}, {28672, 8192}, {8192, 28672}, {16032, 8192}};
+    const double peaks[] = {989e12, 1307.4e12 * 0.71}, units[] = {132, 304};
+    long n = 0, diff = 0;
+    for (int rep = 0; rep < 2; rep++)
+        for (double M = 0.25; M < 9000; M = M * 1.013 + 0.37)
+            for (int j = 0; j < 4; j++)
+                for (int p = 0; p < 2; p++)
+                    for (int u = 0; u < 2; u++) {
+                        double K = rep ? nextafter(NK[j][1], INFINITY) : NK[j][1];
+                        double a = roof_gemm_compute_s(M, NK[j][0], K, peaks[p], units[u], 60e12);
+                        double b = roof_gemm_compute_s(M, NK[j][0], K, peaks[p], units[u], 60e12);
+                        double d =
+                            roof_gemm_compute_direct_s(M, NK[j][0], K, peaks[p], units[u], 60e12);
+                        diff += a != d || b != d;
+                        n++;
+                    }
+    CHECK(n > 10000);
+    CHECK(diff == 0);
+}

@@ -3,6 +3,7 @@
 #include "io/scenario.h"
 #include "plan/cost.h"
 #include "plan/plan.h"
+#include "plan/plan_int.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -773,4 +774,69 @@ TEST(plan_trace_workload)
         remove(path);
     }
     remove(dir);
+}
+
+/* plan_bisect_rate against the plain bisection it replaces (screen.c), on monotone margins:
+ * smooth power laws, a margin that jumps at a kink, and one unstable (INFINITY) above a
+ * capacity: the same double, with fewer tests on the smooth ones. */
+struct bis_case {
+    double thr, p, jump, unstable;
+    int calls;
+};
+
+static int
+bis_margin(void *ctx, double rate, double *margin)
+{
+    struct bis_case *b = ctx;
+    b->calls++;
+    if (rate >= b->unstable) {
+        *margin = INFINITY;
+        return 0;
+    }
+    double g = pow(rate / b->thr, b->p);
+    if (b->jump > 0 && rate > b->thr)
+        g *= b->jump;
+    *margin = g;
+    return g <= 1.0;
+}
+
+static double
+bis_plain(double lo, double hi, struct bis_case *b)
+{
+    for (int i = 0; i < 40 && hi / lo > 1.005; i++) {
+        double mid = sqrt(lo * hi), g;
+        if (bis_margin(b, mid, &g))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+TEST(plan_bisect_same_as_plain)
+{
+    int plain_calls = 0, guided_calls = 0, n = 0;
+    for (int k = 0; k < 400; k++) {
+        double cap = 3.7;
+        struct bis_case b = {.thr = cap * pow(10.0, -3.5 + 3.49 * k / 399.0),
+                             .p = 0.3 + (k % 7) * 0.5,
+                             .jump = k % 5 == 0 ? 1.3 : 0,
+                             .unstable = k % 3 == 0 ? cap * 0.97 : INFINITY};
+        double lo = cap * 1e-4, g0;
+        if (!bis_margin(&b, lo, &g0))
+            continue;
+        b.calls = 0;
+        double want = bis_plain(lo, cap, &b);
+        plain_calls += b.calls;
+        b.calls = 0;
+        int evals = 0;
+        double got = plan_bisect_rate(lo, cap, 40, 1.005, g0, bis_margin, &b, &evals);
+        CHECK(got == want);
+        CHECK(evals == b.calls);
+        guided_calls += b.calls;
+        n++;
+    }
+    CHECK(n > 300);
+    /* about 11 tests a search plain; the guesses save at least a quarter of them */
+    CHECK(guided_calls < 0.75 * plain_calls);
 }
