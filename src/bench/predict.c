@@ -11,23 +11,36 @@
 #include <string.h>
 
 static void
-explain(struct bench_prediction *p, double bw, double peak)
+explain(struct bench_prediction *p, double bw, double peak, double launches, double launch_s)
 {
-    char a[32], b[32];
+    char a[32], b[32], c[48] = "";
+    if (p->launch_s > 0) {
+        char u[32];
+        unit_format_time(launch_s, 3, u, sizeof u);
+        snprintf(c, sizeof c, " + %.0f fork-joins x %s", launches, u);
+    }
     if (p->memory_bound) {
         unit_format(p->bytes, "B", 3, a, sizeof a);
         unit_format(bw, "B/s", 3, b, sizeof b);
-        snprintf(p->reason, sizeof p->reason, "memory-bound: %s at %s", a, b);
+        snprintf(p->reason, sizeof p->reason, "memory-bound: %s at %s%s", a, b, c);
     } else {
         unit_format(p->flops, "FLOP", 3, a, sizeof a);
         unit_format(peak, "FLOP/s", 3, b, sizeof b);
-        snprintf(p->reason, sizeof p->reason, "compute-bound: %s at %s", a, b);
+        snprintf(p->reason, sizeof p->reason, "compute-bound: %s at %s%s", a, b, c);
     }
+}
+
+/* the fork-joins' share of a case: each parallel kernel waits for the slowest thread and
+ * hands the next job over, which the roofs (one long parallel region each) never pay */
+static double
+launch_share(const struct bench_case *c, double launch_s)
+{
+    return c->launches > 0 && launch_s > 0 && isfinite(launch_s) ? c->launches * launch_s : 0;
 }
 
 int
 bench_predict_case(const struct hw_profile *hw, const struct mdl_profile *model,
-                   const struct bench_case *c, struct bench_prediction *out)
+                   const struct bench_case *c, double launch_s, struct bench_prediction *out)
 {
     memset(out, 0, sizeof *out);
     out->predicted_s = NAN;
@@ -54,8 +67,9 @@ bench_predict_case(const struct hw_profile *hw, const struct mdl_profile *model,
                                                         (double)c->inner, peak, 0, peak);
         out->memory_s = c->bytes / bw;
         out->memory_bound = out->memory_s >= out->compute_s;
-        out->predicted_s = out->memory_bound ? out->memory_s : out->compute_s;
-        explain(out, bw, peak);
+        out->launch_s = launch_share(c, launch_s);
+        out->predicted_s = (out->memory_bound ? out->memory_s : out->compute_s) + out->launch_s;
+        explain(out, bw, peak, c->launches, launch_s);
         return 0;
     }
     if (!model) {
@@ -81,9 +95,10 @@ bench_predict_case(const struct hw_profile *hw, const struct mdl_profile *model,
     out->bytes = r.bytes;
     out->compute_s = r.compute_time_s;
     out->memory_s = r.memory_time_s;
-    out->predicted_s = r.time_s;
+    out->launch_s = launch_share(c, launch_s);
+    out->predicted_s = r.time_s + out->launch_s;
     out->memory_bound = r.bound == ROOF_BOUND_MEMORY;
-    explain(out, bw, peak);
+    explain(out, bw, peak, c->launches, launch_s);
     return 0;
 }
 

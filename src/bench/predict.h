@@ -13,15 +13,17 @@
 struct bench_prediction {
     double predicted_s;
     double compute_s, memory_s;
+    double launch_s; /* the fork-joins' share: launches x the round trip */
     double flops, bytes;
     bool memory_bound;
     char reason[160]; /* "memory-bound: 1.0 GB at 41.2 GB/s", or why it cannot be predicted */
 };
 
-/* Predict case `c` on `hw` (fp32 roof; model passes need `model`, may be NULL otherwise).
- * Returns 0, or -1 with out->reason saying why not (no fp32 roof, no model, engine refusal). */
+/* Predict case `c` on `hw` (fp32 roof; model passes need `model`, may be NULL otherwise), each
+ * of its c->launches fork-joins costing `launch_s` on top (0: none). Returns 0, or -1 with
+ * out->reason saying why not (no fp32 roof, no model, engine refusal). */
 int bench_predict_case(const struct hw_profile *hw, const struct mdl_profile *model,
-                       const struct bench_case *c, struct bench_prediction *out);
+                       const struct bench_case *c, double launch_s, struct bench_prediction *out);
 
 /* Signed error in percent: (predicted - measured) / measured x 100. */
 double bench_error_pct(double predicted, double measured);

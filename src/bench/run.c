@@ -581,6 +581,42 @@ bench_run_probe(struct run *s)
         4.0 * (double)s->probe->w[0].k * (double)s->probe->w[0].n * (double)s->probe->copies, &m);
 }
 
+/* ---- the pool's fork-join ---- */
+
+static void
+empty_task(void *ctx, int tid, int n)
+{
+    (void)ctx;
+    (void)tid;
+    (void)n;
+}
+
+static void
+launch_fn(void *ctx, long reps)
+{
+    struct run *s = ctx;
+    for (long r = 0; r < reps; r++)
+        bench_pool_run(s->pool, s->T, empty_task, NULL);
+}
+
+/* What every parallel kernel pays besides its work (docs/bench.md#fork-join): the round trip of
+ * an empty kernel on all threads, back to back as a forward pass issues them (the workers
+ * spinning between jobs). */
+static int
+run_launch(struct run *s)
+{
+    int rc = bench_measure_run(&s->plan, launch_fn, s, &s->r->launch);
+    if (rc != 0) {
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "cannot time the fork-join round trip");
+        return -1;
+    }
+    bench_run_progress(s,
+                       "fork-join of an empty kernel on %d threads: %.2f us (best), %.2f us "
+                       "(median)",
+                       s->T, s->r->launch.s.min * 1e6, s->r->launch.s.median * 1e6);
+    return 0;
+}
+
 /* ---- peaks ---- */
 
 #define PEAK_ITERS 2048L /* FMA rounds per repetition */
@@ -755,6 +791,8 @@ count_steps(const struct bench_options *o, int T, double sweep_bytes)
         n += o->quick ? 6 : 10;
     if ((o->parts & BENCH_PART_MODEL) && o->model)
         n += o->quick ? 5 : 9;
+    if (T > 1 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL)))
+        n++; /* the fork-join round trip */
     return n;
 }
 
@@ -857,6 +895,10 @@ bench_run(const struct bench_options *o, struct bench_report *r, struct err_list
     }
     if (rc == 0 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL)))
         rc = bench_run_probe_init(&s, &sh);
+    if (rc == 0 && s.T > 1 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL))) {
+        s.stage = "kernels";
+        rc = run_launch(&s);
+    }
     if (rc == 0 && (o->parts & BENCH_PART_KERNELS)) {
         s.stage = "kernels";
         rc = bench_run_kernels(&s, &sh);

@@ -284,6 +284,13 @@ print_table(const struct bench_report *r)
                        R->peak_flops_per_s[d] / R->dram_bandwidth_bytes_per_s);
             printf("\n");
         }
+    if (R->launch_s > 0) {
+        unit_format_time(R->launch_s, 3, a, sizeof a);
+        unit_format_time(r->launch.s.median, 3, b, sizeof b);
+        printf("  fork-join       %s per parallel kernel (an empty kernel on %d threads; median "
+               "%s)\n",
+               a, r->threads, b);
+    }
     printf("checksum %.6g; result checks: %s; %.1f s\n", r->checksum, r->validation, r->elapsed_s);
 }
 

@@ -147,6 +147,8 @@ read_bench_json(const char *path, struct bench_report *r)
     str_at(roofs, "dram_kernel", r->roofs.dram_kernel, sizeof r->roofs.dram_kernel);
     double ts = num_at(roofs, "fp32_thread_scaling");
     r->roofs.fp32_thread_scaling = isfinite(ts) && ts > 0 ? ts : 0;
+    double ls = num_at(roofs, "launch_overhead_s");
+    r->roofs.launch_s = isfinite(ls) && ls > 0 ? ls : 0;
     double ge = num_at(roofs, "gemm_efficiency");
     r->roofs.gemm_efficiency = isfinite(ge) && ge > 0 && ge <= 1 ? ge : 0;
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++) {
@@ -194,6 +196,8 @@ read_bench_json(const char *path, struct bench_report *r)
         bc->context = long_at(c, "context");
         bc->flops = num_at(c, "flops");
         bc->bytes = num_at(c, "bytes");
+        double launches = num_at(c, "launches");
+        bc->launches = isfinite(launches) && launches > 0 ? launches : 0;
         double probe = num_at(c, "probe_bandwidth_bytes_per_s");
         bc->probe_bandwidth_bytes_per_s = isfinite(probe) && probe > 0 ? probe : 0;
         const struct ynode *cal = ynode_get(c, "calibration");
@@ -327,7 +331,8 @@ validate_host(int argc, char **argv)
         struct hw_profile beside = *hw;
         beside.memory_bandwidth_bytes_per_s =
             bench_case_bandwidth(r, &r->cases[i], hw->memory_bandwidth_bytes_per_s);
-        rows[n].ok = bench_predict_case(&beside, model, &r->cases[i], &rows[n].p) == 0;
+        rows[n].ok =
+            bench_predict_case(&beside, model, &r->cases[i], r->roofs.launch_s, &rows[n].p) == 0;
         rows[n].err_pct =
             rows[n].ok ? bench_error_pct(rows[n].p.predicted_s, r->cases[i].meas.s.median) : NAN;
         n++;
@@ -359,6 +364,8 @@ validate_host(int argc, char **argv)
         out_json_number(stdout, hw->memory_bandwidth_bytes_per_s);
         printf(",\n  \"fp32_flops_per_s\": ");
         out_json_number(stdout, hw_peak(hw, DT_FP32, NULL));
+        printf(",\n  \"launch_overhead_s\": ");
+        out_json_number(stdout, r->roofs.launch_s);
         printf(",\n  \"gemm_efficiency\": ");
         out_json_number(stdout, hw->gemm_efficiency > 0 ? hw->gemm_efficiency : 1);
         printf(",\n  \"measured\": ");
@@ -375,12 +382,18 @@ validate_host(int argc, char **argv)
         out_table_end(t, stdout, 0);
     } else {
         char eff[96] = "";
+        char fj[64] = "";
         if (hw->gemm_efficiency > 0)
             snprintf(eff, sizeof eff, ", GEMMs at %.0f%% of it", 100 * hw->gemm_efficiency);
-        printf("host validation: %s predicted from %s (bandwidth %s, fp32 peak %s%s) with the\n"
-               "engine's roofline, against the median of the measured samples\n\n",
+        if (r->roofs.launch_s > 0) {
+            char u[32];
+            unit_format_time(r->roofs.launch_s, 3, u, sizeof u);
+            snprintf(fj, sizeof fj, ", %s per fork-join", u);
+        }
+        printf("host validation: %s predicted from %s (bandwidth %s, fp32 peak %s%s%s) with "
+               "the\nengine's roofline, against the median of the measured samples\n\n",
                model->id, hw->path ? hw->path : "the profile of this run's measurements", bw, pk,
-               eff);
+               eff, fj);
         out_table_end(t, stdout, 0);
         printf("\n");
         struct out_table *s = out_table_new(

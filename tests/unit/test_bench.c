@@ -935,7 +935,7 @@ TEST(bench_predictions_follow_the_roofline)
     c.flops = 2.0 * 4096 * 4096 * 2;
     c.bytes = 2 * 4.0 * (4096.0 * 4096 + 2 * 4096);
     struct bench_prediction p;
-    CHECK(bench_predict_case(&hw, NULL, &c, &p) == 0);
+    CHECK(bench_predict_case(&hw, NULL, &c, 0, &p) == 0);
     CHECK(p.memory_bound);
     CHECK_NEAR(p.predicted_s, c.bytes / 10e9, 1e-12);
     CHECK_CONTAINS(p.reason, "memory-bound");
@@ -944,7 +944,7 @@ TEST(bench_predictions_follow_the_roofline)
     c.copies = 1;
     c.flops = 2.0 * 512 * 4096 * 4096;
     c.bytes = 4.0 * (4096.0 * 4096 + 2 * 512 * 4096);
-    CHECK(bench_predict_case(&hw, NULL, &c, &p) == 0);
+    CHECK(bench_predict_case(&hw, NULL, &c, 0, &p) == 0);
     CHECK(!p.memory_bound);
     CHECK_NEAR(p.predicted_s, c.flops / 1e12, 1e-12);
     CHECK_CONTAINS(p.reason, "compute-bound");
@@ -953,7 +953,7 @@ TEST(bench_predictions_follow_the_roofline)
     c.kind = BENCH_CASE_MODEL;
     c.phase = BENCH_PHASE_DECODE;
     c.context = 1024;
-    CHECK(bench_predict_case(&hw, m, &c, &p) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, 0, &p) == 0);
     struct roof_config cfg;
     roof_config_init(&cfg, &hw, m, ROOF_DECODE);
     cfg.weights = cfg.act = cfg.kv = DT_FP32;
@@ -964,11 +964,104 @@ TEST(bench_predictions_follow_the_roofline)
     CHECK(p.memory_bound);
     /* decode reads every weight once: at least the fp32 weights over the bandwidth */
     CHECK(p.predicted_s >= 249318912.0 * 4 / 10e9 * 0.8);
-    CHECK(bench_predict_case(&hw, NULL, &c, &p) != 0);
+    CHECK(bench_predict_case(&hw, NULL, &c, 0, &p) != 0);
     mdl_free(m);
     hw.peak_flops_per_s[DT_FP32] = 0;
     c.kind = BENCH_CASE_GEMV;
-    CHECK(bench_predict_case(&hw, NULL, &c, &p) != 0);
+    CHECK(bench_predict_case(&hw, NULL, &c, 0, &p) != 0);
+}
+
+/* Each fork-join of a case costs the measured round trip on top of its roofline: by hand, a
+ * GEMV stack of 2 matrices (two fork-joins) at 10 GB/s and 2 us per round trip takes
+ * bytes / 10e9 + 4 us; a bench-small decode step on two threads has 6 layers x (5 GEMMs and
+ * attention) + the LM head = 37 fork-joins, a 16-token prefill 6 x 10 + 1 = 61. */
+TEST(bench_predictions_charge_each_fork_join)
+{
+    struct hw_profile hw;
+    memset(&hw, 0, sizeof hw);
+    hw.memory_bandwidth_bytes_per_s = 10e9;
+    hw.memory_capacity_bytes = 64e9;
+    hw.peak_flops_per_s[DT_FP32] = 1e12;
+    struct bench_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = BENCH_CASE_GEMV;
+    c.rows = 1;
+    c.inner = c.cols = 4096;
+    c.copies = 2;
+    c.launches = 2;
+    c.flops = 2.0 * 4096 * 4096 * 2;
+    c.bytes = 2 * 4.0 * (4096.0 * 4096 + 2 * 4096); /* 134,283,264 B: 13.4283264 ms */
+    struct bench_prediction p;
+    CHECK(bench_predict_case(&hw, NULL, &c, 2e-6, &p) == 0);
+    CHECK(p.memory_bound);
+    CHECK_NEAR(p.launch_s, 4e-6, 1e-15);
+    CHECK_NEAR(p.predicted_s, 13.4283264e-3 + 4e-6, 1e-12);
+    CHECK_CONTAINS(p.reason, "+ 2 fork-joins x 2");
+    /* no round trip measured (one thread, an old report): the roofline alone */
+    CHECK(bench_predict_case(&hw, NULL, &c, 0, &p) == 0);
+    CHECK_NEAR(p.predicted_s, 13.4283264e-3, 1e-12);
+    CHECK(strstr(p.reason, "fork-join") == NULL);
+    struct bench_tfm_shape sh = {6, 1536, 12, 4, 128, 4096, 32000};
+    CHECK_NEAR(bench_tfm_launches(&sh, 1, 2), 37, 0);
+    CHECK_NEAR(bench_tfm_launches(&sh, 16, 2), 61, 0);
+    CHECK_NEAR(bench_tfm_launches(&sh, 1, 1), 0, 0);
+    /* one KV head and one query block: attention runs on one thread, no fork-join */
+    struct bench_tfm_shape one = {2, 64, 2, 1, 32, 96, 100};
+    CHECK_NEAR(bench_tfm_launches(&one, 1, 2), 2 * 5 + 1, 0);
+    CHECK_NEAR(bench_tfm_launches(&one, 17, 2), 2 * 10 + 1, 0);
+    struct mdl_profile *m = test_model("bench-small");
+    c.kind = BENCH_CASE_MODEL;
+    c.phase = BENCH_PHASE_DECODE;
+    c.context = 1024;
+    c.launches = 37;
+    struct bench_prediction p0;
+    CHECK(bench_predict_case(&hw, m, &c, 0, &p0) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, 2e-6, &p) == 0);
+    CHECK_NEAR(p.predicted_s - p0.predicted_s, 74e-6, 1e-12);
+    CHECK(p.memory_bound);
+    mdl_free(m);
+}
+
+/* bench_tfm_launches counts the pool's real fork-joins: a forward pass of the test model on
+ * two threads hands the workers exactly that many jobs, prefill and decode */
+TEST(bench_model_launches_match_the_pool)
+{
+    struct bench_tfm_shape sh = {2, 64, 4, 2, 32, 96, 100};
+    struct bench_tfm *m = NULL;
+    CHECK(bench_tfm_new(&sh, 64, 40, 2, 7, &m) == 0);
+    struct bench_pool *pool = bench_pool_new(2, false);
+    CHECK(pool != NULL);
+    if (!m || !pool) {
+        bench_pool_free(pool);
+        bench_tfm_free(m);
+        return;
+    }
+    const struct bench_kernels *k = bench_kernels_for(BENCH_ISA_GENERIC);
+    int tokens[40];
+    for (int i = 0; i < 40; i++)
+        tokens[i] = (i * 37 + 11) % 100;
+    long ns[] = {37, 1, 16, 17};
+    for (int i = 0; i < 4; i++) {
+        unsigned long before = bench_pool_launches(pool);
+        CHECK(bench_tfm_forward(m, k, pool, tokens, ns[i], ns[i] == 1 ? 40 : 0) == 0);
+        CHECK_NEAR((double)(bench_pool_launches(pool) - before), bench_tfm_launches(&sh, ns[i], 2),
+                   0);
+    }
+    /* attention of one KV head and one query block runs on the caller alone */
+    CHECK(bench_attention_threads(1, 16, 2) == 1);
+    CHECK(bench_attention_threads(1, 17, 2) == 2);
+    CHECK(bench_attention_threads(4, 1, 2) == 2);
+    CHECK(bench_attention_threads(4, 1, 8) == 4);
+    /* one thread: plain calls, nothing counted */
+    struct bench_pool *one = bench_pool_new(1, false);
+    if (one) {
+        CHECK(bench_tfm_forward(m, k, one, tokens, 5, 0) == 0);
+        CHECK(bench_pool_launches(one) == 0);
+        CHECK_NEAR(bench_tfm_launches(&sh, 5, 1), 0, 0);
+    }
+    bench_pool_free(one);
+    bench_pool_free(pool);
+    bench_tfm_free(m);
 }
 
 TEST(bench_error_summary)
@@ -1044,7 +1137,7 @@ TEST(bench_gemm_efficiency_from_calibration)
             g.flops = 2.0 * 512 * 4096 * 4096;
             g.bytes = 4.0 * (4096.0 * 4096 + 2 * 512 * 4096);
             struct bench_prediction p;
-            CHECK(bench_predict_case(back, NULL, &g, &p) == 0);
+            CHECK(bench_predict_case(back, NULL, &g, 0, &p) == 0);
             CHECK(!p.memory_bound);
             CHECK_NEAR(p.predicted_s, g.flops / (4e12 * 0.6818), 1e-9);
             /* and the engine takes it as the device's compute efficiency */
