@@ -168,6 +168,13 @@ struct bench_report {
     /* the fork-join round trip (an empty kernel on all threads), per repetition; n_samples = 0
      * when not measured (one thread, or no kernels or model) */
     struct bench_measure launch;
+    /* the overlap of core time and DRAM stream (docs/bench.md#core-time-and-the-stream): the
+     * probe's stack of weight matrices streamed by `overlap_rows` rows and by one row, on all
+     * threads, one job per matrix; bytes of the stack and FLOPs of one row per repetition.
+     * overlap_rows = 0 when not measured */
+    long overlap_rows;
+    double overlap_bytes, overlap_flops_row;
+    struct bench_measure overlap_gemv, overlap_gemm;
     char model_id[48];
     double model_params;
     struct bench_roofs roofs;

@@ -298,6 +298,18 @@ bench_render_json(const struct bench_report *r, struct strbuf *t)
         jmeasure(t, &r->launch);
         strbuf_addf(t, "},\n");
     }
+    if (r->overlap_rows > 0) {
+        f = true;
+        strbuf_addf(t, "  \"overlap\": {");
+        jkv_num(t, &f, "rows", (double)r->overlap_rows);
+        jkv_num(t, &f, "bytes", r->overlap_bytes);
+        jkv_num(t, &f, "flops_per_row", r->overlap_flops_row);
+        jkey(t, &f, "gemv_time_s");
+        jmeasure(t, &r->overlap_gemv);
+        jkey(t, &f, "gemm_time_s");
+        jmeasure(t, &r->overlap_gemm);
+        strbuf_addf(t, "},\n");
+    }
     const struct bench_roofs *R = &r->roofs;
     f = true;
     strbuf_addf(t, "  \"roofs\": {");

@@ -617,6 +617,75 @@ run_launch(struct run *s)
     return 0;
 }
 
+/* ---- the overlap of core time and the stream ---- */
+
+#define OVERLAP_ROWS 8
+
+struct overlap_ctx {
+    struct run *s;
+    long m;
+    float *x, *y, *work;
+};
+
+static void
+overlap_fn(void *ctx, long reps)
+{
+    struct overlap_ctx *c = ctx;
+    struct wstream_ctx *w = c->s->probe;
+    for (long r = 0; r < reps; r++)
+        for (long i = 0; i < w->copies; i++)
+            bench_linear_forward(c->s->pool, c->s->kn, &w->w[i], c->x, w->w[i].k, c->m, c->y,
+                                 w->ldy, false, c->work);
+}
+
+/* The probe's stack (separately allocated weight matrices, the STREAM array size in all)
+ * through bench_linear_forward with 8 rows and with one, one job per matrix as a model does:
+ * the 8-row pass has 7 more rows of core work per byte, so how much longer it takes than the
+ * one-row pass says how much of the core's time the stream hides (bench_overlap_fraction).
+ * Measured one row, 8 rows, one row again; the best samples count. */
+static int
+run_overlap(struct run *s)
+{
+    struct wstream_ctx *w = s->probe;
+    long k = w->w[0].k;
+    struct overlap_ctx c = {s, 1, bench_alloc((size_t)(OVERLAP_ROWS * k) * sizeof(float)),
+                            bench_alloc((size_t)(OVERLAP_ROWS * w->ldy) * sizeof(float)),
+                            bench_alloc((size_t)(BENCH_GEMM_WORK_FLOATS * s->T) * sizeof(float))};
+    int rc = -1;
+    struct bench_report *r = s->r;
+    struct bench_measure again;
+    if (!c.x || !c.y || !c.work)
+        goto out;
+    for (long i = 0; i < OVERLAP_ROWS * k; i++)
+        c.x[i] = bench_hash01((unsigned long)i + 4242UL);
+    if (bench_measure_run(&s->plan, overlap_fn, &c, &r->overlap_gemv) != 0)
+        goto out;
+    c.m = OVERLAP_ROWS;
+    if (bench_measure_run(&s->plan, overlap_fn, &c, &r->overlap_gemm) != 0)
+        goto out;
+    c.m = 1;
+    if (bench_measure_run(&s->plan, overlap_fn, &c, &again) != 0)
+        goto out;
+    if (again.s.min < r->overlap_gemv.s.min)
+        r->overlap_gemv = again;
+    r->overlap_rows = OVERLAP_ROWS;
+    r->overlap_bytes = 4.0 * (double)k * (double)w->w[0].n * (double)w->copies;
+    r->overlap_flops_row = 2.0 * (double)k * (double)w->w[0].n * (double)w->copies;
+    bench_run_consume(s, c.y[0]);
+    bench_run_progress(s,
+                       "overlap: the weight stack by 1 and by %d rows: %.1f and %.1f GB/s (best)",
+                       OVERLAP_ROWS, bench_rate_best(r->overlap_bytes, &r->overlap_gemv) / 1e9,
+                       bench_rate_best(r->overlap_bytes, &r->overlap_gemm) / 1e9);
+    rc = 0;
+out:
+    free(c.x);
+    free(c.y);
+    free(c.work);
+    if (rc != 0)
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the overlap measurement");
+    return rc;
+}
+
 /* ---- peaks ---- */
 
 #define PEAK_ITERS 2048L /* FMA rounds per repetition */
@@ -793,6 +862,8 @@ count_steps(const struct bench_options *o, int T, double sweep_bytes)
         n += o->quick ? 5 : 9;
     if (T > 1 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL)))
         n++; /* the fork-join round trip */
+    if (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL))
+        n++; /* the overlap */
     return n;
 }
 
@@ -898,6 +969,10 @@ bench_run(const struct bench_options *o, struct bench_report *r, struct err_list
     if (rc == 0 && s.T > 1 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL))) {
         s.stage = "kernels";
         rc = run_launch(&s);
+    }
+    if (rc == 0 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL))) {
+        s.stage = "kernels";
+        rc = run_overlap(&s);
     }
     if (rc == 0 && (o->parts & BENCH_PART_KERNELS)) {
         s.stage = "kernels";

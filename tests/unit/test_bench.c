@@ -935,7 +935,7 @@ TEST(bench_predictions_follow_the_roofline)
     c.flops = 2.0 * 4096 * 4096 * 2;
     c.bytes = 2 * 4.0 * (4096.0 * 4096 + 2 * 4096);
     struct bench_prediction p;
-    CHECK(bench_predict_case(&hw, NULL, &c, 0, &p) == 0);
+    CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) == 0);
     CHECK(p.memory_bound);
     CHECK_NEAR(p.predicted_s, c.bytes / 10e9, 1e-12);
     CHECK_CONTAINS(p.reason, "memory-bound");
@@ -944,7 +944,7 @@ TEST(bench_predictions_follow_the_roofline)
     c.copies = 1;
     c.flops = 2.0 * 512 * 4096 * 4096;
     c.bytes = 4.0 * (4096.0 * 4096 + 2 * 512 * 4096);
-    CHECK(bench_predict_case(&hw, NULL, &c, 0, &p) == 0);
+    CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) == 0);
     CHECK(!p.memory_bound);
     CHECK_NEAR(p.predicted_s, c.flops / 1e12, 1e-12);
     CHECK_CONTAINS(p.reason, "compute-bound");
@@ -953,7 +953,7 @@ TEST(bench_predictions_follow_the_roofline)
     c.kind = BENCH_CASE_MODEL;
     c.phase = BENCH_PHASE_DECODE;
     c.context = 1024;
-    CHECK(bench_predict_case(&hw, m, &c, 0, &p) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, NULL, &p) == 0);
     struct roof_config cfg;
     roof_config_init(&cfg, &hw, m, ROOF_DECODE);
     cfg.weights = cfg.act = cfg.kv = DT_FP32;
@@ -964,11 +964,11 @@ TEST(bench_predictions_follow_the_roofline)
     CHECK(p.memory_bound);
     /* decode reads every weight once: at least the fp32 weights over the bandwidth */
     CHECK(p.predicted_s >= 249318912.0 * 4 / 10e9 * 0.8);
-    CHECK(bench_predict_case(&hw, NULL, &c, 0, &p) != 0);
+    CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) != 0);
     mdl_free(m);
     hw.peak_flops_per_s[DT_FP32] = 0;
     c.kind = BENCH_CASE_GEMV;
-    CHECK(bench_predict_case(&hw, NULL, &c, 0, &p) != 0);
+    CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) != 0);
 }
 
 /* Each fork-join of a case costs the measured round trip on top of its roofline: by hand, a
@@ -992,13 +992,14 @@ TEST(bench_predictions_charge_each_fork_join)
     c.flops = 2.0 * 4096 * 4096 * 2;
     c.bytes = 2 * 4.0 * (4096.0 * 4096 + 2 * 4096); /* 134,283,264 B: 13.4283264 ms */
     struct bench_prediction p;
-    CHECK(bench_predict_case(&hw, NULL, &c, 2e-6, &p) == 0);
+    struct bench_host_terms fj = {2e-6, 1};
+    CHECK(bench_predict_case(&hw, NULL, &c, &fj, &p) == 0);
     CHECK(p.memory_bound);
     CHECK_NEAR(p.launch_s, 4e-6, 1e-15);
     CHECK_NEAR(p.predicted_s, 13.4283264e-3 + 4e-6, 1e-12);
     CHECK_CONTAINS(p.reason, "+ 2 fork-joins x 2");
     /* no round trip measured (one thread, an old report): the roofline alone */
-    CHECK(bench_predict_case(&hw, NULL, &c, 0, &p) == 0);
+    CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) == 0);
     CHECK_NEAR(p.predicted_s, 13.4283264e-3, 1e-12);
     CHECK(strstr(p.reason, "fork-join") == NULL);
     struct bench_tfm_shape sh = {6, 1536, 12, 4, 128, 4096, 32000};
@@ -1015,10 +1016,108 @@ TEST(bench_predictions_charge_each_fork_join)
     c.context = 1024;
     c.launches = 37;
     struct bench_prediction p0;
-    CHECK(bench_predict_case(&hw, m, &c, 0, &p0) == 0);
-    CHECK(bench_predict_case(&hw, m, &c, 2e-6, &p) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, NULL, &p0) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, &fj, &p) == 0);
     CHECK_NEAR(p.predicted_s - p0.predicted_s, 74e-6, 1e-12);
     CHECK(p.memory_bound);
+    mdl_free(m);
+}
+
+/* The overlap of core time and stream from two passes over one stack, by hand: core 1 ms per
+ * row, stream 20 ms, half hidden: t1 = 20 + 0.5, t8 = 20 + 4 -> 1 - 3.5 / 7 = 0.5; an 8-row
+ * pass that is core-bound (stream 5 ms): t1 = 5.5, t8 = 8 + 2.5 -> u^2 - 5.5 u + 2.5 = 0,
+ * u = 0.5 */
+TEST(bench_overlap_from_two_passes)
+{
+    CHECK_NEAR(bench_overlap_fraction(20.5e-3, 24e-3, 1e-3, 8e-3), 0.5, 1e-12);
+    CHECK_NEAR(bench_overlap_fraction(10.5e-3, 10.5e-3, 1e-3, 8e-3), 1, 0); /* all hidden */
+    CHECK_NEAR(bench_overlap_fraction(21e-3, 28e-3, 1e-3, 8e-3), 0, 1e-12); /* none */
+    CHECK_NEAR(bench_overlap_fraction(21e-3, 40e-3, 1e-3, 8e-3), 0, 0);     /* clamped */
+    CHECK_NEAR(bench_overlap_fraction(5.5e-3, 10.5e-3, 1e-3, 8e-3), 0.5, 1e-12);
+    CHECK_NEAR(bench_overlap_fraction(0, 10e-3, 1e-3, 8e-3), 1, 0);
+    CHECK_NEAR(bench_overlap_fraction(5e-3, NAN, 1e-3, 8e-3), 1, 0);
+    /* from a report: the core times come from the profile's peak x gemm_efficiency */
+    struct bench_report *r = calloc(1, sizeof *r);
+    struct hw_profile hw;
+    memset(&hw, 0, sizeof hw);
+    hw.peak_flops_per_s[DT_FP32] = 2e12;
+    hw.gemm_efficiency = 0.5;                       /* 1 TFLOP/s: 1e9 FLOPs per row take 1 ms */
+    CHECK_NEAR(bench_report_overlap(r, &hw), 1, 0); /* not measured */
+    r->overlap_rows = 8;
+    r->overlap_flops_row = 1e9;
+    r->overlap_gemv.n_samples = r->overlap_gemm.n_samples = 1;
+    r->overlap_gemv.s.min = 20.5e-3;
+    r->overlap_gemm.s.min = 24e-3;
+    CHECK_NEAR(bench_report_overlap(r, &hw), 0.5, 1e-12);
+    free(r);
+}
+
+/* With no overlap a kernel takes stream + core, the stream at the bandwidth that leaves the
+ * roof's own GEMV its measured time. By hand, 10 GB/s and 1 TFLOP/s: 1 / b = 1 / 10e9 - 0.5 /
+ * 1e12 = 0.995e-10 s/B. An 8 x 4096 x 4096 GEMM (67,371,008 B, 268,435,456 FLOPs) takes
+ * 6.703415296 ms + 0.268435456 ms = 6.971850752 ms instead of the roofline's 6.7371008 ms, and
+ * a GEMV stays at the roof (its bytes over 10 GB/s, but for the 2 x 4096 floats of x and y) */
+TEST(bench_predictions_without_overlap)
+{
+    struct hw_profile hw;
+    memset(&hw, 0, sizeof hw);
+    hw.memory_bandwidth_bytes_per_s = 10e9;
+    hw.memory_capacity_bytes = 64e9;
+    hw.peak_flops_per_s[DT_FP32] = 1e12;
+    struct bench_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = BENCH_CASE_GEMM;
+    c.rows = 8;
+    c.inner = c.cols = 4096;
+    c.copies = 1;
+    c.flops = 2.0 * 8 * 4096 * 4096;
+    c.bytes = 4.0 * (4096.0 * 4096 + 2 * 8 * 4096);
+    struct bench_host_terms none = {0, 0}, all = {0, 1};
+    struct bench_prediction p;
+    CHECK(bench_predict_case(&hw, NULL, &c, &none, &p) == 0);
+    CHECK(p.memory_bound);
+    CHECK_NEAR(p.predicted_s, 6.971850752e-3, 1e-14);
+    CHECK_NEAR(p.overlap_s, 0.268435456e-3, 1e-15);
+    CHECK_CONTAINS(p.reason, "of core time not hidden");
+    CHECK(bench_predict_case(&hw, NULL, &c, &all, &p) == 0);
+    CHECK_NEAR(p.predicted_s, 6.7371008e-3, 1e-14);
+    CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) == 0);
+    CHECK_NEAR(p.predicted_s, 6.7371008e-3, 1e-14);
+    c.kind = BENCH_CASE_GEMV;
+    c.rows = 1;
+    c.flops = 2.0 * 4096 * 4096;
+    c.bytes = 4.0 * (4096.0 * 4096 + 2 * 4096);
+    CHECK(bench_predict_case(&hw, NULL, &c, &none, &p) == 0);
+    CHECK_NEAR(p.predicted_s, c.bytes / 10e9, 1e-5);
+    /* a compute-bound GEMM pays its stream on top: 512 x 4096 x 4096, 17.18 GFLOP at 1 TFLOP/s
+     * and 83.9 MB at 10.05 GB/s */
+    c.kind = BENCH_CASE_GEMM;
+    c.rows = 512;
+    c.flops = 2.0 * 512 * 4096 * 4096;
+    c.bytes = 4.0 * (4096.0 * 4096 + 2 * 512 * 4096);
+    CHECK(bench_predict_case(&hw, NULL, &c, &none, &p) == 0);
+    CHECK(!p.memory_bound);
+    CHECK_NEAR(p.predicted_s, c.flops / 1e12 + c.bytes * 0.995e-10, 1e-14);
+    /* a decode step of bench-small: the stream hides the GEMVs' core time in the roof already,
+     * so without overlap the step changes by the non-GEMV work only (under 1%) */
+    struct mdl_profile *m = test_model("bench-small");
+    c.kind = BENCH_CASE_MODEL;
+    c.phase = BENCH_PHASE_DECODE;
+    c.context = 1024;
+    struct bench_prediction p1;
+    CHECK(bench_predict_case(&hw, m, &c, &all, &p1) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, &none, &p) == 0);
+    CHECK(p.overlap_s > 0);
+    CHECK(fabs(p.predicted_s / p1.predicted_s - 1) < 0.01);
+    /* a 16-token prefill at the ridge (100 GFLOP/s: about 8 GFLOP against 0.82 GB) pays most
+     * of its core time on top */
+    hw.peak_flops_per_s[DT_FP32] = 1e11;
+    c.phase = BENCH_PHASE_PREFILL;
+    c.context = 0;
+    c.prompt = 16;
+    CHECK(bench_predict_case(&hw, m, &c, &all, &p1) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, &none, &p) == 0);
+    CHECK(p.predicted_s > 1.3 * p1.predicted_s);
     mdl_free(m);
 }
 
@@ -1137,7 +1236,7 @@ TEST(bench_gemm_efficiency_from_calibration)
             g.flops = 2.0 * 512 * 4096 * 4096;
             g.bytes = 4.0 * (4096.0 * 4096 + 2 * 512 * 4096);
             struct bench_prediction p;
-            CHECK(bench_predict_case(back, NULL, &g, 0, &p) == 0);
+            CHECK(bench_predict_case(back, NULL, &g, NULL, &p) == 0);
             CHECK(!p.memory_bound);
             CHECK_NEAR(p.predicted_s, g.flops / (4e12 * 0.6818), 1e-9);
             /* and the engine takes it as the device's compute efficiency */
