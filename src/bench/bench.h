@@ -175,6 +175,10 @@ struct bench_report {
     long overlap_rows;
     double overlap_bytes, overlap_flops_row;
     struct bench_measure overlap_gemv, overlap_gemm;
+    /* decode attention's core rate: one token over a KV cache of 256 positions per KV head that
+     * stays in L2, all threads; bytes of keys and values per repetition (0 = not measured) */
+    double attn_core_bytes;
+    struct bench_measure attn_core;
     char model_id[48];
     double model_params;
     struct bench_roofs roofs;

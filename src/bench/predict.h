@@ -26,6 +26,9 @@ struct bench_prediction {
 struct bench_host_terms {
     double launch_s;
     double overlap;
+    /* decode attention's core rate, bytes of KV cache per second with the cache in L2 (0:
+     * its FLOPs at the GEMM rate) */
+    double attn_core_bytes_per_s;
 };
 
 /* Predict case `c` on `hw` (fp32 roof; model passes need `model`, may be NULL otherwise) with

@@ -308,6 +308,11 @@ bench_render_json(const struct bench_report *r, struct strbuf *t)
         jmeasure(t, &r->overlap_gemv);
         jkey(t, &f, "gemm_time_s");
         jmeasure(t, &r->overlap_gemm);
+        if (r->attn_core_bytes > 0) {
+            jkv_num(t, &f, "attention_bytes", r->attn_core_bytes);
+            jkey(t, &f, "attention_time_s");
+            jmeasure(t, &r->attn_core);
+        }
         strbuf_addf(t, "},\n");
     }
     const struct bench_roofs *R = &r->roofs;

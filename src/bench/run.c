@@ -620,6 +620,7 @@ run_launch(struct run *s)
 /* ---- the overlap of core time and the stream ---- */
 
 #define OVERLAP_ROWS 8
+#define ATTN_CORE_CTX 256
 
 struct overlap_ctx {
     struct run *s;
@@ -643,8 +644,75 @@ overlap_fn(void *ctx, long reps)
  * the 8-row pass has 7 more rows of core work per byte, so how much longer it takes than the
  * one-row pass says how much of the core's time the stream hides (bench_overlap_fraction).
  * Measured one row, 8 rows, one row again; the best samples count. */
+struct attn_core_ctx {
+    struct run *s;
+    struct bench_kv kv;
+    long heads, per;
+    float *q, *out, *scratch;
+};
+
+static void
+attn_core_fn(void *ctx, long reps)
+{
+    struct attn_core_ctx *c = ctx;
+    long hd = c->heads * c->kv.head_dim;
+    for (long r = 0; r < reps; r++)
+        bench_attention(c->s->pool, c->s->kn,
+                        &(struct bench_attn_args){.kv = &c->kv,
+                                                  .layer = 0,
+                                                  .heads = c->heads,
+                                                  .q = c->q,
+                                                  .ldq = hd,
+                                                  .n = 1,
+                                                  .pos0 = ATTN_CORE_CTX,
+                                                  .out = c->out,
+                                                  .ldo = hd,
+                                                  .scratch = c->scratch,
+                                                  .scratch_per_thread = c->per});
+}
+
+/* Decode attention with its KV cache in L2 (256 positions: 1 MB for bench-small's 4 KV heads,
+ * spread over the threads): the kernel's own time per byte of keys and values, which its
+ * FLOPs at the GEMM rate understate (three query rows in the 4-row micro-kernel, a 128-deep
+ * tile per 32 keys, the softmax) */
 static int
-run_overlap(struct run *s)
+run_attn_core(struct run *s, const struct bench_tfm_shape *sh)
+{
+    struct attn_core_ctx c = {.s = s, .heads = sh->heads};
+    int rc = -1;
+    if (bench_kv_init(&c.kv, 1, sh->kv_heads, sh->head_dim, ATTN_CORE_CTX + 1) != 0)
+        goto out;
+    c.per = bench_attn_scratch_floats(&c.kv, sh->heads);
+    c.q = bench_alloc((size_t)(sh->heads * sh->head_dim) * sizeof(float));
+    c.out = bench_alloc((size_t)(sh->heads * sh->head_dim) * sizeof(float));
+    c.scratch = bench_alloc((size_t)(c.per * s->T) * sizeof(float));
+    if (!c.q || !c.out || !c.scratch)
+        goto out;
+    size_t len = (size_t)sh->kv_heads * (size_t)sh->head_dim * (size_t)c.kv.max_ctx;
+    for (size_t j = 0; j < len; j++) {
+        c.kv.k[j] = bench_hash01((unsigned long)j + 31UL);
+        c.kv.v[j] = bench_hash01((unsigned long)j + 77UL);
+    }
+    for (long i = 0; i < sh->heads * sh->head_dim; i++)
+        c.q[i] = bench_hash01((unsigned long)i + 5UL);
+    if (bench_measure_run(&s->plan, attn_core_fn, &c, &s->r->attn_core) != 0)
+        goto out;
+    s->r->attn_core_bytes =
+        2.0 * (double)(ATTN_CORE_CTX + 1) * (double)sh->kv_heads * (double)sh->head_dim * 4;
+    bench_run_consume(s, c.out[0]);
+    rc = 0;
+out:
+    bench_kv_release(&c.kv);
+    free(c.q);
+    free(c.out);
+    free(c.scratch);
+    if (rc != 0)
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the attention core rate");
+    return rc;
+}
+
+static int
+run_overlap(struct run *s, const struct bench_tfm_shape *sh)
 {
     struct wstream_ctx *w = s->probe;
     long k = w->w[0].k;
@@ -672,10 +740,18 @@ run_overlap(struct run *s)
     r->overlap_bytes = 4.0 * (double)k * (double)w->w[0].n * (double)w->copies;
     r->overlap_flops_row = 2.0 * (double)k * (double)w->w[0].n * (double)w->copies;
     bench_run_consume(s, c.y[0]);
+    if (run_attn_core(s, sh) != 0) {
+        free(c.x);
+        free(c.y);
+        free(c.work);
+        return -1;
+    }
     bench_run_progress(s,
-                       "overlap: the weight stack by 1 and by %d rows: %.1f and %.1f GB/s (best)",
+                       "overlap: the weight stack by 1 and by %d rows: %.1f and %.1f GB/s; "
+                       "decode attention in L2: %.1f GB/s (best)",
                        OVERLAP_ROWS, bench_rate_best(r->overlap_bytes, &r->overlap_gemv) / 1e9,
-                       bench_rate_best(r->overlap_bytes, &r->overlap_gemm) / 1e9);
+                       bench_rate_best(r->overlap_bytes, &r->overlap_gemm) / 1e9,
+                       bench_rate_best(r->attn_core_bytes, &r->attn_core) / 1e9);
     rc = 0;
 out:
     free(c.x);
@@ -972,7 +1048,7 @@ bench_run(const struct bench_options *o, struct bench_report *r, struct err_list
     }
     if (rc == 0 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL))) {
         s.stage = "kernels";
-        rc = run_overlap(&s);
+        rc = run_overlap(&s, &sh);
     }
     if (rc == 0 && (o->parts & BENCH_PART_KERNELS)) {
         s.stage = "kernels";

@@ -156,6 +156,13 @@ read_bench_json(const char *path, struct bench_report *r)
         r->overlap_gemv.n_samples = r->overlap_gemm.n_samples = 1;
         r->overlap_gemv.s.min = g1 ? num_at(g1, "min") : NAN;
         r->overlap_gemm.s.min = gm ? num_at(gm, "min") : NAN;
+        const struct ynode *ga = ynode_get(ov, "attention_time_s");
+        double ab = num_at(ov, "attention_bytes"), at = ga ? num_at(ga, "min") : NAN;
+        if (isfinite(ab) && ab > 0 && isfinite(at) && at > 0) {
+            r->attn_core_bytes = ab;
+            r->attn_core.n_samples = 1;
+            r->attn_core.s.min = at;
+        }
         if (!(r->overlap_rows >= 2) || !isfinite(r->overlap_flops_row) ||
             !isfinite(r->overlap_gemv.s.min) || !isfinite(r->overlap_gemm.s.min))
             r->overlap_rows = 0; /* bench_report_overlap: not measured */
@@ -336,7 +343,8 @@ validate_host(int argc, char **argv)
     }
     /* the host terms: fork-join round trip and the overlap of core time and stream, the
      * latter on the profile's roofs (docs/bench.md#core-time-and-the-stream) */
-    struct bench_host_terms terms = {r->roofs.launch_s, bench_report_overlap(r, hw)};
+    struct bench_host_terms terms = {r->roofs.launch_s, bench_report_overlap(r, hw),
+                                     bench_rate_best(r->attn_core_bytes, &r->attn_core)};
     struct row rows[BENCH_MAX_CASES];
     int n = 0;
     for (int i = 0; i < r->n_cases; i++) {

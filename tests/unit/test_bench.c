@@ -992,7 +992,7 @@ TEST(bench_predictions_charge_each_fork_join)
     c.flops = 2.0 * 4096 * 4096 * 2;
     c.bytes = 2 * 4.0 * (4096.0 * 4096 + 2 * 4096); /* 134,283,264 B: 13.4283264 ms */
     struct bench_prediction p;
-    struct bench_host_terms fj = {2e-6, 1};
+    struct bench_host_terms fj = {2e-6, 1, 0};
     CHECK(bench_predict_case(&hw, NULL, &c, &fj, &p) == 0);
     CHECK(p.memory_bound);
     CHECK_NEAR(p.launch_s, 4e-6, 1e-15);
@@ -1072,7 +1072,7 @@ TEST(bench_predictions_without_overlap)
     c.copies = 1;
     c.flops = 2.0 * 8 * 4096 * 4096;
     c.bytes = 4.0 * (4096.0 * 4096 + 2 * 8 * 4096);
-    struct bench_host_terms none = {0, 0}, all = {0, 1};
+    struct bench_host_terms none = {0, 0, 0}, all = {0, 1, 0};
     struct bench_prediction p;
     CHECK(bench_predict_case(&hw, NULL, &c, &none, &p) == 0);
     CHECK(p.memory_bound);
@@ -1118,6 +1118,52 @@ TEST(bench_predictions_without_overlap)
     CHECK(bench_predict_case(&hw, m, &c, &all, &p1) == 0);
     CHECK(bench_predict_case(&hw, m, &c, &none, &p) == 0);
     CHECK(p.predicted_s > 1.3 * p1.predicted_s);
+    mdl_free(m);
+}
+
+/* Decode attention's core time at its measured L2 rate, by hand: 10 MB of KV cache at 5 GB/s
+ * take 2 ms of core against 1 ms of stream at 10 GB/s, so 2 ms with full overlap and 2 +
+ * 0.995 ms with none; in a bench-small decode step at context 1024 the 25,190,400 bytes of K
+ * and V at 1 GB/s replace the attention's 2.5 ms of stream */
+TEST(bench_predictions_attention_core_rate)
+{
+    struct hw_profile hw;
+    memset(&hw, 0, sizeof hw);
+    hw.memory_bandwidth_bytes_per_s = 10e9;
+    hw.memory_capacity_bytes = 64e9;
+    hw.peak_flops_per_s[DT_FP32] = 1e12;
+    struct bench_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = BENCH_CASE_ATTN;
+    c.phase = BENCH_PHASE_DECODE;
+    c.bytes = 1e7;
+    c.flops = 1.5e7;
+    struct bench_host_terms all = {0, 1, 5e9}, none = {0, 0, 5e9}, plain = {0, 1, 0};
+    struct bench_prediction p;
+    CHECK(bench_predict_case(&hw, NULL, &c, &all, &p) == 0);
+    CHECK(!p.memory_bound);
+    CHECK_NEAR(p.predicted_s, 2e-3, 1e-12);
+    CHECK(bench_predict_case(&hw, NULL, &c, &none, &p) == 0);
+    CHECK_NEAR(p.predicted_s, 2.995e-3, 1e-12);
+    CHECK(bench_predict_case(&hw, NULL, &c, &plain, &p) == 0);
+    CHECK(p.memory_bound);
+    CHECK_NEAR(p.predicted_s, 1e-3, 1e-12);
+    struct mdl_profile *m = test_model("bench-small");
+    c.kind = BENCH_CASE_MODEL;
+    c.context = 1024;
+    c.bytes = c.flops = 0;
+    struct bench_prediction p0;
+    struct bench_host_terms slow = {0, 1, 1e9};
+    CHECK(bench_predict_case(&hw, m, &c, &plain, &p0) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, &slow, &p) == 0);
+    CHECK_NEAR(p.predicted_s - p0.predicted_s, 25.1904e-3 - 2.51904e-3, 0.01);
+    /* prefill keeps the engine's attention (the rate is a one-token measurement) */
+    c.phase = BENCH_PHASE_PREFILL;
+    c.context = 0;
+    c.prompt = 64;
+    CHECK(bench_predict_case(&hw, m, &c, &plain, &p0) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, &slow, &p) == 0);
+    CHECK_NEAR(p.predicted_s, p0.predicted_s, 1e-15);
     mdl_free(m);
 }
 
