@@ -290,12 +290,14 @@ print_table(const struct bench_report *r)
         memset(&hw, 0, sizeof hw);
         hw.peak_flops_per_s[DT_FP32] = R->peak_flops_per_s[DT_FP32];
         hw.gemm_efficiency = R->gemm_efficiency;
-        printf(
-            "  core and stream the weight stack by 1 and by %ld rows: %.1f and %.1f GB/s (best): "
-            "%.0f%% of core time hidden by the stream\n",
-            r->overlap_rows, bench_rate_best(r->overlap_bytes, &r->overlap_gemv) / 1e9,
-            bench_rate_best(r->overlap_bytes, &r->overlap_gemm) / 1e9,
-            100 * bench_report_overlap(r, &hw));
+        printf("  overlap         %.0f%% of core time hidden by the stream (the weight stack by 1 "
+               "and by %ld rows: %.1f and %.1f GB/s)\n",
+               100 * bench_report_overlap(r, &hw), r->overlap_rows,
+               bench_rate_best(r->overlap_bytes, &r->overlap_gemv) / 1e9,
+               bench_rate_best(r->overlap_bytes, &r->overlap_gemm) / 1e9);
+        if (r->attn_core_bytes > 0)
+            printf("  attention core  %.1f GB/s of KV cache in L2 (decode attention, %d threads)\n",
+                   bench_rate_best(r->attn_core_bytes, &r->attn_core) / 1e9, r->threads);
     }
     if (R->launch_s > 0) {
         unit_format_time(R->launch_s, 3, a, sizeof a);
