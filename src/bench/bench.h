@@ -71,6 +71,9 @@ struct bench_case {
     /* the all-thread weight stream's best rate in a short probe just before this case was timed
      * (bytes/s; 0 = none): what the DRAM roof was beside it on a shared host */
     double probe_bandwidth_bytes_per_s;
+    /* fork-joins of the thread pool per repetition (kernels run on more than one thread);
+     * validate --host charges each the measured round trip (roofs.launch_s) */
+    double launches;
     /* the calibration GEMM: sets the profile's gemm_efficiency; validate --host does not score
      * it (it would predict itself) */
     bool calibration;
@@ -131,6 +134,9 @@ struct bench_roofs {
     /* the bandwidth probes beside the cases: fastest and slowest (bytes/s) and the drift
      * max / min - 1; 0 = fewer than two probes */
     double probe_max_bytes_per_s, probe_min_bytes_per_s, probe_drift;
+    /* the pool's fork-join round trip on all threads: an empty parallel kernel, best sample
+     * (seconds); 0 = not measured or one thread */
+    double launch_s;
 };
 
 struct bench_report {
@@ -159,6 +165,20 @@ struct bench_report {
     bool have_fit;
     struct bench_case cases[BENCH_MAX_CASES];
     int n_cases;
+    /* the fork-join round trip (an empty kernel on all threads), per repetition; n_samples = 0
+     * when not measured (one thread, or no kernels or model) */
+    struct bench_measure launch;
+    /* the overlap of core time and DRAM stream (docs/bench.md#core-time-and-the-stream): the
+     * probe's stack of weight matrices streamed by `overlap_rows` rows and by one row, on all
+     * threads, one job per matrix; bytes of the stack and FLOPs of one row per repetition.
+     * overlap_rows = 0 when not measured */
+    long overlap_rows;
+    double overlap_bytes, overlap_flops_row;
+    struct bench_measure overlap_gemv, overlap_gemm;
+    /* decode attention's core rate: one token over a KV cache of 256 positions per KV head that
+     * stays in L2, all threads; bytes of keys and values per repetition (0 = not measured) */
+    double attn_core_bytes;
+    struct bench_measure attn_core;
     char model_id[48];
     double model_params;
     struct bench_roofs roofs;

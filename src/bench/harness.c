@@ -172,6 +172,7 @@ struct bench_pool {
     bool quit;
     atomic_ulong gen;
     atomic_int pending;
+    unsigned long launches; /* jobs handed to the workers (bench_pool_launches) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 };
@@ -302,6 +303,12 @@ bench_pool_pinned(const struct bench_pool *p)
     return p->pinned;
 }
 
+unsigned long
+bench_pool_launches(const struct bench_pool *p)
+{
+    return p->launches;
+}
+
 void
 bench_pool_run(struct bench_pool *p, int active, bench_task_fn fn, void *ctx)
 {
@@ -311,6 +318,7 @@ bench_pool_run(struct bench_pool *p, int active, bench_task_fn fn, void *ctx)
         fn(ctx, 0, 1);
         return;
     }
+    p->launches++;
     p->fn = fn;
     p->ctx = ctx;
     p->active = active;

@@ -69,8 +69,13 @@ void bench_pool_free(struct bench_pool *p);
 int bench_pool_threads(const struct bench_pool *p);
 /* Number of threads actually pinned (0 when pinning was not asked for or not possible). */
 int bench_pool_pinned(const struct bench_pool *p);
-/* Run fn(ctx, tid, active) on threads 0..active-1 and wait for all (active <= threads). */
+/* Run fn(ctx, tid, active) on threads 0..active-1 and wait for all (active <= threads). With
+ * one active thread it is a plain call; otherwise a fork-join: the workers are released and
+ * the caller waits for every one of them. */
 void bench_pool_run(struct bench_pool *p, int active, bench_task_fn fn, void *ctx);
+/* Fork-joins so far: the bench_pool_run calls that ran on more than one thread (each pays the
+ * pool's synchronisation, docs/bench.md#fork-join). */
+unsigned long bench_pool_launches(const struct bench_pool *p);
 
 /* The half-open range [lo, hi) of items thread `tid` of `n` handles, boundaries rounded to
  * multiples of `align` items. */

@@ -425,6 +425,13 @@ attn_task_run(void *ctx, int tid, int n)
         attn_item(t, scr, i % t->kv->kv_heads, i / t->kv->kv_heads);
 }
 
+int
+bench_attention_threads(long kv_heads, long n, int threads)
+{
+    long items = kv_heads * ((n + QB - 1) / QB);
+    return items < threads ? (int)items : threads;
+}
+
 void
 bench_attention(struct bench_pool *pool, const struct bench_kernels *kn,
                 const struct bench_attn_args *a)
@@ -445,7 +452,6 @@ bench_attention(struct bench_pool *pool, const struct bench_kernels *kn,
                           .scratch = a->scratch,
                           .per_thread = a->scratch_per_thread,
                           .n_blocks = (n + QB - 1) / QB};
-    long items = kv->kv_heads * t.n_blocks;
-    int threads = bench_pool_threads(pool);
-    bench_pool_run(pool, items < threads ? (int)items : threads, attn_task_run, &t);
+    bench_pool_run(pool, bench_attention_threads(kv->kv_heads, n, bench_pool_threads(pool)),
+                   attn_task_run, &t);
 }

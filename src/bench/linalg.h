@@ -98,5 +98,8 @@ struct bench_attn_args {
 };
 void bench_attention(struct bench_pool *pool, const struct bench_kernels *kn,
                      const struct bench_attn_args *a);
+/* Threads bench_attention runs on for n query tokens: one work item per KV head and block of
+ * query tokens, at most `threads`. */
+int bench_attention_threads(long kv_heads, long n, int threads);
 
 #endif

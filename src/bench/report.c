@@ -139,6 +139,7 @@ render_cases(struct strbuf *t, const struct bench_report *r)
         jkv_num(t, &f, "bytes_per_s", bench_rate_median(c->bytes, &c->meas));
         if (c->probe_bandwidth_bytes_per_s > 0)
             jkv_num(t, &f, "probe_bandwidth_bytes_per_s", c->probe_bandwidth_bytes_per_s);
+        jkv_num(t, &f, "launches", c->launches);
         if (c->calibration)
             jkv_bool(t, &f, "calibration", true);
         jkey(t, &f, "time_s");
@@ -289,6 +290,31 @@ bench_render_json(const struct bench_report *r, struct strbuf *t)
     jkv_str(t, &f, "weights", "fp32, random (GSL taus2)");
     strbuf_addf(t, "},\n");
     render_cases(t, r);
+    if (r->launch.n_samples > 0) {
+        f = true;
+        strbuf_addf(t, "  \"fork_join\": {");
+        jkv_num(t, &f, "threads", r->threads);
+        jkey(t, &f, "time_s");
+        jmeasure(t, &r->launch);
+        strbuf_addf(t, "},\n");
+    }
+    if (r->overlap_rows > 0) {
+        f = true;
+        strbuf_addf(t, "  \"overlap\": {");
+        jkv_num(t, &f, "rows", (double)r->overlap_rows);
+        jkv_num(t, &f, "bytes", r->overlap_bytes);
+        jkv_num(t, &f, "flops_per_row", r->overlap_flops_row);
+        jkey(t, &f, "gemv_time_s");
+        jmeasure(t, &r->overlap_gemv);
+        jkey(t, &f, "gemm_time_s");
+        jmeasure(t, &r->overlap_gemm);
+        if (r->attn_core_bytes > 0) {
+            jkv_num(t, &f, "attention_bytes", r->attn_core_bytes);
+            jkey(t, &f, "attention_time_s");
+            jmeasure(t, &r->attn_core);
+        }
+        strbuf_addf(t, "},\n");
+    }
     const struct bench_roofs *R = &r->roofs;
     f = true;
     strbuf_addf(t, "  \"roofs\": {");
@@ -300,6 +326,8 @@ bench_render_json(const struct bench_report *r, struct strbuf *t)
         jkv_num(t, &f, "probe_min_bytes_per_s", R->probe_min_bytes_per_s);
         jkv_num(t, &f, "probe_drift", R->probe_drift);
     }
+    if (R->launch_s > 0)
+        jkv_num(t, &f, "launch_overhead_s", R->launch_s);
     if (R->gemm_efficiency > 0)
         jkv_num(t, &f, "gemm_efficiency", R->gemm_efficiency);
     if (R->fp32_thread_scaling > 0)

@@ -581,6 +581,187 @@ bench_run_probe(struct run *s)
         4.0 * (double)s->probe->w[0].k * (double)s->probe->w[0].n * (double)s->probe->copies, &m);
 }
 
+/* ---- the pool's fork-join ---- */
+
+static void
+empty_task(void *ctx, int tid, int n)
+{
+    (void)ctx;
+    (void)tid;
+    (void)n;
+}
+
+static void
+launch_fn(void *ctx, long reps)
+{
+    struct run *s = ctx;
+    for (long r = 0; r < reps; r++)
+        bench_pool_run(s->pool, s->T, empty_task, NULL);
+}
+
+/* What every parallel kernel pays besides its work (docs/bench.md#fork-join): the round trip of
+ * an empty kernel on all threads, back to back as a forward pass issues them (the workers
+ * spinning between jobs). */
+static int
+run_launch(struct run *s)
+{
+    int rc = bench_measure_run(&s->plan, launch_fn, s, &s->r->launch);
+    if (rc != 0) {
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "cannot time the fork-join round trip");
+        return -1;
+    }
+    bench_run_progress(s,
+                       "fork-join of an empty kernel on %d threads: %.2f us (best), %.2f us "
+                       "(median)",
+                       s->T, s->r->launch.s.min * 1e6, s->r->launch.s.median * 1e6);
+    return 0;
+}
+
+/* ---- the overlap of core time and the stream ---- */
+
+#define OVERLAP_ROWS 8
+#define ATTN_CORE_CTX 256
+
+struct overlap_ctx {
+    struct run *s;
+    long m;
+    float *x, *y, *work;
+};
+
+static void
+overlap_fn(void *ctx, long reps)
+{
+    struct overlap_ctx *c = ctx;
+    struct wstream_ctx *w = c->s->probe;
+    for (long r = 0; r < reps; r++)
+        for (long i = 0; i < w->copies; i++)
+            bench_linear_forward(c->s->pool, c->s->kn, &w->w[i], c->x, w->w[i].k, c->m, c->y,
+                                 w->ldy, false, c->work);
+}
+
+/* The probe's stack (separately allocated weight matrices, the STREAM array size in all)
+ * through bench_linear_forward with 8 rows and with one, one job per matrix as a model does:
+ * the 8-row pass has 7 more rows of core work per byte, so how much longer it takes than the
+ * one-row pass says how much of the core's time the stream hides (bench_overlap_fraction).
+ * Measured one row, 8 rows, one row again; the best samples count. */
+struct attn_core_ctx {
+    struct run *s;
+    struct bench_kv kv;
+    long heads, per;
+    float *q, *out, *scratch;
+};
+
+static void
+attn_core_fn(void *ctx, long reps)
+{
+    struct attn_core_ctx *c = ctx;
+    long hd = c->heads * c->kv.head_dim;
+    for (long r = 0; r < reps; r++)
+        bench_attention(c->s->pool, c->s->kn,
+                        &(struct bench_attn_args){.kv = &c->kv,
+                                                  .layer = 0,
+                                                  .heads = c->heads,
+                                                  .q = c->q,
+                                                  .ldq = hd,
+                                                  .n = 1,
+                                                  .pos0 = ATTN_CORE_CTX,
+                                                  .out = c->out,
+                                                  .ldo = hd,
+                                                  .scratch = c->scratch,
+                                                  .scratch_per_thread = c->per});
+}
+
+/* Decode attention with its KV cache in L2 (256 positions: 1 MB for bench-small's 4 KV heads,
+ * spread over the threads): the kernel's own time per byte of keys and values, which its
+ * FLOPs at the GEMM rate understate (three query rows in the 4-row micro-kernel, a 128-deep
+ * tile per 32 keys, the softmax) */
+static int
+run_attn_core(struct run *s, const struct bench_tfm_shape *sh)
+{
+    struct attn_core_ctx c = {.s = s, .heads = sh->heads};
+    int rc = -1;
+    if (bench_kv_init(&c.kv, 1, sh->kv_heads, sh->head_dim, ATTN_CORE_CTX + 1) != 0)
+        goto out;
+    c.per = bench_attn_scratch_floats(&c.kv, sh->heads);
+    c.q = bench_alloc((size_t)(sh->heads * sh->head_dim) * sizeof(float));
+    c.out = bench_alloc((size_t)(sh->heads * sh->head_dim) * sizeof(float));
+    c.scratch = bench_alloc((size_t)(c.per * s->T) * sizeof(float));
+    if (!c.q || !c.out || !c.scratch)
+        goto out;
+    size_t len = (size_t)sh->kv_heads * (size_t)sh->head_dim * (size_t)c.kv.max_ctx;
+    for (size_t j = 0; j < len; j++) {
+        c.kv.k[j] = bench_hash01((unsigned long)j + 31UL);
+        c.kv.v[j] = bench_hash01((unsigned long)j + 77UL);
+    }
+    for (long i = 0; i < sh->heads * sh->head_dim; i++)
+        c.q[i] = bench_hash01((unsigned long)i + 5UL);
+    if (bench_measure_run(&s->plan, attn_core_fn, &c, &s->r->attn_core) != 0)
+        goto out;
+    s->r->attn_core_bytes =
+        2.0 * (double)(ATTN_CORE_CTX + 1) * (double)sh->kv_heads * (double)sh->head_dim * 4;
+    bench_run_consume(s, c.out[0]);
+    rc = 0;
+out:
+    bench_kv_release(&c.kv);
+    free(c.q);
+    free(c.out);
+    free(c.scratch);
+    if (rc != 0)
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the attention core rate");
+    return rc;
+}
+
+static int
+run_overlap(struct run *s, const struct bench_tfm_shape *sh)
+{
+    struct wstream_ctx *w = s->probe;
+    long k = w->w[0].k;
+    struct overlap_ctx c = {s, 1, bench_alloc((size_t)(OVERLAP_ROWS * k) * sizeof(float)),
+                            bench_alloc((size_t)(OVERLAP_ROWS * w->ldy) * sizeof(float)),
+                            bench_alloc((size_t)(BENCH_GEMM_WORK_FLOATS * s->T) * sizeof(float))};
+    int rc = -1;
+    struct bench_report *r = s->r;
+    struct bench_measure again;
+    if (!c.x || !c.y || !c.work)
+        goto out;
+    for (long i = 0; i < OVERLAP_ROWS * k; i++)
+        c.x[i] = bench_hash01((unsigned long)i + 4242UL);
+    if (bench_measure_run(&s->plan, overlap_fn, &c, &r->overlap_gemv) != 0)
+        goto out;
+    c.m = OVERLAP_ROWS;
+    if (bench_measure_run(&s->plan, overlap_fn, &c, &r->overlap_gemm) != 0)
+        goto out;
+    c.m = 1;
+    if (bench_measure_run(&s->plan, overlap_fn, &c, &again) != 0)
+        goto out;
+    if (again.s.min < r->overlap_gemv.s.min)
+        r->overlap_gemv = again;
+    r->overlap_rows = OVERLAP_ROWS;
+    r->overlap_bytes = 4.0 * (double)k * (double)w->w[0].n * (double)w->copies;
+    r->overlap_flops_row = 2.0 * (double)k * (double)w->w[0].n * (double)w->copies;
+    bench_run_consume(s, c.y[0]);
+    if (run_attn_core(s, sh) != 0) {
+        free(c.x);
+        free(c.y);
+        free(c.work);
+        return -1;
+    }
+    bench_run_progress(s,
+                       "overlap: the weight stack by 1 and by %d rows: %.1f and %.1f GB/s; "
+                       "decode attention in L2: %.1f GB/s (best)",
+                       OVERLAP_ROWS, bench_rate_best(r->overlap_bytes, &r->overlap_gemv) / 1e9,
+                       bench_rate_best(r->overlap_bytes, &r->overlap_gemm) / 1e9,
+                       bench_rate_best(r->attn_core_bytes, &r->attn_core) / 1e9);
+    rc = 0;
+out:
+    free(c.x);
+    free(c.y);
+    free(c.work);
+    if (rc != 0)
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the overlap measurement");
+    return rc;
+}
+
 /* ---- peaks ---- */
 
 #define PEAK_ITERS 2048L /* FMA rounds per repetition */
@@ -755,6 +936,10 @@ count_steps(const struct bench_options *o, int T, double sweep_bytes)
         n += o->quick ? 6 : 10;
     if ((o->parts & BENCH_PART_MODEL) && o->model)
         n += o->quick ? 5 : 9;
+    if (T > 1 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL)))
+        n++; /* the fork-join round trip */
+    if (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL))
+        n++; /* the overlap */
     return n;
 }
 
@@ -857,6 +1042,14 @@ bench_run(const struct bench_options *o, struct bench_report *r, struct err_list
     }
     if (rc == 0 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL)))
         rc = bench_run_probe_init(&s, &sh);
+    if (rc == 0 && s.T > 1 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL))) {
+        s.stage = "kernels";
+        rc = run_launch(&s);
+    }
+    if (rc == 0 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL))) {
+        s.stage = "kernels";
+        rc = run_overlap(&s, &sh);
+    }
     if (rc == 0 && (o->parts & BENCH_PART_KERNELS)) {
         s.stage = "kernels";
         rc = bench_run_kernels(&s, &sh);

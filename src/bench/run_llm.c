@@ -71,6 +71,7 @@ run_linear(struct run *s, long m, long k, long n, long copies)
         snprintf(bc->id, sizeof bc->id, "%s_%ldx%ldx%ld", m == 1 ? "gemv" : "gemm", m, k, n);
     bc->flops = 2.0 * (double)m * (double)k * (double)n * (double)copies;
     bc->bytes = (double)copies * 4.0 * ((double)k * n + (double)m * k + (double)m * n);
+    bc->launches = s->T > 1 ? (double)copies : 0; /* one bench_linear_forward per matrix */
     const struct bench_plan *plan = bc->flops > 5e9 ? &s->plan_long : &s->plan;
     bc->probe_bandwidth_bytes_per_s = bench_run_probe(s);
     if (bench_measure_run(plan, lin_fn, &c, &bc->meas) != 0)
@@ -219,6 +220,7 @@ run_attention(struct run *s, long heads, long kv_heads, long d, long context, lo
      * read, q in, out */
     bc->flops = (double)copies * (4.0 * keys * heads * d + 5.0 * keys * heads);
     bc->bytes = (double)copies * (2.0 * keys * kv_heads * d * 4 + 2.0 * heads * d * 4);
+    bc->launches = bench_attention_threads(kv_heads, 1, s->T) > 1 ? (double)copies : 0;
     bc->probe_bandwidth_bytes_per_s = bench_run_probe(s);
     if (bench_measure_run(&s->plan, attn_fn, &c, &bc->meas) != 0)
         goto out;
@@ -409,6 +411,7 @@ bench_run_model(struct run *s, const struct bench_tfm_shape *sh)
             snprintf(bc->id, sizeof bc->id, "%s_decode_%ld", r->model_id, ctxs[i - np]);
         }
         engine_counts(s->o->model, bc->phase, bc->prompt, bc->context, &bc->flops, &bc->bytes);
+        bc->launches = bench_tfm_launches(sh, c.n, s->T);
         bc->probe_bandwidth_bytes_per_s = bench_run_probe(s);
         if (bench_measure_run(pre ? &prefill_plan : &s->plan_long, model_fn, &c, &bc->meas) != 0)
             break;

@@ -348,6 +348,16 @@ bench_tfm_forward(struct bench_tfm *m, const struct bench_kernels *kn, struct be
     return 0;
 }
 
+double
+bench_tfm_launches(const struct bench_tfm_shape *sh, long n, int threads)
+{
+    if (threads <= 1 || n < 1)
+        return 0;
+    double per_layer =
+        5 + (bench_attention_threads(sh->kv_heads, n, threads) > 1 ? 1 : 0) + (n > 1 ? 4 : 0);
+    return (double)sh->layers * per_layer + 1;
+}
+
 /* ---- naive reference ---- */
 
 static void

@@ -55,6 +55,11 @@ void bench_tfm_free(struct bench_tfm *m);
 int bench_tfm_forward(struct bench_tfm *m, const struct bench_kernels *kn, struct bench_pool *pool,
                       const int *tokens, long n, long pos0);
 
+/* Fork-joins of one bench_tfm_forward pass over n tokens on `threads` threads: per layer the
+ * five weight GEMMs and attention (when it has more than one work item), plus the four
+ * element-wise steps of a prompt (one token's run inline); the LM head once. 0 on one thread. */
+double bench_tfm_launches(const struct bench_tfm_shape *sh, long n, int threads);
+
 /* The naive reference: the same weights and cache contents for positions < pos0, triple loops,
  * expf, one thread; logits of the last of `n` tokens at pos0.. into `logits` (vocab floats).
  * Does not modify the model. Returns 0 or -1 (allocation, bounds). For tests: slow. */

@@ -2,6 +2,7 @@
  * and LLM kernels, print them, and optionally write a hardware profile and chart points.
  * The measuring is src/bench/; this file prints and writes files. */
 #include "bench/bench.h"
+#include "bench/predict.h"
 #include "bench/report.h"
 #include "cli/cli.h"
 #include "cli/out.h"
@@ -284,6 +285,27 @@ print_table(const struct bench_report *r)
                        R->peak_flops_per_s[d] / R->dram_bandwidth_bytes_per_s);
             printf("\n");
         }
+    if (r->overlap_rows > 0 && R->peak_flops_per_s[DT_FP32] > 0) {
+        struct hw_profile hw;
+        memset(&hw, 0, sizeof hw);
+        hw.peak_flops_per_s[DT_FP32] = R->peak_flops_per_s[DT_FP32];
+        hw.gemm_efficiency = R->gemm_efficiency;
+        printf("  overlap         %.0f%% of core time hidden by the stream (the weight stack by 1 "
+               "and by %ld rows: %.1f and %.1f GB/s)\n",
+               100 * bench_report_overlap(r, &hw), r->overlap_rows,
+               bench_rate_best(r->overlap_bytes, &r->overlap_gemv) / 1e9,
+               bench_rate_best(r->overlap_bytes, &r->overlap_gemm) / 1e9);
+        if (r->attn_core_bytes > 0)
+            printf("  attention core  %.1f GB/s of KV cache in L2 (decode attention, %d threads)\n",
+                   bench_rate_best(r->attn_core_bytes, &r->attn_core) / 1e9, r->threads);
+    }
+    if (R->launch_s > 0) {
+        unit_format_time(R->launch_s, 3, a, sizeof a);
+        unit_format_time(r->launch.s.median, 3, b, sizeof b);
+        printf("  fork-join       %s per parallel kernel (an empty kernel on %d threads; median "
+               "%s)\n",
+               a, r->threads, b);
+    }
     printf("checksum %.6g; result checks: %s; %.1f s\n", r->checksum, r->validation, r->elapsed_s);
 }
 

@@ -147,6 +147,28 @@ read_bench_json(const char *path, struct bench_report *r)
     str_at(roofs, "dram_kernel", r->roofs.dram_kernel, sizeof r->roofs.dram_kernel);
     double ts = num_at(roofs, "fp32_thread_scaling");
     r->roofs.fp32_thread_scaling = isfinite(ts) && ts > 0 ? ts : 0;
+    const struct ynode *ov = ynode_get(root, "overlap");
+    if (ov && ov->kind == YNODE_MAP) {
+        const struct ynode *g1 = ynode_get(ov, "gemv_time_s"), *gm = ynode_get(ov, "gemm_time_s");
+        r->overlap_rows = long_at(ov, "rows");
+        r->overlap_bytes = num_at(ov, "bytes");
+        r->overlap_flops_row = num_at(ov, "flops_per_row");
+        r->overlap_gemv.n_samples = r->overlap_gemm.n_samples = 1;
+        r->overlap_gemv.s.min = g1 ? num_at(g1, "min") : NAN;
+        r->overlap_gemm.s.min = gm ? num_at(gm, "min") : NAN;
+        const struct ynode *ga = ynode_get(ov, "attention_time_s");
+        double ab = num_at(ov, "attention_bytes"), at = ga ? num_at(ga, "min") : NAN;
+        if (isfinite(ab) && ab > 0 && isfinite(at) && at > 0) {
+            r->attn_core_bytes = ab;
+            r->attn_core.n_samples = 1;
+            r->attn_core.s.min = at;
+        }
+        if (!(r->overlap_rows >= 2) || !isfinite(r->overlap_flops_row) ||
+            !isfinite(r->overlap_gemv.s.min) || !isfinite(r->overlap_gemm.s.min))
+            r->overlap_rows = 0; /* bench_report_overlap: not measured */
+    }
+    double ls = num_at(roofs, "launch_overhead_s");
+    r->roofs.launch_s = isfinite(ls) && ls > 0 ? ls : 0;
     double ge = num_at(roofs, "gemm_efficiency");
     r->roofs.gemm_efficiency = isfinite(ge) && ge > 0 && ge <= 1 ? ge : 0;
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++) {
@@ -194,6 +216,8 @@ read_bench_json(const char *path, struct bench_report *r)
         bc->context = long_at(c, "context");
         bc->flops = num_at(c, "flops");
         bc->bytes = num_at(c, "bytes");
+        double launches = num_at(c, "launches");
+        bc->launches = isfinite(launches) && launches > 0 ? launches : 0;
         double probe = num_at(c, "probe_bandwidth_bytes_per_s");
         bc->probe_bandwidth_bytes_per_s = isfinite(probe) && probe > 0 ? probe : 0;
         const struct ynode *cal = ynode_get(c, "calibration");
@@ -317,6 +341,10 @@ validate_host(int argc, char **argv)
         rc = CLI_FAIL;
         goto done;
     }
+    /* the host terms: fork-join round trip and the overlap of core time and stream, the
+     * latter on the profile's roofs (docs/bench.md#core-time-and-the-stream) */
+    struct bench_host_terms terms = {r->roofs.launch_s, bench_report_overlap(r, hw),
+                                     bench_rate_best(r->attn_core_bytes, &r->attn_core)};
     struct row rows[BENCH_MAX_CASES];
     int n = 0;
     for (int i = 0; i < r->n_cases; i++) {
@@ -327,7 +355,7 @@ validate_host(int argc, char **argv)
         struct hw_profile beside = *hw;
         beside.memory_bandwidth_bytes_per_s =
             bench_case_bandwidth(r, &r->cases[i], hw->memory_bandwidth_bytes_per_s);
-        rows[n].ok = bench_predict_case(&beside, model, &r->cases[i], &rows[n].p) == 0;
+        rows[n].ok = bench_predict_case(&beside, model, &r->cases[i], &terms, &rows[n].p) == 0;
         rows[n].err_pct =
             rows[n].ok ? bench_error_pct(rows[n].p.predicted_s, r->cases[i].meas.s.median) : NAN;
         n++;
@@ -359,6 +387,10 @@ validate_host(int argc, char **argv)
         out_json_number(stdout, hw->memory_bandwidth_bytes_per_s);
         printf(",\n  \"fp32_flops_per_s\": ");
         out_json_number(stdout, hw_peak(hw, DT_FP32, NULL));
+        printf(",\n  \"launch_overhead_s\": ");
+        out_json_number(stdout, r->roofs.launch_s);
+        printf(",\n  \"overlap\": ");
+        out_json_number(stdout, terms.overlap);
         printf(",\n  \"gemm_efficiency\": ");
         out_json_number(stdout, hw->gemm_efficiency > 0 ? hw->gemm_efficiency : 1);
         printf(",\n  \"measured\": ");
@@ -375,12 +407,22 @@ validate_host(int argc, char **argv)
         out_table_end(t, stdout, 0);
     } else {
         char eff[96] = "";
+        char fj[128] = "";
+        size_t fn = 0;
         if (hw->gemm_efficiency > 0)
             snprintf(eff, sizeof eff, ", GEMMs at %.0f%% of it", 100 * hw->gemm_efficiency);
-        printf("host validation: %s predicted from %s (bandwidth %s, fp32 peak %s%s) with the\n"
-               "engine's roofline, against the median of the measured samples\n\n",
+        if (r->roofs.launch_s > 0) {
+            char u[32];
+            unit_format_time(r->roofs.launch_s, 3, u, sizeof u);
+            fn += (size_t)snprintf(fj, sizeof fj, ", %s per fork-join", u);
+        }
+        if (r->overlap_rows > 0 && fn < sizeof fj)
+            snprintf(fj + fn, sizeof fj - fn, ", %.0f%% of core time hidden by the stream",
+                     100 * terms.overlap);
+        printf("host validation: %s predicted from %s (bandwidth %s, fp32 peak %s%s%s) with "
+               "the\nengine's roofline, against the median of the measured samples\n\n",
                model->id, hw->path ? hw->path : "the profile of this run's measurements", bw, pk,
-               eff);
+               eff, fj);
         out_table_end(t, stdout, 0);
         printf("\n");
         struct out_table *s = out_table_new(

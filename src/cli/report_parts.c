@@ -755,7 +755,9 @@ host_validation(struct rep_doc *d, const struct rp_ctx *ctx)
         if (c->calibration)
             continue; /* it set the GEMM efficiency: scoring it would predict itself */
         struct bench_prediction p;
-        bool ok = bench_predict_case(ctx->bench_hw, ctx->bench_model, c, &p) == 0;
+        struct bench_host_terms terms = {r->roofs.launch_s, bench_report_overlap(r, ctx->bench_hw),
+                                         bench_rate_best(r->attn_core_bytes, &r->attn_core)};
+        bool ok = bench_predict_case(ctx->bench_hw, ctx->bench_model, c, &terms, &p) == 0;
         double e = ok ? bench_error_pct(p.predicted_s, c->meas.s.median) : NAN;
         char pr[32], me[32], er[32];
         const char *row[] = {rp_esc(c->id),

@@ -82,6 +82,63 @@ expect_out validate-host-json-p90 '"p90_abs_error_pct"'
 grep -Eq '"gemm_efficiency": (0\.[0-9]+|1(\.0+)?)[,}[:space:]]' "$T/out" &&
     echo "ok validate-host-json-efficiency" || echo "not ok validate-host-json-efficiency"
 
+# the pool's fork-join round trip is measured on more than one thread and charged per parallel
+# kernel: on the fixed report, 37 fork-joins of 1 ms add 37 ms to the decode prediction
+if [ "$(nproc)" -gt 1 ]; then
+    grep -q '"fork_join": {"threads": ' "$T/bench.json" && echo "ok bench-json-fork-join" ||
+        echo "not ok bench-json-fork-join"
+    grep -Eq '"launch_overhead_s": [0-9.e+-]+' "$T/bench.json" && echo "ok bench-json-launch-overhead" ||
+        echo "not ok bench-json-launch-overhead"
+    grep -q '"id": "bench-small_decode_2048".*"launches": 37,' "$T/bench.json" &&
+        echo "ok bench-json-decode-launches" || echo "not ok bench-json-decode-launches"
+fi
+python3 - "$top/tests/data/bench/report.json" "$T/fj.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["roofs"]["launch_overhead_s"] = 1e-3
+for c in d["cases"]:
+    if c["id"] == "bench-small_decode_2048":
+        c["launches"] = 37
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run validate-host-fixed 0 -- "$ROOFLINE" validate --host --bench "$top/tests/data/bench/report.json" -o csv
+cp "$T/out" "$T/fixed.csv"
+run validate-host-fork-join 0 -- "$ROOFLINE" validate --host --bench "$T/fj.json" -o csv
+python3 - "$T/fixed.csv" "$T/out" <<'PY' && echo "ok validate-host-fork-join-charge" || echo "not ok validate-host-fork-join-charge"
+import csv, sys
+a = {r["id"]: float(r["predicted"]) for r in csv.DictReader(open(sys.argv[1]))}
+b = {r["id"]: float(r["predicted"]) for r in csv.DictReader(open(sys.argv[2]))}
+d = b["bench-small_decode_2048"] - a["bench-small_decode_2048"]
+others = [k for k in a if k != "bench-small_decode_2048" and a[k] != b[k]]
+sys.exit(0 if abs(d - 0.037) < 1e-6 and not others else 1)
+PY
+# the overlap of core time and stream: measured by every run with kernels; on the fixed report
+# an 8-row pass as fast as the one-row pass hides all (predictions unchanged), one 8 x 4 ms
+# slower hides nothing (every kernel pays its core time on top)
+grep -q '"overlap": {"rows": 8, ' "$T/bench.json" && echo "ok bench-json-overlap" ||
+    echo "not ok bench-json-overlap"
+for ov in hidden exposed; do
+    python3 - "$top/tests/data/bench/report.json" "$T/ov-$ov.json" "$ov" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t1 = {"reps": 1, "warmup_runs": 1, "min": 0.02, "median": 0.02, "max": 0.02, "mean": 0.02, "samples": [0.02]}
+t8 = dict(t1, min=0.02 if sys.argv[3] == "hidden" else 0.05)
+d["overlap"] = {"rows": 8, "bytes": 2.7e8, "flops_per_row": 1.35e8, "gemv_time_s": t1, "gemm_time_s": t8}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    run validate-host-overlap-$ov 0 -- "$ROOFLINE" validate --host --bench "$T/ov-$ov.json" -o csv
+    cp "$T/out" "$T/ov-$ov.csv"
+done
+cmp -s "$T/fixed.csv" "$T/ov-hidden.csv" && echo "ok validate-host-overlap-hidden-unchanged" ||
+    echo "not ok validate-host-overlap-hidden-unchanged"
+grep -q '^gemm_8x4096x4096.*of core time not hidden' "$T/ov-exposed.csv" &&
+    echo "ok validate-host-overlap-exposed" || echo "not ok validate-host-overlap-exposed"
+run validate-host-overlap-json 0 -- "$ROOFLINE" validate --host --bench "$T/ov-exposed.json" -o json
+expect_out validate-host-overlap-json-zero '"overlap": 0,'
+run validate-host-fork-join-table 0 -- "$ROOFLINE" validate --host --bench "$T/fj.json"
+expect_out validate-host-fork-join-reason "+ 37 fork-joins x 1.00 ms"
+expect_out validate-host-fork-join-header "1.00 ms per fork-join"
+
 # the chart reads the points file, or the bench report itself (the model then defaults to the
 # one the bench ran, in fp32)
 run bench-chart-points 0 -- "$ROOFLINE" chart roofline --gpu "$T/host.yaml" --model bench-small \

@@ -935,7 +935,7 @@ TEST(bench_predictions_follow_the_roofline)
     c.flops = 2.0 * 4096 * 4096 * 2;
     c.bytes = 2 * 4.0 * (4096.0 * 4096 + 2 * 4096);
     struct bench_prediction p;
-    CHECK(bench_predict_case(&hw, NULL, &c, &p) == 0);
+    CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) == 0);
     CHECK(p.memory_bound);
     CHECK_NEAR(p.predicted_s, c.bytes / 10e9, 1e-12);
     CHECK_CONTAINS(p.reason, "memory-bound");
@@ -944,7 +944,7 @@ TEST(bench_predictions_follow_the_roofline)
     c.copies = 1;
     c.flops = 2.0 * 512 * 4096 * 4096;
     c.bytes = 4.0 * (4096.0 * 4096 + 2 * 512 * 4096);
-    CHECK(bench_predict_case(&hw, NULL, &c, &p) == 0);
+    CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) == 0);
     CHECK(!p.memory_bound);
     CHECK_NEAR(p.predicted_s, c.flops / 1e12, 1e-12);
     CHECK_CONTAINS(p.reason, "compute-bound");
@@ -953,7 +953,7 @@ TEST(bench_predictions_follow_the_roofline)
     c.kind = BENCH_CASE_MODEL;
     c.phase = BENCH_PHASE_DECODE;
     c.context = 1024;
-    CHECK(bench_predict_case(&hw, m, &c, &p) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, NULL, &p) == 0);
     struct roof_config cfg;
     roof_config_init(&cfg, &hw, m, ROOF_DECODE);
     cfg.weights = cfg.act = cfg.kv = DT_FP32;
@@ -964,11 +964,249 @@ TEST(bench_predictions_follow_the_roofline)
     CHECK(p.memory_bound);
     /* decode reads every weight once: at least the fp32 weights over the bandwidth */
     CHECK(p.predicted_s >= 249318912.0 * 4 / 10e9 * 0.8);
-    CHECK(bench_predict_case(&hw, NULL, &c, &p) != 0);
+    CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) != 0);
     mdl_free(m);
     hw.peak_flops_per_s[DT_FP32] = 0;
     c.kind = BENCH_CASE_GEMV;
-    CHECK(bench_predict_case(&hw, NULL, &c, &p) != 0);
+    CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) != 0);
+}
+
+/* Each fork-join of a case costs the measured round trip on top of its roofline: by hand, a
+ * GEMV stack of 2 matrices (two fork-joins) at 10 GB/s and 2 us per round trip takes
+ * bytes / 10e9 + 4 us; a bench-small decode step on two threads has 6 layers x (5 GEMMs and
+ * attention) + the LM head = 37 fork-joins, a 16-token prefill 6 x 10 + 1 = 61. */
+TEST(bench_predictions_charge_each_fork_join)
+{
+    struct hw_profile hw;
+    memset(&hw, 0, sizeof hw);
+    hw.memory_bandwidth_bytes_per_s = 10e9;
+    hw.memory_capacity_bytes = 64e9;
+    hw.peak_flops_per_s[DT_FP32] = 1e12;
+    struct bench_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = BENCH_CASE_GEMV;
+    c.rows = 1;
+    c.inner = c.cols = 4096;
+    c.copies = 2;
+    c.launches = 2;
+    c.flops = 2.0 * 4096 * 4096 * 2;
+    c.bytes = 2 * 4.0 * (4096.0 * 4096 + 2 * 4096); /* 134,283,264 B: 13.4283264 ms */
+    struct bench_prediction p;
+    struct bench_host_terms fj = {2e-6, 1, 0};
+    CHECK(bench_predict_case(&hw, NULL, &c, &fj, &p) == 0);
+    CHECK(p.memory_bound);
+    CHECK_NEAR(p.launch_s, 4e-6, 1e-15);
+    CHECK_NEAR(p.predicted_s, 13.4283264e-3 + 4e-6, 1e-12);
+    CHECK_CONTAINS(p.reason, "+ 2 fork-joins x 2");
+    /* no round trip measured (one thread, an old report): the roofline alone */
+    CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) == 0);
+    CHECK_NEAR(p.predicted_s, 13.4283264e-3, 1e-12);
+    CHECK(strstr(p.reason, "fork-join") == NULL);
+    struct bench_tfm_shape sh = {6, 1536, 12, 4, 128, 4096, 32000};
+    CHECK_NEAR(bench_tfm_launches(&sh, 1, 2), 37, 0);
+    CHECK_NEAR(bench_tfm_launches(&sh, 16, 2), 61, 0);
+    CHECK_NEAR(bench_tfm_launches(&sh, 1, 1), 0, 0);
+    /* one KV head and one query block: attention runs on one thread, no fork-join */
+    struct bench_tfm_shape one = {2, 64, 2, 1, 32, 96, 100};
+    CHECK_NEAR(bench_tfm_launches(&one, 1, 2), 2 * 5 + 1, 0);
+    CHECK_NEAR(bench_tfm_launches(&one, 17, 2), 2 * 10 + 1, 0);
+    struct mdl_profile *m = test_model("bench-small");
+    c.kind = BENCH_CASE_MODEL;
+    c.phase = BENCH_PHASE_DECODE;
+    c.context = 1024;
+    c.launches = 37;
+    struct bench_prediction p0;
+    CHECK(bench_predict_case(&hw, m, &c, NULL, &p0) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, &fj, &p) == 0);
+    CHECK_NEAR(p.predicted_s - p0.predicted_s, 74e-6, 1e-12);
+    CHECK(p.memory_bound);
+    mdl_free(m);
+}
+
+/* The overlap of core time and stream from two passes over one stack, by hand: core 1 ms per
+ * row, stream 20 ms, half hidden: t1 = 20 + 0.5, t8 = 20 + 4 -> 1 - 3.5 / 7 = 0.5; an 8-row
+ * pass that is core-bound (stream 5 ms): t1 = 5.5, t8 = 8 + 2.5 -> u^2 - 5.5 u + 2.5 = 0,
+ * u = 0.5 */
+TEST(bench_overlap_from_two_passes)
+{
+    CHECK_NEAR(bench_overlap_fraction(20.5e-3, 24e-3, 1e-3, 8e-3), 0.5, 1e-12);
+    CHECK_NEAR(bench_overlap_fraction(10.5e-3, 10.5e-3, 1e-3, 8e-3), 1, 0); /* all hidden */
+    CHECK_NEAR(bench_overlap_fraction(21e-3, 28e-3, 1e-3, 8e-3), 0, 1e-12); /* none */
+    CHECK_NEAR(bench_overlap_fraction(21e-3, 40e-3, 1e-3, 8e-3), 0, 0);     /* clamped */
+    CHECK_NEAR(bench_overlap_fraction(5.5e-3, 10.5e-3, 1e-3, 8e-3), 0.5, 1e-12);
+    CHECK_NEAR(bench_overlap_fraction(0, 10e-3, 1e-3, 8e-3), 1, 0);
+    CHECK_NEAR(bench_overlap_fraction(5e-3, NAN, 1e-3, 8e-3), 1, 0);
+    /* from a report: the core times come from the profile's peak x gemm_efficiency */
+    struct bench_report *r = calloc(1, sizeof *r);
+    struct hw_profile hw;
+    memset(&hw, 0, sizeof hw);
+    hw.peak_flops_per_s[DT_FP32] = 2e12;
+    hw.gemm_efficiency = 0.5;                       /* 1 TFLOP/s: 1e9 FLOPs per row take 1 ms */
+    CHECK_NEAR(bench_report_overlap(r, &hw), 1, 0); /* not measured */
+    r->overlap_rows = 8;
+    r->overlap_flops_row = 1e9;
+    r->overlap_gemv.n_samples = r->overlap_gemm.n_samples = 1;
+    r->overlap_gemv.s.min = 20.5e-3;
+    r->overlap_gemm.s.min = 24e-3;
+    CHECK_NEAR(bench_report_overlap(r, &hw), 0.5, 1e-12);
+    free(r);
+}
+
+/* With no overlap a kernel takes stream + core, the stream at the bandwidth that leaves the
+ * roof's own GEMV its measured time. By hand, 10 GB/s and 1 TFLOP/s: 1 / b = 1 / 10e9 - 0.5 /
+ * 1e12 = 0.995e-10 s/B. An 8 x 4096 x 4096 GEMM (67,371,008 B, 268,435,456 FLOPs) takes
+ * 6.703415296 ms + 0.268435456 ms = 6.971850752 ms instead of the roofline's 6.7371008 ms, and
+ * a GEMV stays at the roof (its bytes over 10 GB/s, but for the 2 x 4096 floats of x and y) */
+TEST(bench_predictions_without_overlap)
+{
+    struct hw_profile hw;
+    memset(&hw, 0, sizeof hw);
+    hw.memory_bandwidth_bytes_per_s = 10e9;
+    hw.memory_capacity_bytes = 64e9;
+    hw.peak_flops_per_s[DT_FP32] = 1e12;
+    struct bench_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = BENCH_CASE_GEMM;
+    c.rows = 8;
+    c.inner = c.cols = 4096;
+    c.copies = 1;
+    c.flops = 2.0 * 8 * 4096 * 4096;
+    c.bytes = 4.0 * (4096.0 * 4096 + 2 * 8 * 4096);
+    struct bench_host_terms none = {0, 0, 0}, all = {0, 1, 0};
+    struct bench_prediction p;
+    CHECK(bench_predict_case(&hw, NULL, &c, &none, &p) == 0);
+    CHECK(p.memory_bound);
+    CHECK_NEAR(p.predicted_s, 6.971850752e-3, 1e-14);
+    CHECK_NEAR(p.overlap_s, 0.268435456e-3, 1e-15);
+    CHECK_CONTAINS(p.reason, "of core time not hidden");
+    CHECK(bench_predict_case(&hw, NULL, &c, &all, &p) == 0);
+    CHECK_NEAR(p.predicted_s, 6.7371008e-3, 1e-14);
+    CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) == 0);
+    CHECK_NEAR(p.predicted_s, 6.7371008e-3, 1e-14);
+    c.kind = BENCH_CASE_GEMV;
+    c.rows = 1;
+    c.flops = 2.0 * 4096 * 4096;
+    c.bytes = 4.0 * (4096.0 * 4096 + 2 * 4096);
+    CHECK(bench_predict_case(&hw, NULL, &c, &none, &p) == 0);
+    CHECK_NEAR(p.predicted_s, c.bytes / 10e9, 1e-5);
+    /* a compute-bound GEMM pays its stream on top: 512 x 4096 x 4096, 17.18 GFLOP at 1 TFLOP/s
+     * and 83.9 MB at 10.05 GB/s */
+    c.kind = BENCH_CASE_GEMM;
+    c.rows = 512;
+    c.flops = 2.0 * 512 * 4096 * 4096;
+    c.bytes = 4.0 * (4096.0 * 4096 + 2 * 512 * 4096);
+    CHECK(bench_predict_case(&hw, NULL, &c, &none, &p) == 0);
+    CHECK(!p.memory_bound);
+    CHECK_NEAR(p.predicted_s, c.flops / 1e12 + c.bytes * 0.995e-10, 1e-14);
+    /* a decode step of bench-small: the stream hides the GEMVs' core time in the roof already,
+     * so without overlap the step changes by the non-GEMV work only (under 1%) */
+    struct mdl_profile *m = test_model("bench-small");
+    c.kind = BENCH_CASE_MODEL;
+    c.phase = BENCH_PHASE_DECODE;
+    c.context = 1024;
+    struct bench_prediction p1;
+    CHECK(bench_predict_case(&hw, m, &c, &all, &p1) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, &none, &p) == 0);
+    CHECK(p.overlap_s > 0);
+    CHECK(fabs(p.predicted_s / p1.predicted_s - 1) < 0.01);
+    /* a 16-token prefill at the ridge (100 GFLOP/s: about 8 GFLOP against 0.82 GB) pays most
+     * of its core time on top */
+    hw.peak_flops_per_s[DT_FP32] = 1e11;
+    c.phase = BENCH_PHASE_PREFILL;
+    c.context = 0;
+    c.prompt = 16;
+    CHECK(bench_predict_case(&hw, m, &c, &all, &p1) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, &none, &p) == 0);
+    CHECK(p.predicted_s > 1.3 * p1.predicted_s);
+    mdl_free(m);
+}
+
+/* Decode attention's core time at its measured L2 rate, by hand: 10 MB of KV cache at 5 GB/s
+ * take 2 ms of core against 1 ms of stream at 10 GB/s, so 2 ms with full overlap and 2 +
+ * 0.995 ms with none; in a bench-small decode step at context 1024 the 25,190,400 bytes of K
+ * and V at 1 GB/s replace the attention's 2.5 ms of stream */
+TEST(bench_predictions_attention_core_rate)
+{
+    struct hw_profile hw;
+    memset(&hw, 0, sizeof hw);
+    hw.memory_bandwidth_bytes_per_s = 10e9;
+    hw.memory_capacity_bytes = 64e9;
+    hw.peak_flops_per_s[DT_FP32] = 1e12;
+    struct bench_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = BENCH_CASE_ATTN;
+    c.phase = BENCH_PHASE_DECODE;
+    c.bytes = 1e7;
+    c.flops = 1.5e7;
+    struct bench_host_terms all = {0, 1, 5e9}, none = {0, 0, 5e9}, plain = {0, 1, 0};
+    struct bench_prediction p;
+    CHECK(bench_predict_case(&hw, NULL, &c, &all, &p) == 0);
+    CHECK(!p.memory_bound);
+    CHECK_NEAR(p.predicted_s, 2e-3, 1e-12);
+    CHECK(bench_predict_case(&hw, NULL, &c, &none, &p) == 0);
+    CHECK_NEAR(p.predicted_s, 2.995e-3, 1e-12);
+    CHECK(bench_predict_case(&hw, NULL, &c, &plain, &p) == 0);
+    CHECK(p.memory_bound);
+    CHECK_NEAR(p.predicted_s, 1e-3, 1e-12);
+    struct mdl_profile *m = test_model("bench-small");
+    c.kind = BENCH_CASE_MODEL;
+    c.context = 1024;
+    c.bytes = c.flops = 0;
+    struct bench_prediction p0;
+    struct bench_host_terms slow = {0, 1, 1e9};
+    CHECK(bench_predict_case(&hw, m, &c, &plain, &p0) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, &slow, &p) == 0);
+    CHECK_NEAR(p.predicted_s - p0.predicted_s, 25.1904e-3 - 2.51904e-3, 0.01);
+    /* prefill keeps the engine's attention (the rate is a one-token measurement) */
+    c.phase = BENCH_PHASE_PREFILL;
+    c.context = 0;
+    c.prompt = 64;
+    CHECK(bench_predict_case(&hw, m, &c, &plain, &p0) == 0);
+    CHECK(bench_predict_case(&hw, m, &c, &slow, &p) == 0);
+    CHECK_NEAR(p.predicted_s, p0.predicted_s, 1e-15);
+    mdl_free(m);
+}
+
+/* bench_tfm_launches counts the pool's real fork-joins: a forward pass of the test model on
+ * two threads hands the workers exactly that many jobs, prefill and decode */
+TEST(bench_model_launches_match_the_pool)
+{
+    struct bench_tfm_shape sh = {2, 64, 4, 2, 32, 96, 100};
+    struct bench_tfm *m = NULL;
+    CHECK(bench_tfm_new(&sh, 64, 40, 2, 7, &m) == 0);
+    struct bench_pool *pool = bench_pool_new(2, false);
+    CHECK(pool != NULL);
+    if (!m || !pool) {
+        bench_pool_free(pool);
+        bench_tfm_free(m);
+        return;
+    }
+    const struct bench_kernels *k = bench_kernels_for(BENCH_ISA_GENERIC);
+    int tokens[40];
+    for (int i = 0; i < 40; i++)
+        tokens[i] = (i * 37 + 11) % 100;
+    long ns[] = {37, 1, 16, 17};
+    for (int i = 0; i < 4; i++) {
+        unsigned long before = bench_pool_launches(pool);
+        CHECK(bench_tfm_forward(m, k, pool, tokens, ns[i], ns[i] == 1 ? 40 : 0) == 0);
+        CHECK_NEAR((double)(bench_pool_launches(pool) - before), bench_tfm_launches(&sh, ns[i], 2),
+                   0);
+    }
+    /* attention of one KV head and one query block runs on the caller alone */
+    CHECK(bench_attention_threads(1, 16, 2) == 1);
+    CHECK(bench_attention_threads(1, 17, 2) == 2);
+    CHECK(bench_attention_threads(4, 1, 2) == 2);
+    CHECK(bench_attention_threads(4, 1, 8) == 4);
+    /* one thread: plain calls, nothing counted */
+    struct bench_pool *one = bench_pool_new(1, false);
+    if (one) {
+        CHECK(bench_tfm_forward(m, k, one, tokens, 5, 0) == 0);
+        CHECK(bench_pool_launches(one) == 0);
+        CHECK_NEAR(bench_tfm_launches(&sh, 5, 1), 0, 0);
+    }
+    bench_pool_free(one);
+    bench_pool_free(pool);
+    bench_tfm_free(m);
 }
 
 TEST(bench_error_summary)
@@ -1044,7 +1282,7 @@ TEST(bench_gemm_efficiency_from_calibration)
             g.flops = 2.0 * 512 * 4096 * 4096;
             g.bytes = 4.0 * (4096.0 * 4096 + 2 * 512 * 4096);
             struct bench_prediction p;
-            CHECK(bench_predict_case(back, NULL, &g, &p) == 0);
+            CHECK(bench_predict_case(back, NULL, &g, NULL, &p) == 0);
             CHECK(!p.memory_bound);
             CHECK_NEAR(p.predicted_s, g.flops / (4e12 * 0.6818), 1e-9);
             /* and the engine takes it as the device's compute efficiency */
