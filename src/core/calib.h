@@ -59,7 +59,7 @@ struct engine_profile {
 };
 
 /* The full parameter set that calibration fits: per class, per engine. */
-#define CALIB_MAX_ENGINES 8
+#define CALIB_MAX_ENGINES 16
 struct calib_params {
     struct dev_params dev[DEV_CLASS_COUNT];
     int n_engines;

@@ -23,8 +23,9 @@ static const char *const ROW_KEYS[] = {
 static const char *const PHASES[PRED_PHASE_COUNT] = {"decode", "prefill", "e2e", "kernel"};
 static const char *const METRICS[] = {"tokens_per_s", "time_ms", "latency_s"};
 static const char *const ENGINES[] = {
-    "llama.cpp", "vllm",          "tensorrt-llm",   "deepspeed", "kernel", "sglang", "tgi",
-    "lmdeploy",  "deepspeed-mii", "optimum-habana", "mlc-llm",   "mlx",    "ollama", "gpt-fast"};
+    "llama.cpp",      "vllm",    "vllm-v0", "tensorrt-llm", "deepspeed",
+    "kernel",         "sglang",  "tgi",     "lmdeploy",     "deepspeed-mii",
+    "optimum-habana", "mlc-llm", "mlx",     "ollama",       "gpt-fast"};
 /* Serving engines with a profile in engine_profiles/ that the generic model averages. */
 static const char *const PROFILED[] = {"llama.cpp", "vllm", "tensorrt-llm", "deepspeed"};
 /* Engines that run another engine's kernels: the other's profile applies. Ollama serves models

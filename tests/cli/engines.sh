@@ -33,6 +33,11 @@ if awk -F, '$1 == "vllm-decode" { v = 8 / $6 } $1 == "tgi-decode" { t = 8 / $6 }
     $1 == "sglang-decode" { s = 8 / $6 }
     END { d = v - s - 0.0015495; exit !(v > 0 && t == v && d < 1e-7 && d > -1e-7) }' "$T/out"; then
     echo "ok engines-like-vllm"; else echo "not ok engines-like-vllm"; grep decode "$T/out"; fi
+# a measurement row of engine vllm-v0 runs on engine_profiles/vllm-v0.yaml: vLLM's step plus
+# 8 x 100 us of host work per sampled token: 8 / tok/s(v0) = 8 / tok/s(vllm) + 0.0008 s
+if awk -F, '$1 == "vllm-decode" { v = 8 / $6 } $1 == "vllm-v0-decode" { w = 8 / $6 }
+    END { d = w - v - 0.0008; exit !(v > 0 && d < 1e-7 && d > -1e-7) }' "$T/out"; then
+    echo "ok engines-v0-row"; else echo "not ok engines-v0-row"; grep decode "$T/out"; fi
 # engine_profiles/vllm-v0.yaml: vLLM's kernels (like: vllm) plus 100 us of host work per sampled
 # token (vLLM issue #6801: 20 ms between steps at batch 200): at batch 8 its step operator is
 # vLLM's 1552.5 us + 8 x 100 us = 2352.5 us
