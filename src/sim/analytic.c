@@ -39,6 +39,38 @@ mixed_s(struct model *m, double b, double tokens)
     return sim_cost_step(m->cost, q, tokens >= 1 ? 2 : 1);
 }
 
+/* The mean batch's fixed point b = g(b) (Little's law). The models step b <- g(b) from b = 1:
+ * where g increases (a larger batch, longer steps, more requests in flight) the steps climb to
+ * the smallest fixed point without passing it (b < b* gives g(b) < g(b*) = b*), the point the
+ * damped step b <- (b + g(b)) / 2 the models took before converges to, but at the rate
+ * g'(b*) instead of (1 + g'(b*)) / 2: about 5-10 steps where the damped one took 30 (each a
+ * model's step costs). A step that passes a fixed point (h = g - b changes sign: g decreases
+ * there) switches to the damped step for the rest. The models stop where |h| <= 1e-9 b, as
+ * before, and keep that point's figures. */
+bool sim_analytic_damped = false;
+
+struct fixpt {
+    double ph;   /* the previous h, 0: none yet */
+    bool damped; /* a step passed a fixed point */
+};
+
+static void
+fixpt_init(struct fixpt *fp)
+{
+    *fp = (struct fixpt){0, false};
+}
+
+/* the next point after b, whose map gives g */
+static double
+fixpt_next(struct fixpt *fp, double b, double g)
+{
+    double h = g - b;
+    if ((h > 0 && fp->ph < 0) || (h < 0 && fp->ph > 0))
+        fp->damped = true;
+    fp->ph = h;
+    return fp->damped || sim_analytic_damped ? b + 0.5 * h : g;
+}
+
 /* beyond capacity: no steady state, so no waits or latencies (the capacity and the step times
  * stay) */
 static void
@@ -250,13 +282,15 @@ static_batches(struct model *m, const struct sim_config *cfg, double rate, doubl
         m->slots = kcap >= 1 ? kcap : 1;
     out->servers = m->slots;
     double tq[STATIC_NQ], tpk = 0, s = 0, ET = 0, ET2 = 0, k = 1;
+    struct fixpt fp;
+    fixpt_init(&fp);
     for (int it = 0; it < 200; it++) {
         static_moments(m, cfg, k, tq, &tpk, &s, &ET, &ET2);
         double nk = rate * ET;
         nk = nk < 1 ? 1 : nk > m->slots ? m->slots : nk;
         if (fabs(nk - k) <= 1e-9 * k)
             break;
-        k = 0.5 * k + 0.5 * nk;
+        k = fixpt_next(&fp, k, nk);
     }
     static_moments(m, cfg, k, tq, &tpk, &s, &ET, &ET2);
     double busy = rate * ET / k; /* 1 while batches run back to back */
@@ -310,6 +344,8 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
     double B = (double)cfg->sched.max_batch;
     double tp = prefill_s(m, m->P);
     double b = 1, s = decode_s(m, 1), f = 0, S = tp;
+    struct fixpt fp;
+    fixpt_init(&fp);
     out->stable = true;
     for (int it = 0; it < 200; it++) {
         s = decode_s(m, b);
@@ -327,7 +363,7 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
         }
         if (fabs(nb - b) <= 1e-9 * (b > 1 ? b : 1))
             break;
-        b = 0.5 * b + 0.5 * nb;
+        b = fixpt_next(&fp, b, nb);
     }
     double tpot = (m->O > 1 ? s / (1.0 - f) : 0.0);
     slot_service(m, rate, tp, tpot, s, S, b, VP, VO, out);
@@ -442,6 +478,8 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
     prompt_quantiles(cfg, pq);
     double b = 1, room = budget, td = 0, tf = 0, Sp = 0, rho = 0, own = 0, full = 0, s = 0, S = 0,
            u = 0, bk = 0, pw = 1, wq = INFINITY, w99 = INFINITY;
+    struct fixpt fp;
+    fixpt_init(&fp);
     out->stable = true;
     for (int it = 0; it < 200; it++) {
         room = budget - b > 1 ? budget - b : 1;
@@ -474,7 +512,7 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
             nb = m->slots;
         if (fabs(nb - b) <= 1e-9 * (b > 1 ? b : 1))
             break;
-        b = 0.5 * b + 0.5 * nb;
+        b = fixpt_next(&fp, b, nb);
     }
     double tpot = m->O > 1 ? s : 0.0;
     slot_service(m, rate, own, tpot, s, S, b, VP, VO, out);
@@ -524,6 +562,8 @@ disaggregated(struct model *m, const struct sim_config *cfg, double rate, double
                                                  : roof_link_latency_default_s(cfg->engine.hw);
     double xfer = bw > 0 ? m->P * kv_token_bytes / bw + lat : INFINITY;
     double rd = rate / nd, b = 1, s = decode_s(m, 1);
+    struct fixpt fp;
+    fixpt_init(&fp);
     for (int it = 0; it < 200; it++) {
         s = decode_s(m, b);
         double nb = rd * (m->O - 1.0) * s;
@@ -533,7 +573,7 @@ disaggregated(struct model *m, const struct sim_config *cfg, double rate, double
             nb = 1;
         if (fabs(nb - b) <= 1e-9 * b)
             break;
-        b = 0.5 * b + 0.5 * nb;
+        b = fixpt_next(&fp, b, nb);
     }
     /* the prefill instances run chunked prefill without decodes: the prompt server of
      * chunked() with b = 0, room = the whole budget (arrivals split evenly between them) */
