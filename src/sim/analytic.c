@@ -440,7 +440,10 @@ own_steps_s(struct model *m, double b, double room, double tf, double P, double 
     double k = floor(P / room), rem = P - k * room;
     if (rem < 1)
         return k * tf;
-    double t = rem + with < room ? rem + with : room;
+    /* a full last step is t_f itself (the same step cost, not evaluated again) */
+    if (rem + with >= room)
+        return k * tf + tf;
+    double t = rem + with;
     /* b = 0: a prefill instance of disaggregated serving, no decodes in its steps */
     return k * tf + (b > 0 ? mixed_s(m, b, t) : prefill_s(m, t));
 }
@@ -452,10 +455,15 @@ own_steps_mean(struct model *m, const double *pq, double b, double room, double 
                double *lone, double *full, double *nlone)
 {
     *lone = *full = *nlone = 0;
+    double lo = 0, fu = 0;
     for (int i = 0; i < CHUNK_NQ; i++) {
-        *lone += own_steps_s(m, b, room, tf, pq[i], 0) / CHUNK_NQ;
+        if (i == 0 || pq[i] != pq[i - 1]) { /* equal quantiles (a fixed prompt): equal steps */
+            lo = own_steps_s(m, b, room, tf, pq[i], 0);
+            fu = own_steps_s(m, b, room, tf, pq[i], bk);
+        }
+        *lone += lo / CHUNK_NQ;
         *nlone += ceil(pq[i] / room) / CHUNK_NQ;
-        *full += own_steps_s(m, b, room, tf, pq[i], bk) / CHUNK_NQ;
+        *full += fu / CHUNK_NQ;
     }
 }
 
