@@ -15,6 +15,7 @@ struct model {
     double P, O;  /* mean prompt and output */
     double past;  /* mean past tokens of a decode step over a request's life */
     double slots; /* c */
+    double b0;    /* the fixed point's start (sim_analytic_from) */
 };
 
 static double
@@ -343,7 +344,7 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
 {
     double B = (double)cfg->sched.max_batch;
     double tp = prefill_s(m, m->P);
-    double b = 1, s = decode_s(m, 1), f = 0, S = tp;
+    double b = m->b0, s = decode_s(m, 1), f = 0, S = tp;
     struct fixpt fp;
     fixpt_init(&fp);
     out->stable = true;
@@ -484,8 +485,8 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
     double budget = (double)cfg->sched.max_tokens_per_step;
     double pq[CHUNK_NQ];
     prompt_quantiles(cfg, pq);
-    double b = 1, room = budget, td = 0, tf = 0, Sp = 0, rho = 0, own = 0, full = 0, s = 0, S = 0,
-           u = 0, bk = 0, pw = 1, wq = INFINITY, w99 = INFINITY;
+    double b = m->b0, room = budget, td = 0, tf = 0, Sp = 0, rho = 0, own = 0, full = 0, s = 0,
+           S = 0, u = 0, bk = 0, pw = 1, wq = INFINITY, w99 = INFINITY;
     struct fixpt fp;
     fixpt_init(&fp);
     out->stable = true;
@@ -569,7 +570,7 @@ disaggregated(struct model *m, const struct sim_config *cfg, double rate, double
     double lat = cfg->engine.link_latency_s >= 0 ? cfg->engine.link_latency_s
                                                  : roof_link_latency_default_s(cfg->engine.hw);
     double xfer = bw > 0 ? m->P * kv_token_bytes / bw + lat : INFINITY;
-    double rd = rate / nd, b = 1, s = decode_s(m, 1);
+    double rd = rate / nd, b = m->b0, s = decode_s(m, 1);
     struct fixpt fp;
     fixpt_init(&fp);
     for (int it = 0; it < 200; it++) {
@@ -630,6 +631,12 @@ disaggregated(struct model *m, const struct sim_config *cfg, double rate, double
 int
 sim_analytic(const struct sim_config *cfg, struct sim_analytic *out)
 {
+    return sim_analytic_from(cfg, 1.0, out);
+}
+
+int
+sim_analytic_from(const struct sim_config *cfg, double b0, struct sim_analytic *out)
+{
     memset(out, 0, sizeof *out);
     double blocks, block_bytes, pool_bytes;
     if (sim_kv_pool(cfg, &blocks, &block_bytes, &pool_bytes) != 0)
@@ -656,6 +663,10 @@ sim_analytic(const struct sim_config *cfg, struct sim_analytic *out)
     double per_seq = ceil((m.P + m.O / 2.0) / bt);
     double kv_slots = floor(blocks / per_seq);
     m.slots = kv_slots < B ? (kv_slots >= 1 ? kv_slots : 1) : B;
+    m.b0 =
+        b0 > 1 && b0 < m.slots && cfg->sched.policy != SIM_STATIC && cfg->work.process != SIM_CLOSED
+            ? b0
+            : 1.0;
     double ca2;
     double rate = arrival_rate(cfg, &ca2);
     out->ca2 = ca2;

@@ -1100,3 +1100,48 @@ TEST(sim_analytic_fixed_point_by_hand)
     CHECK_NEAR(a.service_s, S, 1e-12);
     CHECK_NEAR(a.tpot_mean_s, s / (1.0 - f), 1e-12);
 }
+
+/* A warm start (sim_analytic_from, the planner's bisection) from the batch at a 10% lower rate
+ * reaches the cold start's fixed point: within 1e-5 as above (both stop at |g(b) - b| <= 1e-9 b),
+ * the same stability and capacity; static batching ignores it (bit for bit). */
+TEST(sim_analytic_warm_start)
+{
+    enum sim_policy pol[5] = {SIM_STATIC, SIM_CONTINUOUS, SIM_CONTINUOUS, SIM_CHUNKED,
+                              SIM_DISAGGREGATED};
+    const double load[5] = {0.1, 0.5, 0.8, 0.95, 1.05};
+    int warm = 0;
+    for (int k = 0; k < 5; k++)
+        for (int len = 0; len < 2; len++)
+            for (int l = 0; l < 5; l++) {
+                struct sim_config c;
+                base_config(&c, pol[k]);
+                if (k == 2)
+                    c.sched.admission = SIM_ADMIT_VLLM;
+                if (pol[k] == SIM_DISAGGREGATED) {
+                    c.instances = 3;
+                    c.sched.prefill_instances = 1;
+                }
+                if (len)
+                    long_prompts(&c);
+                struct sim_analytic a, lower, w;
+                CHECK(sim_analytic(&c, &a) == 0);
+                double rate = load[l] * a.capacity_req_per_s;
+                c.work.rate_per_s = 0.9 * rate;
+                CHECK(sim_analytic(&c, &lower) == 0);
+                c.work.rate_per_s = rate;
+                CHECK(sim_analytic(&c, &a) == 0);
+                CHECK(sim_analytic_from(&c, lower.batch, &w) == 0);
+                CHECK(a.stable == w.stable);
+                CHECK(a.capacity_req_per_s == w.capacity_req_per_s);
+                if (pol[k] == SIM_STATIC)
+                    CHECK(memcmp(&a, &w, sizeof a) == 0);
+                if (!a.stable)
+                    continue;
+                warm += lower.batch > 1;
+                CHECK_NEAR(w.batch, a.batch, 1e-5);
+                CHECK_NEAR(w.ttft_p99_s, a.ttft_p99_s, 1e-4);
+                CHECK_NEAR(w.tpot_mean_s, a.tpot_mean_s, 1e-5);
+                CHECK_NEAR(w.e2e_p99_s, a.e2e_p99_s, 1e-4);
+            }
+    CHECK(warm >= 20); /* most starts are above 1 */
+}
