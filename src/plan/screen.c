@@ -55,11 +55,11 @@ slo_margin(const struct sim_slo *s, double ttft_p99_s, double tpot_s, double e2e
 
 /* Analytic check at `rate` per instance: does the estimate meet every bound? */
 static bool
-analytic_meets(const struct plan_question *q, struct sim_config *cfg, double rate,
+analytic_meets(const struct plan_question *q, struct sim_config *cfg, double rate, double b0,
                struct sim_analytic *a)
 {
     cfg->work.rate_per_s = rate;
-    if (sim_analytic(cfg, a) != 0 || !a->stable)
+    if (sim_analytic_from(cfg, b0, a) != 0 || !a->stable)
         return false;
     const struct sim_slo *s = &q->slo;
     return (!(s->ttft_s > 0) || a->ttft_p99_s <= s->ttft_s) &&
@@ -67,9 +67,15 @@ analytic_meets(const struct plan_question *q, struct sim_config *cfg, double rat
            (!(s->e2e_s > 0) || a->e2e_p99_s <= s->e2e_s);
 }
 
+/* the bisection's context; its estimates so far (rate, mean batch) start the next one's fixed
+ * point at the batch of the highest lower rate (sim_analytic_from) */
+#define MEETS_MEMO 64
+
 struct meets_ctx {
     const struct plan_question *q;
     struct sim_config *cfg;
+    int n;
+    double rate[MEETS_MEMO], batch[MEETS_MEMO];
 };
 
 static int
@@ -77,7 +83,17 @@ analytic_test(void *ctx, double rate, double *margin)
 {
     struct meets_ctx *m = ctx;
     struct sim_analytic a;
-    bool ok = analytic_meets(m->q, m->cfg, rate, &a);
+    double b0 = 1, below = 0;
+    for (int i = 0; i < m->n; i++)
+        if (m->rate[i] < rate && m->rate[i] > below) {
+            below = m->rate[i];
+            b0 = m->batch[i];
+        }
+    bool ok = analytic_meets(m->q, m->cfg, rate, b0, &a);
+    if (a.stable && m->n < MEETS_MEMO) {
+        m->rate[m->n] = rate;
+        m->batch[m->n++] = a.batch;
+    }
     *margin =
         a.stable ? slo_margin(&m->q->slo, a.ttft_p99_s, a.tpot_mean_s, a.e2e_p99_s) : INFINITY;
     return ok;
@@ -371,7 +387,7 @@ plan_screen(const struct plan_question *q, const struct plan_opts *o, const stru
             return;
         }
         /* bisection of the analytic estimate in log rate between 0 and the capacity */
-        struct meets_ctx mc = {q, &cfg};
+        struct meets_ctx mc = {q, &cfg, 0, {0}, {0}};
         double lo = cap_rate * 1e-4, g0;
         if (!analytic_test(&mc, lo, &g0))
             op->analytic_rate_per_s = 0;

@@ -15,6 +15,7 @@ struct model {
     double P, O;  /* mean prompt and output */
     double past;  /* mean past tokens of a decode step over a request's life */
     double slots; /* c */
+    double b0;    /* the fixed point's start (sim_analytic_from) */
 };
 
 static double
@@ -37,6 +38,38 @@ mixed_s(struct model *m, double b, double tokens)
 {
     struct roof_seq q[2] = {{b > 1 ? b : 1, 1, m->past, true}, {1, tokens, 0, false}};
     return sim_cost_step(m->cost, q, tokens >= 1 ? 2 : 1);
+}
+
+/* The mean batch's fixed point b = g(b) (Little's law). The models step b <- g(b) from b = 1:
+ * where g increases (a larger batch, longer steps, more requests in flight) the steps climb to
+ * the smallest fixed point without passing it (b < b* gives g(b) < g(b*) = b*), the point the
+ * damped step b <- (b + g(b)) / 2 the models took before converges to, but at the rate
+ * g'(b*) instead of (1 + g'(b*)) / 2: about 5-10 steps where the damped one took 30 (each a
+ * model's step costs). A step that passes a fixed point (h = g - b changes sign: g decreases
+ * there) switches to the damped step for the rest. The models stop where |h| <= 1e-9 b, as
+ * before, and keep that point's figures. */
+bool sim_analytic_damped = false;
+
+struct fixpt {
+    double ph;   /* the previous h, 0: none yet */
+    bool damped; /* a step passed a fixed point */
+};
+
+static void
+fixpt_init(struct fixpt *fp)
+{
+    *fp = (struct fixpt){0, false};
+}
+
+/* the next point after b, whose map gives g */
+static double
+fixpt_next(struct fixpt *fp, double b, double g)
+{
+    double h = g - b;
+    if ((h > 0 && fp->ph < 0) || (h < 0 && fp->ph > 0))
+        fp->damped = true;
+    fp->ph = h;
+    return fp->damped || sim_analytic_damped ? b + 0.5 * h : g;
 }
 
 /* beyond capacity: no steady state, so no waits or latencies (the capacity and the step times
@@ -250,13 +283,15 @@ static_batches(struct model *m, const struct sim_config *cfg, double rate, doubl
         m->slots = kcap >= 1 ? kcap : 1;
     out->servers = m->slots;
     double tq[STATIC_NQ], tpk = 0, s = 0, ET = 0, ET2 = 0, k = 1;
+    struct fixpt fp;
+    fixpt_init(&fp);
     for (int it = 0; it < 200; it++) {
         static_moments(m, cfg, k, tq, &tpk, &s, &ET, &ET2);
         double nk = rate * ET;
         nk = nk < 1 ? 1 : nk > m->slots ? m->slots : nk;
         if (fabs(nk - k) <= 1e-9 * k)
             break;
-        k = 0.5 * k + 0.5 * nk;
+        k = fixpt_next(&fp, k, nk);
     }
     static_moments(m, cfg, k, tq, &tpk, &s, &ET, &ET2);
     double busy = rate * ET / k; /* 1 while batches run back to back */
@@ -309,7 +344,9 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
 {
     double B = (double)cfg->sched.max_batch;
     double tp = prefill_s(m, m->P);
-    double b = 1, s = decode_s(m, 1), f = 0, S = tp;
+    double b = m->b0, s = decode_s(m, 1), f = 0, S = tp;
+    struct fixpt fp;
+    fixpt_init(&fp);
     out->stable = true;
     for (int it = 0; it < 200; it++) {
         s = decode_s(m, b);
@@ -327,7 +364,7 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
         }
         if (fabs(nb - b) <= 1e-9 * (b > 1 ? b : 1))
             break;
-        b = 0.5 * b + 0.5 * nb;
+        b = fixpt_next(&fp, b, nb);
     }
     double tpot = (m->O > 1 ? s / (1.0 - f) : 0.0);
     slot_service(m, rate, tp, tpot, s, S, b, VP, VO, out);
@@ -404,7 +441,10 @@ own_steps_s(struct model *m, double b, double room, double tf, double P, double 
     double k = floor(P / room), rem = P - k * room;
     if (rem < 1)
         return k * tf;
-    double t = rem + with < room ? rem + with : room;
+    /* a full last step is t_f itself (the same step cost, not evaluated again) */
+    if (rem + with >= room)
+        return k * tf + tf;
+    double t = rem + with;
     /* b = 0: a prefill instance of disaggregated serving, no decodes in its steps */
     return k * tf + (b > 0 ? mixed_s(m, b, t) : prefill_s(m, t));
 }
@@ -416,10 +456,15 @@ own_steps_mean(struct model *m, const double *pq, double b, double room, double 
                double *lone, double *full, double *nlone)
 {
     *lone = *full = *nlone = 0;
+    double lo = 0, fu = 0;
     for (int i = 0; i < CHUNK_NQ; i++) {
-        *lone += own_steps_s(m, b, room, tf, pq[i], 0) / CHUNK_NQ;
+        if (i == 0 || pq[i] != pq[i - 1]) { /* equal quantiles (a fixed prompt): equal steps */
+            lo = own_steps_s(m, b, room, tf, pq[i], 0);
+            fu = own_steps_s(m, b, room, tf, pq[i], bk);
+        }
+        *lone += lo / CHUNK_NQ;
         *nlone += ceil(pq[i] / room) / CHUNK_NQ;
-        *full += own_steps_s(m, b, room, tf, pq[i], bk) / CHUNK_NQ;
+        *full += fu / CHUNK_NQ;
     }
 }
 
@@ -440,8 +485,10 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
     double budget = (double)cfg->sched.max_tokens_per_step;
     double pq[CHUNK_NQ];
     prompt_quantiles(cfg, pq);
-    double b = 1, room = budget, td = 0, tf = 0, Sp = 0, rho = 0, own = 0, full = 0, s = 0, S = 0,
-           u = 0, bk = 0, pw = 1, wq = INFINITY, w99 = INFINITY;
+    double b = m->b0, room = budget, td = 0, tf = 0, Sp = 0, rho = 0, own = 0, full = 0, s = 0,
+           S = 0, u = 0, bk = 0, pw = 1, wq = INFINITY, w99 = INFINITY;
+    struct fixpt fp;
+    fixpt_init(&fp);
     out->stable = true;
     for (int it = 0; it < 200; it++) {
         room = budget - b > 1 ? budget - b : 1;
@@ -474,7 +521,7 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
             nb = m->slots;
         if (fabs(nb - b) <= 1e-9 * (b > 1 ? b : 1))
             break;
-        b = 0.5 * b + 0.5 * nb;
+        b = fixpt_next(&fp, b, nb);
     }
     double tpot = m->O > 1 ? s : 0.0;
     slot_service(m, rate, own, tpot, s, S, b, VP, VO, out);
@@ -523,7 +570,9 @@ disaggregated(struct model *m, const struct sim_config *cfg, double rate, double
     double lat = cfg->engine.link_latency_s >= 0 ? cfg->engine.link_latency_s
                                                  : roof_link_latency_default_s(cfg->engine.hw);
     double xfer = bw > 0 ? m->P * kv_token_bytes / bw + lat : INFINITY;
-    double rd = rate / nd, b = 1, s = decode_s(m, 1);
+    double rd = rate / nd, b = m->b0, s = decode_s(m, 1);
+    struct fixpt fp;
+    fixpt_init(&fp);
     for (int it = 0; it < 200; it++) {
         s = decode_s(m, b);
         double nb = rd * (m->O - 1.0) * s;
@@ -533,7 +582,7 @@ disaggregated(struct model *m, const struct sim_config *cfg, double rate, double
             nb = 1;
         if (fabs(nb - b) <= 1e-9 * b)
             break;
-        b = 0.5 * b + 0.5 * nb;
+        b = fixpt_next(&fp, b, nb);
     }
     /* the prefill instances run chunked prefill without decodes: the prompt server of
      * chunked() with b = 0, room = the whole budget (arrivals split evenly between them) */
@@ -582,6 +631,12 @@ disaggregated(struct model *m, const struct sim_config *cfg, double rate, double
 int
 sim_analytic(const struct sim_config *cfg, struct sim_analytic *out)
 {
+    return sim_analytic_from(cfg, 1.0, out);
+}
+
+int
+sim_analytic_from(const struct sim_config *cfg, double b0, struct sim_analytic *out)
+{
     memset(out, 0, sizeof *out);
     double blocks, block_bytes, pool_bytes;
     if (sim_kv_pool(cfg, &blocks, &block_bytes, &pool_bytes) != 0)
@@ -608,6 +663,10 @@ sim_analytic(const struct sim_config *cfg, struct sim_analytic *out)
     double per_seq = ceil((m.P + m.O / 2.0) / bt);
     double kv_slots = floor(blocks / per_seq);
     m.slots = kv_slots < B ? (kv_slots >= 1 ? kv_slots : 1) : B;
+    m.b0 =
+        b0 > 1 && b0 < m.slots && cfg->sched.policy != SIM_STATIC && cfg->work.process != SIM_CLOSED
+            ? b0
+            : 1.0;
     double ca2;
     double rate = arrival_rate(cfg, &ca2);
     out->ca2 = ca2;

@@ -269,6 +269,11 @@ struct sim_analytic {
 /* Uses the config's arrival process and length distributions; the rate of a closed loop or a
  * trace is estimated. Returns 0 (unstable: stable = false, latencies infinite) or -1. */
 int sim_analytic(const struct sim_config *cfg, struct sim_analytic *out);
+/* The same with the mean batch's fixed point started at b0 instead of 1: the batch of an estimate
+ * of the same configuration at a lower rate (a fixed point at a higher rate lies above it), which
+ * saves steps when the rates are close (the planner's bisection). Ignored for static batching
+ * and closed loops (their batch is another quantity); b0 <= 1: no start. */
+int sim_analytic_from(const struct sim_config *cfg, double b0, struct sim_analytic *out);
 
 /* --max-rate: the highest Poisson rate whose SLO attainment stays >= target, by bisection on
  * the rate with the same seed (the same uniforms, so arrivals scale exactly with the rate).

@@ -7,6 +7,11 @@
 
 #include <gsl/gsl_rng.h>
 
+/* Tests only: the analytic estimate's fixed points take the damped step b <- (b + g(b)) / 2
+ * throughout, as they did before the plain step (sim/analytic.c, struct fixpt), to compare the
+ * two. Not thread-safe; false in the program. */
+extern bool sim_analytic_damped;
+
 /* Two independent mt19937 streams: arrivals (and think times) from `seed`, lengths from a
  * derived seed, so a change of rate leaves the drawn lengths unchanged. */
 struct sim_gen {

@@ -11,6 +11,7 @@
 #include "render/chart_sim.h"
 #include "sim/heap.h"
 #include "sim/sim.h"
+#include "sim/sim_int.h"
 
 #include <stdlib.h>
 
@@ -1006,4 +1007,141 @@ TEST(sim_streaming_percentiles)
         sim_result_release(&again);
         scenario_free(s);
     }
+}
+
+/* The fixed points' plain step b <- g(b) against the damped step b <- (b + g(b)) / 2 they took
+ * before (sim/analytic.c, struct fixpt): every scheduler, fixed, ShareGPT-like and long
+ * lengths, Poisson and bursty arrivals, loads from 5% to 120% of the capacity. Both stop where
+ * |g(b) - b| <= 1e-9 b, so the two batches differ by up to 2e-9 b / (1 - g'(b)): near the
+ * slots' cap g' comes close to 1 (1e-6 measured at 99% of the capacity, 5e-10 at most on the
+ * four reports' plans), so 1e-5 here, 1e-4 for the waits (the queue amplifies it near
+ * capacity). The capacity does not depend on b and stays bit for bit, and so does stability but
+ * for one flaw of the damped step. */
+TEST(sim_analytic_fixed_point_plain_vs_damped)
+{
+    enum sim_policy pol[5] = {SIM_STATIC, SIM_CONTINUOUS, SIM_CONTINUOUS, SIM_CHUNKED,
+                              SIM_DISAGGREGATED};
+    const double load[6] = {0.05, 0.3, 0.6, 0.9, 0.99, 1.2};
+    int stable = 0, unstable_n = 0;
+    for (int k = 0; k < 5; k++)
+        for (int len = 0; len < 3; len++)
+            for (int gam = 0; gam < 2; gam++)
+                for (int l = 0; l < 6; l++) {
+                    struct sim_config c;
+                    base_config(&c, pol[k]);
+                    if (k == 2)
+                        c.sched.admission = SIM_ADMIT_VLLM;
+                    if (pol[k] == SIM_DISAGGREGATED) {
+                        c.instances = 3;
+                        c.sched.prefill_instances = 1;
+                    }
+                    if (len == 1)
+                        lognormal_lengths(&c);
+                    else if (len == 2)
+                        long_prompts(&c);
+                    if (gam) {
+                        c.work.process = SIM_GAMMA;
+                        c.work.cv = 3;
+                    }
+                    struct sim_analytic a, d;
+                    CHECK(sim_analytic(&c, &a) == 0);
+                    c.work.rate_per_s = load[l] * a.capacity_req_per_s;
+                    CHECK(sim_analytic(&c, &a) == 0);
+                    sim_analytic_damped = true;
+                    CHECK(sim_analytic(&c, &d) == 0);
+                    sim_analytic_damped = false;
+                    /* static batching past capacity: the damped k only approached the
+                     * slots (k < slots let busy > 1 pass as 1, "stable" at 120% of the
+                     * capacity); the plain step reaches them */
+                    if (pol[k] == SIM_STATIC && load[l] > 1)
+                        CHECK(!a.stable);
+                    else
+                        CHECK(a.stable == d.stable);
+                    CHECK(a.capacity_req_per_s == d.capacity_req_per_s);
+                    if (load[l] > 1)
+                        CHECK(!a.stable);
+                    if (!a.stable || !d.stable) {
+                        unstable_n++;
+                        continue;
+                    }
+                    stable++;
+                    CHECK_NEAR(a.batch, d.batch, 1e-5);
+                    CHECK_NEAR(a.service_s, d.service_s, 1e-5);
+                    CHECK_NEAR(a.tpot_mean_s, d.tpot_mean_s, 1e-5);
+                    CHECK_NEAR(a.ttft_mean_s, d.ttft_mean_s, 1e-4);
+                    CHECK_NEAR(a.ttft_p99_s, d.ttft_p99_s, 1e-4);
+                    CHECK_NEAR(a.e2e_p99_s, d.e2e_p99_s, 1e-4);
+                }
+    CHECK(stable >= 100);    /* most cases are below capacity */
+    CHECK(unstable_n >= 30); /* and 120% of it is not */
+}
+
+/* The continuous fixed point by hand: P = 128, O = 32 fixed, Poisson at 40 requests/s. The
+ * step costs are the engine's (sim_cost_step), the rest is the formula of docs/simulate.md:
+ * f = rate x t_prefill(128), S(b) = t_prefill + 31 s(b) / (1 - f) with s(b) a decode step of b
+ * sequences at the mean context 128 + 30 / 2 = 143, and the returned batch solves b = rate S(b)
+ * to 1e-9. */
+TEST(sim_analytic_fixed_point_by_hand)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CONTINUOUS);
+    c.work.rate_per_s = 40;
+    struct sim_analytic a;
+    c.sched.admission = SIM_ADMIT_NO_EVICT;
+    CHECK(sim_analytic(&c, &a) == 0);
+    CHECK(a.stable);
+    struct sim_cost *cost = sim_cost_new(&c.engine);
+    struct roof_seq p = {1, 128, 0, true}, q = {a.batch, 1, 143, true};
+    double tp = sim_cost_step(cost, &p, 1), s = sim_cost_step(cost, &q, 1);
+    sim_cost_free(cost);
+    double f = 40 * tp, S = tp + 31.0 * s / (1.0 - f);
+    CHECK(a.batch > 1);
+    CHECK_NEAR(40 * S, a.batch, 1e-9);
+    CHECK_NEAR(a.service_s, S, 1e-12);
+    CHECK_NEAR(a.tpot_mean_s, s / (1.0 - f), 1e-12);
+}
+
+/* A warm start (sim_analytic_from, the planner's bisection) from the batch at a 10% lower rate
+ * reaches the cold start's fixed point: within 1e-5 as above (both stop at |g(b) - b| <= 1e-9 b),
+ * the same stability and capacity; static batching ignores it (bit for bit). */
+TEST(sim_analytic_warm_start)
+{
+    enum sim_policy pol[5] = {SIM_STATIC, SIM_CONTINUOUS, SIM_CONTINUOUS, SIM_CHUNKED,
+                              SIM_DISAGGREGATED};
+    const double load[5] = {0.1, 0.5, 0.8, 0.95, 1.05};
+    int warm = 0;
+    for (int k = 0; k < 5; k++)
+        for (int len = 0; len < 2; len++)
+            for (int l = 0; l < 5; l++) {
+                struct sim_config c;
+                base_config(&c, pol[k]);
+                if (k == 2)
+                    c.sched.admission = SIM_ADMIT_VLLM;
+                if (pol[k] == SIM_DISAGGREGATED) {
+                    c.instances = 3;
+                    c.sched.prefill_instances = 1;
+                }
+                if (len)
+                    long_prompts(&c);
+                struct sim_analytic a, lower, w;
+                CHECK(sim_analytic(&c, &a) == 0);
+                double rate = load[l] * a.capacity_req_per_s;
+                c.work.rate_per_s = 0.9 * rate;
+                CHECK(sim_analytic(&c, &lower) == 0);
+                c.work.rate_per_s = rate;
+                CHECK(sim_analytic(&c, &a) == 0);
+                CHECK(sim_analytic_from(&c, lower.batch, &w) == 0);
+                CHECK(a.stable == w.stable);
+                CHECK(a.capacity_req_per_s == w.capacity_req_per_s);
+                if (pol[k] == SIM_STATIC)
+                    CHECK(memcmp(&a, &w, sizeof a) == 0);
+                if (!a.stable)
+                    continue;
+                warm += lower.batch > 1;
+                CHECK_NEAR(w.batch, a.batch, 1e-5);
+                CHECK_NEAR(w.ttft_p99_s, a.ttft_p99_s, 1e-4);
+                CHECK_NEAR(w.tpot_mean_s, a.tpot_mean_s, 1e-5);
+                CHECK_NEAR(w.e2e_p99_s, a.e2e_p99_s, 1e-4);
+            }
+    CHECK(warm >= 20); /* most starts are above 1 */
 }
