@@ -107,7 +107,7 @@ sample=0 expect="(while drawing chart 'roofline')"
 check chart-svg "$ROOFLINE" chart roofline --gpu h100-sxm --model llama-3-8b -o "$T/c.svg"
 expect="(while loading '$T/dup.yaml', showing gpu)"
 check profile-error "$ROOFLINE" show gpu "$T/dup.yaml"
-# calibrate publishes its files all or none: a rename failing partway (the 3rd of 5) puts back
+# calibrate publishes its files all or none: a rename failing partway (the 3rd) puts back
 # the old files already replaced, and a first calibration leaves no file at all
 result() {
     if [ "$2" = 0 ]; then echo "ok $1"; passed=$((passed + 1)); else
@@ -122,7 +122,8 @@ rc=$?
 ok=0
 [ "$rc" = 1 ] && grep -q "error: cannot rename .* into place: Input/output error" "$T/err" || ok=1
 for f in $files; do [ "$(cat "$T/cal/$f")" = "old $f" ] || ok=1; done
-[ "$(echo "$files" | wc -l)" = 5 ] && [ "$(cd "$T/cal" && find . -type f | sort)" = "$files" ] || ok=1
+# the 3rd rename must fall partway: at least 4 files (7 with the engines of calibration/measurements.yaml)
+[ "$(echo "$files" | wc -l)" -ge 4 ] && [ "$(cd "$T/cal" && find . -type f | sort)" = "$files" ] || ok=1
 result "calibrate-rename-fails-old-files-back ($(echo "$files" | wc -l) files, exit $rc)" $ok
 ROOFLINE_FAIL_RENAME=3 cal "$T/new" >/dev/null 2>&1
 rc=$?
