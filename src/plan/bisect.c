@@ -11,7 +11,7 @@
  * asks only strictly between the highest rate known to meet and the lowest known not to, so it
  * cannot see a margin that is not monotone; there its answer, like the plain one, is a rate that
  * meets next to one that does not on the same grid, not necessarily the same one (the planner's
- * answers on every shipped question and bench_plan's 1,512 candidates are the same). Each
+ * answers on every shipped question and on bench_plan's whole catalogue are the same). Each
  * midpoint costs at most two asks (a guess, then itself), so it ends within 2 max_iter. */
 #include "plan/plan_int.h"
 
