@@ -639,38 +639,6 @@ overlap_fn(void *ctx, long reps)
                                  w->ldy, false, c->work);
 }
 
-/* The probe's stack (separately allocated weight matrices, the STREAM array size in all)
- * through bench_linear_forward with 8 rows and with one, one job per matrix as a model does:
- * the 8-row pass has 7 more rows of core work per byte, so how much longer it takes than the
- * one-row pass says how much of the core's time the stream hides (bench_overlap_fraction).
- * Measured one row, 8 rows, one row again; the best samples count. */
-struct attn_core_ctx {
-    struct run *s;
-    struct bench_kv kv;
-    long heads, per;
-    float *q, *out, *scratch;
-};
-
-static void
-attn_core_fn(void *ctx, long reps)
-{
-    struct attn_core_ctx *c = ctx;
-    long hd = c->heads * c->kv.head_dim;
-    for (long r = 0; r < reps; r++)
-        bench_attention(c->s->pool, c->s->kn,
-                        &(struct bench_attn_args){.kv = &c->kv,
-                                                  .layer = 0,
-                                                  .heads = c->heads,
-                                                  .q = c->q,
-                                                  .ldq = hd,
-                                                  .n = 1,
-                                                  .pos0 = ATTN_CORE_CTX,
-                                                  .out = c->out,
-                                                  .ldo = hd,
-                                                  .scratch = c->scratch,
-                                                  .scratch_per_thread = c->per});
-}
-
 /* Decode attention with its KV cache in L2 (256 positions: 1 MB for bench-small's 4 KV heads,
  * spread over the threads): the kernel's own time per byte of keys and values, which its
  * FLOPs at the GEMM rate understate (three query rows in the 4-row micro-kernel, a 128-deep
@@ -678,39 +646,27 @@ attn_core_fn(void *ctx, long reps)
 static int
 run_attn_core(struct run *s, const struct bench_tfm_shape *sh)
 {
-    struct attn_core_ctx c = {.s = s, .heads = sh->heads};
+    struct bench_attn c;
     int rc = -1;
-    if (bench_kv_init(&c.kv, 1, sh->kv_heads, sh->head_dim, ATTN_CORE_CTX + 1) != 0)
-        goto out;
-    c.per = bench_attn_scratch_floats(&c.kv, sh->heads);
-    c.q = bench_alloc((size_t)(sh->heads * sh->head_dim) * sizeof(float));
-    c.out = bench_alloc((size_t)(sh->heads * sh->head_dim) * sizeof(float));
-    c.scratch = bench_alloc((size_t)(c.per * s->T) * sizeof(float));
-    if (!c.q || !c.out || !c.scratch)
-        goto out;
-    size_t len = (size_t)sh->kv_heads * (size_t)sh->head_dim * (size_t)c.kv.max_ctx;
-    for (size_t j = 0; j < len; j++) {
-        c.kv.k[j] = bench_hash01((unsigned long)j + 31UL);
-        c.kv.v[j] = bench_hash01((unsigned long)j + 77UL);
-    }
-    for (long i = 0; i < sh->heads * sh->head_dim; i++)
-        c.q[i] = bench_hash01((unsigned long)i + 5UL);
-    if (bench_measure_run(&s->plan, attn_core_fn, &c, &s->r->attn_core) != 0)
+    if (bench_run_attn_init(s, &c, sh->heads, sh->kv_heads, sh->head_dim, ATTN_CORE_CTX, 1) != 0 ||
+        bench_measure_run(&s->plan, bench_run_attn_fn, &c, &s->r->attn_core) != 0)
         goto out;
     s->r->attn_core_bytes =
         2.0 * (double)(ATTN_CORE_CTX + 1) * (double)sh->kv_heads * (double)sh->head_dim * 4;
     bench_run_consume(s, c.out[0]);
     rc = 0;
 out:
-    bench_kv_release(&c.kv);
-    free(c.q);
-    free(c.out);
-    free(c.scratch);
+    bench_run_attn_release(&c);
     if (rc != 0)
         err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the attention core rate");
     return rc;
 }
 
+/* The probe's stack (separately allocated weight matrices, the STREAM array size in all)
+ * through bench_linear_forward with 8 rows and with one, one job per matrix as a model does:
+ * the 8-row pass has 7 more rows of core work per byte, so how much longer it takes than the
+ * one-row pass says how much of the core's time the stream hides (bench_overlap_fraction).
+ * Measured one row, 8 rows, one row again; the best samples count. */
 static int
 run_overlap(struct run *s, const struct bench_tfm_shape *sh)
 {
@@ -741,10 +697,8 @@ run_overlap(struct run *s, const struct bench_tfm_shape *sh)
     r->overlap_flops_row = 2.0 * (double)k * (double)w->w[0].n * (double)w->copies;
     bench_run_consume(s, c.y[0]);
     if (run_attn_core(s, sh) != 0) {
-        free(c.x);
-        free(c.y);
-        free(c.work);
-        return -1;
+        rc = -2; /* run_attn_core said why */
+        goto out;
     }
     bench_run_progress(s,
                        "overlap: the weight stack by 1 and by %d rows: %.1f and %.1f GB/s; "
@@ -757,9 +711,9 @@ out:
     free(c.x);
     free(c.y);
     free(c.work);
-    if (rc != 0)
+    if (rc == -1)
         err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the overlap measurement");
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- peaks ---- */

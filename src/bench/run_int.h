@@ -58,6 +58,23 @@ void bench_run_fill_task(void *ctx, int tid, int n);
 /* The next case slot, zeroed, with the run's thread count; -1 when the report is full. */
 int bench_run_add_case(struct run *s, struct bench_case **out);
 
+/* Decode attention over `copies` KV caches of `context` cached tokens plus the new one, one
+ * query token each (bench/run_llm.c): the buffers, filled, and the kernel loop for
+ * bench_measure_run. The attention case and the L2 core-rate measurement (bench/run.c) share
+ * them. */
+struct bench_attn {
+    struct run *s;
+    struct bench_kv kv;
+    long heads, context;
+    float *q, *out, *scratch;
+    long per_thread;
+};
+/* 0, or -1 out of memory (released either way by bench_run_attn_release) */
+int bench_run_attn_init(struct run *s, struct bench_attn *c, long heads, long kv_heads, long d,
+                        long context, long copies);
+void bench_run_attn_fn(void *ctx, long reps);
+void bench_run_attn_release(struct bench_attn *c);
+
 /* The bandwidth probe: allocate it (0, or -1 with a message), measure it (the best rate in
  * bytes/s; 0 without a probe), free it. */
 int bench_run_probe_init(struct run *s, const struct bench_tfm_shape *sh);

@@ -139,18 +139,10 @@ bench_run_gemm_calibration(struct run *s, int round)
     return 0;
 }
 
-struct attn_ctx {
-    struct run *s;
-    struct bench_kv kv;
-    long heads, context;
-    float *q, *out, *scratch;
-    long per_thread;
-};
-
-static void
-attn_fn(void *ctx, long reps)
+void
+bench_run_attn_fn(void *ctx, long reps)
 {
-    struct attn_ctx *c = ctx;
+    struct bench_attn *c = ctx;
     long hd = c->heads * c->kv.head_dim;
     for (long r = 0; r < reps; r++)
         for (long l = 0; l < c->kv.layers; l++)
@@ -171,7 +163,7 @@ attn_fn(void *ctx, long reps)
 static void
 kv_fill_task(void *ctx, int tid, int n)
 {
-    struct attn_ctx *c = ctx;
+    struct bench_attn *c = ctx;
     size_t len = (size_t)c->kv.layers * (size_t)c->kv.kv_heads * (size_t)c->kv.head_dim *
                  (size_t)c->kv.max_ctx;
     long lo, hi;
@@ -182,6 +174,34 @@ kv_fill_task(void *ctx, int tid, int n)
     }
 }
 
+int
+bench_run_attn_init(struct run *s, struct bench_attn *c, long heads, long kv_heads, long d,
+                    long context, long copies)
+{
+    *c = (struct bench_attn){.s = s, .heads = heads, .context = context};
+    if (bench_kv_init(&c->kv, copies, kv_heads, d, context + 1) != 0)
+        return -1;
+    c->per_thread = bench_attn_scratch_floats(&c->kv, heads);
+    c->q = bench_alloc((size_t)(heads * d) * sizeof(float));
+    c->out = bench_alloc((size_t)(copies * heads * d) * sizeof(float));
+    c->scratch = bench_alloc((size_t)(c->per_thread * s->T) * sizeof(float));
+    if (!c->q || !c->out || !c->scratch)
+        return -1;
+    bench_pool_run(s->pool, s->T, kv_fill_task, c);
+    for (long i = 0; i < heads * d; i++)
+        c->q[i] = bench_hash01((unsigned long)i + 99UL);
+    return 0;
+}
+
+void
+bench_run_attn_release(struct bench_attn *c)
+{
+    bench_kv_release(&c->kv);
+    free(c->q);
+    free(c->out);
+    free(c->scratch);
+}
+
 /* One decode step of attention (one query token per sequence) over `copies` KV caches of
  * `context` cached tokens plus the new one. */
 static int
@@ -190,22 +210,10 @@ run_attention(struct run *s, long heads, long kv_heads, long d, long context, lo
     struct bench_case *bc;
     if (bench_run_add_case(s, &bc) != 0)
         return 0;
-    struct attn_ctx c = {0};
-    c.s = s;
-    c.heads = heads;
-    c.context = context;
+    struct bench_attn c;
     int rc = -1;
-    if (bench_kv_init(&c.kv, copies, kv_heads, d, context + 1) != 0)
+    if (bench_run_attn_init(s, &c, heads, kv_heads, d, context, copies) != 0)
         goto out;
-    c.per_thread = bench_attn_scratch_floats(&c.kv, heads);
-    c.q = bench_alloc((size_t)(heads * d) * sizeof(float));
-    c.out = bench_alloc((size_t)(copies * heads * d) * sizeof(float));
-    c.scratch = bench_alloc((size_t)(c.per_thread * s->T) * sizeof(float));
-    if (!c.q || !c.out || !c.scratch)
-        goto out;
-    bench_pool_run(s->pool, s->T, kv_fill_task, &c);
-    for (long i = 0; i < heads * d; i++)
-        c.q[i] = bench_hash01((unsigned long)i + 99UL);
     *bc = (struct bench_case){.kind = BENCH_CASE_ATTN,
                               .phase = BENCH_PHASE_DECODE,
                               .threads = s->T,
@@ -222,7 +230,7 @@ run_attention(struct run *s, long heads, long kv_heads, long d, long context, lo
     bc->bytes = (double)copies * (2.0 * keys * kv_heads * d * 4 + 2.0 * heads * d * 4);
     bc->launches = bench_attention_threads(kv_heads, 1, s->T) > 1 ? (double)copies : 0;
     bc->probe_bandwidth_bytes_per_s = bench_run_probe(s);
-    if (bench_measure_run(&s->plan, attn_fn, &c, &bc->meas) != 0)
+    if (bench_measure_run(&s->plan, bench_run_attn_fn, &c, &bc->meas) != 0)
         goto out;
     s->r->n_cases++;
     bench_run_progress(s, "%s: %.1f GB/s (median)", bc->id,
@@ -258,10 +266,7 @@ run_attention(struct run *s, long heads, long kv_heads, long d, long context, lo
     bench_run_consume(s, c.out[0] + c.out[copies * heads * d - 1]);
     rc = 0;
 out:
-    bench_kv_release(&c.kv);
-    free(c.q);
-    free(c.out);
-    free(c.scratch);
+    bench_run_attn_release(&c);
     if (rc != 0)
         err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the attention case");
     return rc;

@@ -919,13 +919,20 @@ TEST(bench_json_and_points_read_back)
 
 /* ---- predictions ---- */
 
+/* The host profile of the prediction tests: 10 GB/s, 64 GB, 1 TFLOP/s fp32, nothing else */
+static void
+roof_10gbs_1tflops(struct hw_profile *hw)
+{
+    memset(hw, 0, sizeof *hw);
+    hw->memory_bandwidth_bytes_per_s = 10e9;
+    hw->memory_capacity_bytes = 64e9;
+    hw->peak_flops_per_s[DT_FP32] = 1e12;
+}
+
 TEST(bench_predictions_follow_the_roofline)
 {
     struct hw_profile hw;
-    memset(&hw, 0, sizeof hw);
-    hw.memory_bandwidth_bytes_per_s = 10e9;
-    hw.memory_capacity_bytes = 64e9;
-    hw.peak_flops_per_s[DT_FP32] = 1e12;
+    roof_10gbs_1tflops(&hw);
     struct bench_case c;
     memset(&c, 0, sizeof c);
     c.kind = BENCH_CASE_GEMV;
@@ -978,10 +985,7 @@ TEST(bench_predictions_follow_the_roofline)
 TEST(bench_predictions_charge_each_fork_join)
 {
     struct hw_profile hw;
-    memset(&hw, 0, sizeof hw);
-    hw.memory_bandwidth_bytes_per_s = 10e9;
-    hw.memory_capacity_bytes = 64e9;
-    hw.peak_flops_per_s[DT_FP32] = 1e12;
+    roof_10gbs_1tflops(&hw);
     struct bench_case c;
     memset(&c, 0, sizeof c);
     c.kind = BENCH_CASE_GEMV;
@@ -1060,10 +1064,7 @@ TEST(bench_overlap_from_two_passes)
 TEST(bench_predictions_without_overlap)
 {
     struct hw_profile hw;
-    memset(&hw, 0, sizeof hw);
-    hw.memory_bandwidth_bytes_per_s = 10e9;
-    hw.memory_capacity_bytes = 64e9;
-    hw.peak_flops_per_s[DT_FP32] = 1e12;
+    roof_10gbs_1tflops(&hw);
     struct bench_case c;
     memset(&c, 0, sizeof c);
     c.kind = BENCH_CASE_GEMM;
@@ -1128,10 +1129,7 @@ TEST(bench_predictions_without_overlap)
 TEST(bench_predictions_attention_core_rate)
 {
     struct hw_profile hw;
-    memset(&hw, 0, sizeof hw);
-    hw.memory_bandwidth_bytes_per_s = 10e9;
-    hw.memory_capacity_bytes = 64e9;
-    hw.peak_flops_per_s[DT_FP32] = 1e12;
+    roof_10gbs_1tflops(&hw);
     struct bench_case c;
     memset(&c, 0, sizeof c);
     c.kind = BENCH_CASE_ATTN;

@@ -1009,6 +1009,22 @@ TEST(sim_streaming_percentiles)
     }
 }
 
+/* The five scheduler cases of the fixed-point tests: static, continuous (no_evict and vllm),
+ * chunked, and disaggregated on 1 prefill + 2 decode instances. k in 0..4. */
+static void
+policy_case(struct sim_config *c, int k)
+{
+    static const enum sim_policy pol[5] = {SIM_STATIC, SIM_CONTINUOUS, SIM_CONTINUOUS, SIM_CHUNKED,
+                                           SIM_DISAGGREGATED};
+    base_config(c, pol[k]);
+    if (k == 2)
+        c->sched.admission = SIM_ADMIT_VLLM;
+    if (pol[k] == SIM_DISAGGREGATED) {
+        c->instances = 3;
+        c->sched.prefill_instances = 1;
+    }
+}
+
 /* The fixed points' plain step b <- g(b) against the damped step b <- (b + g(b)) / 2 they took
  * before (sim/analytic.c, struct fixpt): every scheduler, fixed, ShareGPT-like and long
  * lengths, Poisson and bursty arrivals, loads from 5% to 120% of the capacity. Both stop where
@@ -1019,8 +1035,6 @@ TEST(sim_streaming_percentiles)
  * for one flaw of the damped step. */
 TEST(sim_analytic_fixed_point_plain_vs_damped)
 {
-    enum sim_policy pol[5] = {SIM_STATIC, SIM_CONTINUOUS, SIM_CONTINUOUS, SIM_CHUNKED,
-                              SIM_DISAGGREGATED};
     const double load[6] = {0.05, 0.3, 0.6, 0.9, 0.99, 1.2};
     int stable = 0, unstable_n = 0;
     for (int k = 0; k < 5; k++)
@@ -1028,13 +1042,7 @@ TEST(sim_analytic_fixed_point_plain_vs_damped)
             for (int gam = 0; gam < 2; gam++)
                 for (int l = 0; l < 6; l++) {
                     struct sim_config c;
-                    base_config(&c, pol[k]);
-                    if (k == 2)
-                        c.sched.admission = SIM_ADMIT_VLLM;
-                    if (pol[k] == SIM_DISAGGREGATED) {
-                        c.instances = 3;
-                        c.sched.prefill_instances = 1;
-                    }
+                    policy_case(&c, k);
                     if (len == 1)
                         lognormal_lengths(&c);
                     else if (len == 2)
@@ -1053,7 +1061,7 @@ TEST(sim_analytic_fixed_point_plain_vs_damped)
                     /* static batching past capacity: the damped k only approached the
                      * slots (k < slots let busy > 1 pass as 1, "stable" at 120% of the
                      * capacity); the plain step reaches them */
-                    if (pol[k] == SIM_STATIC && load[l] > 1)
+                    if (c.sched.policy == SIM_STATIC && load[l] > 1)
                         CHECK(!a.stable);
                     else
                         CHECK(a.stable == d.stable);
@@ -1106,21 +1114,13 @@ TEST(sim_analytic_fixed_point_by_hand)
  * the same stability and capacity; static batching ignores it (bit for bit). */
 TEST(sim_analytic_warm_start)
 {
-    enum sim_policy pol[5] = {SIM_STATIC, SIM_CONTINUOUS, SIM_CONTINUOUS, SIM_CHUNKED,
-                              SIM_DISAGGREGATED};
     const double load[5] = {0.1, 0.5, 0.8, 0.95, 1.05};
     int warm = 0;
     for (int k = 0; k < 5; k++)
         for (int len = 0; len < 2; len++)
             for (int l = 0; l < 5; l++) {
                 struct sim_config c;
-                base_config(&c, pol[k]);
-                if (k == 2)
-                    c.sched.admission = SIM_ADMIT_VLLM;
-                if (pol[k] == SIM_DISAGGREGATED) {
-                    c.instances = 3;
-                    c.sched.prefill_instances = 1;
-                }
+                policy_case(&c, k);
                 if (len)
                     long_prompts(&c);
                 struct sim_analytic a, lower, w;
@@ -1133,7 +1133,7 @@ TEST(sim_analytic_warm_start)
                 CHECK(sim_analytic_from(&c, lower.batch, &w) == 0);
                 CHECK(a.stable == w.stable);
                 CHECK(a.capacity_req_per_s == w.capacity_req_per_s);
-                if (pol[k] == SIM_STATIC)
+                if (c.sched.policy == SIM_STATIC)
                     CHECK(memcmp(&a, &w, sizeof a) == 0);
                 if (!a.stable)
                     continue;
