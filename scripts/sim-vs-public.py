@@ -12,14 +12,19 @@
 # ran vLLM's V0 engine, `engine: vllm-v0` (its defaults: 256 sequences, chunked prefill only for
 # models of more than 32K context, then 512 tokens per step; its host work per sampled token);
 # later versions run `engine: vllm` (V1: chunked prefill always).
+# Rows of calibration/public-sweeps.csv may also state the prompts per run (requests), the client's
+# --random-range-ratio r (lengths uniform in [floor(r L), L]) and server arguments (max_batch,
+# max_tokens, max_model_len); empty = the mode's rounds, fixed lengths, the engine's defaults.
 # Errors are (simulated - public) / public; ITL is compared with the simulated mean TPOT.
 # Environment: ROOFLINE_DATA (profiles); ACT (activation format for every row, a what-if:
 # ACT=bf16 runs the GEMMs at the 16-bit rate, as a weight-only fp8 kernel would). Python 3 standard library only.
-# Usage: sim-vs-public.py ROOFLINE [CSV]   (prints a Markdown table and the medians)
+# Usage: sim-vs-public.py ROOFLINE [CSV...]   (default: public-serving.csv and public-sweeps.csv;
+# prints a Markdown table, the medians by concurrency band and the medians by source)
 import csv, os, statistics, subprocess, sys, tempfile
 
 ROOF = sys.argv[1]
-SRC = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), '..', 'calibration', 'public-serving.csv')
+CAL = os.path.join(os.path.dirname(__file__), '..', 'calibration')
+SRCS = sys.argv[2:] or [os.path.join(CAL, 'public-serving.csv'), os.path.join(CAL, 'public-sweeps.csv')]
 ACT = (', act: ' + os.environ['ACT']) if os.environ.get('ACT') else ''
 ROUNDS = {'latency': 3, 'offline': 1, 'serve': 20, 'sweep': 3}
 
@@ -41,20 +46,40 @@ def engine_of(r):
     if not v0:
         return 'vllm', 'chunked'
     # V0 (EngineArgs.create_engine_config): chunked prefill by default only above 32K of context
-    return 'vllm-v0', 'chunked' if max_context(r['model']) > 32768 else 'continuous'
+    # (the served model length: --max-model-len when the source gives it)
+    ctx = int(r['max_model_len']) if r.get('max_model_len') else max_context(r['model'])
+    return 'vllm-v0', 'chunked' if ctx > 32768 else 'continuous'
+
+
+def length(r, key):
+    """the scenario's length: fixed, or uniform in [floor(r L), L] for a client range ratio r < 1"""
+    n = int(r[key])
+    ratio = float(r['range_ratio']) if r.get('range_ratio') else 1.0
+    if ratio >= 1.0:
+        return str(n)
+    return '{dist: uniform, min: %d, max: %d}' % (int(ratio * n), n)
+
+
+def scheduler(r, policy):
+    extra = ''
+    if r.get('max_batch'):
+        extra += ', max_batch: ' + r['max_batch']
+    if r.get('max_tokens'):
+        extra += ', max_tokens_per_step: ' + r['max_tokens']
+    return '{policy: %s%s}' % (policy, extra)
 
 
 def simulate(r, users):
-    n = ROUNDS[r['mode']] * users
+    n = int(r['requests']) if r.get('requests') and users == int(r['concurrency']) else ROUNDS[r['mode']] * users
     engine, policy = engine_of(r)
     y = f"""name: {r['source']} {users} users
 model: {r['model']}
 hardware: {{id: {r['hardware']}, count: {r['count']}, tp: {r['tp']}}}
 dtypes: {{weights: {r['weights']}, kv: {r['kv']}{ACT}}}
 engine: {engine}
-scheduler: {{policy: {policy}}}
+scheduler: {scheduler(r, policy)}
 arrivals: {{process: closed, users: {users}, think_time: 0 s}}
-lengths: {{prompt: {r['isl']}, output: {r['osl']}}}
+lengths: {{prompt: {length(r, 'isl')}, output: {length(r, 'osl')}}}
 run: {{requests: {n}, warmup_requests: 0, seed: 1}}
 """
     with tempfile.NamedTemporaryFile('w', suffix='.yaml', delete=False) as f:
@@ -67,8 +92,9 @@ run: {{requests: {n}, warmup_requests: 0, seed: 1}}
     return list(csv.DictReader(p.stdout.splitlines()))[0]
 
 
-rows = list(csv.DictReader(line for line in open(SRC) if not line.startswith('#')))
+rows = [row for src in SRCS for row in csv.DictReader(line for line in open(src) if not line.startswith('#'))]
 errs = {}
+by_source = {}
 skipped = []
 
 
@@ -99,6 +125,7 @@ for r in rows:
         if r[m]:
             pub = float(r[m])
             record(m, band, (sim[m] - pub) / pub)
+            by_source.setdefault((m, r['source']), []).append((sim[m] - pub) / pub)
             cells.append(cell(pub, sim[m]))
         else:
             cells.append('-')
@@ -111,6 +138,12 @@ print('|---|---|---|---|---|')
 order = {'1-10': 0, '11-64': 1, '65+': 2, 'saturation': 3, 'all': 4}
 for k in sorted(errs, key=lambda k: (k[0], order[k[1]])):
     v = errs[k]
+    print('| %s | %s | %d | %.0f%% | %+.0f%% |' % (k[0], k[1], len(v), 100 * statistics.median(map(abs, v)), 100 * statistics.median(v)))
+print()
+print('| metric | source | rows | median abs error | median signed error |')
+print('|---|---|---|---|---|')
+for k in sorted(by_source):
+    v = by_source[k]
     print('| %s | %s | %d | %.0f%% | %+.0f%% |' % (k[0], k[1], len(v), 100 * statistics.median(map(abs, v)), 100 * statistics.median(v)))
 if skipped:
     print()
