@@ -28,6 +28,7 @@ struct engine_serving {
     double reserve_bytes;    /* a fixed reserve per device (added to the fraction) */
     double kv_fraction;      /* of what weights and reserve leave, given to the KV pool */
     bool compute_buffers;    /* the reserve is llama.cpp's compute buffers (engine_reserve) */
+    bool separate_prefill;   /* a step with prompt work carries no decodes (SGLang's default) */
 };
 
 /* Engine profile: what a serving engine adds to the kernels (engine_profiles/<name>.yaml). */

@@ -287,6 +287,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "reserve",
                                           "kv_fraction",
                                           "compute_buffers",
+                                          "separate_prefill",
                                           "like",
                                           "notes",
                                           "sources",
@@ -326,16 +327,17 @@ load_serving(struct ycheck *y, const struct ynode *root, struct engine_serving *
         }
     }
     ycheck_bool(y, root, "", "compute_buffers", &sv->compute_buffers);
+    ycheck_bool(y, root, "", "separate_prefill", &sv->separate_prefill);
 }
 
 bool
 engine_serving_key(const char *key)
 {
-    static const char *const K[] = {"admission",           "max_batch",
-                                    "max_tokens_per_step", "small_memory",
-                                    "max_batch_small",     "max_tokens_per_step_small",
-                                    "reserve_fraction",    "reserve",
-                                    "kv_fraction",         "compute_buffers"};
+    static const char *const K[] = {
+        "admission",        "max_batch",       "max_tokens_per_step",
+        "small_memory",     "max_batch_small", "max_tokens_per_step_small",
+        "reserve_fraction", "reserve",         "kv_fraction",
+        "compute_buffers",  "separate_prefill"};
     for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
         if (strcmp(key, K[i]) == 0)
             return true;
@@ -374,6 +376,8 @@ engine_serving_format(const struct engine_profile *e, char *buf, size_t n)
         PUT("kv_fraction: %g\n", sv->kv_fraction);
     if (sv->compute_buffers)
         PUT("compute_buffers: true\n");
+    if (sv->separate_prefill)
+        PUT("separate_prefill: true\n");
 #undef PUT
     return k;
 }

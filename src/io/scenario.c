@@ -504,6 +504,8 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
         sched->max_tokens_per_step = mt;
     if (sv->kv_fraction > 0)
         sched->kv_fraction = sv->kv_fraction;
+    if (sv->separate_prefill)
+        sched->separate_prefill = true;
 }
 
 void

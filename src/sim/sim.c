@@ -807,17 +807,17 @@ take_hits(struct sim *s, struct inst *in, struct rt *r, long h)
  * when the blocks of its whole remaining input are free after its prefix-cache hits
  * (scheduler_reserve_full_isl), though only its chunk's blocks are taken. Without chunked prefill
  * (`whole`: the continuous policy) a prompt goes into the step whole or waits, and decodes and
- * prompts share the step as they do in vLLM v1 with --no-enable-chunked-prefill. */
+ * prompts share the step as they do in vLLM v1 with --no-enable-chunked-prefill. With
+ * `prompts_only` (separate_prefill, plan_v1) the running requests' decodes are left out. */
 static void
-plan_v1(struct sim *s, struct inst *in, bool whole)
+v1_pass(struct sim *s, struct inst *in, bool whole, bool prompts_only)
 {
     const struct sim_sched *sc = &s->cfg->sched;
     long budget = sc->max_tokens_per_step;
-    swap_in(s, in);
     for (long i = 0; i < in->n_run && budget > 0; i++) {
         long id = in->run[i];
         struct rt *r = &s->rt[id];
-        if (r->step_new > 0)
+        if (r->step_new > 0 || (prompts_only && r->prefilled >= r->need))
             continue;
         long want = r->prefilled < r->need
                         ? (r->need - r->prefilled < budget ? r->need - r->prefilled : budget)
@@ -863,6 +863,39 @@ plan_v1(struct sim *s, struct inst *in, bool whole)
         step_add(in, r, id, want);
         budget -= want;
     }
+}
+
+/* Prompt work for the next step: a running request's prompt in progress, or the head of the
+ * waiting queue admissible now (the test of v1_pass's waiting loop). */
+static bool
+v1_prompt_work(const struct sim *s, const struct inst *in)
+{
+    for (long i = 0; i < in->n_run; i++) {
+        const struct rt *r = &s->rt[in->run[i]];
+        if (r->prefilled < r->need)
+            return true;
+    }
+    if (in->swapped.n > 0 || in->waiting.n == 0 ||
+        in->n_run + in->n_xfer >= s->cfg->sched.max_batch)
+        return false;
+    return nblocks(s, s->rt[lq_front(&in->waiting)].need) <= in->free_blocks;
+}
+
+/* vllm admission: one step of vLLM v1's scheduler (v1_pass). With separate_prefill (SGLang:
+ * Scheduler.get_next_batch_to_run runs a prefill batch whenever get_new_batch_prefill forms one
+ * and decodes otherwise; a prompt chunk shares a step with decodes only with
+ * --enable-mixed-chunk, off by default: ServerArgs.enable_mixed_chunk) a step that has prompt
+ * work takes only prompts, and the decodes wait for the next step. */
+static void
+plan_v1(struct sim *s, struct inst *in, bool whole)
+{
+    swap_in(s, in);
+    if (s->cfg->sched.separate_prefill && v1_prompt_work(s, in)) {
+        v1_pass(s, in, whole, true);
+        if (in->n_step > 0 || in->preempted_now)
+            return;
+    }
+    v1_pass(s, in, whole, false);
 }
 
 /* continuous under the no_evict and greedy admissions (Orca's iteration-level batching, vLLM

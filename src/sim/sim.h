@@ -65,6 +65,9 @@ struct sim_sched {
     enum sim_admission admission;
     double swap_bytes_per_s; /* device <-> host link for swap preemption */
     int prefill_instances;   /* disaggregated: instances that only prefill; the rest decode */
+    /* vllm admission: a step that continues or admits a prompt carries no decodes (SGLang's
+     * scheduler without --enable-mixed-chunk; docs/simulate.md#engines) */
+    bool separate_prefill;
 };
 
 /* Service-level objectives: 0 = no bound. A request meets them when its TTFT, its mean time

@@ -764,6 +764,47 @@ TEST(sim_vllm_preempt_and_cache_hits_by_hand)
     sim_result_release(&r);
 }
 
+/* separate_prefill (SGLang's scheduler: a prefill batch runs alone whenever one can be formed):
+ * A (64-token prompt, 4 outputs) arrives at 0, B (64, 2) just after A's prefill. Steps by hand:
+ * A's prefill; A's first decode (B not yet there); B's prefill alone, A waiting; A and B decode
+ * together (B done); A's last decode. With the steps mixed (the flag off) B's prefill shares
+ * the third step with A's decode, so A ends one decode step sooner. */
+TEST(sim_separate_prefill_by_hand)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CHUNKED);
+    c.sched.admission = SIM_ADMIT_VLLM;
+    struct sim_cost *cost = sim_cost_new(&c.engine);
+    struct roof_seq pa = {1, 64, 0, true};
+    double t1 = sim_cost_step(cost, &pa, 1), tb = t1 + 1e-6;
+    struct roof_seq d2 = {1, 1, 64, true};
+    double t2 = t1 + sim_cost_step(cost, &d2, 1);
+    double t3 = t2 + sim_cost_step(cost, &pa, 1);
+    struct roof_seq both[2] = {{1, 1, 65, true}, {1, 1, 64, true}};
+    double t4 = t3 + sim_cost_step(cost, both, 2);
+    struct roof_seq d4 = {1, 1, 66, true};
+    double t5 = t4 + sim_cost_step(cost, &d4, 1);
+    sim_cost_free(cost);
+    struct sim_trace_row rows[] = {{0.0, 64, 4}, {tb, 64, 2}};
+    struct sim_trace tr = {rows, 2};
+    use_trace(&c, &tr);
+    c.sched.separate_prefill = true;
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.completed == 2 && r.preemptions == 0);
+    CHECK_NEAR(r.requests[0].ttft_s, t1, 1e-9);
+    CHECK_NEAR(r.requests[1].ttft_s, t3 - tb, 1e-9);
+    CHECK_NEAR(r.requests[1].e2e_s, t4 - tb, 1e-9);
+    CHECK_NEAR(r.requests[0].e2e_s, t5, 1e-9);
+    check_little(&r);
+    double separate_a = r.requests[0].e2e_s;
+    sim_result_release(&r);
+    c.sched.separate_prefill = false;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.completed == 2 && r.requests[0].e2e_s < separate_a - 1e-6);
+    sim_result_release(&r);
+}
+
 /* The step-time arithmetic of a saturated closed loop (docs/simulate.md#saturation): B
  * sequences decode together at the mean context P + O/2, and every request adds its prompt's
  * prefill. Where prompts share steps with the decodes (chunked prefill, and vllm admission
