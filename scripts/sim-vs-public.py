@@ -11,7 +11,8 @@
 # unstated version, oci-405b, published 2024-10-10, before vLLM V1's first release of 2025-01-27)
 # ran vLLM's V0 engine, `engine: vllm-v0` (its defaults: 256 sequences, chunked prefill only for
 # models of more than 32K context, then 512 tokens per step; its host work per sampled token);
-# later versions run `engine: vllm` (V1: chunked prefill always).
+# later versions run `engine: vllm` (V1: chunked prefill always). A row may also name `vllm-v0`
+# itself (calibration/public-sweeps.csv does for its vLLM 0.7 rows): the same V0 rules.
 # Rows of calibration/public-sweeps.csv may also state the prompts per run (requests), the client's
 # --random-range-ratio r (lengths uniform in [floor(r L), L]) and server arguments (max_batch,
 # max_tokens, max_model_len); empty = the mode's rounds, fixed lengths, the engine's defaults.
@@ -39,10 +40,10 @@ def max_context(model):
 
 def engine_of(r):
     """the engine profile and the scheduler policy of the run that produced the row"""
-    if r['engine'] != 'vllm' or os.environ.get('ENGINE_AS_CSV'):
+    if r['engine'] not in ('vllm', 'vllm-v0') or os.environ.get('ENGINE_AS_CSV'):
         return r['engine'], 'chunked'
     v = r['engine_version']
-    v0 = v == 'unstated' or (v.startswith('0.') and int(v.split('.')[1]) < 8)
+    v0 = r['engine'] == 'vllm-v0' or v == 'unstated' or (v.startswith('0.') and int(v.split('.')[1]) < 8)
     if not v0:
         return 'vllm', 'chunked'
     # V0 (EngineArgs.create_engine_config): chunked prefill by default only above 32K of context
