@@ -653,8 +653,8 @@ engine_find_in(const char *dir, const char *name, struct err_list *errs)
         err_add(
             errs, NULL, 0, 0, ERR_ERROR,
             "unknown engine '%s' (llama.cpp, vllm, vllm-v0, tensorrt-llm, deepspeed, sglang, tgi, "
-            "kernel, or one predicted by the generic model: lmdeploy, deepspeed-mii, "
-            "optimum-habana, mlc-llm, mlx, ollama, gpt-fast)",
+            "optimum-habana, kernel, or one predicted by the generic model: lmdeploy, "
+            "deepspeed-mii, mlc-llm, mlx, ollama, gpt-fast)",
             name);
         return NULL;
     }
