@@ -92,5 +92,11 @@ if awk '{ d = $1 - 0.00066048; exit !(d < 1e-12 && d > -1e-12) }' "$T/ar/vllm.t"
     cat "$T/ar/vllm.t" "$T/ar/child.t" "$T/ar/ringy.t"; fi
 run engines-ar-bad 1 -- "$ROOFLINE" analyze --gpu mi300x --model llama-3-70b --engine "$T/ar/bad.yaml"
 expect_err engines-ar-bad-msg "bad.yaml:2:12: error: 'allreduce: custom' needs 'custom_allreduce_max'"
+# explain tp times the engine's all-reduce: SGLang's at tp 8 on MI300X is 4.13 us (one stage)
+run engines-explain-tp 0 -- "$ROOFLINE" explain tp --gpu mi300x --model llama-3-70b --weights fp8 \
+    --engine sglang
+expect_out engines-explain-tp-custom "the engine's own all-reduce: one stage"
+grep -Eq '^ +8 +[0-9.]+ ms +4\.13 us ' "$T/out" && echo "ok engines-explain-tp-time" ||
+    { echo "not ok engines-explain-tp-time"; grep -E '^ +[0-9]+ ' "$T/out"; }
 run engines-unknown 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine vlm
 expect_err engines-unknown-msg "unknown engine 'vlm'"
