@@ -296,6 +296,11 @@ ex_tp(const struct roof_config *cfg, const struct cli_args *a)
     printf("  ring all-reduce: t = 2 (N-1)/N x bytes / link bandwidth per direction + 2 (N-1) x "
            "latency, with %s per direction (%s) and %s per step\n",
            Q(bw, "B/s", 3), hw->link_kind, T(lat));
+    if (cfg->tuning.custom_allreduce_max_bytes > 0)
+        printf("  below %s on NVLink/xGMI at 2, 4, 6 or 8 devices the engine's own all-reduce: one "
+               "stage (N-1) x bytes / bandwidth, or two 2 (N-1)/N x bytes / bandwidth, + 2 x "
+               "latency (docs/physics.md#custom-all-reduce)\n",
+               Q(cfg->tuning.custom_allreduce_max_bytes, "B", 3));
     printf("Step 3. Decode (batch %.0f, context %.0f)\n", cfg->batch, cfg->context);
     printf("  %4s %10s %14s %10s %12s %14s %5s\n", "N", "ITL", "all-reduce", "on links",
            "tok/s total", "memory/device", "fits");
@@ -308,7 +313,7 @@ ex_tp(const struct roof_config *cfg, const struct cli_args *a)
         struct roof_result r;
         if (roof_evaluate(&c, &r) != 0)
             continue;
-        double one = roof_allreduce_time_s(c.batch * h * a_b, n, bw, lat);
+        double one = roof_allreduce_engine_s(hw, &c.tuning, c.batch * h * a_b, n, bw, lat);
         printf("  %4d %10s %14s %10s %12.0f %14s %5s\n", n, T(r.time_s), T(one), T(r.link_time_s),
                r.tokens_per_s_total, Q(r.mem.total_bytes, "B", 3), r.mem.fits ? "yes" : "no");
     }

@@ -89,6 +89,8 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
             inflight = per_batch > 1 ? per_batch : 1;
     }
     out->pipeline_inflight = inflight;
+    out->custom_allreduce_max_bytes = eng ? eng->custom_allreduce_max_bytes : 0.0;
+    out->kv_bucket_tokens = eng ? eng->kv_bucket : 0.0;
 }
 
 void
@@ -246,6 +248,23 @@ step_metric(const struct pred_case *pc, const struct roof_result *r, const char 
     return 0;
 }
 
+double
+calib_mean_bucketed(double input, double steps, double bucket)
+{
+    /* sum over k = 1..steps of ceil((input + k) / bucket) x bucket, by whole buckets: the keys
+     * input+1 .. input+steps fall in buckets j = ceil((input+1)/B) .. ceil((input+steps)/B) */
+    if (!(steps >= 1) || !(bucket > 0))
+        return input + (steps + 1) / 2.0;
+    double first = input + 1, last = input + steps, b = bucket;
+    double j1 = ceil(first / b), j2 = ceil(last / b);
+    if (j1 == j2)
+        return j1 * b;
+    double n = j2 - j1 - 1; /* whole buckets between the first and the last */
+    double sum = (j1 * b - first + 1) * j1 * b + (last - (j2 - 1) * b) * j2 * b +
+                 b * b * n * (j1 + j2) / 2.0;
+    return sum / steps;
+}
+
 int
 pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
                const struct mdl_profile *model, const struct roof_tuning *tuning, double *predicted,
@@ -340,6 +359,12 @@ pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
     double total = r.time_s;
     c.phase = ROOF_DECODE;
     c.context = pc->input + pc->output / 2.0;
+    if (c.tuning.kv_bucket_tokens > 0 && pc->output > 1) {
+        /* static shapes: step k (1..output-1) attends over input + k keys padded to the bucket;
+         * the attention is linear in them, so the mean padded length stands for all steps */
+        c.context = calib_mean_bucketed(pc->input, pc->output - 1, c.tuning.kv_bucket_tokens) - 1;
+        c.tuning.kv_bucket_tokens = 0;
+    }
     if (roof_evaluate(&c, &r) != 0) {
         *reason = "the engine cannot evaluate this configuration";
         return -1;

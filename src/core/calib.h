@@ -48,6 +48,9 @@ struct engine_profile {
     bool no_flash_attention;        /* attention unfused by default (flash_attention: false) */
     double score_bytes;             /* unfused: bytes per score element, all three kernels */
     double pipeline_copies;         /* layer split: micro-batches in flight (0 = no pipeline) */
+    double custom_allreduce_max_bytes; /* its own all-reduce below this size; 0 = NCCL's ring */
+    double kv_bucket;                  /* decode attention reads the cache padded to a multiple
+                                        * of this many tokens (static shapes); 0 = exact */
     struct engine_serving serving;
     /* no profile of its own: the generic kernel model (engine_find_in), predicted with a band
      * that spans the profiled engines' predictions */
@@ -101,6 +104,10 @@ struct pred_case {
     const char *op; /* kernel: matmul, mlp_up, mlp_down, qkv, attn_decode, attn_prefill */
     double m, n, k, tokens, kv_len, chunk, bytes;
 };
+
+/* Mean over decode steps k = 1..steps of the keys a step attends over, input + k, padded up to a
+ * multiple of `bucket` (static shapes); the unpadded mean when bucket is 0. */
+double calib_mean_bucketed(double input, double steps, double bucket);
 
 /* Predict a case on `hw` (and `model` unless a matmul). Returns 0 and the prediction in the
  * case's metric, or -1 with *reason set (static text) when the case cannot be modelled. */

@@ -872,13 +872,21 @@ summary_bound(const struct roof_result *r)
     return b;
 }
 
+/* `bucket` > 0: a decode step's attention runs over the cache padded to the next multiple of
+ * `bucket` tokens (static shapes, optimum-habana's --bucket_size with --bucket_internal), so it
+ * reads and scores ceil(visible / bucket) x bucket keys */
 static void
-agg_add(struct attn_agg *g, const struct roof_seq *q, double window)
+agg_add(struct attn_agg *g, const struct roof_seq *q, double window, double bucket)
 {
     double vis = q->past_tokens + q->new_tokens;
     if (window > 0 && vis > window)
         vis = window;
-    g->pairs += q->count * causal_pairs(q->past_tokens, q->new_tokens, window);
+    if (bucket > 0 && q->new_tokens == 1) {
+        vis = ceil(vis / bucket) * bucket;
+        g->pairs += q->count * vis;
+    } else {
+        g->pairs += q->count * causal_pairs(q->past_tokens, q->new_tokens, window);
+    }
     g->visible += q->count * vis;
     g->score += q->count * q->new_tokens * vis;
 }
@@ -935,9 +943,9 @@ step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
         b.seqs += q->count;
         if (q->logits)
             b.logits_rows += q->count;
-        agg_add(&b.full, q, 0);
+        agg_add(&b.full, q, 0, cfg->tuning.kv_bucket_tokens);
         if (b.window > 0)
-            agg_add(&b.windowed, q, b.window);
+            agg_add(&b.windowed, q, b.window, cfg->tuning.kv_bucket_tokens);
     }
     if (!(b.tokens > 0))
         return -1;
@@ -1056,6 +1064,32 @@ roof_allreduce_time_s(double bytes, int n, double bw, double latency_s)
         return 0.0;
     /* ring: reduce-scatter then all-gather, each n-1 steps of bytes/n (Patarasuk & Yuan 2009) */
     return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * latency_s;
+}
+
+double
+roof_allreduce_custom_s(double bytes, int n, double bw, double latency_s)
+{
+    if (n <= 1)
+        return 0.0;
+    /* csrc/custom_all_reduce.cuh CustomAllreduce::allreduce: cross_device_reduce_1stage at
+     * world size 2, or below 512 KiB up to 4 devices and 256 KiB up to 8; else _2stage. Each
+     * runs start_sync and end_sync, a flag written to every peer ("latency = 1 p2p write") */
+    bool one_stage = n == 2 || (n <= 4 && bytes < 512.0 * 1024) || (n <= 8 && bytes < 256.0 * 1024);
+    double data = one_stage ? (n - 1) * bytes : 2.0 * (n - 1) / n * bytes;
+    return data / bw + 2.0 * latency_s;
+}
+
+double
+roof_allreduce_engine_s(const struct hw_profile *hw, const struct roof_tuning *tu, double bytes,
+                        int n, double bw, double latency_s)
+{
+    /* vllm/distributed/device_communicators/custom_all_reduce.py: world sizes 2, 4, 6, 8,
+     * fully connected (should_custom_ar), messages under max_size; PCIe cards stay on NCCL */
+    bool mesh = !(hw && hw->link_kind && strncmp(hw->link_kind, "pcie", 4) == 0);
+    if (tu && tu->custom_allreduce_max_bytes > 0 && bytes < tu->custom_allreduce_max_bytes &&
+        mesh && (n == 2 || n == 4 || n == 6 || n == 8))
+        return roof_allreduce_custom_s(bytes, n, bw, latency_s);
+    return roof_allreduce_time_s(bytes, n, bw, latency_s);
 }
 
 double
@@ -1231,7 +1265,7 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
         acc_init(&c, &sc, out, cfg->hw->memory_bandwidth_bytes_per_s);
         c.times = 2.0 * (double)shard.num_layers;
         double bytes = rows * h * a;
-        double t = roof_allreduce_time_s(bytes, tp, bw_link, lat);
+        double t = roof_allreduce_engine_s(cfg->hw, &cfg->tuning, bytes, tp, bw_link, lat);
         add_link(&c, ROOF_OP_ALLREDUCE, bytes, t);
         out->link_time_s += c.times * t;
         out->time_in_link_bound_s += c.times * t;

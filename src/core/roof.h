@@ -45,6 +45,13 @@ struct roof_tuning {
     /* layer split: micro-batches of one prompt in flight on successive devices at once (the
      * pipeline); 0 or 1 = one after another */
     double pipeline_inflight;
+    /* tensor-parallel all-reduces below this many bytes use the engine's own one- or two-stage
+     * kernel over a fully connected link instead of NCCL/RCCL's ring (vLLM's custom
+     * all-reduce, docs/physics.md#parallelism); 0 = always the ring */
+    double custom_allreduce_max_bytes;
+    /* static shapes: a decode step's attention runs over the KV cache padded to the next
+     * multiple of this many tokens (optimum-habana's --bucket_size); 0 = the exact length */
+    double kv_bucket_tokens;
 };
 
 struct roof_config {
@@ -211,6 +218,17 @@ double roof_tuned_bandwidth(const struct hw_profile *hw, const struct roof_tunin
 double roof_dequant_ops_per_weight(enum dtype weights, enum dtype compute);
 /* Ring all-reduce of `bytes` over `n` devices: 2 (n-1)/n x bytes / bandwidth + 2 (n-1) latency. */
 double roof_allreduce_time_s(double bytes, int n, double bw_per_direction, double latency_s);
+/* vLLM's custom all-reduce (csrc/custom_all_reduce.cuh) of `bytes` over `n` fully connected
+ * devices: one stage (every device reads the n-1 peers' whole buffers and adds them:
+ * (n-1) x bytes / bandwidth) for n = 2, or below 512 KiB at n <= 4 and 256 KiB at n <= 8; else
+ * two (reduce-scatter then all-gather: 2 (n-1)/n x bytes / bandwidth); either way two barriers
+ * of one link latency each. */
+double roof_allreduce_custom_s(double bytes, int n, double bw_per_direction, double latency_s);
+/* The all-reduce the tuned engine runs: its custom kernel when the message is below
+ * tu->custom_allreduce_max_bytes, n is 2, 4, 6 or 8 and the link is not PCIe (a full NVLink /
+ * xGMI mesh); else the ring. */
+double roof_allreduce_engine_s(const struct hw_profile *hw, const struct roof_tuning *tu,
+                               double bytes, int n, double bw_per_direction, double latency_s);
 /* Default per-step latency of a link kind (docs/physics.md#parallelism). */
 double roof_link_latency_default_s(const struct hw_profile *hw);
 /* Why a configuration cannot be evaluated (static text), or NULL. */

@@ -165,6 +165,10 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         strbuf_addf(out, "score_bytes: %g\n", ep->score_bytes);
     if (ep->pipeline_copies > 0)
         strbuf_addf(out, "pipeline_copies: %.0f\n", ep->pipeline_copies);
+    if (ep->custom_allreduce_max_bytes > 0)
+        strbuf_addf(out, "custom_allreduce_max: %.0f B\n", ep->custom_allreduce_max_bytes);
+    if (ep->kv_bucket > 0)
+        strbuf_addf(out, "kv_bucket: %.0f\n", ep->kv_bucket);
     char serving[1024];
     engine_serving_format(ep, serving, sizeof serving);
     strbuf_addstr(out, serving);
@@ -189,7 +193,8 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
             strcmp(ep->source_keys[k], "flash_attention") == 0 ||
             strcmp(ep->source_keys[k], "score_bytes") == 0 ||
             strcmp(ep->source_keys[k], "pipeline_copies") == 0 ||
-            engine_serving_key(ep->source_keys[k]))
+            strcmp(ep->source_keys[k], "custom_allreduce_max") == 0 ||
+            strcmp(ep->source_keys[k], "kv_bucket") == 0 || engine_serving_key(ep->source_keys[k]))
             strbuf_addf(out, "  %s: \"%s\"\n", ep->source_keys[k], ep->source_texts[k]);
     return out->failed ? -1 : 0;
 }

@@ -276,6 +276,9 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "flash_attention",
                                           "score_bytes",
                                           "pipeline_copies",
+                                          "allreduce",
+                                          "custom_allreduce_max",
+                                          "kv_bucket",
                                           "fp16_accumulate",
                                           "admission",
                                           "max_batch",
@@ -385,6 +388,8 @@ engine_serving_format(const struct engine_profile *e, char *buf, size_t n)
  * milliseconds; a second per kernel or per step is already absurd. */
 static const struct yrange OVERHEAD_RANGE = {0, 1.0, 0, "s"};
 static const struct yrange INFLIGHT_RANGE = {1.0, 1e9, 0, "B"};
+/* vLLM's buffer is 8 MiB; a terabyte is already absurd */
+static const struct yrange ALLREDUCE_RANGE = {1.0, 1e12, 0, "B"};
 #define MAX_UBATCH 1000000L
 
 /* The kernel-model numbers `like: NAME` takes from engine_profiles/NAME.yaml beside the file
@@ -430,6 +435,9 @@ engine_like(struct ycheck *y, const struct ynode *root, const char *path, const 
     for (size_t i = 0; i < N(LIKE_KEYS); i++)
         if (!ynode_get(root, LIKE_KEYS[i]))
             *dst[i] = src[i];
+    /* the same kernels include the same all-reduce, unless the file says otherwise */
+    if (!ynode_get(root, "custom_allreduce_max") && !ynode_get(root, "allreduce"))
+        e->custom_allreduce_max_bytes = o->custom_allreduce_max_bytes;
     engine_profile_free(o);
     return 0;
 }
@@ -518,6 +526,31 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
                          "'pipeline_copies' must be at most 64, got %ld", copies);
         else
             e->pipeline_copies = (double)copies;
+    }
+    double ar;
+    if (ycheck_qty(y, root, "", "custom_allreduce_max", UNIT_BYTES, false, &ar) &&
+        ycheck_range(y, root, "", "custom_allreduce_max", ar, &ALLREDUCE_RANGE))
+        e->custom_allreduce_max_bytes = ar;
+    if (ycheck_str(y, root, "", "allreduce", false, &s)) {
+        static const char *const AR[] = {"ring", "custom"};
+        int k = pick(y, root, "allreduce", s, AR, N(AR));
+        if (k == 0 && ynode_get(root, "custom_allreduce_max"))
+            ycheck_error(y, ynode_get(root, "allreduce"),
+                         "'allreduce: ring' contradicts 'custom_allreduce_max'");
+        else if (k == 0)
+            e->custom_allreduce_max_bytes = 0;
+        else if (k == 1 && !ynode_get(root, "custom_allreduce_max"))
+            ycheck_error(y, ynode_get(root, "allreduce"),
+                         "'allreduce: custom' needs 'custom_allreduce_max' (the largest message "
+                         "its kernel reduces)");
+    }
+    long bucket;
+    if (ycheck_long(y, root, "", "kv_bucket", false, 1, &bucket)) {
+        if (bucket > MAX_UBATCH)
+            ycheck_error(y, ynode_get(root, "kv_bucket"),
+                         "'kv_bucket' must be at most %ld, got %ld", MAX_UBATCH, bucket);
+        else
+            e->kv_bucket = (double)bucket;
     }
     load_serving(y, root, &e->serving);
     if (ycheck_str(y, root, "", "like", false, &s))
@@ -624,8 +657,8 @@ engine_find_in(const char *dir, const char *name, struct err_list *errs)
         err_add(
             errs, NULL, 0, 0, ERR_ERROR,
             "unknown engine '%s' (llama.cpp, vllm, vllm-v0, tensorrt-llm, deepspeed, sglang, tgi, "
-            "kernel, or one predicted by the generic model: lmdeploy, deepspeed-mii, "
-            "optimum-habana, mlc-llm, mlx, ollama, gpt-fast)",
+            "optimum-habana, kernel, or one predicted by the generic model: lmdeploy, "
+            "deepspeed-mii, mlc-llm, mlx, ollama, gpt-fast)",
             name);
         return NULL;
     }

@@ -132,7 +132,8 @@ cost_step(struct sim_cost *c, struct roof_seq *seqs, int n)
     double bytes = rows / m * c->hidden * c->act_bytes;
     if (c->tp > 1) /* two all-reduces per layer of the stage (after attention, after the MLP) */
         stage += 2.0 * (double)c->shard.num_layers *
-                 roof_allreduce_time_s(bytes, c->tp, c->link_bytes_per_s, c->link_latency_s);
+                 roof_allreduce_engine_s(c->cfg.hw, &c->cfg.tuning, bytes, c->tp,
+                                         c->link_bytes_per_s, c->link_latency_s);
     double send = c->pp > 1 ? bytes / c->link_bytes_per_s + c->link_latency_s : 0.0;
     return (double)c->pp * stage + (double)(c->pp - 1) * send;
 }

@@ -66,7 +66,7 @@ expect_out json-show-params "1.1e+09 total"
 # analyze: table, csv and json
 # list engines: the names --engine takes, the default marked
 run list-engines 0 -- "$ROOFLINE" list engines
-expect_out list-engines-default "kernel        yes"
+expect_out list-engines-default "kernel          yes"
 expect_out list-engines-sglang "sglang "
 expect_out list-engines-tgi "tgi "
 expect_out list-engines-v0-token "10%     100 us"

@@ -11,7 +11,7 @@ run engines-validate 0 -- "$ROOFLINE" validate --measurements "$M" -o csv
 expect_err engines-warn-lmdeploy "no engine profile for 'lmdeploy': predicted with the generic kernel model"
 expect_no engines-sglang-profiled "no engine profile for 'sglang'"
 expect_no engines-tgi-profiled "no engine profile for 'tgi'"
-expect_err engines-warn-habana "no engine profile for 'optimum-habana'"
+expect_no engines-habana-profiled "no engine profile for 'optimum-habana'"
 expect_err engines-alias-ollama "engine 'ollama' runs llama.cpp's kernels"
 # every row has a finite, positive prediction and no reason
 if awk -F, 'NR > 1 && ($6 == "" || $6 + 0 <= 0 || $11 != "" || tolower($6) ~ /nan|inf/) { bad = 1 }
@@ -70,5 +70,33 @@ grep '^decode' "$T/out" >"$T/bar.itl"
 run engines-like-vllm-run 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine vllm --phase decode
 grep '^decode' "$T/out" | cmp -s - "$T/bar.itl" && echo "ok engines-like-ok-itl" ||
     { echo "not ok engines-like-ok-itl"; cat "$T/bar.itl"; }
+# the all-reduce: vLLM's custom kernel below custom_allreduce_max, inherited through like unless
+# the file says `allreduce: ring`; Llama-3-70B fp8 decode at tp 8 on MI300X (448 GB/s per
+# direction, 2 us): 160 x (7 x 8192 B / 448e9 + 4 us) = 660.48 us custom, 160 x (1.75 x 8192 /
+# 448e9 + 28 us) = 4485.12 us ring
+mkdir -p "$T/ar" && cp engine_profiles/vllm.yaml "$T/ar/"
+printf 'custom_allreduce_max: 8 MiB\n' >>"$T/ar/vllm.yaml"
+sed -i 's/^sources:$/sources:\n  custom_allreduce_max: "vllm csrc\/custom_all_reduce.cuh"/' "$T/ar/vllm.yaml"
+printf 'name: child\nlike: vllm\nsources: {}\n' >"$T/ar/child.yaml"
+printf 'name: ringy\nlike: vllm\nallreduce: ring\nsources: {allreduce: "NCCL"}\n' >"$T/ar/ringy.yaml"
+printf 'name: bad\nallreduce: custom\nsources: {allreduce: "x"}\n' >"$T/ar/bad.yaml"
+for e in vllm child ringy; do
+    run "engines-ar-$e" 0 -- "$ROOFLINE" analyze --gpu mi300x --model llama-3-70b --phase decode \
+        --tp 8 --weights fp8 --engine "$T/ar/$e.yaml" -o csv
+    awk -F, '$2 == "allreduce" { print $17 }' "$T/out" >"$T/ar/$e.t"
+done
+if awk '{ d = $1 - 0.00066048; exit !(d < 1e-12 && d > -1e-12) }' "$T/ar/vllm.t" &&
+    cmp -s "$T/ar/vllm.t" "$T/ar/child.t" &&
+    awk '{ d = $1 - 0.00448512; exit !(d < 1e-11 && d > -1e-11) }' "$T/ar/ringy.t"; then
+    echo "ok engines-allreduce-custom-like-ring"; else echo "not ok engines-allreduce-custom-like-ring"
+    cat "$T/ar/vllm.t" "$T/ar/child.t" "$T/ar/ringy.t"; fi
+run engines-ar-bad 1 -- "$ROOFLINE" analyze --gpu mi300x --model llama-3-70b --engine "$T/ar/bad.yaml"
+expect_err engines-ar-bad-msg "bad.yaml:2:12: error: 'allreduce: custom' needs 'custom_allreduce_max'"
+# explain tp times the engine's all-reduce: SGLang's at tp 8 on MI300X is 4.13 us (one stage)
+run engines-explain-tp 0 -- "$ROOFLINE" explain tp --gpu mi300x --model llama-3-70b --weights fp8 \
+    --engine sglang
+expect_out engines-explain-tp-custom "the engine's own all-reduce: one stage"
+grep -Eq '^ +8 +[0-9.]+ ms +4\.13 us ' "$T/out" && echo "ok engines-explain-tp-time" ||
+    { echo "not ok engines-explain-tp-time"; grep -E '^ +[0-9]+ ' "$T/out"; }
 run engines-unknown 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine vlm
 expect_err engines-unknown-msg "unknown engine 'vlm'"

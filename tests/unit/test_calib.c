@@ -8,6 +8,39 @@
 #include <math.h>
 #include <string.h>
 
+TEST(calib_kv_bucket_mean_and_decode)
+{
+    /* optimum-habana's --bucket_size 128: 128 prompt + 128 new tokens, decode steps k = 1..127
+     * attend over 129..255 keys, all padded to 256 (+33% over the mean 192) */
+    CHECK_NEAR(calib_mean_bucketed(128, 127, 128), 256, 0);
+    CHECK_NEAR(calib_mean_bucketed(128, 127, 0), 192, 0);
+    /* 2048 + 2048: keys 2049..4095; bucket 17 (2049..2176) holds 128 keys at 2176, buckets
+     * 18..31 hold 128 each at j x 128, bucket 32 holds 127 at 4096:
+     * (128 x 2176 + 128 x 128 x (18 + ... + 31) + 127 x 4096) / 2047 = 6418432 / 2047 */
+    CHECK_NEAR(calib_mean_bucketed(2048, 2047, 128), 6418432.0 / 2047, 1e-9);
+    /* a decode step after 130 cached tokens with the bucket reads what one after 255 does
+     * without it (131 keys padded to 256) */
+    struct hw_profile *hw = test_hw("gaudi2");
+    struct mdl_profile *m = test_model("llama-2-7b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.batch = 4;
+    c.context = 130;
+    c.tuning.kv_bucket_tokens = 128;
+    struct roof_result a, b;
+    CHECK(roof_evaluate(&c, &a) == 0);
+    c.context = 255;
+    c.tuning.kv_bucket_tokens = 0;
+    CHECK(roof_evaluate(&c, &b) == 0);
+    CHECK_NEAR(a.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read, b.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read, 0);
+    CHECK_NEAR(a.ops[ROOF_OP_ATTN_SCORE].flops, b.ops[ROOF_OP_ATTN_SCORE].flops, 0);
+    /* 4 x 256 keys x 32 layers x 4096 (32 KV heads x 128) x 2 B for K (and as much for V) */
+    CHECK_NEAR(a.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read + a.ops[ROOF_OP_ATTN_AV].bytes_kv_read,
+               4.0 * 256 * 32 * 4096 * 2 * 2, 0);
+    hw_free(hw);
+    mdl_free(m);
+}
+
 TEST(calib_stats_hand_checked)
 {
     /* |errors| sorted: 0 5 10 20 40; median 10; P90 (linear, GSL): position 0.9 x 4 = 3.6,

@@ -74,15 +74,23 @@ TEST(io_calparams_round_trip)
     ep.no_flash_attention = true;
     ep.score_bytes = 24;
     ep.pipeline_copies = 4;
+    ep.custom_allreduce_max_bytes = 8388608;
+    ep.kv_bucket = 128;
     ep.serving.reserve_fraction = -1; /* not given (engine_serving convention) */
     /* a fact that is not fitted keeps its own source */
-    char *keys[] = {"ubatch",          "dequant_buffer", "dequant_buffer_above",
-                    "flash_attention", "score_bytes",    "pipeline_copies"},
-         *texts[] = {"llama.cpp default -ub 512", "cuBLAS path", "MMQ_MAX_BATCH_SIZE 32",
-                     "llama-bench -fa 0",         "24 B",        "GGML_SCHED_MAX_COPIES"};
+    char *keys[] = {"ubatch",      "dequant_buffer",  "dequant_buffer_above", "flash_attention",
+                    "score_bytes", "pipeline_copies", "custom_allreduce_max", "kv_bucket"},
+         *texts[] = {"llama.cpp default -ub 512",
+                     "cuBLAS path",
+                     "MMQ_MAX_BATCH_SIZE 32",
+                     "llama-bench -fa 0",
+                     "24 B",
+                     "GGML_SCHED_MAX_COPIES",
+                     "custom_all_reduce.py max_size",
+                     "--bucket_size 128"};
     ep.source_keys = keys;
     ep.source_texts = texts;
-    ep.n_sources = 6;
+    ep.n_sources = 8;
     struct err_list errs = {0};
     CHECK(calparams_save(dir, dev, &bands, &ep, 1, "test on 2026-01-01", &errs) == 0);
     print_errs(&errs);
@@ -122,6 +130,8 @@ TEST(io_calparams_round_trip)
         CHECK(e->no_flash_attention);
         CHECK_NEAR(e->score_bytes, 24, 0);
         CHECK_NEAR(e->pipeline_copies, 4, 0);
+        CHECK_NEAR(e->custom_allreduce_max_bytes, 8388608, 0);
+        CHECK_NEAR(e->kv_bucket, 128, 0);
         engine_profile_free(e);
     }
     /* a missing file keeps the defaults; a bad one fails with a positioned error */

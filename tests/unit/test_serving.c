@@ -128,6 +128,53 @@ TEST(serving_moe_all_experts_equals_dense)
     mdl_free(m);
 }
 
+TEST(serving_custom_allreduce_by_message_size)
+{
+    /* vLLM's custom all-reduce (csrc/custom_all_reduce.cuh), 448 GB/s per direction, 2 us:
+     * one stage at 8 devices below 256 KiB: 7 x 16384 B / 448e9 + 2 x 2 us = 4.256 us */
+    CHECK_NEAR(roof_allreduce_custom_s(16384, 8, 448e9, 2e-6), 4.256e-6, 1e-12);
+    /* two stages at 8 devices from 256 KiB: 2 x 7/8 x 1 MiB / 448e9 + 4 us = 8.096 us */
+    CHECK_NEAR(roof_allreduce_custom_s(1048576, 8, 448e9, 2e-6), 8.096e-6, 1e-12);
+    /* 300 KiB at 4 devices is under the 512 KiB one-stage limit: 3 x 307200 / 448e9 + 4 us */
+    CHECK_NEAR(roof_allreduce_custom_s(307200, 4, 448e9, 2e-6), 3.0 * 307200 / 448e9 + 4e-6, 1e-15);
+    /* two devices always one stage: 4 MiB / 448e9 + 4 us = 13.362 us */
+    CHECK_NEAR(roof_allreduce_custom_s(4194304, 2, 448e9, 2e-6), 4194304 / 448e9 + 4e-6, 1e-15);
+    CHECK_NEAR(roof_allreduce_custom_s(16384, 1, 448e9, 2e-6), 0, 0);
+    struct hw_profile *mi = test_hw("mi300x"), *l40s = test_hw("l40s");
+    struct roof_tuning tu;
+    memset(&tu, 0, sizeof tu);
+    double ring = roof_allreduce_time_s(16384, 8, 448e9, 2e-6); /* 28.05 us */
+    CHECK_NEAR(ring, 1.75 * 16384 / 448e9 + 28e-6, 1e-15);
+    /* no custom kernel: the ring */
+    CHECK_NEAR(roof_allreduce_engine_s(mi, &tu, 16384, 8, 448e9, 2e-6), ring, 0);
+    tu.custom_allreduce_max_bytes = 8.0 * 1024 * 1024;
+    CHECK_NEAR(roof_allreduce_engine_s(mi, &tu, 16384, 8, 448e9, 2e-6), 4.256e-6, 1e-12);
+    /* at or above max_size, over PCIe (l40s) and at 3 devices: the ring */
+    CHECK_NEAR(roof_allreduce_engine_s(mi, &tu, 8388608, 8, 448e9, 2e-6),
+               roof_allreduce_time_s(8388608, 8, 448e9, 2e-6), 0);
+    CHECK_NEAR(roof_allreduce_engine_s(l40s, &tu, 16384, 8, 448e9, 2e-6), ring, 0);
+    CHECK_NEAR(roof_allreduce_engine_s(mi, &tu, 16384, 3, 448e9, 2e-6),
+               roof_allreduce_time_s(16384, 3, 448e9, 2e-6), 0);
+    /* a decode step of Llama-3-70B at tp 8 on MI300X, fp8 activations, batch 1: 160
+     * all-reduces of 8192 B, each 7 x 8192 / 448e9 + 4 us = 4.128 us: 660.48 us in all,
+     * where the ring takes 160 x (1.75 x 8192 / 448e9 + 28 us) = 4.4851 ms */
+    struct mdl_profile *m = test_model("llama-3-70b");
+    struct roof_config c;
+    roof_config_init(&c, mi, m, ROOF_DECODE);
+    c.weights = DT_FP8;
+    c.act = roof_default_act(DT_FP8);
+    c.tp = 8;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.link_time_s, 160 * (1.75 * 8192 / 448e9 + 28e-6), 1e-12);
+    c.tuning.custom_allreduce_max_bytes = 8.0 * 1024 * 1024;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.link_time_s, 660.48e-6, 1e-12);
+    hw_free(mi);
+    hw_free(l40s);
+    mdl_free(m);
+}
+
 TEST(serving_tensor_and_pipeline_parallel)
 {
     /* ring all-reduce: 2 (n-1)/n x bytes / bw + 2 (n-1) x latency;
