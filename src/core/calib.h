@@ -99,7 +99,13 @@ struct pred_case {
     double batch, context, prompt, input, output;
     const char *op; /* kernel: matmul, mlp_up, mlp_down, qkv, attn_decode, attn_prefill */
     double m, n, k, tokens, kv_len, chunk, bytes;
+    /* a run's own settings where they differ from the engine profile's (llama-bench -ub, -fa,
+     * pp N @ dD); zero = the engine's */
+    double ubatch;       /* prefill micro-batch in tokens */
+    double depth;        /* prefill: tokens already in each sequence's KV cache */
+    int flash_attention; /* PRED_FA_DEFAULT, PRED_FA_ON (fused), PRED_FA_OFF (scores in memory) */
 };
+enum { PRED_FA_DEFAULT, PRED_FA_ON, PRED_FA_OFF };
 
 /* Predict a case on `hw` (and `model` unless a matmul). Returns 0 and the prediction in the
  * case's metric, or -1 with *reason set (static text) when the case cannot be modelled. */
