@@ -297,6 +297,13 @@ pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
     c.batch = pc->batch >= 1 ? pc->batch : 1;
     c.tuning = *tuning;
     c.flash_attention = !tuning->no_flash_attention;
+    /* the run's own settings (llama-bench -ub, -fa) over the engine's defaults */
+    if (pc->ubatch > 0)
+        c.tuning.ubatch_tokens = pc->ubatch;
+    if (pc->flash_attention == PRED_FA_ON)
+        c.flash_attention = true;
+    else if (pc->flash_attention == PRED_FA_OFF)
+        c.flash_attention = false;
     int count = pc->count > 0 ? pc->count : 1;
     if (count > 1) {
         if (pc->layer_split)
@@ -321,6 +328,7 @@ pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
     if (pc->phase == PRED_PREFILL) {
         c.phase = ROOF_PREFILL;
         c.prompt = pc->prompt;
+        c.prefill_past = pc->depth > 0 ? pc->depth : 0;
         if (!(c.prompt >= 1) || roof_evaluate(&c, &r) != 0) {
             *reason = "prefill needs a prompt length";
             return -1;

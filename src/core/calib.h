@@ -103,7 +103,13 @@ struct pred_case {
     double batch, context, prompt, input, output;
     const char *op; /* kernel: matmul, mlp_up, mlp_down, qkv, attn_decode, attn_prefill */
     double m, n, k, tokens, kv_len, chunk, bytes;
+    /* a run's own settings where they differ from the engine profile's (llama-bench -ub, -fa,
+     * pp N @ dD); zero = the engine's */
+    double ubatch;       /* prefill micro-batch in tokens */
+    double depth;        /* prefill: tokens already in each sequence's KV cache */
+    int flash_attention; /* PRED_FA_DEFAULT, PRED_FA_ON (fused), PRED_FA_OFF (scores in memory) */
 };
+enum { PRED_FA_DEFAULT, PRED_FA_ON, PRED_FA_OFF };
 
 /* Mean over decode steps k = 1..steps of the keys a step attends over, input + k, padded up to a
  * multiple of `bucket` (static shapes); the unpadded mean when bucket is 0. */

@@ -820,7 +820,8 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     struct mdl_params p;
     mdl_param_count(m, &p);
     double B = cfg->batch;
-    double tokens_per_seq = cfg->phase == ROOF_PREFILL ? cfg->prompt : cfg->context + 1.0;
+    double tokens_per_seq =
+        cfg->phase == ROOF_PREFILL ? cfg->prefill_past + cfg->prompt : cfg->context + 1.0;
     double kvb = dtype_bytes(cfg->kv), a = dtype_bytes(cfg->act);
     double kv_per_seq = 0;
     for (long l = 0; l < m->num_layers; l++) {
@@ -842,7 +843,7 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
         (2.0 * h + (double)mdl_q_dim(m) + mdl_kv_elems_per_token_layer(m) + 2.0 * I) * a;
     double act = rows * per_row + B * (double)m->vocab_size * 4.0;
     if (!cfg->flash_attention && cfg->phase == ROOF_PREFILL)
-        act += B * (double)m->num_heads * cfg->prompt * cfg->prompt * a;
+        act += B * (double)m->num_heads * cfg->prompt * (cfg->prefill_past + cfg->prompt) * a;
     out->weights_bytes = p.total * dtype_bytes(cfg->weights);
     out->kv_bytes = B * kv_per_seq;
     out->act_bytes = act;
@@ -1196,7 +1197,8 @@ int
 roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
 {
     if (!cfg->hw || !cfg->model || !(cfg->batch >= 1.0) || !(cfg->context >= 0.0) ||
-        (cfg->phase == ROOF_PREFILL && !(cfg->prompt >= 1.0)) || roof_config_problem(cfg)) {
+        !(cfg->prefill_past >= 0.0) || (cfg->phase == ROOF_PREFILL && !(cfg->prompt >= 1.0)) ||
+        roof_config_problem(cfg)) {
         memset(out, 0, sizeof *out);
         return -1;
     }
@@ -1213,7 +1215,7 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
     q.logits = true;
     if (cfg->phase == ROOF_PREFILL) {
         q.new_tokens = cfg->prompt;
-        q.past_tokens = 0;
+        q.past_tokens = cfg->prefill_past;
     } else {
         q.new_tokens = 1;
         q.past_tokens = cfg->context;
@@ -1231,7 +1233,8 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
         bool first = true;
         while (done < cfg->prompt) {
             double chunk = cfg->prompt - done < ub ? cfg->prompt - done : ub;
-            struct roof_seq qc = {q.count, chunk, done, done + chunk >= cfg->prompt};
+            struct roof_seq qc = {q.count, chunk, cfg->prefill_past + done,
+                                  done + chunk >= cfg->prompt};
             struct roof_result part;
             if (roof_step(&sc, &qc, 1, first ? out : &part) != 0)
                 return -1;

@@ -58,9 +58,11 @@ struct roof_config {
     const struct hw_profile *hw;
     const struct mdl_profile *model;
     enum roof_phase phase;
-    double batch;   /* sequences */
-    double prompt;  /* prefill: prompt tokens per sequence */
-    double context; /* decode: tokens already in the KV cache per sequence */
+    double batch;        /* sequences */
+    double prompt;       /* prefill: prompt tokens per sequence */
+    double context;      /* decode: tokens already in the KV cache per sequence */
+    double prefill_past; /* prefill: tokens already in each sequence's KV cache before the
+                          * prompt (a prompt after a filled cache, llama-bench pp N @ dD); 0 */
     enum dtype weights, act, kv;
     bool flash_attention;  /* true: the score matrix stays on chip */
     double reserve_bytes;  /* engine reserve (runtime context, workspace) */

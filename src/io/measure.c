@@ -17,9 +17,10 @@
 #define N(a) (ARRAY_SIZE(a))
 
 static const char *const ROW_KEYS[] = {
-    "id",    "source", "hardware", "count",  "parallel", "model",  "weights", "kv",    "engine",
-    "phase", "batch",  "context",  "prompt", "input",    "output", "op",      "m",     "n",
-    "k",     "tokens", "tp",       "kv_len", "chunk",    "bytes",  "metric",  "value", "note"};
+    "id",     "source", "hardware", "count",   "parallel", "model",          "weights", "kv",
+    "engine", "phase",  "batch",    "context", "prompt",   "input",          "output",  "op",
+    "m",      "n",      "k",        "tokens",  "tp",       "kv_len",         "chunk",   "bytes",
+    "metric", "value",  "note",     "ubatch",  "depth",    "flash_attention"};
 static const char *const PHASES[PRED_PHASE_COUNT] = {"decode", "prefill", "e2e", "kernel"};
 static const char *const METRICS[] = {"tokens_per_s", "time_ms", "latency_s"};
 static const char *const ENGINES[] = {
@@ -62,6 +63,8 @@ pick(struct ycheck *y, const struct ynode *map, const char *key, const char *v,
 #define MAX_LENGTH 1e9
 #define MAX_BYTES 1e15
 #define MAX_DEVICES 65536
+/* micro-batch tokens, a row's as an engine profile's (engine_profile loader below) */
+#define MAX_UBATCH 1000000L
 
 static bool
 num(struct ycheck *y, const struct ynode *e, const char *key, double min, double max, double *out)
@@ -201,6 +204,15 @@ fill_set(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
         num(y, e, "kv_len", 0, MAX_LENGTH, &r.pc.kv_len);
         num(y, e, "chunk", 1, MAX_LENGTH, &r.pc.chunk);
         num(y, e, "bytes", 1, MAX_BYTES, &r.pc.bytes);
+        /* the run's own llama-bench settings: -ub, pp N @ dD, -fa (engine defaults otherwise) */
+        if (num(y, e, "ubatch", 1, (double)MAX_UBATCH, &r.pc.ubatch) &&
+            r.pc.ubatch != floor(r.pc.ubatch))
+            ycheck_error(y, ynode_get(e, "ubatch"), "'ubatch' must be a whole number, got %g",
+                         r.pc.ubatch);
+        num(y, e, "depth", 0, MAX_LENGTH, &r.pc.depth);
+        bool fa;
+        if (ycheck_bool(y, e, "", "flash_attention", &fa))
+            r.pc.flash_attention = fa ? PRED_FA_ON : PRED_FA_OFF;
         if (ycheck_str(y, e, "", "op", false, &s) && pick(y, e, "op", s, OPS, N(OPS)) >= 0)
             r.op_name = str_dup(s);
         if (ycheck_str(y, e, "", "note", false, &s))
@@ -215,6 +227,10 @@ fill_set(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
             ycheck_error(y, e, "an e2e row needs 'input' and 'output'");
         if (ph == 3 && !r.op_name)
             ycheck_error(y, e, "a kernel row needs 'op'");
+        if (ph >= 0 && ph != 1 && given(e, "depth"))
+            ycheck_error(y, ynode_get(e, "depth"),
+                         "'depth' (tokens in the cache before the prompt) is for prefill rows; a "
+                         "decode row's cache is its 'context'");
         if (ph != 3 && !model)
             ycheck_error(y, e, "a %s row needs 'model'", ph >= 0 ? PHASES[ph] : "");
         /* a hash set: comparing every pair took 36 s for 80,000 rows */
@@ -390,7 +406,6 @@ static const struct yrange OVERHEAD_RANGE = {0, 1.0, 0, "s"};
 static const struct yrange INFLIGHT_RANGE = {1.0, 1e9, 0, "B"};
 /* vLLM's buffer is 8 MiB; a terabyte is already absurd */
 static const struct yrange ALLREDUCE_RANGE = {1.0, 1e12, 0, "B"};
-#define MAX_UBATCH 1000000L
 
 /* The kernel-model numbers `like: NAME` takes from engine_profiles/NAME.yaml beside the file
  * when the file does not give them: an engine that runs the same kernel libraries as another

@@ -385,6 +385,77 @@ TEST(calib_ubatch_and_dequant_buffer)
     mdl_free(m);
 }
 
+/* a row's own run settings (docs/calibration.md#the-measurement-format): `depth` (a prompt after
+ * a filled cache, llama-bench pp N @ dD), `ubatch` (-ub) and `flash_attention` (-fa) override the
+ * engine's defaults */
+TEST(calib_row_settings_depth_ubatch_fa)
+{
+    struct hw_profile *hw = test_hw("a100-sxm-80gb");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct roof_tuning tu;
+    struct dev_params dp;
+    dev_params_default(DEV_DC_GPU, &dp);
+    calib_tuning(hw, &dp, NULL, &tu);
+    struct pred_case pc;
+    memset(&pc, 0, sizeof pc);
+    pc.phase = PRED_PREFILL;
+    pc.metric = PRED_TIME_MS;
+    pc.weights = pc.kv = DT_FP16;
+    pc.batch = 1;
+    pc.prompt = 512;
+    pc.depth = 1024;
+    double pred;
+    const char *why;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &pred, &why) == 0);
+    /* the prompt is one pass of 512 new tokens after 1024 cached ones, sampling a token */
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_PREFILL);
+    c.weights = c.act = c.kv = DT_FP16;
+    c.tuning = tu;
+    struct roof_seq q = {1, 512, 1024, true};
+    struct roof_result r;
+    CHECK(roof_step(&c, &q, 1, &r) == 0);
+    CHECK_NEAR(pred, r.time_s * 1e3, 1e-12);
+    /* by hand: query-key pairs per head 512 x 1024 + 512 x 513 / 2 = 655,616; scores
+     * 2 x pairs x 32 heads x 128 x 32 layers = 171,865,800,704 FLOP */
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].flops, 171865800704.0, 1e-3);
+    /* with no depth the same prompt is cheaper */
+    pc.depth = 0;
+    double fresh;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &fresh, &why) == 0);
+    CHECK(fresh < pred);
+    /* ubatch 512 over an engine without one: a 1024-token prompt in two passes, the second
+     * attending to the first */
+    pc.prompt = 1024;
+    pc.ubatch = 512;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &pred, &why) == 0);
+    struct roof_seq q1 = {1, 512, 0, false}, q2 = {1, 512, 512, true};
+    struct roof_result a, b;
+    roof_step(&c, &q1, 1, &a);
+    roof_step(&c, &q2, 1, &b);
+    CHECK_NEAR(pred, (a.time_s + b.time_s) * 1e3, 1e-12);
+    /* flash attention: the row's setting over the engine's (llama.cpp of 2024: off) */
+    pc.ubatch = 0;
+    tu.no_flash_attention = true;
+    tu.score_bytes = 24;
+    double unfused, fused;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &unfused, &why) == 0);
+    pc.flash_attention = PRED_FA_ON;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &fused, &why) == 0);
+    c.flash_attention = true;
+    c.tuning = tu;
+    c.prompt = 1024;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(fused, r.time_s * 1e3, 1e-12);
+    CHECK(unfused > fused);
+    tu.no_flash_attention = false;
+    pc.flash_attention = PRED_FA_OFF;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &pred, &why) == 0);
+    CHECK_NEAR(pred, unfused, 1e-12);
+    hw_free(hw);
+    mdl_free(m);
+}
+
 /* llama.cpp without flash attention (docs/physics.md#unfused-attention): the f32 scores go
  * through memory, 24 B per element over the three kernels on ggml-cuda, and each query head
  * reads its KV head's cache itself */

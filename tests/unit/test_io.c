@@ -357,3 +357,38 @@ TEST(io_ycheck_shared)
     ycheck_release(&y);
     ynode_free(root);
 }
+
+/* the loader reads a row's run settings; absent, they leave the engine's defaults */
+TEST(io_measurement_row_settings)
+{
+    char path[] = "/tmp/roofline-meas-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("- {id: a, source: s, hardware: dgx-spark, model: qwen2.5-7b, weights: q8_0, engine: "
+          "llama.cpp, phase: prefill, batch: 1, prompt: 2048, depth: 32768, ubatch: 2048, "
+          "flash_attention: true, metric: tokens_per_s, value: 1283.36}\n"
+          "- {id: b, source: s, hardware: dgx-spark, model: qwen2.5-7b, weights: q8_0, engine: "
+          "llama.cpp, phase: decode, batch: 1, context: 16, flash_attention: false, metric: "
+          "tokens_per_s, value: 29.3}\n"
+          "- {id: c, source: s, hardware: dgx-spark, model: qwen2.5-7b, weights: q8_0, engine: "
+          "llama.cpp, phase: decode, batch: 1, context: 16, metric: tokens_per_s, value: 29.3}\n",
+          f);
+    fclose(f);
+    struct err_list errs = {0};
+    struct meas_set *s = meas_load(path, &errs);
+    remove(path);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK(s->n == 3);
+        CHECK_NEAR(s->rows[0].pc.depth, 32768, 0);
+        CHECK_NEAR(s->rows[0].pc.ubatch, 2048, 0);
+        CHECK(s->rows[0].pc.flash_attention == PRED_FA_ON);
+        CHECK(s->rows[1].pc.flash_attention == PRED_FA_OFF);
+        CHECK(s->rows[2].pc.flash_attention == PRED_FA_DEFAULT);
+        CHECK(s->rows[2].pc.ubatch == 0 && s->rows[2].pc.depth == 0);
+    }
+    meas_set_free(s);
+    print_errs(&errs);
+    err_list_release(&errs);
+}
