@@ -508,7 +508,7 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
 
 void
 engine_serving_hook(const struct hw_profile *hw, const char *engine, struct roof_config *eng,
-                    struct sim_sched *sched, void *ctx)
+                    double context_tokens, struct sim_sched *sched, void *ctx)
 {
     (void)engine;
     const struct engine_profile *e = ctx;
@@ -516,7 +516,9 @@ engine_serving_hook(const struct hw_profile *hw, const char *engine, struct roof
         return;
     engine_serving_sched(e, hw, sched);
     if (eng) {
-        double c = eng->model ? (double)eng->model->max_position_embeddings : 0;
+        double c = context_tokens > 0 ? context_tokens
+                   : eng->model       ? (double)eng->model->max_position_embeddings
+                                      : 0;
         double r = engine_reserve_bytes(e, eng, c);
         if (r >= 0)
             eng->reserve_bytes = r;
@@ -894,7 +896,11 @@ scenario_sim_config(const struct scenario *s, struct sim_config *cfg)
     if (s->reserve_bytes >= 0) {
         cfg->engine.reserve_bytes = s->reserve_bytes;
     } else if (s->eng) {
-        double ctx = s->model ? (double)s->model->max_position_embeddings : 0;
+        /* a trace's lengths have no max here: the model's maximum context */
+        double ctx =
+            sim_serving_context(s->sched.max_batch, &s->work.prompt, &s->work.output, NULL);
+        if (!(ctx > 0) && s->model)
+            ctx = (double)s->model->max_position_embeddings;
         double r = engine_reserve_bytes(s->eng, &cfg->engine, ctx);
         if (r >= 0)
             cfg->engine.reserve_bytes = r;
