@@ -29,10 +29,6 @@ struct scenario {
     char *trace_path;
 };
 
-/* Engines a scenario may name (the calibrated engine profiles the simulator accepts). */
-extern const char *const SCENARIO_ENGINES[];
-extern const int SCENARIO_N_ENGINES;
-
 /* Load and validate the scenario at `path` (relative profile and trace paths are relative to
  * the scenario's directory). Returns a scenario the caller frees with scenario_free, or NULL
  * with every problem in `errs`. */
