@@ -107,14 +107,50 @@ TEST(plan_cost_purchase_by_hand)
     CHECK_NEAR(plan_capital_per_year(37500, 0.2, 0, 4), 7500, 1e-12);
 }
 
-/* A question from YAML text (NULL when it does not parse). */
+/* A question from YAML text (NULL when it does not parse, its errors on stderr). */
 static struct plan_question *
 parse_q(const char *name, const char *text)
 {
     struct err_list e = {0};
     struct plan_question *q = plan_question_parse(name, text, strlen(text), &e);
+    for (size_t i = 0; i < e.n; i++)
+        if (e.items[i].severity == ERR_ERROR)
+            fprintf(stderr, "%s\n", e.items[i].msg);
     err_list_release(&e);
     return q;
+}
+
+/* The one-device question the by-hand cases share: llama-3-8b in bf16 on one h100-sxm at $2/h,
+ * batch 1 (one server per instance), continuous batching; `workload` and `slo` are their
+ * flow mappings (slo NULL: none), `plan_extra` more keys of `plan` after requests and
+ * confirm_top 1 ("" for none). */
+static void
+batch1_text(char *text, size_t n, const char *workload, const char *slo, long requests,
+            const char *plan_extra)
+{
+    snprintf(text, n,
+             "model: llama-3-8b\n"
+             "formats: [bf16]\n"
+             "workload: %s\n"
+             "%s%s%s"
+             "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [continuous], "
+             "max_batch: [1]}\n"
+             "money: {rent_per_hour: {h100-sxm: 2.0}}\n"
+             "plan: {requests: %ld, confirm_top: 1%s}\n",
+             workload, slo ? "slo: " : "", slo ? slo : "", slo ? "\n" : "", requests, plan_extra);
+}
+
+/* An option of `q`'s first format on `hw_id` (tp x pp, `policy`), as a ranked option names it. */
+static void
+option_on(struct plan_option *op, const struct plan_question *q, const char *hw_id, int tp, int pp,
+          enum sim_policy policy)
+{
+    memset(op, 0, sizeof *op);
+    snprintf(op->hw_id, sizeof op->hw_id, "%s", hw_id);
+    op->tp = tp;
+    op->pp = pp;
+    op->format = q->formats[0];
+    op->policy = policy;
 }
 
 static struct plan_question *
@@ -133,12 +169,7 @@ question(double rate, const char *ttft, const char *objective)
              "money: {rent_per_hour: {h100-sxm: 2.0, l4: 0.5}}\n"
              "plan: {utilisation: 1, requests: 500, confirm_top: 4, objective: %s}\n",
              rate, ttft, objective);
-    struct err_list e = {0};
-    struct plan_question *q = plan_question_parse("q.yaml", text, strlen(text), &e);
-    for (size_t i = 0; i < e.n; i++)
-        fprintf(stderr, "%s\n", e.items[i].msg);
-    err_list_release(&e);
-    return q;
+    return parse_q("q.yaml", text);
 }
 
 static int
@@ -280,16 +311,9 @@ TEST(plan_question_errors)
 static void
 md1_question(char *text, size_t n, double e2e_s)
 {
-    snprintf(text, n,
-             "model: llama-3-8b\n"
-             "formats: [bf16]\n"
-             "workload: {rate_per_s: 4, prompt: 64, output: 4}\n"
-             "slo: {e2e: %.9f s, percentile: 50}\n"
-             "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [continuous], "
-             "max_batch: [1]}\n"
-             "money: {rent_per_hour: {h100-sxm: 2.0}}\n"
-             "plan: {requests: 4000, confirm_top: 1}\n",
-             e2e_s);
+    char slo[64];
+    snprintf(slo, sizeof slo, "{e2e: %.9f s, percentile: 50}", e2e_s);
+    batch1_text(text, n, "{rate_per_s: 4, prompt: 64, output: 4}", slo, 4000, "");
 }
 
 static double
@@ -310,11 +334,7 @@ batch1_service_s(const struct plan_question *q)
     struct plan_opts o;
     plan_opts_init(&o);
     struct plan_option op;
-    memset(&op, 0, sizeof op);
-    snprintf(op.hw_id, sizeof op.hw_id, "h100-sxm");
-    op.tp = op.pp = 1;
-    op.format = q->formats[0];
-    op.policy = SIM_CONTINUOUS;
+    option_on(&op, q, "h100-sxm", 1, 1, SIM_CONTINUOUS);
     op.max_batch = 1;
     struct sim_config cfg;
     if (plan_option_sim_config(q, &o, &op, 1, &cfg) != 0)
@@ -333,8 +353,7 @@ TEST(plan_md1_by_hand)
     /* S from the engine's step cost: one prefill of 64 tokens, then 3 decode steps */
     char text[1024];
     md1_question(text, sizeof text, 1.0);
-    struct err_list e = {0};
-    struct plan_question *q = plan_question_parse("md1.yaml", text, strlen(text), &e);
+    struct plan_question *q = parse_q("md1.yaml", text);
     CHECK(q != NULL);
     if (!q)
         return;
@@ -342,9 +361,8 @@ TEST(plan_md1_by_hand)
     CHECK(S > 0);
     plan_question_free(q);
     md1_question(text, sizeof text, S * 1.001);
-    q = plan_question_parse("md1.yaml", text, strlen(text), &e);
+    q = parse_q("md1.yaml", text);
     CHECK(q != NULL);
-    err_list_release(&e);
     if (!q)
         return;
     struct plan_result r;
@@ -436,11 +454,7 @@ TEST(plan_engine_serving_defaults_as_simulate)
     o.serving = engine_serving_hook;
     o.serving_ctx = s->eng;
     struct plan_option op;
-    memset(&op, 0, sizeof op);
-    snprintf(op.hw_id, sizeof op.hw_id, "h100-sxm");
-    op.tp = op.pp = 1;
-    op.format = q->formats[0];
-    op.policy = SIM_CHUNKED;
+    option_on(&op, q, "h100-sxm", 1, 1, SIM_CHUNKED);
     struct sim_config pc, sc;
     CHECK(plan_option_sim_config(q, &o, &op, 2, &pc) == 0);
     scenario_sim_config(s, &sc);
@@ -472,28 +486,20 @@ TEST(plan_engine_serving_defaults_as_simulate)
     scenario_free(s);
 }
 
-static void
-closed_question(char *text, size_t n, long users, double think_s, double e2e_s, int spares)
-{
-    snprintf(text, n,
-             "model: llama-3-8b\n"
-             "formats: [bf16]\n"
-             "workload: {users: %ld, think_time: %.9f s, prompt: 64, output: 4}\n"
-             "slo: {e2e: %.9f s, percentile: 90}\n"
-             "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [continuous], "
-             "max_batch: [1]}\n"
-             "money: {rent_per_hour: {h100-sxm: 2.0}}\n"
-             "plan: {requests: 1000, confirm_top: 1, spares: %d}\n",
-             users, think_s, e2e_s, spares);
-}
-
+/* A closed loop of `users` on the batch-1 question (a `think_s` think time, no SLO when e2e_s is
+ * 0). */
 static struct plan_question *
 closed_parse(long users, double think_s, double e2e_s, int spares)
 {
-    char text[1024];
-    closed_question(text, sizeof text, users, think_s, e2e_s, spares);
-    struct plan_question *q = parse_q("closed.yaml", text);
-    return q;
+    char text[1024], work[128], slo[64], extra[32];
+    snprintf(work, sizeof work, "{users: %ld, think_time: %.9f s, prompt: 64, output: 4}", users,
+             think_s);
+    snprintf(slo, sizeof slo, "{e2e: %.9f s, percentile: 90}", e2e_s);
+    extra[0] = '\0';
+    if (spares >= 0)
+        snprintf(extra, sizeof extra, ", spares: %d", spares);
+    batch1_text(text, sizeof text, work, e2e_s > 0 ? slo : NULL, 1000, extra);
+    return parse_q("closed.yaml", text);
 }
 
 /* Service time S of one request (fixed lengths, batch 1) on the closed questions' candidate. */
@@ -571,17 +577,7 @@ TEST(plan_closed_loop_no_slo)
     CHECK(S > 0);
     if (!(S > 0))
         return;
-    char text[1024];
-    snprintf(text, sizeof text,
-             "model: llama-3-8b\n"
-             "formats: [bf16]\n"
-             "workload: {users: 6, think_time: %.9f s, prompt: 64, output: 4}\n"
-             "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [continuous], "
-             "max_batch: [1]}\n"
-             "money: {rent_per_hour: {h100-sxm: 2.0}}\n"
-             "plan: {requests: 1000, confirm_top: 1}\n",
-             1.5 * S);
-    struct plan_question *q = parse_q("open.yaml", text);
+    struct plan_question *q = closed_parse(6, 1.5 * S, 0, -1);
     CHECK(q != NULL);
     if (!q)
         return;
@@ -871,7 +867,7 @@ TEST(plan_llama_cpp_step_as_analyze)
                      "candidates: {hardware: [rtx-4090], pp: [2], schedulers: [continuous]}\n"
                      "money: {rent_per_hour: {rtx-4090: 0.5}}\n";
     struct err_list e = {0};
-    struct plan_question *q = plan_question_parse("q.yaml", qt, strlen(qt), &e);
+    struct plan_question *q = parse_q("q.yaml", qt);
     struct engine_profile *ep = engine_find("llama.cpp", &e);
     for (size_t i = 0; i < e.n; i++)
         fprintf(stderr, "%s\n", e.items[i].msg);
@@ -888,12 +884,7 @@ TEST(plan_llama_cpp_step_as_analyze)
     o.serving = engine_serving_hook;
     o.serving_ctx = ep;
     struct plan_option op;
-    memset(&op, 0, sizeof op);
-    snprintf(op.hw_id, sizeof op.hw_id, "rtx-4090");
-    op.tp = 1;
-    op.pp = 2;
-    op.format = q->formats[0];
-    op.policy = SIM_CONTINUOUS;
+    option_on(&op, q, "rtx-4090", 1, 2, SIM_CONTINUOUS);
     struct sim_config pc;
     CHECK(plan_option_sim_config(q, &o, &op, 0.1, &pc) == 0);
     /* analyze --gpu rtx-4090 --model llama-3-8b --weights fp16 --pp 2 --engine llama.cpp */
