@@ -637,6 +637,17 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
             return CLI_USAGE;
         }
     }
+    const char *fl = cli_get(a, "flash");
+    if (fl) {
+        if (strcmp(fl, "on") == 0)
+            cfg->flash_attention = cfg->flash_attention_asked = true;
+        else if (strcmp(fl, "off") == 0)
+            cfg->flash_attention = false;
+        else {
+            fprintf(stderr, "error: --flash: expected 'on' or 'off', got '%s'\n", fl);
+            return CLI_USAGE;
+        }
+    }
     const char *eng = cli_engine(a, cfg->hw);
     if (eng) { /* NULL: datasheet, the pure roofline (or a measured host's roofs) */
         struct err_list errs = {0};
@@ -645,8 +656,6 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
         err_list_release(&errs);
         if (e != 0)
             return e == -2 ? CLI_USAGE : CLI_FAIL;
-        if (cfg->tuning.no_flash_attention) /* the engine's default; --flash overrides */
-            cfg->flash_attention = false;
         if (!rs) { /* the engine's own reserve (vLLM 1 - gpu_memory_utilization, ...) */
             struct engine_profile *ep = engine_find(eng, &errs);
             cli_print_errs(&errs);
@@ -665,17 +674,6 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
         fprintf(stderr, "error: %s (--tp %ld, --pp %ld, %s on %s)\n", problem, tp, pp,
                 cfg->model->id, cfg->hw->id);
         return CLI_USAGE;
-    }
-    const char *fl = cli_get(a, "flash");
-    if (fl) {
-        if (strcmp(fl, "on") == 0)
-            cfg->flash_attention = true;
-        else if (strcmp(fl, "off") == 0)
-            cfg->flash_attention = false;
-        else {
-            fprintf(stderr, "error: --flash: expected 'on' or 'off', got '%s'\n", fl);
-            return CLI_USAGE;
-        }
     }
     return 0;
 }

@@ -150,7 +150,7 @@ fill_summary(const struct roof_result *r, struct out_value *v, double crit, doub
         {dtype_name(c->weights), 0},
         {dtype_name(c->act), 0},
         {dtype_name(c->kv), 0},
-        {c->flash_attention ? "on" : "off", 0},
+        {roof_flash_attention(c) ? "on" : "off", 0},
         {NULL, r->tokens},
         {NULL, r->flops},
         {NULL, r->bytes},

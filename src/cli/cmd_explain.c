@@ -544,6 +544,8 @@ run_text(const struct cli_args *ap)
         const char *engine = cli_engine(&a, hw);
         struct roof_config bound, ecfg = cfg; /* ecfg keeps the engine's tuning */
         roof_config_init(&bound, hw, m, phase);
+        /* the bound of the engine's kernels: its attention (llama.cpp's unfused) stays */
+        cfg.flash_attention = roof_flash_attention(&cfg);
         cfg.tuning = bound.tuning;
         struct roof_result rb, re = {0};
         double band[2] = {0, 0};

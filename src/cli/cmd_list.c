@@ -83,10 +83,14 @@ static const struct out_field ENGINE_FIELDS[] = {
 };
 #define N_ENGINE_FIELDS (int)(sizeof ENGINE_FIELDS / sizeof ENGINE_FIELDS[0])
 
+/* By file name, NAME.yaml (the listing's order: vllm-v0 before vllm). */
 static int
-cmp_str(const void *x, const void *y)
+cmp_file(const void *x, const void *y)
 {
-    return strcmp(*(char *const *)x, *(char *const *)y);
+    char a[300], b[300];
+    snprintf(a, sizeof a, "%s.yaml", *(char *const *)x);
+    snprintf(b, sizeof b, "%s.yaml", *(char *const *)y);
+    return strcmp(a, b);
 }
 
 /* The engine profiles (engine_profiles/NAME.yaml): the names --engine takes. */
@@ -95,27 +99,20 @@ list_engines(enum out_fmt fmt)
 {
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/engine_profiles", prof_data_dir());
-    DIR *d = opendir(dir);
-    if (!d) {
+    char **names;
+    int n = prof_list(PROF_ENGINE, &names);
+    if (n < 0) {
         fprintf(stderr, "error: cannot read engine profiles in '%s'\n", dir);
         return CLI_FAIL;
     }
-    char *names[64];
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) && n < 64;) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0 && e->d_name[0] != '.')
-            names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    qsort(names, (size_t)n, sizeof names[0], cmp_file);
     struct out_table *t = out_table_new(fmt, NULL, ENGINE_FIELDS, N_ENGINE_FIELDS);
     int failed = 0;
     for (int i = 0; i < n; i++) {
         char path[PATH_MAX + 300];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i] ? names[i] : "");
+        snprintf(path, sizeof path, "%s/%s.yaml", dir, names[i]);
         struct err_list errs = {0};
-        struct engine_profile *ep = names[i] ? engine_load(path, &errs) : NULL;
+        struct engine_profile *ep = engine_load(path, &errs);
         failed += cli_print_errs(&errs) > 0 || !ep;
         err_list_release(&errs);
         if (ep) {
@@ -134,8 +131,8 @@ list_engines(enum out_fmt fmt)
             out_table_row(t, v);
             engine_profile_free(ep);
         }
-        free(names[i]);
     }
+    prof_list_free(names, n);
     out_table_end(t, stdout, 0);
     if (fmt == OUT_JSON)
         putchar('\n');

@@ -125,7 +125,10 @@ engine_reserve_bytes(const struct engine_profile *e, const struct roof_config *c
         double widest = (double)m->vocab_size / tp;
         double mlp = 2.0 * (double)m->intermediate_size / tp;
         widest = mlp > widest ? mlp : widest;
-        double scores = cfg->flash_attention ? 0 : (double)m->num_heads / tp * context;
+        /* the engine's attention, whether or not cfg carries its tuning yet */
+        struct roof_config fa = *cfg;
+        fa.tuning.no_flash_attention |= e->no_flash_attention;
+        double scores = roof_flash_attention(&fa) ? 0 : (double)m->num_heads / tp * context;
         widest = scores > widest ? scores : widest;
         r += 4.0 * ub * (widest + (double)m->hidden_size);
     }
@@ -296,14 +299,13 @@ pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
     c.kv = pc->kv;
     c.batch = pc->batch >= 1 ? pc->batch : 1;
     c.tuning = *tuning;
-    c.flash_attention = !tuning->no_flash_attention;
     /* the run's own settings (llama-bench -ub, -fa) over the engine's defaults */
     if (pc->ubatch > 0)
         c.tuning.ubatch_tokens = pc->ubatch;
     if (pc->flash_attention == PRED_FA_ON)
-        c.flash_attention = true;
+        c.flash_attention_asked = true;
     else if (pc->flash_attention == PRED_FA_OFF)
-        c.flash_attention = false;
+        c.tuning.no_flash_attention = true;
     int count = pc->count > 0 ? pc->count : 1;
     if (count > 1) {
         if (pc->layer_split)

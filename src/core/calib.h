@@ -82,7 +82,8 @@ void calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
                   const struct engine_profile *eng, struct roof_tuning *out);
 void engine_profile_free(struct engine_profile *e);
 /* The memory an engine keeps per device off weights and KV cache for `cfg` (its model,
- * formats, flash attention, tp): fraction x capacity + fixed bytes, plus, for llama.cpp, its
+ * formats, tp, and flash attention: the engine's default, `e`'s flash_attention, unless cfg asks
+ * for it, roof_flash_attention): fraction x capacity + fixed bytes, plus, for llama.cpp, its
  * compute buffers: 4 B x ubatch x (max(vocab / tp, 2 x MLP width / tp, heads / tp x context
  * without flash attention) + hidden), the largest f32 tensors of one micro-batch's graph
  * (logits, the MLP's gate and up, the attention scores). `context` in tokens. Negative when

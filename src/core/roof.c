@@ -719,7 +719,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
          * KV head's keys and values itself, so a grouped-query cache is read once per query
          * head, not once per KV head */
         double sc_kq = 0, sc_soft_in = 0, sc_soft_out = 0, sc_av = 0;
-        if (!cfg->flash_attention) {
+        if (!roof_flash_attention(cfg)) {
             double elems = H * ag->score;
             double sb = cfg->tuning.score_bytes;
             if (sb > 0) {
@@ -757,7 +757,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                  .act_in_bytes = sc_av,
                                  .act_out_bytes = T * H * dv * a,
                                  .kv_read_bytes = k_read});
-        if (!prefill && cfg->flash_attention && b->seqs > 0)
+        if (!prefill && roof_flash_attention(cfg) && b->seqs > 0)
             fused_decode_attention(c, b, visible / b->seqs, (double)m->num_kv_heads,
                                    (double)m->head_dim * 2.0 * kvb);
     }
@@ -842,7 +842,7 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     double per_row =
         (2.0 * h + (double)mdl_q_dim(m) + mdl_kv_elems_per_token_layer(m) + 2.0 * I) * a;
     double act = rows * per_row + B * (double)m->vocab_size * 4.0;
-    if (!cfg->flash_attention && cfg->phase == ROOF_PREFILL)
+    if (!roof_flash_attention(cfg) && cfg->phase == ROOF_PREFILL)
         act += B * (double)m->num_heads * cfg->prompt * (cfg->prefill_past + cfg->prompt) * a;
     out->weights_bytes = p.total * dtype_bytes(cfg->weights);
     out->kv_bytes = B * kv_per_seq;
@@ -1102,6 +1102,12 @@ roof_link_latency_default_s(const struct hw_profile *hw)
     return 2e-6;
 }
 
+bool
+roof_flash_attention(const struct roof_config *cfg)
+{
+    return cfg->flash_attention && (cfg->flash_attention_asked || !cfg->tuning.no_flash_attention);
+}
+
 const char *
 roof_config_problem(const struct roof_config *cfg)
 {
@@ -1193,6 +1199,107 @@ roof_pipeline_group_s(double sum_s, double max_s, int stages)
     return sum_s + (double)(stages > 1 ? stages - 1 : 0) * max_s;
 }
 
+/* One device's share of the model (shard_view) for callers that keep it (the simulator). */
+void
+roof_shard_view(const struct roof_config *cfg, struct mdl_profile *shard, struct roof_config *out)
+{
+    shard_view(cfg, shard, out);
+}
+
+int
+roof_pass(const struct roof_config *cfg, const struct roof_config *sc, const struct roof_seq *seq,
+          double m, struct roof_result *out)
+{
+    int tp = cfg->tp > 1 ? cfg->tp : 1, pp = cfg->pp > 1 ? cfg->pp : 1;
+    struct roof_seq q = *seq;
+    double ub = cfg->tuning.ubatch_tokens;
+    bool prompt = q.new_tokens > 1;
+    double end = q.past_tokens + q.new_tokens;
+    /* a layer split whose engine keeps several micro-batches in flight: while device s runs
+     * micro-batch i, device s - 1 runs micro-batch i + 1 (docs/physics.md#parallelism) */
+    double inflight = cfg->tuning.pipeline_inflight;
+    bool pipelined = pp > 1 && inflight >= 2 && prompt;
+    double piped = 0, group_sum = 0, group_max = 0, in_group = 0;
+    if (prompt && ub >= 1 && q.new_tokens > ub) {
+        /* micro-batches of ub tokens (whole sequences' worth of tokens at a time): each one a
+         * pass over the weights, attending to the chunks before it */
+        double done = q.past_tokens;
+        bool first = true;
+        while (done < end) {
+            double chunk = end - done < ub ? end - done : ub;
+            struct roof_seq qc = {q.count, chunk, done, done + chunk >= end && q.logits};
+            struct roof_result part;
+            if (roof_step(sc, &qc, 1, first ? out : &part) != 0)
+                return -1;
+            double t = first ? out->time_s : part.time_s;
+            if (!first)
+                roof_result_add(out, &part);
+            first = false;
+            done += chunk;
+            group_sum += t;
+            group_max = t > group_max ? t : group_max;
+            if (++in_group >= inflight || done >= end) {
+                piped += roof_pipeline_group_s(group_sum, group_max, pp);
+                group_sum = group_max = in_group = 0;
+            }
+        }
+    } else {
+        if (roof_step(sc, &q, 1, out) != 0)
+            return -1;
+        pipelined = false; /* one micro-batch: nothing to overlap */
+    }
+    out->cfg = *cfg;
+    double a = dtype_bytes(cfg->act), h = (double)cfg->model->hidden_size;
+    double rows = q.count * q.new_tokens;
+    double bw_link = hw_link_bytes_per_s_per_direction(cfg->hw);
+    double lat =
+        cfg->link_latency_s >= 0 ? cfg->link_latency_s : roof_link_latency_default_s(cfg->hw);
+    double stage_time = out->time_s;
+    if (tp > 1) {
+        /* two all-reduces per layer (after attention and after the MLP) of rows x h */
+        struct acc_ctx c;
+        acc_init(&c, sc, out, cfg->hw->memory_bandwidth_bytes_per_s);
+        c.times = 2.0 * (double)sc->model->num_layers;
+        double bytes = rows * h * a;
+        double t = roof_allreduce_engine_s(cfg->hw, &cfg->tuning, bytes, tp, bw_link, lat);
+        add_link(&c, ROOF_OP_ALLREDUCE, bytes, t);
+        out->link_time_s += c.times * t;
+        out->time_in_link_bound_s += c.times * t;
+        stage_time += c.times * t;
+    }
+    double send_t = 0;
+    if (pp > 1) {
+        struct acc_ctx c;
+        acc_init(&c, sc, out, cfg->hw->memory_bandwidth_bytes_per_s);
+        c.times = (double)(pp - 1);
+        double bytes = rows * h * a;
+        send_t = bytes / bw_link + lat;
+        add_link(&c, ROOF_OP_PP_SEND, bytes, send_t);
+        out->link_time_s += c.times * send_t;
+        out->time_in_link_bound_s += c.times * send_t;
+    }
+    /* a token of a microbatch passes every stage in turn; pipelined, the micro-batches of a
+     * group overlap (their all-reduces, if any, scale with their stage times) */
+    if (pipelined && out->time_s > 0) {
+        out->time_s = piped * (stage_time / out->time_s) + (pp - 1) * send_t;
+    } else if (pp > 1 && m <= 1.0) {
+        /* one microbatch crosses the stages one after another: the embedding, the final norm
+         * and LM head and the host's step are one stage's work each, not every stage's
+         * (stage_time is the last stage's, which holds them) */
+        static const enum roof_op ONCE[] = {ROOF_OP_EMBEDDING, ROOF_OP_FINAL_NORM, ROOF_OP_LM_HEAD,
+                                            ROOF_OP_STEP};
+        double once = 0;
+        for (size_t i = 0; i < sizeof ONCE / sizeof ONCE[0]; i++)
+            if (out->ops[ONCE[i]].present)
+                once += out->ops[ONCE[i]].time_s;
+        out->time_s = pp * stage_time - (pp - 1) * once + (pp - 1) * send_t;
+    } else {
+        out->time_s = pp * stage_time + (pp - 1) * send_t;
+    }
+    out->bound = summary_bound(out);
+    return 0;
+}
+
 int
 roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
 {
@@ -1220,90 +1327,8 @@ roof_evaluate(const struct roof_config *cfg, struct roof_result *out)
         q.new_tokens = 1;
         q.past_tokens = cfg->context;
     }
-    double ub = cfg->tuning.ubatch_tokens;
-    /* a layer split whose engine keeps several micro-batches in flight: while device s runs
-     * micro-batch i, device s - 1 runs micro-batch i + 1 (docs/physics.md#parallelism) */
-    double inflight = cfg->tuning.pipeline_inflight;
-    bool pipelined = pp > 1 && inflight >= 2 && cfg->phase == ROOF_PREFILL;
-    double piped = 0, group_sum = 0, group_max = 0, in_group = 0;
-    if (cfg->phase == ROOF_PREFILL && ub >= 1 && cfg->prompt > ub) {
-        /* micro-batches of ub tokens (whole sequences' worth of tokens at a time): each one a
-         * pass over the weights, attending to the chunks before it */
-        double done = 0;
-        bool first = true;
-        while (done < cfg->prompt) {
-            double chunk = cfg->prompt - done < ub ? cfg->prompt - done : ub;
-            struct roof_seq qc = {q.count, chunk, cfg->prefill_past + done,
-                                  done + chunk >= cfg->prompt};
-            struct roof_result part;
-            if (roof_step(&sc, &qc, 1, first ? out : &part) != 0)
-                return -1;
-            double t = first ? out->time_s : part.time_s;
-            if (!first)
-                roof_result_add(out, &part);
-            first = false;
-            done += chunk;
-            group_sum += t;
-            group_max = t > group_max ? t : group_max;
-            if (++in_group >= inflight || done >= cfg->prompt) {
-                piped += roof_pipeline_group_s(group_sum, group_max, pp);
-                group_sum = group_max = in_group = 0;
-            }
-        }
-    } else {
-        if (roof_step(&sc, &q, 1, out) != 0)
-            return -1;
-        pipelined = false; /* one micro-batch: nothing to overlap */
-    }
-    out->cfg = *cfg;
-    double a = dtype_bytes(cfg->act), h = (double)cfg->model->hidden_size;
-    double rows = q.count * q.new_tokens;
-    double bw_link = hw_link_bytes_per_s_per_direction(cfg->hw);
-    double lat =
-        cfg->link_latency_s >= 0 ? cfg->link_latency_s : roof_link_latency_default_s(cfg->hw);
-    double stage_time = out->time_s;
-    if (tp > 1) {
-        /* two all-reduces per layer (after attention and after the MLP) of rows x h */
-        struct acc_ctx c;
-        acc_init(&c, &sc, out, cfg->hw->memory_bandwidth_bytes_per_s);
-        c.times = 2.0 * (double)shard.num_layers;
-        double bytes = rows * h * a;
-        double t = roof_allreduce_engine_s(cfg->hw, &cfg->tuning, bytes, tp, bw_link, lat);
-        add_link(&c, ROOF_OP_ALLREDUCE, bytes, t);
-        out->link_time_s += c.times * t;
-        out->time_in_link_bound_s += c.times * t;
-        stage_time += c.times * t;
-    }
-    double send_t = 0;
-    if (pp > 1) {
-        struct acc_ctx c;
-        acc_init(&c, &sc, out, cfg->hw->memory_bandwidth_bytes_per_s);
-        c.times = (double)(pp - 1);
-        double bytes = rows * h * a;
-        send_t = bytes / bw_link + lat;
-        add_link(&c, ROOF_OP_PP_SEND, bytes, send_t);
-        out->link_time_s += c.times * send_t;
-        out->time_in_link_bound_s += c.times * send_t;
-    }
-    /* a token of a microbatch passes every stage in turn; pipelined, the micro-batches of a
-     * group overlap (their all-reduces, if any, scale with their stage times) */
-    if (pipelined && out->time_s > 0) {
-        out->time_s = piped * (stage_time / out->time_s) + (pp - 1) * send_t;
-    } else if (pp > 1 && m <= 1.0) {
-        /* one microbatch crosses the stages one after another: the embedding, the final norm
-         * and LM head and the host's step are one stage's work each, not every stage's
-         * (stage_time is the last stage's, which holds them) */
-        static const enum roof_op ONCE[] = {ROOF_OP_EMBEDDING, ROOF_OP_FINAL_NORM, ROOF_OP_LM_HEAD,
-                                            ROOF_OP_STEP};
-        double once = 0;
-        for (size_t i = 0; i < sizeof ONCE / sizeof ONCE[0]; i++)
-            if (out->ops[ONCE[i]].present)
-                once += out->ops[ONCE[i]].time_s;
-        out->time_s = pp * stage_time - (pp - 1) * once + (pp - 1) * send_t;
-    } else {
-        out->time_s = pp * stage_time + (pp - 1) * send_t;
-    }
-    out->bound = summary_bound(out);
+    if (roof_pass(cfg, &sc, &q, m, out) != 0)
+        return -1;
     out->devices = tp * pp;
     out->replicas = cfg->gpus > 0 ? cfg->gpus / (tp * pp) : 1;
     if (out->replicas < 1)

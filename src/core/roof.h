@@ -64,12 +64,14 @@ struct roof_config {
     double prefill_past; /* prefill: tokens already in each sequence's KV cache before the
                           * prompt (a prompt after a filled cache, llama-bench pp N @ dD); 0 */
     enum dtype weights, act, kv;
-    bool flash_attention;  /* true: the score matrix stays on chip */
-    double reserve_bytes;  /* engine reserve (runtime context, workspace) */
-    int tp;                /* tensor-parallel degree (1 = one device) */
-    int pp;                /* pipeline-parallel stages (1 = none) */
-    int gpus;              /* devices in all; replicas = gpus / (tp x pp); 0 = tp x pp */
-    double link_latency_s; /* per ring step / per send; < 0 = default for the link kind */
+    bool flash_attention;       /* true: the score matrix stays on chip, unless the engine's kernels
+                                 * have no fused attention (roof_flash_attention) */
+    bool flash_attention_asked; /* fused even where the engine's default is not (--flash on) */
+    double reserve_bytes;       /* engine reserve (runtime context, workspace) */
+    int tp;                     /* tensor-parallel degree (1 = one device) */
+    int pp;                     /* pipeline-parallel stages (1 = none) */
+    int gpus;                   /* devices in all; replicas = gpus / (tp x pp); 0 = tp x pp */
+    double link_latency_s;      /* per ring step / per send; < 0 = default for the link kind */
     struct roof_tuning tuning;
 };
 
@@ -187,6 +189,20 @@ int roof_step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, in
  * it costs less. */
 int roof_step_time(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
                    unsigned long ops, struct roof_result *scratch, double *time_s);
+/* One engine pass of the sequences `seq` (one group) through the instance of `cfg` (tp x pp
+ * devices), the pass roof_evaluate times: a prompt in the engine's micro-batches
+ * (tuning.ubatch_tokens), kept in flight on successive devices where the engine pipelines them
+ * (tuning.pipeline_inflight), the all-reduces, the stage-to-stage sends, and, for a single
+ * micro-batch (`m` <= 1) through pp > 1 stages, the work one stage does for all (embedding,
+ * final norm, LM head, host step) paid once (docs/physics.md#parallelism). `sc` is cfg's
+ * one-device view (roof_shard_view); `m` the microbatches the batch is split into (seq->count
+ * is one microbatch's). Fills out's operators, totals, bound and time_s; returns 0 or -1. */
+int roof_pass(const struct roof_config *cfg, const struct roof_config *sc,
+              const struct roof_seq *seq, double m, struct roof_result *out);
+/* One device's share of cfg's model: heads, KV heads, MLP columns and vocabulary split tp ways,
+ * layers pp ways, into *shard, and *out = cfg with its model pointing at *shard. */
+void roof_shard_view(const struct roof_config *cfg, struct mdl_profile *shard,
+                     struct roof_config *out);
 /* Memory footprint only (cheap). */
 void roof_memory(const struct roof_config *cfg, struct roof_memory *out);
 const char *roof_op_name(enum roof_op op);
@@ -235,6 +251,13 @@ double roof_allreduce_engine_s(const struct hw_profile *hw, const struct roof_tu
 double roof_link_latency_default_s(const struct hw_profile *hw);
 /* Why a configuration cannot be evaluated (static text), or NULL. */
 const char *roof_config_problem(const struct roof_config *cfg);
+/* Whether attention runs fused (FlashAttention: the scores stay on chip): the config asks for it
+ * and either the engine's tuning does not say its default kernels are unfused (an engine
+ * profile's `flash_attention: false`, llama.cpp's) or the user asked for fused attention
+ * (flash_attention_asked, `--flash on`). Every path that costs a step or its memory asks this,
+ * so an engine's tuning brings its attention wherever it is copied.
+ * docs/physics.md#unfused-attention */
+bool roof_flash_attention(const struct roof_config *cfg);
 const char *roof_bound_name(enum roof_bound b);
 const char *roof_phase_name(enum roof_phase p);
 double roof_op_bytes(const struct roof_op_result *r);

@@ -3,6 +3,7 @@
 
 #include "io/profiles.h"
 #include "io/ydoc.h"
+#include "util/alloc.h"
 #include "util/array.h"
 #include "util/strs.h"
 #include "util/strset.h"
@@ -23,10 +24,11 @@ static const char *const ROW_KEYS[] = {
     "metric", "value",  "note",     "ubatch",  "depth",    "flash_attention"};
 static const char *const PHASES[PRED_PHASE_COUNT] = {"decode", "prefill", "e2e", "kernel"};
 static const char *const METRICS[] = {"tokens_per_s", "time_ms", "latency_s"};
-static const char *const ENGINES[] = {
-    "llama.cpp",      "vllm",    "vllm-v0", "tensorrt-llm", "deepspeed",
-    "kernel",         "sglang",  "tgi",     "lmdeploy",     "deepspeed-mii",
-    "optimum-habana", "mlc-llm", "mlx",     "ollama",       "gpt-fast"};
+/* The engines a measurement may name without a profile of their own: the generic kernel model
+ * predicts them (engine_generic). With the engine_profiles/ files they are every engine name
+ * (engine_names); an engine with a profile needs no line here. */
+static const char *const GENERIC_ENGINES[] = {"lmdeploy", "deepspeed-mii", "mlc-llm",
+                                              "mlx",      "ollama",        "gpt-fast"};
 /* Serving engines with a profile in engine_profiles/ that the generic model averages. */
 static const char *const PROFILED[] = {"llama.cpp", "vllm", "tensorrt-llm", "deepspeed"};
 /* Engines that run another engine's kernels: the other's profile applies. Ollama serves models
@@ -144,6 +146,8 @@ fill_set(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     (void)arg;
     struct meas_set *set = obj;
     set->path = str_dup(y->path);
+    char **engines;
+    int n_engines = engine_names(true, &engines);
     struct strset ids; /* borrows from the tree */
     strset_init(&ids);
     set->rows = calloc(root->n ? root->n : 1, sizeof *set->rows);
@@ -167,7 +171,7 @@ fill_set(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
         ycheck_str(y, e, "", "hardware", true, &hw);
         ycheck_str(y, e, "", "model", false, &model);
         if (ycheck_str(y, e, "", "engine", true, &eng))
-            pick(y, e, "engine", eng, ENGINES, N(ENGINES));
+            pick(y, e, "engine", eng, (const char *const *)engines, (size_t)n_engines);
         int ph = -1, met = -1;
         if (ycheck_str(y, e, "", "phase", true, &s))
             ph = pick(y, e, "phase", s, PHASES, N(PHASES));
@@ -256,6 +260,7 @@ fill_set(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
         set->rows[set->n++] = r;
     }
     strset_release(&ids);
+    engine_names_free(engines, n_engines);
 }
 
 static void
@@ -664,17 +669,17 @@ engine_find_in(const char *dir, const char *name, struct err_list *errs)
                 }
                 return e;
             }
-        bool known = false;
-        for (size_t i = 0; i < N(ENGINES) && !known; i++)
-            known = strcmp(name, ENGINES[i]) == 0;
-        if (known)
+        char **known;
+        int n_known = engine_names(true, &known);
+        bool generic = false;
+        for (int i = 0; i < n_known && !generic; i++)
+            generic = strcmp(name, known[i]) == 0;
+        engine_names_free(known, n_known);
+        if (generic) /* a generic engine, or a profiled one without a file in `dir` */
             return engine_generic(dir, name, errs);
-        err_add(
-            errs, NULL, 0, 0, ERR_ERROR,
-            "unknown engine '%s' (llama.cpp, vllm, vllm-v0, tensorrt-llm, deepspeed, sglang, tgi, "
-            "optimum-habana, kernel, or one predicted by the generic model: lmdeploy, "
-            "deepspeed-mii, mlc-llm, mlx, ollama, gpt-fast)",
-            name);
+        char list[1024];
+        engine_names_text(list, sizeof list);
+        err_add(errs, NULL, 0, 0, ERR_ERROR, "unknown engine '%s' (%s)", name, list);
         return NULL;
     }
     return engine_load(p, errs);
@@ -738,4 +743,70 @@ engine_generic(const char *dir, const char *name, struct err_list *errs)
             "to span their extremes",
             name, n);
     return e;
+}
+
+int
+engine_names(bool with_generic, char ***out)
+{
+    char **v;
+    int n = prof_list(PROF_ENGINE, &v);
+    if (n < 0)
+        n = 0;
+    for (size_t g = 0; with_generic && g < N(GENERIC_ENGINES); g++) {
+        bool have = false;
+        for (int i = 0; i < n && !have; i++)
+            have = strcmp(v[i], GENERIC_ENGINES[g]) == 0;
+        char **nv = have ? v : realloc(v, (size_t)(n + 1) * sizeof *nv);
+        if (!nv) {
+            alloc_note_failure();
+            break;
+        }
+        v = nv;
+        if (!have && (v[n] = str_dup(GENERIC_ENGINES[g])))
+            n++;
+    }
+    *out = v;
+    return n;
+}
+
+void
+engine_names_free(char **names, int n)
+{
+    prof_list_free(names, n);
+}
+
+void
+engine_names_join(char *const *names, int n, char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, size - l, "%s%s", i ? ", " : "", names[i]);
+    }
+}
+
+void
+engine_names_text(char *buf, size_t size)
+{
+    char **prof;
+    int n = engine_names(false, &prof);
+    engine_names_join(prof, n, buf, size);
+    if (size == 0)
+        return;
+    /* the generic engines that have no profile */
+    bool first = true;
+    for (size_t g = 0; g < N(GENERIC_ENGINES); g++) {
+        bool have = false;
+        for (int i = 0; i < n && !have; i++)
+            have = strcmp(prof[i], GENERIC_ENGINES[g]) == 0;
+        if (have)
+            continue;
+        size_t l = strlen(buf);
+        snprintf(buf + l, size - l, "%s%s",
+                 first ? ", or one predicted by the generic model: " : ", ", GENERIC_ENGINES[g]);
+        first = false;
+    }
+    engine_names_free(prof, n);
 }

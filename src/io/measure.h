@@ -37,6 +37,18 @@ struct engine_profile *engine_load(const char *path, struct err_list *errs);
  * belongs to them (their sources are facts to keep). */
 size_t engine_serving_format(const struct engine_profile *e, char *buf, size_t n);
 bool engine_serving_key(const char *key);
+/* Every engine name, sorted: those with a profile, the NAME.yaml files of engine_profiles/ in the
+ * data directory (the names scenarios, questions and --engine take: adding an engine is adding
+ * its file), and with `with_generic` those a measurement may name that the generic kernel model
+ * predicts (measure.c's GENERIC_ENGINES, one line each). The caller frees *names with
+ * engine_names_free; returns the count (0 and NULL when none can be read). */
+int engine_names(bool with_generic, char ***names);
+void engine_names_free(char **names, int n);
+/* names[0..n) as "a, b, c" in buf (size bytes, always terminated). */
+void engine_names_join(char *const *names, int n, char *buf, size_t size);
+/* The known engines in words for an error message: the profiled ones, then ", or one predicted
+ * by the generic model: ..." (buf of size bytes, always terminated). */
+void engine_names_text(char *buf, size_t size);
 /* By name in the data directory ("llama.cpp", "vllm", ...), or the built-in "kernel". */
 struct engine_profile *engine_find(const char *name, struct err_list *errs);
 /* The same in `dir`/engine_profiles (NULL: the data directory). */

@@ -22,10 +22,12 @@ struct mdl_profile *mdl_load(const char *path, struct err_list *errs);
 struct mdl_profile *mdl_from_tree(const struct ynode *root, const char *path, const char *id,
                                   bool lenient_unknown, struct err_list *errs);
 
-enum prof_kind { PROF_HARDWARE, PROF_MODEL };
+/* hardware_profiles/, model_profiles/, engine_profiles/ */
+enum prof_kind { PROF_HARDWARE, PROF_MODEL, PROF_ENGINE };
 
-/* The directory holding hardware_profiles/ and model_profiles/: $ROOFLINE_DATA, else the
- * executable's directory or its parent, else the compiled-in data directory. Never NULL. */
+/* The directory holding hardware_profiles/, model_profiles/ and engine_profiles/: $ROOFLINE_DATA,
+ * else the executable's directory or its parent, else the compiled-in data directory. Never NULL.
+ */
 const char *prof_data_dir(void);
 void prof_set_data_dir(const char *dir);
 /* Resolve an id or a path to a file path (malloc'd, caller frees). An argument containing '/'
@@ -33,8 +35,8 @@ void prof_set_data_dir(const char *dir);
 char *prof_resolve(enum prof_kind kind, const char *id_or_path, struct err_list *errs);
 /* True when prof_resolve takes `s` as a path: it contains '/' or ends in .yaml, .yml or .json. */
 bool prof_looks_like_path(const char *s);
-/* Sorted list of ids in the data directory (caller frees each and the array); returns count or
- * -1 when the directory cannot be read. */
+/* Sorted list of ids in the data directory, the names of its NAME.yaml files (caller frees with
+ * prof_list_free); returns count or -1 (and *ids NULL) when the directory cannot be read. */
 int prof_list(enum prof_kind kind, char ***ids);
 void prof_list_free(char **ids, int n);
 /* Convenience: resolve and load. */

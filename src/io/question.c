@@ -4,6 +4,7 @@
 #include "io/question.h"
 
 #include "core/roof.h"
+#include "io/measure.h"
 #include "io/profiles.h"
 #include "io/scenario.h"
 #include "io/ydoc.h"
@@ -912,12 +913,15 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
             free(p);
         }
     }
+    char **engines; /* those with a profile (engine_profiles/), as a scenario's */
+    int n_engines = engine_names(false, &engines);
     if (ycheck_str(y, root, "", "engine", false, &s) &&
-        ycheck_enum(y, ynode_get(root, "engine"), "engine", s, SCENARIO_ENGINES,
-                    (size_t)SCENARIO_N_ENGINES) >= 0)
+        ycheck_enum(y, ynode_get(root, "engine"), "engine", s, (const char *const *)engines,
+                    (size_t)n_engines) >= 0)
         q->engine = str_dup(s);
     else if (!ynode_get(root, "engine"))
         q->engine = str_dup("kernel"); /* every command's default engine (as a scenario's) */
+    engine_names_free(engines, n_engines);
     if (q->model)
         load_formats(y, root, q);
     load_workload(y, root, q);

@@ -1,6 +1,7 @@
 /* Finding profiles: the data directory and id -> path resolution with hints. */
 #include "io/profiles.h"
 
+#include "util/alloc.h"
 #include "util/strs.h"
 
 #include <dirent.h>
@@ -74,7 +75,9 @@ prof_data_dir(void)
 static const char *
 subdir(enum prof_kind kind)
 {
-    return kind == PROF_HARDWARE ? "hardware_profiles" : "model_profiles";
+    return kind == PROF_HARDWARE ? "hardware_profiles"
+           : kind == PROF_MODEL  ? "model_profiles"
+                                 : "engine_profiles";
 }
 
 static int
@@ -88,6 +91,7 @@ prof_list(enum prof_kind kind, char ***out)
 {
     char dir[PATH_MAX + 32];
     snprintf(dir, sizeof dir, "%s/%s", prof_data_dir(), subdir(kind));
+    *out = NULL;
     DIR *d = opendir(dir);
     if (!d)
         return -1;
@@ -96,11 +100,13 @@ prof_list(enum prof_kind kind, char ***out)
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
-        if (l < 6 || strcmp(e->d_name + l - 5, ".yaml") != 0)
+        if (l < 6 || strcmp(e->d_name + l - 5, ".yaml") != 0 || e->d_name[0] == '.')
             continue;
         char **ni = realloc(ids, (size_t)(n + 1) * sizeof *ni);
-        if (!ni)
+        if (!ni) {
+            alloc_note_failure(); /* a shorter list must not pass for the whole one */
             break;
+        }
         ids = ni;
         ids[n] = str_dup(e->d_name);
         if (ids[n]) {
@@ -134,7 +140,7 @@ prof_looks_like_path(const char *s)
 char *
 prof_resolve(enum prof_kind kind, const char *arg, struct err_list *errs)
 {
-    const char *what = kind == PROF_HARDWARE ? "gpu" : "model";
+    const char *what = kind == PROF_HARDWARE ? "gpu" : kind == PROF_MODEL ? "model" : "engine";
     if (!arg || !*arg) {
         err_add(errs, NULL, 0, 0, ERR_ERROR, "empty %s name", what);
         return NULL;

@@ -20,10 +20,6 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-const char *const SCENARIO_ENGINES[] = {"kernel",    "vllm",   "tensorrt-llm", "llama.cpp",
-                                        "deepspeed", "sglang", "tgi",          "vllm-v0"};
-const int SCENARIO_N_ENGINES = (int)N(SCENARIO_ENGINES);
-
 static const char *const TOP_KEYS[] = {"name",      "model",    "hardware", "dtypes", "engine",
                                        "scheduler", "arrivals", "lengths",  "run",    "slo"};
 static const char *const HW_KEYS[] = {"id", "count", "tp", "pp", "reserve"};
@@ -510,7 +506,7 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
 
 void
 engine_serving_hook(const struct hw_profile *hw, const char *engine, struct roof_config *eng,
-                    struct sim_sched *sched, void *ctx)
+                    double context_tokens, struct sim_sched *sched, void *ctx)
 {
     (void)engine;
     const struct engine_profile *e = ctx;
@@ -518,7 +514,9 @@ engine_serving_hook(const struct hw_profile *hw, const char *engine, struct roof
         return;
     engine_serving_sched(e, hw, sched);
     if (eng) {
-        double c = eng->model ? (double)eng->model->max_position_embeddings : 0;
+        double c = context_tokens > 0 ? context_tokens
+                   : eng->model       ? (double)eng->model->max_position_embeddings
+                                      : 0;
         double r = engine_reserve_bytes(e, eng, c);
         if (r >= 0)
             eng->reserve_bytes = r;
@@ -826,19 +824,18 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     if (!ynode_get(root, "engine"))
         s->engine = str_dup("kernel");
     if (ycheck_str(y, root, "", "engine", false, &str)) {
+        /* the engines with a profile (engine_profiles/) */
+        char **names;
+        int n = engine_names(false, &names);
         bool known = false;
-        for (int i = 0; i < SCENARIO_N_ENGINES; i++)
-            known = known || strcmp(str, SCENARIO_ENGINES[i]) == 0;
+        for (int i = 0; i < n; i++)
+            known = known || strcmp(str, names[i]) == 0;
         if (known) {
             s->engine = str_dup(str);
         } else {
-            char list[256] = "";
-            for (int i = 0; i < SCENARIO_N_ENGINES; i++) {
-                strncat(list, SCENARIO_ENGINES[i], sizeof list - strlen(list) - 1);
-                if (i + 1 < SCENARIO_N_ENGINES)
-                    strncat(list, ", ", sizeof list - strlen(list) - 1);
-            }
-            const char *hint = str_closest(str, SCENARIO_ENGINES, (size_t)SCENARIO_N_ENGINES);
+            char list[1024];
+            engine_names_join(names, n, list, sizeof list);
+            const char *hint = str_closest(str, (const char *const *)names, (size_t)n);
             if (hint)
                 ycheck_error(y, ynode_get(root, "engine"),
                              "unknown engine '%s' (did you mean '%s'?); accepted: %s", str, hint,
@@ -847,6 +844,7 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
                 ycheck_error(y, ynode_get(root, "engine"),
                              "unknown engine '%s'; accepted: %s (left out: kernel)", str, list);
         }
+        engine_names_free(names, n);
     }
     if (s->engine) {
         s->eng = engine_find(s->engine, y->errs);
@@ -896,7 +894,11 @@ scenario_sim_config(const struct scenario *s, struct sim_config *cfg)
     if (s->reserve_bytes >= 0) {
         cfg->engine.reserve_bytes = s->reserve_bytes;
     } else if (s->eng) {
-        double ctx = s->model ? (double)s->model->max_position_embeddings : 0;
+        /* a trace's lengths have no max here: the model's maximum context */
+        double ctx =
+            sim_serving_context(s->sched.max_batch, &s->work.prompt, &s->work.output, NULL);
+        if (!(ctx > 0) && s->model)
+            ctx = (double)s->model->max_position_embeddings;
         double r = engine_reserve_bytes(s->eng, &cfg->engine, ctx);
         if (r >= 0)
             cfg->engine.reserve_bytes = r;

@@ -29,10 +29,6 @@ struct scenario {
     char *trace_path;
 };
 
-/* Engines a scenario may name (the calibrated engine profiles the simulator accepts). */
-extern const char *const SCENARIO_ENGINES[];
-extern const int SCENARIO_N_ENGINES;
-
 /* Load and validate the scenario at `path` (relative profile and trace paths are relative to
  * the scenario's directory). Returns a scenario the caller frees with scenario_free, or NULL
  * with every problem in `errs`. */
@@ -53,9 +49,10 @@ void engine_serving_sched(const struct engine_profile *e, const struct hw_profil
                           struct sim_sched *sched);
 /* The planner's serving hook (plan_opts.serving) with `ctx` the engine profile (NULL: nothing
  * applied): engine_serving_sched over `sched`, and the reserve scenario_sim_config gives a
- * scenario without hardware.reserve into eng->reserve_bytes (`eng` may be NULL). */
+ * scenario without hardware.reserve into eng->reserve_bytes (`eng` may be NULL), for an engine
+ * launched with `context_tokens` of context (0: the model's maximum). */
 void engine_serving_hook(const struct hw_profile *hw, const char *engine, struct roof_config *eng,
-                         struct sim_sched *sched, void *ctx);
+                         double context_tokens, struct sim_sched *sched, void *ctx);
 /* Read a trace CSV: an optional header "arrival_s,prompt,output", then one request a line;
  * '#' comments and blank lines are skipped; arrivals must not decrease. Returns 0, or -1 with
  * positioned errors. `rows` owned by the caller (free). */

@@ -18,11 +18,19 @@ plan_cand_sched(const struct plan_question *q, const struct plan_opts *o, const 
 {
     sim_sched_defaults(sched, c->policy, q->model);
     if (o->serving && q->engine)
-        o->serving(c->hw, q->engine, eng, sched, o->serving_ctx);
+        o->serving(c->hw, q->engine, NULL, 0, sched, o->serving_ctx);
     if (c->max_batch > 0)
         sched->max_batch = c->max_batch;
     if (c->mtps > 0)
         sched->max_tokens_per_step = c->mtps;
+    if (eng && o->serving && q->engine) {
+        /* the reserve of the engine launched for this batch and workload (its launch line's
+         * context) */
+        struct sim_sched sd;
+        sim_sched_defaults(&sd, c->policy, q->model);
+        double ctx = sim_serving_context(sched->max_batch, &q->prompt, &q->output, NULL);
+        o->serving(c->hw, q->engine, eng, ctx, &sd, o->serving_ctx);
+    }
 }
 
 /* The engine of `c` on `hw`: formats, parallelism, the engine's tuning and memory reserve.
@@ -39,11 +47,10 @@ plan_engine(const struct plan_question *q, const struct plan_opts *o, const stru
     eng->pp = c->pp;
     if (o->tuning && q->engine && o->tuning(hw, q->engine, &eng->tuning, o->tuning_ctx))
         return -1;
-    if (o->serving && q->engine) {
-        struct sim_sched sd;
-        sim_sched_defaults(&sd, c->policy, q->model);
-        o->serving(hw, q->engine, eng, &sd, o->serving_ctx);
-    }
+    struct plan_cand on = *c;
+    on.hw = hw; /* the serving defaults of the device this engine runs on */
+    struct sim_sched sd;
+    plan_cand_sched(q, o, &on, eng, &sd);
     return 0;
 }
 
@@ -92,25 +99,6 @@ double
 plan_len_mean(const struct sim_dist *d)
 {
     return d->kind == SIM_DIST_TRACE ? d->mean : sim_dist_mean(d);
-}
-
-/* The longest length the workload can draw (lognormal without a cap: mean + 4 sd; a trace: its
- * longest row). */
-double
-plan_dist_max(const struct sim_dist *d)
-{
-    switch (d->kind) {
-    case SIM_DIST_FIXED:
-        return d->value;
-    case SIM_DIST_TRACE:
-        return d->max;
-    case SIM_DIST_UNIFORM:
-        return d->max;
-    case SIM_DIST_LOGNORMAL:
-        return d->max > 0 ? d->max : ceil(d->mean + 4 * d->sd);
-    default:
-        return 0;
-    }
 }
 
 void

@@ -132,7 +132,6 @@ plan_launch_line(const struct plan_question *q, const struct plan_cand *c,
     if (!eng || strcmp(eng, "kernel") == 0)
         eng = apple || gguf ? "llama.cpp" : "vllm";
     const char *m = q->model->id;
-    double ctx = plan_dist_max(&q->prompt) + plan_dist_max(&q->output);
     /* the token budget simulated: the question's (or the engine profile's), else (chunked
      * prefill) the simulator's default, which is not the engine's (vLLM: 8192 on large
      * devices) */
@@ -146,9 +145,10 @@ plan_launch_line(const struct plan_question *q, const struct plan_cand *c,
     if (n > 0)
         b[0] = '\0';
     if (strcmp(eng, "llama.cpp") == 0) {
-        long np = op->max_batch < 64 ? op->max_batch : 64;
+        long np;
+        double ctx = sim_serving_context(op->max_batch, &q->prompt, &q->output, &np);
         add(&sb, "llama-server -m %s-%s.gguf -c %.0f -np %ld -ngl 999%s", m,
-            dtype_name(c->fmt.weights), ctx * (double)np, np, c->tp > 1 ? " --split-mode row" : "");
+            dtype_name(c->fmt.weights), ctx, np, c->tp > 1 ? " --split-mode row" : "");
     } else if (strcmp(eng, "tensorrt-llm") == 0) {
         add(&sb, "trtllm-serve %s --tp_size %d --pp_size %d --max_batch_size %ld", m, c->tp, c->pp,
             c->max_batch);
@@ -167,6 +167,23 @@ plan_launch_line(const struct plan_question *q, const struct plan_cand *c,
             add(&sb, " (MII has no pipeline parallelism: pp %d is not available)", c->pp);
         if (c->policy == SIM_DISAGGREGATED)
             add(&sb, " (MII has no disaggregated serving)");
+    } else if (strcmp(eng, "optimum-habana") == 0) {
+        /* optimum-habana's examples/text-generation: offline generation in static batches (no
+         * server); several cards start through gaudi_spawn.py with DeepSpeed; FP8 takes its
+         * measured scales through QUANT_CONFIG (the examples' README) */
+        if (c->fmt.weights == DT_FP8)
+            add(&sb, "QUANT_CONFIG=./quantization_config/maxabs_quant.json ");
+        if (c->tp > 1)
+            add(&sb, "python ../gaudi_spawn.py --use_deepspeed --world_size %d ", c->tp);
+        else
+            add(&sb, "python ");
+        add(&sb,
+            "run_generation.py --model_name_or_path %s --use_hpu_graphs --use_kv_cache "
+            "--bucket_size 128 --bucket_internal --batch_size %ld",
+            m, c->max_batch);
+        add(&sb, " (offline generation: optimum-habana has no server)");
+        if (c->pp > 1)
+            add(&sb, " (no pipeline parallelism: pp %d is not available)", c->pp);
     } else {
         vllm(&sb, m, c, op, budget);
     }

@@ -167,10 +167,11 @@ struct plan_opts {
                   void *ctx);
     void *tuning_ctx;
     /* Apply the serving defaults of `engine` (engine_serving_sched) over `sched`, and set
-     * eng->reserve_bytes to its memory reserve per device when `eng` is not NULL. NULL: the
-     * simulator's defaults, no engine reserve. */
+     * eng->reserve_bytes to its memory reserve per device when `eng` is not NULL, for an engine
+     * launched with `context_tokens` of context (sim_serving_context; 0: the model's maximum).
+     * NULL: the simulator's defaults, no engine reserve. */
     void (*serving)(const struct hw_profile *hw, const char *engine, struct roof_config *eng,
-                    struct sim_sched *sched, void *ctx);
+                    double context_tokens, struct sim_sched *sched, void *ctx);
     void *serving_ctx;
     /* Progress (done of total candidates), called from the calling thread; may be NULL. */
     void (*progress)(int done, int total, void *ctx);

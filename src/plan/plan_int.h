@@ -52,9 +52,6 @@ int plan_cand_sim_config(const struct plan_question *q, const struct plan_opts *
                          struct roof_config *decode);
 /* The mean length (a question's trace: the rows' mean, io/question.c). */
 double plan_len_mean(const struct sim_dist *d);
-/* The longest length the workload can draw (lognormal without a cap: mean + 4 sd; a trace: its
- * longest row). */
-double plan_dist_max(const struct sim_dist *d);
 /* A duration for a reason ("2.40 s", "inf"). */
 void plan_fmt_time(double s, char *b, size_t n);
 /* The rejection of `c` of kind `k` with the reason `why`. */

@@ -316,7 +316,7 @@ plan_screen(const struct plan_question *q, const struct plan_opts *o, const stru
         ev->rejected = true;
         return;
     }
-    double maxlen = plan_dist_max(&q->prompt) + plan_dist_max(&q->output);
+    double maxlen = sim_dist_max(&q->prompt) + sim_dist_max(&q->output);
     double seqs = blocks / ceil(maxlen / (double)cfg.sched.block_tokens);
     if (seqs < 1) {
         snprintf(why, sizeof why,
@@ -357,7 +357,7 @@ plan_screen(const struct plan_question *q, const struct plan_opts *o, const stru
                 snprintf(why, sizeof why,
                          "TTFT p99 %s > %s even unloaded: prefill of the mean %.0f-token prompt "
                          "takes %s and the longest (%.0f tokens) more (tp %d, %s)",
-                         x, y, plan_len_mean(&q->prompt), z, plan_dist_max(&q->prompt), c->tp,
+                         x, y, plan_len_mean(&q->prompt), z, sim_dist_max(&q->prompt), c->tp,
                          dtype_name(c->fmt.weights));
                 snprintf(op->miss, sizeof op->miss, "TTFT p99 %s > %s", x, y);
             } else if (f == f_i) {

@@ -84,7 +84,7 @@ kind_set_titles(struct chart *c, const struct chart_request *req, const char *wh
         n += snprintf(s + n, sizeof s - (size_t)n, DOT "engine-tuned");
     if (n > 0 && (size_t)n < sizeof s)
         snprintf(s + n, sizeof s - (size_t)n, DOT "flash attention %s",
-                 b->flash_attention ? "on" : "off");
+                 roof_flash_attention(b) ? "on" : "off");
     snprintf(c->subtitle, sizeof c->subtitle, "%s", s);
 }
 

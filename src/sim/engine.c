@@ -14,7 +14,8 @@
 #define SIM_COST_PROMPT_N 8192
 
 struct sim_cost {
-    struct roof_config cfg; /* per device: cfg.model points at `shard` */
+    struct roof_config whole; /* the instance: tp x pp devices of the whole model */
+    struct roof_config cfg;   /* per device: cfg.model points at `shard` */
     struct mdl_profile shard;
     int tp, pp;
     double link_bytes_per_s, link_latency_s;
@@ -40,19 +41,8 @@ sim_cost_new(const struct roof_config *cfg)
     }
     const struct mdl_profile *m = cfg->model;
     long tp = cfg->tp > 1 ? cfg->tp : 1, pp = cfg->pp > 1 ? cfg->pp : 1;
-    c->cfg = *cfg;
-    c->shard = *m;
-    if (tp > 1) {
-        c->shard.num_heads = m->num_heads / tp;
-        c->shard.num_kv_heads = m->num_kv_heads >= tp ? m->num_kv_heads / tp : 1;
-        c->shard.intermediate_size = (m->intermediate_size + tp - 1) / tp;
-        if (m->moe_intermediate_size > 0)
-            c->shard.moe_intermediate_size = (m->moe_intermediate_size + tp - 1) / tp;
-        c->shard.vocab_size = (m->vocab_size + tp - 1) / tp;
-    }
-    if (pp > 1)
-        c->shard.num_layers = (m->num_layers + pp - 1) / pp;
-    c->cfg.model = &c->shard;
+    c->whole = *cfg;
+    roof_shard_view(cfg, &c->shard, &c->cfg);
     c->cfg.tp = 1;
     c->cfg.pp = 1;
     c->tp = (int)tp;
@@ -95,6 +85,15 @@ sim_cost_step(struct sim_cost *c, struct roof_seq *seqs, int n)
 static double
 cost_step(struct sim_cost *c, struct roof_seq *seqs, int n)
 {
+    /* one sequence alone (a prompt, or a lone decode) where the engine splits a prompt into
+     * micro-batches or the instance is a layer split: the pass `analyze` times (roof_pass: the
+     * micro-batches, their pipeline, the once-only work of a single micro-batch) */
+    double ub = c->whole.tuning.ubatch_tokens;
+    if (n == 1 && seqs[0].count == 1.0 &&
+        (c->pp > 1 || (ub >= 1 && seqs[0].new_tokens > ub && seqs[0].new_tokens > 1))) {
+        c->cfg.phase = seqs[0].new_tokens != 1.0 ? ROOF_PREFILL : ROOF_DECODE;
+        return roof_pass(&c->whole, &c->cfg, seqs, 1.0, &c->res) == 0 ? c->res.time_s : -1.0;
+    }
     double total = 0, rows = 0;
     bool prefill = false, logits = true;
     for (int i = 0; i < n; i++) {

@@ -140,6 +140,16 @@ const char *sim_dist_name(enum sim_dist_kind d);
 /* The nominal mean of a length distribution: fixed value, uniform midpoint, lognormal mean (its
  * clamp ignored, as the analytic estimate does); 0 for a trace (use sim_dist_moments). */
 double sim_dist_mean(const struct sim_dist *d);
+/* The longest length a distribution draws: fixed value, uniform max, a trace's longest row
+ * (its `max`), lognormal's cap or, without one, mean + 4 sd. */
+double sim_dist_max(const struct sim_dist *d);
+/* The context an engine serving `max_batch` sequences of the longest request (prompt + output)
+ * is launched with: llama-server's -c, slots x per-slot context with at most 64 slots (*slots,
+ * may be NULL), the n_ctx that sizes its KV cache and, without flash attention, its compute
+ * buffers (engine_reserve_bytes). The planner's launch lines and engine reserves, and a
+ * scenario's reserve, take it from here. */
+double sim_serving_context(long max_batch, const struct sim_dist *prompt,
+                           const struct sim_dist *output, long *slots);
 
 /* One request's outcome (times in seconds from the start of the simulation; NaN when not
  * applicable: a rejected request has no TTFT, a one-token answer no TPOT). */

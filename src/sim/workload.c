@@ -141,6 +141,34 @@ sim_dist_mean(const struct sim_dist *d)
     }
 }
 
+double
+sim_dist_max(const struct sim_dist *d)
+{
+    switch (d->kind) {
+    case SIM_DIST_FIXED:
+        return d->value;
+    case SIM_DIST_TRACE:
+        return d->max;
+    case SIM_DIST_UNIFORM:
+        return d->max;
+    case SIM_DIST_LOGNORMAL:
+        return d->max > 0 ? d->max : ceil(d->mean + 4 * d->sd);
+    default:
+        return 0;
+    }
+}
+
+double
+sim_serving_context(long max_batch, const struct sim_dist *prompt, const struct sim_dist *output,
+                    long *slots)
+{
+    long np = max_batch < 64 ? max_batch : 64;
+    np = np > 1 ? np : 1;
+    if (slots)
+        *slots = np;
+    return (sim_dist_max(prompt) + sim_dist_max(output)) * (double)np;
+}
+
 void
 sim_dist_moments(const struct sim_dist *d, const struct sim_trace *t, int which, double *mean,
                  double *var, double *p99)

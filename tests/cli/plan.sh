@@ -143,6 +143,9 @@ Q
         expect_out plan-launch-mii "python -m mii.entrypoints.openai_api_server --model llama-3.1-70b --tensor-parallel 2" ;;
     esac
 done
+sed -e 's/^engine: sglang/engine: optimum-habana/' -e 's/hardware: \[mi300x\]/hardware: [gaudi3]/' "$T/eng-sglang.yaml" >"$T/eng-oh.yaml"
+run plan-engine-optimum-habana 0 -- "$ROOFLINE" plan --question "$T/eng-oh.yaml" -o json
+expect_out plan-launch-optimum-habana "QUANT_CONFIG=./quantization_config/maxabs_quant.json python ../gaudi_spawn.py --use_deepspeed --world_size 2 run_generation.py --model_name_or_path llama-3.1-70b --use_hpu_graphs --use_kv_cache --bucket_size 128 --bucket_internal --batch_size"
 sed 's/^engine: sglang/engine: sglanx/' "$T/eng-sglang.yaml" >"$T/eng-bad.yaml"
 run plan-engine-unknown 1 -- "$ROOFLINE" plan --question "$T/eng-bad.yaml"
 expect_err plan-engine-unknown-msg "sglanx"

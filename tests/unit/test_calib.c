@@ -341,22 +341,34 @@ TEST(calib_leave_group_out_hides_the_group)
     hw_free(a100);
 }
 
+/* The llama.cpp physics tests' case: Llama-3-8B prefilling a 1024-token prompt on `hw_id`, its
+ * weights in `weights`, activations and KV cache in fp16 (the caller frees *hw and *m). */
+static void
+llama8b_prompt_1024(const char *hw_id, enum dtype weights, struct hw_profile **hw,
+                    struct mdl_profile **m, struct roof_config *c)
+{
+    *hw = test_hw(hw_id);
+    *m = test_model("llama-3-8b");
+    roof_config_init(c, *hw, *m, ROOF_PREFILL);
+    c->weights = weights;
+    c->act = c->kv = DT_FP16;
+    c->prompt = 1024;
+}
+
+/* Its two 512-token micro-batches: tokens 0-511, then 512-1023 attending to the first 512. */
+static const struct roof_seq UBATCH_1 = {1, 512, 0, false}, UBATCH_2 = {1, 512, 512, true};
+
 TEST(calib_ubatch_and_dequant_buffer)
 {
-    struct hw_profile *hw = test_hw("a100-sxm-80gb");
-    struct mdl_profile *m = test_model("llama-3-8b");
+    struct hw_profile *hw;
+    struct mdl_profile *m;
     struct roof_config c;
-    roof_config_init(&c, hw, m, ROOF_PREFILL);
-    c.weights = DT_Q4_K_M;
-    c.act = c.kv = DT_FP16;
-    c.prompt = 1024;
+    llama8b_prompt_1024("a100-sxm-80gb", DT_Q4_K_M, &hw, &m, &c);
     c.tuning.ubatch_tokens = 512;
     struct roof_result whole, a, b;
     CHECK(roof_evaluate(&c, &whole) == 0);
-    /* two micro-batches: tokens 0-511, then 512-1023 attending to the first 512 */
-    struct roof_seq q1 = {1, 512, 0, false}, q2 = {1, 512, 512, true};
-    roof_step(&c, &q1, 1, &a);
-    roof_step(&c, &q2, 1, &b);
+    roof_step(&c, &UBATCH_1, 1, &a);
+    roof_step(&c, &UBATCH_2, 1, &b);
     CHECK_NEAR(whole.time_s, a.time_s + b.time_s, 1e-12);
     /* the weights are read once per micro-batch */
     CHECK_NEAR(whole.ops[ROOF_OP_MLP_UP].bytes_weights, 2 * 32.0 * 4096 * 14336 * 4.85 / 8, 1e-12);
@@ -443,6 +455,7 @@ TEST(calib_row_settings_depth_ubatch_fa)
     pc.flash_attention = PRED_FA_ON;
     CHECK(pred_case_eval(&pc, hw, m, &tu, &fused, &why) == 0);
     c.flash_attention = true;
+    c.flash_attention_asked = true; /* the row's -fa 1 over the engine's default */
     c.tuning = tu;
     c.prompt = 1024;
     CHECK(roof_evaluate(&c, &r) == 0);
@@ -461,12 +474,10 @@ TEST(calib_row_settings_depth_ubatch_fa)
  * reads its KV head's cache itself */
 TEST(calib_unfused_attention_traffic)
 {
-    struct hw_profile *hw = test_hw("rtx-4090");
-    struct mdl_profile *m = test_model("llama-3-8b");
+    struct hw_profile *hw;
+    struct mdl_profile *m;
     struct roof_config c;
-    roof_config_init(&c, hw, m, ROOF_PREFILL);
-    c.weights = c.act = c.kv = DT_FP16;
-    c.prompt = 1024;
+    llama8b_prompt_1024("rtx-4090", DT_FP16, &hw, &m, &c);
     c.flash_attention = false;
     c.tuning.score_bytes = 24;
     struct roof_result r;
@@ -515,12 +526,10 @@ TEST(calib_layer_split_pipeline)
     /* a proportionate flow shop: 10, 10, 10 and 12 ms through 8 devices: 42 + 7 x 12 = 126 ms */
     CHECK_NEAR(roof_pipeline_group_s(0.042, 0.012, 8), 0.126, 1e-12);
     CHECK_NEAR(roof_pipeline_group_s(0.010, 0.010, 1), 0.010, 1e-12);
-    struct hw_profile *hw = test_hw("rtx-4090");
-    struct mdl_profile *m = test_model("llama-3-8b");
+    struct hw_profile *hw;
+    struct mdl_profile *m;
     struct roof_config c;
-    roof_config_init(&c, hw, m, ROOF_PREFILL);
-    c.weights = c.act = c.kv = DT_FP16;
-    c.prompt = 1024;
+    llama8b_prompt_1024("rtx-4090", DT_FP16, &hw, &m, &c);
     c.pp = 2;
     c.tuning.ubatch_tokens = 512;
     struct roof_result seq, piped;
@@ -529,14 +538,13 @@ TEST(calib_layer_split_pipeline)
     CHECK(roof_evaluate(&c, &piped) == 0);
     /* each device holds 16 layers: micro-batch 1 (tokens 0-511) takes t1 on each, micro-batch 2
      * (512-1023, attending to 1024 keys) t2 */
-    struct mdl_profile half = *m;
-    half.num_layers = 16;
-    struct roof_config hc = c;
-    hc.model = &half;
+    struct mdl_profile half;
+    struct roof_config hc;
+    roof_shard_view(&c, &half, &hc);
+    CHECK(half.num_layers == 16);
     hc.pp = 1;
-    struct roof_seq q1 = {1, 512, 0, false}, q2 = {1, 512, 512, true};
     struct roof_result a, b;
-    CHECK(roof_step(&hc, &q1, 1, &a) == 0 && roof_step(&hc, &q2, 1, &b) == 0);
+    CHECK(roof_step(&hc, &UBATCH_1, 1, &a) == 0 && roof_step(&hc, &UBATCH_2, 1, &b) == 0);
     double send =
         1024.0 * 4096 * 2 / hw_link_bytes_per_s_per_direction(hw) + roof_link_latency_default_s(hw);
     /* one after the other: 2 x (t1 + t2), less the work only one device does (embedding on

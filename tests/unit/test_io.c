@@ -3,6 +3,7 @@
 #include "io/calparams.h"
 #include "io/measure.h"
 #include "io/profiles.h"
+#include "io/scenario.h"
 #include "io/ydoc.h"
 #include "test.h"
 #include "util/afile.h"
@@ -391,4 +392,107 @@ TEST(io_measurement_row_settings)
     meas_set_free(s);
     print_errs(&errs);
     err_list_release(&errs);
+}
+
+/* One list of engine names: the files of engine_profiles/ (what scenarios, questions and
+ * --engine take) and, for measurements, the generic model's engines; every unknown-engine
+ * message is built from it, so adding an engine is adding its file */
+static bool
+has_name(char *const *v, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(v[i], name) == 0)
+            return true;
+    return false;
+}
+
+static const char *
+first_msg(const struct err_list *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (e->items[i].severity == ERR_ERROR)
+            return e->items[i].msg;
+    return "";
+}
+
+TEST(io_engine_names_one_list)
+{
+    char **prof, **all;
+    int np = engine_names(false, &prof), na = engine_names(true, &all);
+    CHECK(np >= 9 && na == np + 6);
+    for (int i = 0; i < np; i++) {
+        char p[512];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/engine_profiles/%s.yaml", prof_data_dir(), prof[i]);
+        CHECK(stat(p, &st) == 0);
+        CHECK(i == 0 || strcmp(prof[i - 1], prof[i]) < 0);
+        CHECK(has_name(all, na, prof[i]));
+    }
+    CHECK(has_name(prof, np, "kernel") && has_name(prof, np, "llama.cpp") &&
+          has_name(prof, np, "vllm-v0") && !has_name(prof, np, "ollama"));
+    CHECK(has_name(all, na, "ollama") && has_name(all, na, "optimum-habana"));
+    /* the unknown engine's message names them all: the profiled, then the generic ones */
+    struct err_list e = {0};
+    CHECK(engine_find("vlm", &e) == NULL);
+    const char *msg = first_msg(&e);
+    CHECK(strstr(msg, "unknown engine 'vlm' (deepspeed, kernel, llama.cpp, ") == msg);
+    for (int i = 0; i < na; i++)
+        CHECK(strstr(msg, all[i]) != NULL);
+    CHECK(strstr(msg, "vllm-v0, or one predicted by the generic model: lmdeploy, ") != NULL);
+    err_list_release(&e);
+    /* a scenario takes the profiled ones and says which */
+    const char *st = "name: t\nmodel: llama-3-8b\nengine: vlm\n"
+                     "hardware: {id: h100-sxm}\n"
+                     "scheduler: {policy: continuous}\n"
+                     "arrivals: {process: poisson, rate_per_s: 1}\n"
+                     "lengths: {prompt: 100, output: 10}\n"
+                     "run: {requests: 10}\n";
+    struct scenario *s = scenario_parse("s.yaml", st, strlen(st), &e);
+    CHECK(s == NULL);
+    msg = first_msg(&e);
+    CHECK(strstr(msg, "unknown engine 'vlm' (did you mean 'vllm'?); accepted: deepspeed, ") == msg);
+    for (int i = 0; i < np; i++)
+        CHECK(strstr(msg, prof[i]) != NULL);
+    CHECK(strstr(msg, "ollama") == NULL);
+    err_list_release(&e);
+    /* a new engine is a file: a data directory with one more profile accepts it everywhere */
+    char *dir = tmp_dir();
+    char old[4096], p[4200];
+    snprintf(old, sizeof old, "%s", prof_data_dir());
+    const char *sub[] = {"hardware_profiles", "model_profiles", "calibration"};
+    for (int i = 0; i < 3; i++) {
+        char from[4200];
+        snprintf(from, sizeof from, "%s/%s", old, sub[i]);
+        snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
+        CHECK(symlink(from, p) == 0);
+    }
+    snprintf(p, sizeof p, "%s/engine_profiles", dir);
+    CHECK(mkdir(p, 0700) == 0);
+    snprintf(p, sizeof p, "%s/engine_profiles/new-engine.yaml", dir);
+    const char *yaml = "name: new-engine\nkernel_overhead: 10 us\nmemory_efficiency: 1\n"
+                       "compute_efficiency: 1\nsources: {kernel_overhead: t, "
+                       "memory_efficiency: t, compute_efficiency: t}\n";
+    CHECK(afile_write(p, yaml, strlen(yaml), NULL) == 0);
+    prof_set_data_dir(dir);
+    char **now;
+    int nn = engine_names(false, &now);
+    CHECK(nn == 1 && has_name(now, nn, "new-engine"));
+    engine_names_free(now, nn);
+    const char *st2 = "name: t\nmodel: llama-3-8b\nengine: new-engine\n"
+                      "hardware: {id: h100-sxm}\n"
+                      "scheduler: {policy: continuous}\n"
+                      "arrivals: {process: poisson, rate_per_s: 1}\n"
+                      "lengths: {prompt: 100, output: 10}\n"
+                      "run: {requests: 10}\n";
+    s = scenario_parse("s.yaml", st2, strlen(st2), &e);
+    for (size_t i = 0; i < e.n; i++)
+        if (e.items[i].severity == ERR_ERROR)
+            fprintf(stderr, "%s\n", e.items[i].msg);
+    CHECK(s != NULL && s->eng != NULL);
+    scenario_free(s);
+    err_list_release(&e);
+    prof_set_data_dir(old);
+    rm_tree(dir);
+    engine_names_free(prof, np);
+    engine_names_free(all, na);
 }

@@ -1,5 +1,7 @@
 /* The capacity planner: costs by hand (one rental, one purchase), the loader, and the search's
  * invariants (self-consistency, monotonicity, reasons, an unmeetable question, threads). */
+#include "io/calparams.h"
+#include "io/measure.h"
 #include "io/scenario.h"
 #include "plan/cost.h"
 #include "plan/plan.h"
@@ -105,14 +107,50 @@ TEST(plan_cost_purchase_by_hand)
     CHECK_NEAR(plan_capital_per_year(37500, 0.2, 0, 4), 7500, 1e-12);
 }
 
-/* A question from YAML text (NULL when it does not parse). */
+/* A question from YAML text (NULL when it does not parse, its errors on stderr). */
 static struct plan_question *
 parse_q(const char *name, const char *text)
 {
     struct err_list e = {0};
     struct plan_question *q = plan_question_parse(name, text, strlen(text), &e);
+    for (size_t i = 0; i < e.n; i++)
+        if (e.items[i].severity == ERR_ERROR)
+            fprintf(stderr, "%s\n", e.items[i].msg);
     err_list_release(&e);
     return q;
+}
+
+/* The one-device question the by-hand cases share: llama-3-8b in bf16 on one h100-sxm at $2/h,
+ * batch 1 (one server per instance), continuous batching; `workload` and `slo` are their
+ * flow mappings (slo NULL: none), `plan_extra` more keys of `plan` after requests and
+ * confirm_top 1 ("" for none). */
+static void
+batch1_text(char *text, size_t n, const char *workload, const char *slo, long requests,
+            const char *plan_extra)
+{
+    snprintf(text, n,
+             "model: llama-3-8b\n"
+             "formats: [bf16]\n"
+             "workload: %s\n"
+             "%s%s%s"
+             "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [continuous], "
+             "max_batch: [1]}\n"
+             "money: {rent_per_hour: {h100-sxm: 2.0}}\n"
+             "plan: {requests: %ld, confirm_top: 1%s}\n",
+             workload, slo ? "slo: " : "", slo ? slo : "", slo ? "\n" : "", requests, plan_extra);
+}
+
+/* An option of `q`'s first format on `hw_id` (tp x pp, `policy`), as a ranked option names it. */
+static void
+option_on(struct plan_option *op, const struct plan_question *q, const char *hw_id, int tp, int pp,
+          enum sim_policy policy)
+{
+    memset(op, 0, sizeof *op);
+    snprintf(op->hw_id, sizeof op->hw_id, "%s", hw_id);
+    op->tp = tp;
+    op->pp = pp;
+    op->format = q->formats[0];
+    op->policy = policy;
 }
 
 static struct plan_question *
@@ -131,12 +169,7 @@ question(double rate, const char *ttft, const char *objective)
              "money: {rent_per_hour: {h100-sxm: 2.0, l4: 0.5}}\n"
              "plan: {utilisation: 1, requests: 500, confirm_top: 4, objective: %s}\n",
              rate, ttft, objective);
-    struct err_list e = {0};
-    struct plan_question *q = plan_question_parse("q.yaml", text, strlen(text), &e);
-    for (size_t i = 0; i < e.n; i++)
-        fprintf(stderr, "%s\n", e.items[i].msg);
-    err_list_release(&e);
-    return q;
+    return parse_q("q.yaml", text);
 }
 
 static int
@@ -278,16 +311,9 @@ TEST(plan_question_errors)
 static void
 md1_question(char *text, size_t n, double e2e_s)
 {
-    snprintf(text, n,
-             "model: llama-3-8b\n"
-             "formats: [bf16]\n"
-             "workload: {rate_per_s: 4, prompt: 64, output: 4}\n"
-             "slo: {e2e: %.9f s, percentile: 50}\n"
-             "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [continuous], "
-             "max_batch: [1]}\n"
-             "money: {rent_per_hour: {h100-sxm: 2.0}}\n"
-             "plan: {requests: 4000, confirm_top: 1}\n",
-             e2e_s);
+    char slo[64];
+    snprintf(slo, sizeof slo, "{e2e: %.9f s, percentile: 50}", e2e_s);
+    batch1_text(text, n, "{rate_per_s: 4, prompt: 64, output: 4}", slo, 4000, "");
 }
 
 static double
@@ -308,11 +334,7 @@ batch1_service_s(const struct plan_question *q)
     struct plan_opts o;
     plan_opts_init(&o);
     struct plan_option op;
-    memset(&op, 0, sizeof op);
-    snprintf(op.hw_id, sizeof op.hw_id, "h100-sxm");
-    op.tp = op.pp = 1;
-    op.format = q->formats[0];
-    op.policy = SIM_CONTINUOUS;
+    option_on(&op, q, "h100-sxm", 1, 1, SIM_CONTINUOUS);
     op.max_batch = 1;
     struct sim_config cfg;
     if (plan_option_sim_config(q, &o, &op, 1, &cfg) != 0)
@@ -331,8 +353,7 @@ TEST(plan_md1_by_hand)
     /* S from the engine's step cost: one prefill of 64 tokens, then 3 decode steps */
     char text[1024];
     md1_question(text, sizeof text, 1.0);
-    struct err_list e = {0};
-    struct plan_question *q = plan_question_parse("md1.yaml", text, strlen(text), &e);
+    struct plan_question *q = parse_q("md1.yaml", text);
     CHECK(q != NULL);
     if (!q)
         return;
@@ -340,9 +361,8 @@ TEST(plan_md1_by_hand)
     CHECK(S > 0);
     plan_question_free(q);
     md1_question(text, sizeof text, S * 1.001);
-    q = plan_question_parse("md1.yaml", text, strlen(text), &e);
+    q = parse_q("md1.yaml", text);
     CHECK(q != NULL);
-    err_list_release(&e);
     if (!q)
         return;
     struct plan_result r;
@@ -434,11 +454,7 @@ TEST(plan_engine_serving_defaults_as_simulate)
     o.serving = engine_serving_hook;
     o.serving_ctx = s->eng;
     struct plan_option op;
-    memset(&op, 0, sizeof op);
-    snprintf(op.hw_id, sizeof op.hw_id, "h100-sxm");
-    op.tp = op.pp = 1;
-    op.format = q->formats[0];
-    op.policy = SIM_CHUNKED;
+    option_on(&op, q, "h100-sxm", 1, 1, SIM_CHUNKED);
     struct sim_config pc, sc;
     CHECK(plan_option_sim_config(q, &o, &op, 2, &pc) == 0);
     scenario_sim_config(s, &sc);
@@ -470,28 +486,20 @@ TEST(plan_engine_serving_defaults_as_simulate)
     scenario_free(s);
 }
 
-static void
-closed_question(char *text, size_t n, long users, double think_s, double e2e_s, int spares)
-{
-    snprintf(text, n,
-             "model: llama-3-8b\n"
-             "formats: [bf16]\n"
-             "workload: {users: %ld, think_time: %.9f s, prompt: 64, output: 4}\n"
-             "slo: {e2e: %.9f s, percentile: 90}\n"
-             "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [continuous], "
-             "max_batch: [1]}\n"
-             "money: {rent_per_hour: {h100-sxm: 2.0}}\n"
-             "plan: {requests: 1000, confirm_top: 1, spares: %d}\n",
-             users, think_s, e2e_s, spares);
-}
-
+/* A closed loop of `users` on the batch-1 question (a `think_s` think time, no SLO when e2e_s is
+ * 0). */
 static struct plan_question *
 closed_parse(long users, double think_s, double e2e_s, int spares)
 {
-    char text[1024];
-    closed_question(text, sizeof text, users, think_s, e2e_s, spares);
-    struct plan_question *q = parse_q("closed.yaml", text);
-    return q;
+    char text[1024], work[128], slo[64], extra[32];
+    snprintf(work, sizeof work, "{users: %ld, think_time: %.9f s, prompt: 64, output: 4}", users,
+             think_s);
+    snprintf(slo, sizeof slo, "{e2e: %.9f s, percentile: 90}", e2e_s);
+    extra[0] = '\0';
+    if (spares >= 0)
+        snprintf(extra, sizeof extra, ", spares: %d", spares);
+    batch1_text(text, sizeof text, work, e2e_s > 0 ? slo : NULL, 1000, extra);
+    return parse_q("closed.yaml", text);
 }
 
 /* Service time S of one request (fixed lengths, batch 1) on the closed questions' candidate. */
@@ -569,17 +577,7 @@ TEST(plan_closed_loop_no_slo)
     CHECK(S > 0);
     if (!(S > 0))
         return;
-    char text[1024];
-    snprintf(text, sizeof text,
-             "model: llama-3-8b\n"
-             "formats: [bf16]\n"
-             "workload: {users: 6, think_time: %.9f s, prompt: 64, output: 4}\n"
-             "candidates: {hardware: [h100-sxm], tp: [1], schedulers: [continuous], "
-             "max_batch: [1]}\n"
-             "money: {rent_per_hour: {h100-sxm: 2.0}}\n"
-             "plan: {requests: 1000, confirm_top: 1}\n",
-             1.5 * S);
-    struct plan_question *q = parse_q("open.yaml", text);
+    struct plan_question *q = closed_parse(6, 1.5 * S, 0, -1);
     CHECK(q != NULL);
     if (!q)
         return;
@@ -839,4 +837,153 @@ TEST(plan_bisect_same_as_plain)
     CHECK(n > 300);
     /* about 11 tests a search plain; the guesses save at least a quarter of them */
     CHECK(guided_calls < 0.75 * plain_calls);
+}
+
+/* The planner's engine hook as `roofline plan` sets it: the engine's calibrated tuning. */
+static int
+llama_tuning(const struct hw_profile *hw, const char *engine, struct roof_tuning *out, void *ctx)
+{
+    (void)ctx;
+    struct err_list e = {0};
+    int rc = calparams_tuning(hw, engine, NULL, out, NULL, &e);
+    err_list_release(&e);
+    return rc;
+}
+
+/* A llama.cpp candidate steps as `analyze --engine llama.cpp` evaluates it: unfused attention
+ * (flash_attention: false, 24 B per score), the prompt in 512-token micro-batches pipelined over
+ * a layer split (pipeline_copies), the batch-1 token paying the LM head and host step once; and
+ * its compute buffers sized for the context its launch line gives (docs/physics.md) */
+TEST(plan_llama_cpp_step_as_analyze)
+{
+    const char *qt = "model: llama-3-8b\n"
+                     "engine: llama.cpp\n"
+                     "formats: [fp16]\n"
+                     "workload:\n"
+                     "  rate_per_s: 0.1\n"
+                     "  prompt: {dist: fixed, value: 1024}\n"
+                     "  output: {dist: fixed, value: 128}\n"
+                     "slo: {ttft: 5 s, itl: 100 ms}\n"
+                     "candidates: {hardware: [rtx-4090], pp: [2], schedulers: [continuous]}\n"
+                     "money: {rent_per_hour: {rtx-4090: 0.5}}\n";
+    struct err_list e = {0};
+    struct plan_question *q = parse_q("q.yaml", qt);
+    struct engine_profile *ep = engine_find("llama.cpp", &e);
+    for (size_t i = 0; i < e.n; i++)
+        fprintf(stderr, "%s\n", e.items[i].msg);
+    err_list_release(&e);
+    CHECK(q != NULL && ep != NULL);
+    if (!q || !ep) {
+        plan_question_free(q);
+        engine_profile_free(ep);
+        return;
+    }
+    struct plan_opts o;
+    plan_opts_init(&o);
+    o.tuning = llama_tuning;
+    o.serving = engine_serving_hook;
+    o.serving_ctx = ep;
+    struct plan_option op;
+    option_on(&op, q, "rtx-4090", 1, 2, SIM_CONTINUOUS);
+    struct sim_config pc;
+    CHECK(plan_option_sim_config(q, &o, &op, 0.1, &pc) == 0);
+    /* analyze --gpu rtx-4090 --model llama-3-8b --weights fp16 --pp 2 --engine llama.cpp */
+    struct roof_config a;
+    roof_config_init(&a, pc.engine.hw, q->model, ROOF_PREFILL);
+    a.weights = a.act = a.kv = DT_FP16;
+    a.pp = 2;
+    CHECK(llama_tuning(a.hw, "llama.cpp", &a.tuning, NULL) == 0);
+    CHECK(!roof_flash_attention(&a) && !roof_flash_attention(&pc.engine));
+    CHECK(a.tuning.ubatch_tokens == 512 && a.tuning.pipeline_inflight == 4);
+    a.prompt = 1024;
+    struct roof_result r;
+    CHECK(roof_evaluate(&a, &r) == 0);
+    struct sim_cost *sc = sim_cost_new(&pc.engine);
+    CHECK(sc != NULL);
+    if (!sc) {
+        plan_question_free(q);
+        engine_profile_free(ep);
+        return;
+    }
+    struct roof_seq prompt = {1, 1024, 0, true};
+    CHECK_NEAR(sim_cost_step(sc, &prompt, 1), r.time_s, 1e-12);
+    /* by hand: two 512-token micro-batches on one device's 16 layers, t1 and t2 (the second
+     * attends to the first), in flight on both devices: t1 + t2 + max(t1, t2), plus one send of
+     * 1024 x 4096 x 2 B over the link */
+    struct mdl_profile shard;
+    struct roof_config dev;
+    roof_shard_view(&a, &shard, &dev);
+    CHECK(shard.num_layers == 16);
+    struct roof_seq u1 = {1, 512, 0, false}, u2 = {1, 512, 512, true};
+    struct roof_result r1, r2;
+    CHECK(roof_step(&dev, &u1, 1, &r1) == 0 && roof_step(&dev, &u2, 1, &r2) == 0);
+    CHECK(r2.time_s > r1.time_s);
+    double bw = hw_link_bytes_per_s_per_direction(a.hw);
+    double send = 1024.0 * 4096 * 2 / bw + roof_link_latency_default_s(a.hw);
+    CHECK_NEAR(r.time_s, r1.time_s + 2 * r2.time_s + send, 1e-12);
+    /* a decode step at batch 1: the token crosses both devices in turn and pays the embedding,
+     * final norm, LM head and host step once */
+    a.phase = ROOF_DECODE;
+    a.context = 1000;
+    CHECK(roof_evaluate(&a, &r) == 0);
+    struct roof_seq tok = {1, 1, 1000, true};
+    CHECK_NEAR(sim_cost_step(sc, &tok, 1), r.time_s, 1e-12);
+    struct roof_result d;
+    dev.phase = ROOF_DECODE;
+    CHECK(roof_step(&dev, &tok, 1, &d) == 0);
+    double once = d.ops[ROOF_OP_EMBEDDING].time_s + d.ops[ROOF_OP_FINAL_NORM].time_s +
+                  d.ops[ROOF_OP_LM_HEAD].time_s + d.ops[ROOF_OP_STEP].time_s;
+    CHECK(once > 0);
+    double send1 = 4096.0 * 2 / bw + roof_link_latency_default_s(a.hw);
+    CHECK_NEAR(r.time_s, 2 * d.time_s - once + send1, 1e-12);
+    /* the scores of the 1001 keys go through memory, 24 B each over the three kernels, of which
+     * the KQ GEMM writes 8: 16 layers x 32 heads x 1001 x 8 B */
+    CHECK_NEAR(d.ops[ROOF_OP_ATTN_SCORE].bytes_act_out, 16.0 * 32 * 1001 * 8, 1e-12);
+    sim_cost_free(sc);
+    /* the compute buffers for llama-server -c 4608 -np 4 (1152 tokens a slot): the scores of a
+     * 512-token micro-batch against 4608 keys in 32 heads are the widest f32 tensor (147456
+     * columns, over the 128256 logits): 4 B x 512 x (147456 + 4096) = 310,378,496 B */
+    CHECK(pc.sched.max_batch == 4);
+    CHECK_NEAR(pc.engine.reserve_bytes, 310378496.0, 1e-12);
+    char line[512];
+    struct plan_cand c;
+    memset(&c, 0, sizeof c);
+    c.hw = pc.engine.hw;
+    c.fmt = op.format;
+    c.tp = 1;
+    c.pp = 2;
+    c.policy = SIM_CONTINUOUS;
+    op.max_batch = 4;
+    plan_launch_line(q, &c, &op, line, sizeof line);
+    CHECK(strstr(line, "-c 4608 -np 4") != NULL);
+    /* a scenario of the same engine and lengths reserves the same, and simulates the same step */
+    const char *st = "name: t\nmodel: llama-3-8b\nengine: llama.cpp\n"
+                     "hardware: {id: rtx-4090, count: 2, pp: 2}\n"
+                     "dtypes: {weights: fp16}\n"
+                     "scheduler: {policy: continuous}\n"
+                     "arrivals: {process: poisson, rate_per_s: 0.1}\n"
+                     "lengths: {prompt: 1024, output: 128}\n"
+                     "run: {requests: 10}\n";
+    struct scenario *s = scenario_parse("s.yaml", st, strlen(st), &e);
+    for (size_t i = 0; i < e.n; i++)
+        fprintf(stderr, "%s\n", e.items[i].msg);
+    err_list_release(&e);
+    CHECK(s != NULL);
+    if (s) {
+        struct sim_config scfg;
+        scenario_sim_config(s, &scfg);
+        CHECK_NEAR(scfg.engine.reserve_bytes, 310378496.0, 1e-12);
+        CHECK(llama_tuning(scfg.engine.hw, "llama.cpp", &scfg.engine.tuning, NULL) == 0);
+        struct sim_cost *ss = sim_cost_new(&scfg.engine);
+        CHECK(ss != NULL);
+        if (ss) {
+            a.phase = ROOF_PREFILL;
+            CHECK(roof_evaluate(&a, &r) == 0);
+            CHECK_NEAR(sim_cost_step(ss, &prompt, 1), r.time_s, 1e-12);
+        }
+        sim_cost_free(ss);
+        scenario_free(s);
+    }
+    plan_question_free(q);
+    engine_profile_free(ep);
 }
