@@ -116,6 +116,33 @@ TEST(calib_kernel_prediction_by_hand)
     hw_free(hw);
 }
 
+/* A device's GEMM fraction against its class (hardware_profiles/mi300x.yaml gemm_vs_class 0.640:
+ * MAMF 51.4% / H100's 80.3%) multiplies the class's and the engine's compute efficiency, and only
+ * that: 0.75 x 1.272 x 0.640 = 0.61056; the vector units and the bandwidth keep the class's. */
+TEST(calib_device_gemm_fraction)
+{
+    struct hw_profile *amd = test_hw("mi300x");
+    struct hw_profile *nv = test_hw("h100-sxm");
+    CHECK_NEAR(amd->gemm_vs_class, 0.640, 1e-12);
+    CHECK(nv->gemm_vs_class == 0);
+    struct dev_params dp;
+    dev_params_default(DEV_DC_GPU, &dp);
+    struct engine_profile eng;
+    engine_profile_kernel(&eng);
+    eng.compute_efficiency = 1.272;
+    struct roof_tuning ta, tn;
+    calib_tuning(amd, &dp, &eng, &ta);
+    calib_tuning(nv, &dp, &eng, &tn);
+    CHECK_NEAR(ta.compute_efficiency, 0.75 * 1.272 * 0.640, 1e-12);
+    CHECK_NEAR(tn.compute_efficiency, 0.75 * 1.272, 1e-12);
+    CHECK_NEAR(ta.vector_efficiency, 0.75, 1e-12);
+    CHECK_NEAR(ta.memory_efficiency, tn.memory_efficiency, 1e-15);
+    /* the tuned fp16 peak every compute-bound time divides by: 1307.4 TFLOPS x 0.61056 */
+    CHECK_NEAR(roof_tuned_peak(amd, &ta, DT_FP16, NULL), 1307.4e12 * 0.75 * 1.272 * 0.640, 1e3);
+    hw_free(amd);
+    hw_free(nv);
+}
+
 TEST(calib_decode_row_equals_engine)
 {
     struct hw_profile *hw = test_hw("h100-sxm");
