@@ -493,6 +493,7 @@ static const struct cli_opt COPTS[] = {
     CLI_OPT_MEASUREMENTS,
     OPT_VALUE("gpu", "ID", "fit only the rows of this device"),
     OPT_VALUE("engine", "E", "fit only the rows of this engine"),
+    OPT_FLAG("hold-classes", "fit only the engines' parameters; device classes keep their values"),
     OPT_VALUE("output-dir", "DIR", "write calibration/ and engine_profiles/ there"),
     CLI_OPT_PARAMS,
     OPT_FLAG("cross-validate", "leave-one-device-out, then leave-one-vendor-out tables"),
@@ -578,7 +579,10 @@ run(int argc, char **argv)
         sel[ns++] = d.cases[i];
     }
     struct fit_report rep;
-    if (!sel || ns == 0 || fit_calibrate(&d.params, sel, ns, &rep) != 0) {
+    bool hold = cli_has(&a, "hold-classes");
+    if (!sel || ns == 0 ||
+        (hold ? fit_calibrate_engines(&d.params, sel, ns, &rep)
+              : fit_calibrate(&d.params, sel, ns, &rep)) != 0) {
         fprintf(stderr, "error: the fit failed (%d rows selected)\n", ns);
         free(sel);
         rc = CLI_FAIL;
@@ -615,10 +619,11 @@ run(int argc, char **argv)
         gmtime_r(&now, &tmv);
         char date[32];
         strftime(date, sizeof date, "%Y-%m-%d", &tmv);
-        snprintf(prov, sizeof prov,
-                 "roofline calibrate on %s (%d rows%s%s%s%s), %s; bands from leave-one-device-out",
-                 cli_get(&a, "measurements"), rep.n_cases, gpu ? ", gpu " : "", gpu ? gpu : "",
-                 eng ? ", engine " : "", eng ? eng : "", date);
+        snprintf(
+            prov, sizeof prov,
+            "roofline calibrate on %s (%d rows%s%s%s%s%s), %s; bands from leave-one-device-out",
+            cli_get(&a, "measurements"), rep.n_cases, gpu ? ", gpu " : "", gpu ? gpu : "",
+            eng ? ", engine " : "", eng ? eng : "", hold ? ", device classes held" : "", date);
         if (caldata_write_params(&d, cli_get(&a, "output-dir"), prov) != 0)
             rc = CLI_FAIL;
         else

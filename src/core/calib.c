@@ -63,7 +63,9 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
 {
     memset(out, 0, sizeof *out);
     double me = dev->memory_efficiency * (eng ? eng->memory_efficiency : 1.0);
-    double ce = dev->compute_efficiency * (eng ? eng->compute_efficiency : 1.0);
+    /* the device's own GEMM fraction against its class's (a vendor's BLAS on its silicon) */
+    double gv = hw->gemm_vs_class > 0 ? hw->gemm_vs_class : 1.0;
+    double ce = dev->compute_efficiency * (eng ? eng->compute_efficiency : 1.0) * gv;
     out->memory_efficiency = me > 1.0 ? 1.0 : me;
     out->compute_efficiency = ce > 1.0 ? 1.0 : ce;
     out->memory_latency_s = dev->memory_latency_s;

@@ -204,8 +204,25 @@ slot_name(const struct fit_ctx *c, int i, char *buf, size_t size)
         snprintf(buf, size, "%s.%s", c->p->engine[s->index].name, K[s->kind]);
 }
 
+static int fit_run(struct calib_params *p, const struct fit_case *cases, int n,
+                   struct fit_report *rep, bool classes);
+
 int
 fit_calibrate(struct calib_params *p, const struct fit_case *cases, int n, struct fit_report *rep)
+{
+    return fit_run(p, cases, n, rep, true);
+}
+
+int
+fit_calibrate_engines(struct calib_params *p, const struct fit_case *cases, int n,
+                      struct fit_report *rep)
+{
+    return fit_run(p, cases, n, rep, false);
+}
+
+static int
+fit_run(struct calib_params *p, const struct fit_case *cases, int n, struct fit_report *rep,
+        bool classes)
 {
     memset(rep, 0, sizeof *rep);
     struct fit_ctx c;
@@ -222,7 +239,7 @@ fit_calibrate(struct calib_params *p, const struct fit_case *cases, int n, struc
             cls_kernel[dc] = true;
     }
     for (int k = 0; k < DEV_CLASS_COUNT; k++) {
-        if (!cls_any[k])
+        if (!classes || !cls_any[k])
             continue;
         add_slot(&c, S_DEV_MEM, k, NULL);
         add_slot(&c, S_DEV_COMP, k, NULL);

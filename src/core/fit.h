@@ -33,6 +33,10 @@ struct fit_report {
  * they are). Returns 0, or -1 when GSL fails (p unchanged). */
 int fit_calibrate(struct calib_params *p, const struct fit_case *cases, int n,
                   struct fit_report *rep);
+/* The same with the device classes held at their values in `p`: only the parameters of the
+ * engines that appear in `cases` are fitted (calibrate --hold-classes). */
+int fit_calibrate_engines(struct calib_params *p, const struct fit_case *cases, int n,
+                          struct fit_report *rep);
 
 /* One row's held-out prediction (fit_leave_group_out). */
 struct fit_heldout {

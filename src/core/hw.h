@@ -38,6 +38,11 @@ struct hw_profile {
     /* measured fraction of the fp32 peak that a large GEMM reaches (host profiles written by
      * roofline bench); the engine's default compute efficiency; 0 = unknown (1 is used) */
     double gemm_efficiency;
+    /* the fraction of its datasheet dense peak that this device's large GEMMs reach, relative
+     * to the devices its class was calibrated on (NVIDIA for datacenter-gpu): it multiplies the
+     * class's compute efficiency; 0 = not given (1 is used).
+     * docs/physics.md#a-devices-own-gemm-fraction */
+    double gemm_vs_class;
     /* the vector (non-tensor) units, for a profile whose datasheet gives no fp32 peak: fp32
      * FLOPs per cycle per compute unit (an FMA lane counts 2), or the vector rate as a fraction
      * of the tensor peak of format `vector_fraction_of` (both from architecture facts, cited);

@@ -29,8 +29,10 @@ static const char *const METRICS[] = {"tokens_per_s", "time_ms", "latency_s"};
  * (engine_names); an engine with a profile needs no line here. */
 static const char *const GENERIC_ENGINES[] = {"lmdeploy", "deepspeed-mii", "mlc-llm",
                                               "mlx",      "ollama",        "gpt-fast"};
-/* Serving engines with a profile in engine_profiles/ that the generic model averages. */
-static const char *const PROFILED[] = {"llama.cpp", "vllm", "tensorrt-llm", "deepspeed"};
+/* Serving engines whose profile's four kernel-model numbers were fitted on their own rows, which
+ * the generic model averages: vLLM V0's 2024 fit, not V1's profile, whose kernel numbers are
+ * TensorRT-LLM's (`like`) and would count it twice (docs/calibration.md#vllm-v0-and-v1). */
+static const char *const PROFILED[] = {"llama.cpp", "vllm-v0", "tensorrt-llm", "deepspeed"};
 /* Engines that run another engine's kernels: the other's profile applies. Ollama serves models
  * through llama.cpp's ggml backend (github.com/ollama/ollama, llama/ and ml/backend/ggml/). */
 static const char *const ALIAS[][2] = {{"ollama", "llama.cpp"}};

@@ -15,6 +15,26 @@ head -n 1 "$T/out" | grep -q '^id,phase,hardware,engine,metric,predicted,measure
 [ "$(wc -l <"$T/out")" = $((N + 1)) ] && echo "ok validate-csv-rows" || echo "not ok validate-csv-rows"
 # error_pct is (predicted - measured) / measured x 100, signed
 awk -F, 'NR > 1 && $8 != "" { d = ($6 - $7) / $7 * 100 - $8; if (d > 1e-3 || d < -1e-3) bad++ } END { exit bad > 0 }' "$T/out" && echo "ok validate-error-sign" || echo "not ok validate-error-sign"
+# vLLM's two engines as the loader sees them: every vLLM row published before V1's first release
+# (2025-01-27: Argonne's 2024 runs, Oracle's post of 2024-10-10) and the 0.7.3 rows run on
+# vllm-v0 (17 + 32 = 49 rows); the rows of vLLM 0.10 and 0.11 (V1) on vllm
+awk -F, 'NR > 1 && $4 == "vllm-v0" { v0++ } NR > 1 && ($1 ~ /^(alcf|oci)-/ && $4 ~ /^vllm/ && $4 != "vllm-v0") { bad++ }
+    NR > 1 && $1 ~ /-v01(00|01|02|11)-/ && $4 != "vllm" { bad++ } NR > 1 && $1 ~ /-v0111-/ { v1++ }
+    END { exit !(v0 == 49 && v1 == 32 && bad == 0) }' "$T/out" && echo "ok validate-vllm-v0-split" || echo "not ok validate-vllm-v0-split"
+# a data directory whose vllm.yaml is vllm-v0.yaml without its per-token host work (V0's fitted
+# kernels and step, named vllm), so that the two differ by the token overhead alone
+mkdir -p "$T/v0data/engine_profiles"
+for d in hardware_profiles model_profiles calibration; do ln -s "$top/$d" "$T/v0data/$d"; done
+cp engine_profiles/*.yaml "$T/v0data/engine_profiles/"
+sed -e 's/^name: vllm-v0$/name: vllm/' -e '/^ *token_overhead:/d' engine_profiles/vllm-v0.yaml \
+    >"$T/v0data/engine_profiles/vllm.yaml"
+# a relabelled row predicts with vllm-v0: the same row as that vllm plus 100 us per sampled
+# token, 128 passes (1 prefill, 127 decode steps) x 64 sequences x 100 us = 0.8192 s
+grep '^- {id: alcf-h100-l2-7b-vllm-io128-b64,' $M >"$T/v0row.yaml"
+sed 's/engine: vllm-v0,/engine: vllm,/; s/id: alcf-h100-l2-7b-vllm-io128-b64,/id: as-vllm,/' "$T/v0row.yaml" >>"$T/v0row.yaml"
+run validate-v0-row 0 -- env ROOFLINE_DATA="$T/v0data" "$ROOFLINE" validate --measurements "$T/v0row.yaml" -o csv
+awk -F, '$1 == "alcf-h100-l2-7b-vllm-io128-b64" && $4 == "vllm-v0" { a = $6 } $1 == "as-vllm" { b = $6 }
+    END { d = a - b - 0.8192; exit !(b > 0 && d < 1e-6 && d > -1e-6) }' "$T/out" && echo "ok validate-v0-row-predicts-v0" || echo "not ok validate-v0-row-predicts-v0"
 run validate-json 0 -- "$ROOFLINE" validate --measurements $M -o json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["rows"])==int(sys.argv[2]) and d["summary"][0]["group"]=="all"' "$T/out" "$N" && echo "ok validate-json" || echo "not ok validate-json"
 

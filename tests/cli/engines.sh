@@ -26,21 +26,46 @@ if awk -F, '$1 == "lmdeploy-row" || $1 == "mlc-row" { if (!($9 <= $6 && $6 <= $1
     END { exit bad }' "$T/out"; then echo "ok engines-band-contains"; else
     echo "not ok engines-band-contains"; fi
 
-# engine_profiles/tgi.yaml and sglang.yaml take vLLM's kernel model (like: vllm): TGI's decode
-# step is vLLM's; SGLang's overlap scheduler replaces vLLM's 1552.5 us step overhead by 3 us, so
-# its step is 1.5495 ms shorter: 8 / tok/s(sglang) = 8 / tok/s(vllm) - 0.0015495 s
-if awk -F, '$1 == "vllm-decode" { v = 8 / $6 } $1 == "tgi-decode" { t = 8 / $6 }
-    $1 == "sglang-decode" { s = 8 / $6 }
-    END { d = v - s - 0.0015495; exit !(v > 0 && t == v && d < 1e-7 && d > -1e-7) }' "$T/out"; then
-    echo "ok engines-like-vllm"; else echo "not ok engines-like-vllm"; grep decode "$T/out"; fi
-# a measurement row of engine vllm-v0 runs on engine_profiles/vllm-v0.yaml: vLLM's step plus
-# 8 x 100 us of host work per sampled token: 8 / tok/s(v0) = 8 / tok/s(vllm) + 0.0008 s
-if awk -F, '$1 == "vllm-decode" { v = 8 / $6 } $1 == "vllm-v0-decode" { w = 8 / $6 }
-    END { d = w - v - 0.0008; exit !(v > 0 && d < 1e-7 && d > -1e-7) }' "$T/out"; then
-    echo "ok engines-v0-row"; else echo "not ok engines-v0-row"; grep decode "$T/out"; fi
-# engine_profiles/vllm-v0.yaml: vLLM's kernels (like: vllm) plus 100 us of host work per sampled
-# token (vLLM issue #6801: 20 ms between steps at batch 200): at batch 8 its step operator is
-# vLLM's 1552.5 us + 8 x 100 us = 2352.5 us
+# like: takes the kernel overhead and the two multipliers of the profile it names, and the step
+# overhead unless the file gives its own. vLLM V1 (vllm.yaml) and SGLang are like tensorrt-llm:
+# their decode step is TensorRT-LLM's with V1's 298.1 us and SGLang's 3 us for its 572.5 us step
+# overhead: 8 / tok/s(e) = 8 / tok/s(trt) - (0.0005725 - step(e)). TGI is like vllm-v0 without
+# V0's 100 us per sampled token: 8 / tok/s(tgi) = 8 / tok/s(v0) - 8 x 0.0001 s
+if awk -F, '$1 == "trt-decode" { r = 8 / $6 } $1 == "vllm-decode" { v = 8 / $6 }
+    $1 == "sglang-decode" { s = 8 / $6 } $1 == "tgi-decode" { t = 8 / $6 }
+    $1 == "vllm-v0-decode" { w = 8 / $6 }
+    END { a = r - v - (0.0005725 - 0.0002981); b = r - s - (0.0005725 - 0.000003);
+        c = w - t - 0.0008;
+        exit !(r > 0 && a * a < 1e-14 && b * b < 1e-14 && c * c < 1e-14) }' "$T/out"; then
+    echo "ok engines-like-basis"; else echo "not ok engines-like-basis"; grep decode "$T/out"; fi
+# vLLM V1's prefill by hand: the qkv projection of an 8192-token Llama-3-8B prompt, 32 layers x 2 x
+# 8192 x 6144 x 4096 = 13,194,139,533,312 FLOPs, on the datacenter-gpu class (0.5626) times
+# TensorRT-LLM's compute multiplier (1.2720, like: tensorrt-llm), plus 32 launches of 1.616 us:
+# H100 989.4 TFLOPS x 0.71563 = 708.04 TFLOPS, 18.6347 + 0.0517 = 18.6864 ms; the MI300X's
+# GEMMs reach 0.640 of that fraction (gemm_vs_class): 1307.4 x 0.71563 x 0.640 = 598.79 TFLOPS,
+# 22.0346 + 0.0517 = 22.0863 ms
+for g in h100-sxm:989.4e12:1 mi300x:1307.4e12:0.640; do
+    gpu=${g%%:*} rest=${g#*:}
+    run "engines-vllm-prefill-$gpu" 0 -- "$ROOFLINE" analyze --gpu "$gpu" --model llama-3-8b \
+        --phase prefill --prompt 8192 --engine vllm -o csv
+    if awk -F, -v peak="${rest%%:*}" -v f="${rest#*:}" '$2 == "qkv_proj" {
+        want = 13194139533312 / (peak * 0.5626 * 1.2720 * f) + 32 * 1.616e-6; got = $17 }
+        END { d = (got - want) / want; exit !(got > 0 && d * d < 1e-16) }' "$T/out"; then
+        echo "ok engines-vllm-prefill-$gpu-by-hand"
+    else echo "not ok engines-vllm-prefill-$gpu-by-hand"; grep qkv_proj "$T/out"; fi
+done
+# the generic model averages the engines fitted on their own rows (llama.cpp, vllm-v0,
+# tensorrt-llm, deepspeed), not V1's vllm.yaml (TensorRT-LLM's numbers): its step overhead is
+# the geometric mean of 162.3, 1552.5, 572.5 and 2000 us = 732.890 us
+run engines-generic-step 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --phase decode \
+    --batch 8 --engine lmdeploy -o csv
+if awk -F, '$1 == "decode" && $2 == "step_overhead" { t = $17 } END {
+    d = t - exp((log(162.3) + log(1552.5) + log(572.5) + log(2000)) / 4) * 1e-6;
+    exit !(t > 0 && d < 1e-12 && d > -1e-12) }' "$T/out"; then echo "ok engines-generic-averages-v0"
+else echo "not ok engines-generic-averages-v0"; grep step_overhead "$T/out"; fi
+# engine_profiles/vllm-v0.yaml: the 2024 fit's 1552.5 us step plus 100 us of host work per
+# sampled token (vLLM issue #6801: 20 ms between steps at batch 200): at batch 8 its step operator
+# is 1552.5 us + 8 x 100 us = 2352.5 us
 run engines-v0-step 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --phase decode \
     --batch 8 --engine vllm-v0 -o csv
 if awk -F, '$1 == "decode" && $2 == "step_overhead" { t = $17 } END { d = t - 0.0023525;
@@ -57,39 +82,44 @@ expect_out engines-analyze-sglang-reserve "engine reserve 9.6 GB"
 run engines-analyze-tgi 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --phase decode --engine tgi
 expect_out engines-analyze-tgi-reserve "engine reserve 0 B"
 # like: names a loadable profile beside the file, which has no like of its own
-mkdir -p "$T/eng" && cp engine_profiles/vllm.yaml "$T/eng/"
+mkdir -p "$T/eng" && cp engine_profiles/tensorrt-llm.yaml engine_profiles/vllm.yaml "$T/eng/"
 printf 'name: foo\nlike: nosuch\nsources: {}\n' >"$T/eng/foo.yaml"
-printf 'name: bar\nlike: vllm\nsources: {}\n' >"$T/eng/bar.yaml"
+printf 'name: bar\nlike: tensorrt-llm\nsources: {}\n' >"$T/eng/bar.yaml"
+printf 'name: qux\nlike: vllm\nsources: {}\n' >"$T/eng/qux.yaml"
 printf 'name: baz\nlike: bar\nsources: {}\n' >"$T/eng/baz.yaml"
 run engines-like-missing 1 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine "$T/eng/foo.yaml"
 expect_err engines-like-missing-msg "foo.yaml:2:7: error: 'like': cannot load the engine profile 'nosuch'"
 run engines-like-chain 1 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine "$T/eng/baz.yaml"
 expect_err engines-like-chain-msg "baz.yaml:2:7: error: 'like': cannot load the engine profile 'bar'"
+# vllm.yaml is itself like tensorrt-llm: a like cannot chain through it
+run engines-like-chain-vllm 1 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine "$T/eng/qux.yaml"
+expect_err engines-like-chain-vllm-msg "qux.yaml:2:7: error: 'like': cannot load the engine profile 'vllm'"
 run engines-like-ok 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine "$T/eng/bar.yaml" --phase decode
 grep '^decode' "$T/out" >"$T/bar.itl"
-run engines-like-vllm-run 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine vllm --phase decode
+run engines-like-trt-run 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine tensorrt-llm --phase decode
 grep '^decode' "$T/out" | cmp -s - "$T/bar.itl" && echo "ok engines-like-ok-itl" ||
     { echo "not ok engines-like-ok-itl"; cat "$T/bar.itl"; }
 # the all-reduce: vLLM's custom kernel below custom_allreduce_max, inherited through like unless
 # the file says `allreduce: ring`; Llama-3-70B fp8 decode at tp 8 on MI300X (448 GB/s per
 # direction, 2 us): 160 x (7 x 8192 B / 448e9 + 4 us) = 660.48 us custom, 160 x (1.75 x 8192 /
 # 448e9 + 28 us) = 4485.12 us ring
-mkdir -p "$T/ar" && cp engine_profiles/vllm.yaml "$T/ar/"
-printf 'custom_allreduce_max: 8 MiB\n' >>"$T/ar/vllm.yaml"
-sed -i 's/^sources:$/sources:\n  custom_allreduce_max: "vllm csrc\/custom_all_reduce.cuh"/' "$T/ar/vllm.yaml"
-printf 'name: child\nlike: vllm\nsources: {}\n' >"$T/ar/child.yaml"
-printf 'name: ringy\nlike: vllm\nallreduce: ring\nsources: {allreduce: "NCCL"}\n' >"$T/ar/ringy.yaml"
+mkdir -p "$T/ar" && cp engine_profiles/vllm-v0.yaml "$T/ar/base.yaml"
+sed -i 's/^name: vllm-v0$/name: base/' "$T/ar/base.yaml"
+printf 'custom_allreduce_max: 8 MiB\n' >>"$T/ar/base.yaml"
+sed -i 's/^sources:$/sources:\n  custom_allreduce_max: "vllm csrc\/custom_all_reduce.cuh"/' "$T/ar/base.yaml"
+printf 'name: child\nlike: base\nsources: {}\n' >"$T/ar/child.yaml"
+printf 'name: ringy\nlike: base\nallreduce: ring\nsources: {allreduce: "NCCL"}\n' >"$T/ar/ringy.yaml"
 printf 'name: bad\nallreduce: custom\nsources: {allreduce: "x"}\n' >"$T/ar/bad.yaml"
-for e in vllm child ringy; do
+for e in base child ringy; do
     run "engines-ar-$e" 0 -- "$ROOFLINE" analyze --gpu mi300x --model llama-3-70b --phase decode \
         --tp 8 --weights fp8 --engine "$T/ar/$e.yaml" -o csv
     awk -F, '$2 == "allreduce" { print $17 }' "$T/out" >"$T/ar/$e.t"
 done
-if awk '{ d = $1 - 0.00066048; exit !(d < 1e-12 && d > -1e-12) }' "$T/ar/vllm.t" &&
-    cmp -s "$T/ar/vllm.t" "$T/ar/child.t" &&
+if awk '{ d = $1 - 0.00066048; exit !(d < 1e-12 && d > -1e-12) }' "$T/ar/base.t" &&
+    cmp -s "$T/ar/base.t" "$T/ar/child.t" &&
     awk '{ d = $1 - 0.00448512; exit !(d < 1e-11 && d > -1e-11) }' "$T/ar/ringy.t"; then
     echo "ok engines-allreduce-custom-like-ring"; else echo "not ok engines-allreduce-custom-like-ring"
-    cat "$T/ar/vllm.t" "$T/ar/child.t" "$T/ar/ringy.t"; fi
+    cat "$T/ar/base.t" "$T/ar/child.t" "$T/ar/ringy.t"; fi
 run engines-ar-bad 1 -- "$ROOFLINE" analyze --gpu mi300x --model llama-3-70b --engine "$T/ar/bad.yaml"
 expect_err engines-ar-bad-msg "bad.yaml:2:12: error: 'allreduce: custom' needs 'custom_allreduce_max'"
 # explain tp times the engine's all-reduce: SGLang's at tp 8 on MI300X is 4.13 us (one stage)

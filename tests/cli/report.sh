@@ -18,7 +18,7 @@ EOF
 A="--gpu h100-sxm,a100-sxm-80gb --model llama-3.1-70b --tp 4 --engine vllm --batch 16 --prompt 2048 --context 2048"
 # shellcheck disable=SC2086
 run "report analysis" 0 -- env SOURCE_DATE_EPOCH=1700000000 "$ROOFLINE" report $A -o "$T/a.pdf"
-expect_out "report prints the answer" "TTFT 4.23 s"
+expect_out "report prints the answer" "TTFT 2.12 s"
 expect_out "report prints the path" "wrote $T/a.pdf"
 pages=$(pdfinfo "$T/a.pdf" 2>/dev/null | sed -n 's/^Pages: *//p')
 if [ "${pages:-0}" -ge 5 ] && [ "${pages:-0}" -le 12 ]; then echo "ok report page count ($pages)"; else
@@ -34,7 +34,7 @@ if [ "$n" = 14 ]; then echo "ok report outline ($n entries)"; else echo "not ok 
 if pdffonts "$T/a.pdf" | awk 'NR > 2 && $(NF-4) != "yes" { bad = 1 } END { exit bad }'; then
     echo "ok report fonts embedded"; else echo "not ok report fonts embedded"; pdffonts "$T/a.pdf"; fi
 pdftotext -layout "$T/a.pdf" "$T/a.txt"
-for s in "1 The answer" "19.94 ms" "803 tokens/s" "How far to trust it" "Provenance" \
+for s in "1 The answer" "18.95 ms" "844 tokens/s" "How far to trust it" "Provenance" \
     "SHA-256" "t memory = 37.9 GB ÷ 3.35 TB/s = 11.31 ms" "model_profiles/" \
     "roofline report --gpu h100-sxm,a100-sxm-80gb"; do
     if grep -qF -- "$s" "$T/a.txt"; then echo "ok report text '$s'"; else

@@ -116,12 +116,19 @@ run sim-engine-default 0 -- "$ROOFLINE" simulate --scenario "$T/noeng.yaml"
 expect_out sim-engine-default-kernel "engine kernel"
 expect_out sim-engine-default-no-evict "admission no_evict"
 
-# vllm-v0 is vllm plus 100 us of host work per sampled token: 64 requests at once in one static
+# a data directory whose vllm.yaml is vllm-v0.yaml without its per-token host work (V0's fitted
+# kernels and step, named vllm), so that the two differ by the token overhead alone
+mkdir -p "$T/v0data/engine_profiles"
+for d in hardware_profiles model_profiles calibration; do ln -s "$top/$d" "$T/v0data/$d"; done
+cp engine_profiles/*.yaml "$T/v0data/engine_profiles/"
+sed -e 's/^name: vllm-v0$/name: vllm/' -e '/^ *token_overhead:/d' engine_profiles/vllm-v0.yaml \
+    >"$T/v0data/engine_profiles/vllm.yaml"
+# vllm-v0 is that plus 100 us of host work per sampled token: 64 requests at once in one static
 # batch, every step (the prefill and each decode) samples 64 tokens, so every step is 6.4 ms
 # longer and the mean step differs by exactly that
 for e in vllm vllm-v0; do
     printf 'model: llama-3-8b\nhardware: {id: h100-sxm}\nengine: %s\nscheduler: {policy: static, max_batch: 64}\narrivals: {process: closed, users: 64, think_time: 0 s}\nlengths: {prompt: 128, output: 32}\nrun: {requests: 64}\n' "$e" >"$T/v0-$e.yaml"
-    "$ROOFLINE" simulate --scenario "$T/v0-$e.yaml" -o csv >"$T/v0-$e.csv" 2>"$T/err" ||
+    ROOFLINE_DATA="$T/v0data" "$ROOFLINE" simulate --scenario "$T/v0-$e.yaml" -o csv >"$T/v0-$e.csv" 2>"$T/err" ||
         echo "not ok sim-v0-run-$e"
 done
 if awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) if ($i == "step_time_mean_s") c = i }

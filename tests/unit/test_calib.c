@@ -149,6 +149,33 @@ TEST(calib_kernel_prediction_by_hand)
     hw_free(hw);
 }
 
+/* A device's GEMM fraction against its class (hardware_profiles/mi300x.yaml gemm_vs_class 0.640:
+ * MAMF 51.4% / H100's 80.3%) multiplies the class's and the engine's compute efficiency, and only
+ * that: 0.75 x 1.272 x 0.640 = 0.61056; the vector units and the bandwidth keep the class's. */
+TEST(calib_device_gemm_fraction)
+{
+    struct hw_profile *amd = test_hw("mi300x");
+    struct hw_profile *nv = test_hw("h100-sxm");
+    CHECK_NEAR(amd->gemm_vs_class, 0.640, 1e-12);
+    CHECK(nv->gemm_vs_class == 0);
+    struct dev_params dp;
+    dev_params_default(DEV_DC_GPU, &dp);
+    struct engine_profile eng;
+    engine_profile_kernel(&eng);
+    eng.compute_efficiency = 1.272;
+    struct roof_tuning ta, tn;
+    calib_tuning(amd, &dp, &eng, &ta);
+    calib_tuning(nv, &dp, &eng, &tn);
+    CHECK_NEAR(ta.compute_efficiency, 0.75 * 1.272 * 0.640, 1e-12);
+    CHECK_NEAR(tn.compute_efficiency, 0.75 * 1.272, 1e-12);
+    CHECK_NEAR(ta.vector_efficiency, 0.75, 1e-12);
+    CHECK_NEAR(ta.memory_efficiency, tn.memory_efficiency, 1e-15);
+    /* the tuned fp16 peak every compute-bound time divides by: 1307.4 TFLOPS x 0.61056 */
+    CHECK_NEAR(roof_tuned_peak(amd, &ta, DT_FP16, NULL), 1307.4e12 * 0.75 * 1.272 * 0.640, 1e3);
+    hw_free(amd);
+    hw_free(nv);
+}
+
 TEST(calib_decode_row_equals_engine)
 {
     struct hw_profile *hw = test_hw("h100-sxm");
@@ -262,6 +289,70 @@ TEST(calib_fit_recovers_synthetic_parameters)
     CHECK_NEAR(p.dev[DEV_DC_GPU].memory_efficiency, 0.80, 0.05);
     CHECK_NEAR(p.dev[DEV_DC_GPU].compute_efficiency * p.engine[0].compute_efficiency, 0.60, 0.05);
     CHECK_NEAR(p.engine[0].kernel_overhead_s, 5e-6, 0.15);
+    hw_free(h100);
+    hw_free(a100);
+    mdl_free(m);
+}
+
+TEST(calib_fit_engines_holds_the_classes)
+{
+    /* calibrate --hold-classes: rows generated with a datacenter-gpu class of memory 0.80,
+     * compute 0.60, latency 1 us and an engine with a 5 us kernel overhead and compute
+     * multiplier 0.9; the fit starts from the true class but the engine's defaults (kernel
+     * overhead 12 us, multiplier 1.0). Holding the classes, the class values stay to the bit and
+     * the engine's two parameters are found; a full fit from the same start may move the
+     * class. */
+    struct hw_profile *h100 = test_hw("h100-sxm"), *a100 = test_hw("a100-sxm-80gb");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct calib_params truth;
+    memset(&truth, 0, sizeof truth);
+    for (int k = 0; k < DEV_CLASS_COUNT; k++)
+        dev_params_default((enum dev_class)k, &truth.dev[k]);
+    truth.dev[DEV_DC_GPU].memory_efficiency = 0.80;
+    truth.dev[DEV_DC_GPU].compute_efficiency = 0.60;
+    truth.dev[DEV_DC_GPU].memory_latency_s = 1.0e-6;
+    truth.n_engines = 1;
+    engine_profile_kernel(&truth.engine[0]);
+    truth.engine[0].kernel_overhead_s = 5e-6;
+    truth.engine[0].compute_efficiency = 0.9;
+    enum { N = 16 };
+    struct pred_case pcs[N];
+    struct fit_case cases[N];
+    int n = 0;
+    for (int dev = 0; dev < 2; dev++)
+        for (int s = 0; s < 8; s++) {
+            struct pred_case *pc = &pcs[n];
+            memset(pc, 0, sizeof *pc);
+            pc->phase = PRED_KERNEL;
+            pc->metric = PRED_TIME_MS;
+            pc->weights = pc->kv = DT_FP16;
+            pc->op = "matmul";
+            pc->m = (double)(1 << (2 * s)); /* 1 to 16384 rows: launch-bound to compute-bound */
+            pc->n = pc->k = 4096;
+            struct fit_case *c = &cases[n];
+            memset(c, 0, sizeof *c);
+            c->pc = pc;
+            c->hw = dev ? a100 : h100;
+            c->model = m;
+            c->engine = 0;
+            double v;
+            const char *why;
+            CHECK(fit_predict(&truth, c, &v, &why) == 0);
+            c->measured = v;
+            n++;
+        }
+    struct calib_params p = truth;
+    engine_profile_kernel(&p.engine[0]);
+    p.engine[0].kernel_overhead_s = 12e-6;
+    p.engine[0].compute_efficiency = 1.0;
+    struct fit_report rep;
+    CHECK(fit_calibrate_engines(&p, cases, n, &rep) == 0);
+    CHECK(rep.n_params == 2); /* the engine's kernel overhead and compute multiplier */
+    CHECK(memcmp(&p.dev, &truth.dev, sizeof p.dev) == 0);
+    CHECK_NEAR(p.engine[0].kernel_overhead_s, 5e-6, 0.1);
+    CHECK_NEAR(p.engine[0].compute_efficiency, 0.9, 0.05);
+    if (rep.rms_log_error_after >= 0.02)
+        FAIL_AT("rms log error after the fit: %g", rep.rms_log_error_after);
     hw_free(h100);
     hw_free(a100);
     mdl_free(m);
