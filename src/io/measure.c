@@ -464,6 +464,20 @@ engine_like(struct ycheck *y, const struct ynode *root, const char *path, const 
     return 0;
 }
 
+/* A whole number from 1 to MAX_UBATCH (tokens, rows): `key` of an engine profile, if given */
+static void
+engine_count(struct ycheck *y, const struct ynode *root, const char *key, double *out)
+{
+    long v;
+    if (!ycheck_long(y, root, "", key, false, 1, &v))
+        return;
+    if (v > MAX_UBATCH)
+        ycheck_error(y, ynode_get(root, key), "'%s' must be at most %ld, got %ld", key, MAX_UBATCH,
+                     v);
+    else
+        *out = (double)v;
+}
+
 /* `arg` points at the `like` depth (0 for the profile asked for) */
 static void
 fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
@@ -513,22 +527,8 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     }
     ycheck_bool(y, root, "", "fp16_accumulate", &e->fp16_accumulate);
     ycheck_bool(y, root, "", "dequant_buffer", &e->dequant_buffer);
-    long dba;
-    if (ycheck_long(y, root, "", "dequant_buffer_above", false, 1, &dba)) {
-        if (dba > MAX_UBATCH)
-            ycheck_error(y, ynode_get(root, "dequant_buffer_above"),
-                         "'dequant_buffer_above' must be at most %ld, got %ld", MAX_UBATCH, dba);
-        else
-            e->dequant_buffer_above = (double)dba;
-    }
-    long ub;
-    if (ycheck_long(y, root, "", "ubatch", false, 1, &ub)) {
-        if (ub > MAX_UBATCH)
-            ycheck_error(y, ynode_get(root, "ubatch"), "'ubatch' must be at most %ld, got %ld",
-                         MAX_UBATCH, ub);
-        else
-            e->ubatch_tokens = (double)ub;
-    }
+    engine_count(y, root, "dequant_buffer_above", &e->dequant_buffer_above);
+    engine_count(y, root, "ubatch", &e->ubatch_tokens);
     bool fa = true;
     ycheck_bool(y, root, "", "flash_attention", &fa);
     e->no_flash_attention = !fa;
@@ -566,14 +566,7 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
                          "'allreduce: custom' needs 'custom_allreduce_max' (the largest message "
                          "its kernel reduces)");
     }
-    long bucket;
-    if (ycheck_long(y, root, "", "kv_bucket", false, 1, &bucket)) {
-        if (bucket > MAX_UBATCH)
-            ycheck_error(y, ynode_get(root, "kv_bucket"),
-                         "'kv_bucket' must be at most %ld, got %ld", MAX_UBATCH, bucket);
-        else
-            e->kv_bucket = (double)bucket;
-    }
+    engine_count(y, root, "kv_bucket", &e->kv_bucket);
     load_serving(y, root, &e->serving);
     if (ycheck_str(y, root, "", "like", false, &s))
         engine_like(y, root, y->path, s, e, depth);

@@ -227,6 +227,51 @@ TEST(calib_decode_row_equals_engine)
     mdl_free(m);
 }
 
+/* The generating parameters of the synthetic fit tests: every class at its default but
+ * datacenter-gpu (memory 0.80, compute 0.60, latency 1 us), one kernel engine with a 5 us
+ * launch */
+static void
+synthetic_truth(struct calib_params *truth)
+{
+    memset(truth, 0, sizeof *truth);
+    for (int k = 0; k < DEV_CLASS_COUNT; k++)
+        dev_params_default((enum dev_class)k, &truth->dev[k]);
+    truth->dev[DEV_DC_GPU].memory_efficiency = 0.80;
+    truth->dev[DEV_DC_GPU].compute_efficiency = 0.60;
+    truth->dev[DEV_DC_GPU].memory_latency_s = 1.0e-6;
+    truth->n_engines = 1;
+    engine_profile_kernel(&truth->engine[0]);
+    truth->engine[0].kernel_overhead_s = 5e-6;
+}
+
+/* One fp16 kernel row of `op` with m rows of a 4096 x 4096 weight (attention rows: batch
+ * sequences, tokens, kv_len cached), measured as `truth` predicts it */
+static void
+synthetic_kernel_row(const struct calib_params *truth, struct pred_case *pc, struct fit_case *c,
+                     const char *op, double m, const double shape[3], const struct hw_profile *hw,
+                     const struct mdl_profile *model)
+{
+    memset(pc, 0, sizeof *pc);
+    pc->batch = shape[0];
+    pc->tokens = shape[1];
+    pc->kv_len = shape[2];
+    pc->phase = PRED_KERNEL;
+    pc->metric = PRED_TIME_MS;
+    pc->weights = pc->kv = DT_FP16;
+    pc->op = op;
+    pc->m = m;
+    pc->n = pc->k = 4096;
+    memset(c, 0, sizeof *c);
+    c->pc = pc;
+    c->hw = hw;
+    c->model = model;
+    c->engine = 0;
+    double v;
+    const char *why;
+    CHECK(fit_predict(truth, c, &v, &why) == 0);
+    c->measured = v;
+}
+
 TEST(calib_fit_recovers_synthetic_parameters)
 {
     /* rows generated from known parameters on two devices; the fit starts from the defaults
@@ -234,15 +279,7 @@ TEST(calib_fit_recovers_synthetic_parameters)
     struct hw_profile *h100 = test_hw("h100-sxm"), *a100 = test_hw("a100-sxm-80gb");
     struct mdl_profile *m = test_model("llama-3-8b");
     struct calib_params truth;
-    memset(&truth, 0, sizeof truth);
-    for (int k = 0; k < DEV_CLASS_COUNT; k++)
-        dev_params_default((enum dev_class)k, &truth.dev[k]);
-    truth.dev[DEV_DC_GPU].memory_efficiency = 0.80;
-    truth.dev[DEV_DC_GPU].compute_efficiency = 0.60;
-    truth.dev[DEV_DC_GPU].memory_latency_s = 1.0e-6;
-    truth.n_engines = 1;
-    engine_profile_kernel(&truth.engine[0]);
-    truth.engine[0].kernel_overhead_s = 5e-6;
+    synthetic_truth(&truth);
     enum { N = 24 };
     struct pred_case pcs[N];
     struct fit_case cases[N];
@@ -251,27 +288,11 @@ TEST(calib_fit_recovers_synthetic_parameters)
     for (int dev = 0; dev < 2; dev++)
         for (int o = 0; o < 3; o++)
             for (int s = 0; s < 4; s++) {
-                struct pred_case *pc = &pcs[n];
-                memset(pc, 0, sizeof *pc);
-                pc->phase = PRED_KERNEL;
-                pc->metric = PRED_TIME_MS;
-                pc->weights = pc->kv = DT_FP16;
-                pc->op = ops[o];
                 double sz = (double)(1 << (2 * s)); /* 1, 4, 16, 64 */
-                pc->m = 64 * sz;
-                pc->n = pc->k = 4096;
-                pc->tokens = 16 * sz;
-                pc->batch = sz;
-                pc->kv_len = 256 * sz;
-                struct fit_case *c = &cases[n];
-                c->pc = pc;
-                c->hw = dev ? a100 : h100;
-                c->model = m;
-                c->engine = 0;
-                double v;
-                const char *why;
-                CHECK(fit_predict(&truth, c, &v, &why) == 0);
-                c->measured = v;
+                /* the attention rows' shape: batch, tokens and cache grow with the GEMM's rows */
+                const double shape[3] = {sz, 16 * sz, 256 * sz};
+                synthetic_kernel_row(&truth, &pcs[n], &cases[n], ops[o], 64 * sz, shape,
+                                     dev ? a100 : h100, m);
                 n++;
             }
     struct calib_params p = truth;
@@ -305,15 +326,7 @@ TEST(calib_fit_engines_holds_the_classes)
     struct hw_profile *h100 = test_hw("h100-sxm"), *a100 = test_hw("a100-sxm-80gb");
     struct mdl_profile *m = test_model("llama-3-8b");
     struct calib_params truth;
-    memset(&truth, 0, sizeof truth);
-    for (int k = 0; k < DEV_CLASS_COUNT; k++)
-        dev_params_default((enum dev_class)k, &truth.dev[k]);
-    truth.dev[DEV_DC_GPU].memory_efficiency = 0.80;
-    truth.dev[DEV_DC_GPU].compute_efficiency = 0.60;
-    truth.dev[DEV_DC_GPU].memory_latency_s = 1.0e-6;
-    truth.n_engines = 1;
-    engine_profile_kernel(&truth.engine[0]);
-    truth.engine[0].kernel_overhead_s = 5e-6;
+    synthetic_truth(&truth);
     truth.engine[0].compute_efficiency = 0.9;
     enum { N = 16 };
     struct pred_case pcs[N];
@@ -321,24 +334,10 @@ TEST(calib_fit_engines_holds_the_classes)
     int n = 0;
     for (int dev = 0; dev < 2; dev++)
         for (int s = 0; s < 8; s++) {
-            struct pred_case *pc = &pcs[n];
-            memset(pc, 0, sizeof *pc);
-            pc->phase = PRED_KERNEL;
-            pc->metric = PRED_TIME_MS;
-            pc->weights = pc->kv = DT_FP16;
-            pc->op = "matmul";
-            pc->m = (double)(1 << (2 * s)); /* 1 to 16384 rows: launch-bound to compute-bound */
-            pc->n = pc->k = 4096;
-            struct fit_case *c = &cases[n];
-            memset(c, 0, sizeof *c);
-            c->pc = pc;
-            c->hw = dev ? a100 : h100;
-            c->model = m;
-            c->engine = 0;
-            double v;
-            const char *why;
-            CHECK(fit_predict(&truth, c, &v, &why) == 0);
-            c->measured = v;
+            /* 1 to 16384 rows: launch-bound to compute-bound */
+            const double none[3] = {0, 0, 0};
+            synthetic_kernel_row(&truth, &pcs[n], &cases[n], "matmul", (double)(1 << (2 * s)), none,
+                                 dev ? a100 : h100, m);
             n++;
         }
     struct calib_params p = truth;
