@@ -459,10 +459,16 @@ TEST(io_engine_names_one_list)
     char *dir = tmp_dir();
     char old[4096], p[4200];
     snprintf(old, sizeof old, "%s", prof_data_dir());
+    /* the links need an absolute target: the data directory may be "." (no ROOFLINE_DATA) */
+    char abs_old[2048], cwd[1024];
+    if (old[0] == '/' || !getcwd(cwd, sizeof cwd))
+        snprintf(abs_old, sizeof abs_old, "%s", old);
+    else
+        snprintf(abs_old, sizeof abs_old, "%.1000s/%.1000s", cwd, old);
     const char *sub[] = {"hardware_profiles", "model_profiles", "calibration"};
     for (int i = 0; i < 3; i++) {
         char from[4200];
-        snprintf(from, sizeof from, "%s/%s", old, sub[i]);
+        snprintf(from, sizeof from, "%s/%s", abs_old, sub[i]);
         snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
         CHECK(symlink(from, p) == 0);
     }
