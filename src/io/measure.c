@@ -464,16 +464,15 @@ engine_like(struct ycheck *y, const struct ynode *root, const char *path, const 
     return 0;
 }
 
-/* A whole number from 1 to MAX_UBATCH (tokens, rows): `key` of an engine profile, if given */
+/* A whole number from 1 to `max` (tokens, rows, copies): `key` of an engine profile, if given */
 static void
-engine_count(struct ycheck *y, const struct ynode *root, const char *key, double *out)
+engine_count(struct ycheck *y, const struct ynode *root, const char *key, long max, double *out)
 {
     long v;
     if (!ycheck_long(y, root, "", key, false, 1, &v))
         return;
-    if (v > MAX_UBATCH)
-        ycheck_error(y, ynode_get(root, key), "'%s' must be at most %ld, got %ld", key, MAX_UBATCH,
-                     v);
+    if (v > max)
+        ycheck_error(y, ynode_get(root, key), "'%s' must be at most %ld, got %ld", key, max, v);
     else
         *out = (double)v;
 }
@@ -527,8 +526,8 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     }
     ycheck_bool(y, root, "", "fp16_accumulate", &e->fp16_accumulate);
     ycheck_bool(y, root, "", "dequant_buffer", &e->dequant_buffer);
-    engine_count(y, root, "dequant_buffer_above", &e->dequant_buffer_above);
-    engine_count(y, root, "ubatch", &e->ubatch_tokens);
+    engine_count(y, root, "dequant_buffer_above", MAX_UBATCH, &e->dequant_buffer_above);
+    engine_count(y, root, "ubatch", MAX_UBATCH, &e->ubatch_tokens);
     bool fa = true;
     ycheck_bool(y, root, "", "flash_attention", &fa);
     e->no_flash_attention = !fa;
@@ -541,14 +540,7 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
         else
             e->score_bytes = sbytes;
     }
-    long copies;
-    if (ycheck_long(y, root, "", "pipeline_copies", false, 1, &copies)) {
-        if (copies > 64)
-            ycheck_error(y, ynode_get(root, "pipeline_copies"),
-                         "'pipeline_copies' must be at most 64, got %ld", copies);
-        else
-            e->pipeline_copies = (double)copies;
-    }
+    engine_count(y, root, "pipeline_copies", 64, &e->pipeline_copies);
     double ar;
     if (ycheck_qty(y, root, "", "custom_allreduce_max", UNIT_BYTES, false, &ar) &&
         ycheck_range(y, root, "", "custom_allreduce_max", ar, &ALLREDUCE_RANGE))
@@ -566,7 +558,7 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
                          "'allreduce: custom' needs 'custom_allreduce_max' (the largest message "
                          "its kernel reduces)");
     }
-    engine_count(y, root, "kv_bucket", &e->kv_bucket);
+    engine_count(y, root, "kv_bucket", MAX_UBATCH, &e->kv_bucket);
     load_serving(y, root, &e->serving);
     if (ycheck_str(y, root, "", "like", false, &s))
         engine_like(y, root, y->path, s, e, depth);

@@ -929,28 +929,33 @@ roof_10gbs_1tflops(struct hw_profile *hw)
     hw->peak_flops_per_s[DT_FP32] = 1e12;
 }
 
+/* A bench GEMV (rows 1) or GEMM case over `copies` 4096 x 4096 fp32 matrices, its FLOPs and
+ * bytes counted as the bench counts them (run_llm.c: 2 m k n, and the matrix, x and y read or
+ * written once per copy) */
+static void
+lin_case(struct bench_case *c, long rows, long copies)
+{
+    c->kind = rows == 1 ? BENCH_CASE_GEMV : BENCH_CASE_GEMM;
+    c->rows = rows;
+    c->inner = c->cols = 4096;
+    c->copies = copies;
+    c->flops = 2.0 * (double)rows * 4096 * 4096 * (double)copies;
+    c->bytes = (double)copies * 4.0 * (4096.0 * 4096 + 2.0 * (double)rows * 4096);
+}
+
 TEST(bench_predictions_follow_the_roofline)
 {
     struct hw_profile hw;
     roof_10gbs_1tflops(&hw);
     struct bench_case c;
     memset(&c, 0, sizeof c);
-    c.kind = BENCH_CASE_GEMV;
-    c.rows = 1;
-    c.inner = c.cols = 4096;
-    c.copies = 2;
-    c.flops = 2.0 * 4096 * 4096 * 2;
-    c.bytes = 2 * 4.0 * (4096.0 * 4096 + 2 * 4096);
+    lin_case(&c, 1, 2);
     struct bench_prediction p;
     CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) == 0);
     CHECK(p.memory_bound);
     CHECK_NEAR(p.predicted_s, c.bytes / 10e9, 1e-12);
     CHECK_CONTAINS(p.reason, "memory-bound");
-    c.kind = BENCH_CASE_GEMM;
-    c.rows = 512;
-    c.copies = 1;
-    c.flops = 2.0 * 512 * 4096 * 4096;
-    c.bytes = 4.0 * (4096.0 * 4096 + 2 * 512 * 4096);
+    lin_case(&c, 512, 1);
     CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) == 0);
     CHECK(!p.memory_bound);
     CHECK_NEAR(p.predicted_s, c.flops / 1e12, 1e-12);
@@ -988,13 +993,8 @@ TEST(bench_predictions_charge_each_fork_join)
     roof_10gbs_1tflops(&hw);
     struct bench_case c;
     memset(&c, 0, sizeof c);
-    c.kind = BENCH_CASE_GEMV;
-    c.rows = 1;
-    c.inner = c.cols = 4096;
-    c.copies = 2;
+    lin_case(&c, 1, 2); /* 134,283,264 B: 13.4283264 ms */
     c.launches = 2;
-    c.flops = 2.0 * 4096 * 4096 * 2;
-    c.bytes = 2 * 4.0 * (4096.0 * 4096 + 2 * 4096); /* 134,283,264 B: 13.4283264 ms */
     struct bench_prediction p;
     struct bench_host_terms fj = {2e-6, 1, 0};
     CHECK(bench_predict_case(&hw, NULL, &c, &fj, &p) == 0);
@@ -1067,12 +1067,7 @@ TEST(bench_predictions_without_overlap)
     roof_10gbs_1tflops(&hw);
     struct bench_case c;
     memset(&c, 0, sizeof c);
-    c.kind = BENCH_CASE_GEMM;
-    c.rows = 8;
-    c.inner = c.cols = 4096;
-    c.copies = 1;
-    c.flops = 2.0 * 8 * 4096 * 4096;
-    c.bytes = 4.0 * (4096.0 * 4096 + 2 * 8 * 4096);
+    lin_case(&c, 8, 1);
     struct bench_host_terms none = {0, 0, 0}, all = {0, 1, 0};
     struct bench_prediction p;
     CHECK(bench_predict_case(&hw, NULL, &c, &none, &p) == 0);
@@ -1084,18 +1079,12 @@ TEST(bench_predictions_without_overlap)
     CHECK_NEAR(p.predicted_s, 6.7371008e-3, 1e-14);
     CHECK(bench_predict_case(&hw, NULL, &c, NULL, &p) == 0);
     CHECK_NEAR(p.predicted_s, 6.7371008e-3, 1e-14);
-    c.kind = BENCH_CASE_GEMV;
-    c.rows = 1;
-    c.flops = 2.0 * 4096 * 4096;
-    c.bytes = 4.0 * (4096.0 * 4096 + 2 * 4096);
+    lin_case(&c, 1, 1);
     CHECK(bench_predict_case(&hw, NULL, &c, &none, &p) == 0);
     CHECK_NEAR(p.predicted_s, c.bytes / 10e9, 1e-5);
     /* a compute-bound GEMM pays its stream on top: 512 x 4096 x 4096, 17.18 GFLOP at 1 TFLOP/s
      * and 83.9 MB at 10.05 GB/s */
-    c.kind = BENCH_CASE_GEMM;
-    c.rows = 512;
-    c.flops = 2.0 * 512 * 4096 * 4096;
-    c.bytes = 4.0 * (4096.0 * 4096 + 2 * 512 * 4096);
+    lin_case(&c, 512, 1);
     CHECK(bench_predict_case(&hw, NULL, &c, &none, &p) == 0);
     CHECK(!p.memory_bound);
     CHECK_NEAR(p.predicted_s, c.flops / 1e12 + c.bytes * 0.995e-10, 1e-14);

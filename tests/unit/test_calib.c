@@ -176,14 +176,21 @@ TEST(calib_device_gemm_fraction)
     hw_free(nv);
 }
 
+/* the kernel model's tuning on `hw` with the datacenter-gpu class at its defaults, no engine */
+static void
+dc_default_tuning(const struct hw_profile *hw, struct roof_tuning *tu)
+{
+    struct dev_params dp;
+    dev_params_default(DEV_DC_GPU, &dp);
+    calib_tuning(hw, &dp, NULL, tu);
+}
+
 TEST(calib_decode_row_equals_engine)
 {
     struct hw_profile *hw = test_hw("h100-sxm");
     struct mdl_profile *m = test_model("llama-3-8b");
     struct roof_tuning tu;
-    struct dev_params dp;
-    dev_params_default(DEV_DC_GPU, &dp);
-    calib_tuning(hw, &dp, NULL, &tu);
+    dc_default_tuning(hw, &tu);
     struct pred_case pc;
     memset(&pc, 0, sizeof pc);
     pc.phase = PRED_DECODE;
@@ -495,9 +502,7 @@ TEST(calib_row_settings_depth_ubatch_fa)
     struct hw_profile *hw = test_hw("a100-sxm-80gb");
     struct mdl_profile *m = test_model("llama-3-8b");
     struct roof_tuning tu;
-    struct dev_params dp;
-    dev_params_default(DEV_DC_GPU, &dp);
-    calib_tuning(hw, &dp, NULL, &tu);
+    dc_default_tuning(hw, &tu);
     struct pred_case pc;
     memset(&pc, 0, sizeof pc);
     pc.phase = PRED_PREFILL;
@@ -531,10 +536,9 @@ TEST(calib_row_settings_depth_ubatch_fa)
     pc.prompt = 1024;
     pc.ubatch = 512;
     CHECK(pred_case_eval(&pc, hw, m, &tu, &pred, &why) == 0);
-    struct roof_seq q1 = {1, 512, 0, false}, q2 = {1, 512, 512, true};
     struct roof_result a, b;
-    roof_step(&c, &q1, 1, &a);
-    roof_step(&c, &q2, 1, &b);
+    roof_step(&c, &UBATCH_1, 1, &a);
+    roof_step(&c, &UBATCH_2, 1, &b);
     CHECK_NEAR(pred, (a.time_s + b.time_s) * 1e3, 1e-12);
     /* flash attention: the row's setting over the engine's (llama.cpp of 2024: off) */
     pc.ubatch = 0;
