@@ -364,6 +364,70 @@ TEST(calib_fit_engines_holds_the_classes)
     mdl_free(m);
 }
 
+/* An engine profile with `like: NAME` takes the kernel-model numbers it does not give from the
+ * other profile; those are the other engine's, so a fit holds them and fits the engine's own
+ * keys only. Decode rows of an engine "eng" with a 300 us step overhead, measured as predicted;
+ * the fit starts at 1000 us with its kernel overhead, memory and compute multipliers marked as
+ * taken by `like` (and set off their generating values): one parameter is fitted and the taken
+ * ones stay to the bit; without the mark they are fitted too. */
+TEST(calib_fit_holds_what_like_takes)
+{
+    struct hw_profile *h100 = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct calib_params truth;
+    synthetic_truth(&truth);
+    struct engine_profile *e = &truth.engine[0];
+    e->name = "eng";
+    e->kernel_overhead_s = 5e-6;
+    e->step_overhead_s = 300e-6;
+    e->memory_efficiency = 0.9;
+    e->compute_efficiency = 0.8;
+    enum { N = 8 };
+    struct pred_case pcs[N];
+    struct fit_case cases[N];
+    for (int i = 0; i < N; i++) {
+        memset(&pcs[i], 0, sizeof pcs[i]);
+        pcs[i].phase = PRED_DECODE;
+        pcs[i].metric = PRED_TOKENS_PER_S;
+        pcs[i].weights = pcs[i].kv = DT_FP16;
+        pcs[i].batch = (double)(1 << i); /* 1 to 128 */
+        pcs[i].context = 1024;
+        memset(&cases[i], 0, sizeof cases[i]);
+        cases[i].pc = &pcs[i];
+        cases[i].hw = h100;
+        cases[i].model = m;
+        cases[i].engine = 0;
+        double v;
+        const char *why;
+        CHECK(fit_predict(&truth, &cases[i], &v, &why) == 0);
+        cases[i].measured = v;
+    }
+    for (int marked = 1; marked >= 0; marked--) {
+        struct calib_params p = truth;
+        struct engine_profile *pe = &p.engine[0];
+        pe->step_overhead_s = 1000e-6;
+        pe->kernel_overhead_s = 8e-6;
+        pe->memory_efficiency = 0.7;
+        pe->compute_efficiency = 0.6;
+        pe->like_taken =
+            marked ? ENGINE_LIKE_KERNEL_OVERHEAD | ENGINE_LIKE_MEMORY | ENGINE_LIKE_COMPUTE : 0;
+        struct fit_report rep;
+        CHECK(fit_calibrate_engines(&p, cases, N, &rep) == 0);
+        if (marked) {
+            CHECK(rep.n_params == 1);
+            CHECK(strcmp(rep.names[0], "eng.step_overhead") == 0);
+            CHECK(pe->kernel_overhead_s == 8e-6 && pe->memory_efficiency == 0.7 &&
+                  pe->compute_efficiency == 0.6);
+            CHECK(pe->step_overhead_s != 1000e-6);
+        } else {
+            CHECK(rep.n_params == 4);
+            CHECK(pe->memory_efficiency != 0.7);
+        }
+    }
+    hw_free(h100);
+    mdl_free(m);
+}
+
 TEST(calib_leave_group_out_hides_the_group)
 {
     /* A made-up set of matmul rows on three devices of two vendors: vendor A (Apple, m2-ultra,
