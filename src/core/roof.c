@@ -489,6 +489,51 @@ roof_dequant_ops_per_weight(enum dtype w, enum dtype compute)
     }
 }
 
+const char *
+roof_metal_kernel_name(enum roof_metal_kernel k)
+{
+    switch (k) {
+    case ROOF_METAL_MV:
+        return "mul_mv";
+    case ROOF_METAL_MV_EXT:
+        return "mul_mv_ext";
+    case ROOF_METAL_MM:
+        return "mul_mm";
+    default:
+        return "";
+    }
+}
+
+void
+roof_metal_choose(const struct roof_metal *m, enum dtype w, double T, struct roof_metal_choice *out)
+{
+    double c = floor(T + 0.5);
+    if (c < 1)
+        c = 1;
+    *out = (struct roof_metal_choice){ROOF_METAL_NONE, c, 0, T, 1.0};
+    if (!(m->mm_above > 0))
+        return;
+    if (c > m->mm_above) {
+        double tile = m->mm_tile > 0 ? m->mm_tile : 1;
+        out->kernel = ROOF_METAL_MM;
+        out->paid_columns = ceil(c / tile) * tile;
+        return; /* the token tiles of one weight tile run side by side: one read from memory */
+    }
+    out->kernel = ROOF_METAL_MV;
+    if (c < 2)
+        return; /* one column: T as given (a mean batch of the analytic estimate) */
+    out->paid_columns = c;
+    double g = c <= ROOF_METAL_EXT_MAX ? m->ext_group[(int)c] : 0;
+    bool kquant = w == DT_Q4_K_M;
+    if (g > 0 && !(kquant && c < m->ext_kquant_min)) {
+        out->kernel = ROOF_METAL_MV_EXT;
+        out->group = g;
+        out->weight_reads = ceil(c / g);
+    } else {
+        out->weight_reads = c; /* the plain mat-vec kernel: one column per pass */
+    }
+}
+
 /* A weight GEMM: T tokens x (k -> n), weights n x k stored in `wdt`. */
 static void
 add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, double weight_elems)
@@ -526,17 +571,21 @@ add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, doubl
         r->time_s += c->times * conv;
         return;
     }
-    /* each weight is dequantized once per pass, whatever the rows: the tile is reused */
+    /* each weight is dequantized once per pass, whatever the rows: the tile is reused; on
+     * Metal the kernel for T columns sets the passes and the columns paid for */
+    struct roof_metal_choice mc;
+    roof_metal_choose(&tu->metal, cfg->weights, T, &mc);
     double deq = weight_elems * roof_dequant_ops_per_weight(cfg->weights, compute);
     add_op(c, op,
            &(struct op_cost){.matmul = true,
                              .compute = compute,
-                             .flops = 2.0 * T * n * k,
-                             .weight_bytes = weight_elems * dtype_bytes(cfg->weights),
+                             .flops = 2.0 * mc.paid_columns * n * k,
+                             .weight_bytes =
+                                 mc.weight_reads * weight_elems * dtype_bytes(cfg->weights),
                              .act_in_bytes = T * k * a,
                              .act_out_bytes = T * n * a,
-                             .vec_flops = deq,
-                             .gemm_m = T,
+                             .vec_flops = mc.weight_reads * deq,
+                             .gemm_m = mc.paid_columns,
                              .gemm_n = n});
 }
 
@@ -703,11 +752,13 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         double wqkv = h * (qd + 2.0 * kvd);
         /* Q goes on as an activation; K and V are written to the KV cache */
         double wb = dtype_bytes(cfg->weights);
+        struct roof_metal_choice mc; /* Metal's kernel for T columns (none elsewhere) */
+        roof_metal_choose(&cfg->tuning.metal, cfg->weights, T, &mc);
         add_op(c, ROOF_OP_QKV,
                &(struct op_cost){.matmul = true,
                                  .compute = dtype_gemm_compute(cfg->weights, cfg->act),
-                                 .flops = 2.0 * T * h * (qd + 2.0 * kvd),
-                                 .weight_bytes = wqkv * wb,
+                                 .flops = 2.0 * mc.paid_columns * h * (qd + 2.0 * kvd),
+                                 .weight_bytes = mc.weight_reads * wqkv * wb,
                                  .act_in_bytes = T * h * a,
                                  .act_out_bytes = T * qd * a,
                                  .kv_write_bytes = T * 2.0 * kvd * kvb});
