@@ -223,9 +223,9 @@ explain_metal(const struct roof_result *r, bool pre)
     printf("  Metal (llama.cpp on Apple GPUs): a weight GEMM of %.0f token%s runs %s", mc.columns,
            mc.columns == 1 ? "" : "s", roof_metal_kernel_name(mc.kernel));
     if (mc.kernel == ROOF_METAL_MM)
-        printf(" in tiles of %.0f tokens: it pays the arithmetic of %.0f tokens and reads the "
-               "weights once.\n",
-               mt->mm_tile, mc.paid_columns);
+        printf(" in tiles of %.0f tokens: it pays the arithmetic of %.0f tokens, reads the "
+               "weights once and dequantizes them %.0f time%s (once per tile of tokens).\n",
+               mt->mm_tile, mc.paid_columns, mc.dequant_passes, mc.dequant_passes == 1 ? "" : "s");
     else if (mc.kernel == ROOF_METAL_MV_EXT)
         printf(", %.0f tokens per sweep: the weights are read %.0f time%s.\n", mc.group,
                mc.weight_reads, mc.weight_reads == 1 ? "" : "s");

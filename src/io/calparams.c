@@ -171,7 +171,8 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         strbuf_addf(out, "kv_bucket: %.0f\n", ep->kv_bucket);
     if (ep->metal.mm_above > 0) {
         const struct roof_metal *m = &ep->metal;
-        strbuf_addf(out, "metal:\n  mm_above: %.0f\n  mm_tile: %.0f\n", m->mm_above, m->mm_tile);
+        strbuf_addf(out, "metal:\n  mm_above: %.0f\n  mm_tile: %.0f\n  mm_tile_rows: %.0f\n",
+                    m->mm_above, m->mm_tile, m->mm_tile_rows);
         int last = 0;
         for (int c = 2; c <= ROOF_METAL_EXT_MAX; c++)
             if (m->ext_group[c] > 0)

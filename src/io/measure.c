@@ -484,7 +484,8 @@ engine_count(struct ycheck *y, const struct ynode *root, const char *key, long m
 static void
 load_metal(struct ycheck *y, const struct ynode *root, struct roof_metal *out)
 {
-    static const char *const KEYS[] = {"mm_above", "mm_tile", "ext_group", "ext_kquant_min"};
+    static const char *const KEYS[] = {"mm_above", "mm_tile", "mm_tile_rows", "ext_group",
+                                       "ext_kquant_min"};
     const struct ynode *sec = ycheck_section(y, root, "metal", KEYS, N(KEYS));
     if (!sec)
         return;
@@ -507,6 +508,15 @@ load_metal(struct ycheck *y, const struct ynode *root, struct roof_metal *out)
             ok = false;
         }
         m.mm_tile = (double)v;
+    } else
+        ok = false;
+    if (ycheck_long(y, sec, "metal", "mm_tile_rows", true, 1, &v)) {
+        if (v > 1024) {
+            ycheck_error(y, ynode_get(sec, "mm_tile_rows"),
+                         "'metal.mm_tile_rows' must be at most 1024 rows, got %ld", v);
+            ok = false;
+        }
+        m.mm_tile_rows = (double)v;
     } else
         ok = false;
     if (ynode_get(sec, "ext_kquant_min")) {

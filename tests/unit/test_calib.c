@@ -714,6 +714,7 @@ metal_of_build_7948(struct roof_metal *m)
     memset(m, 0, sizeof *m);
     m->mm_above = 8;
     m->mm_tile = 32;
+    m->mm_tile_rows = 64;
     for (int c = 2; c <= 8; c++)
         m->ext_group[c] = GROUP[c - 2];
     m->ext_kquant_min = 4;
@@ -740,6 +741,8 @@ TEST(calib_metal_kernel_choice_by_hand)
         CHECK(mc.kernel == Q8[i].k);
         CHECK_NEAR(mc.paid_columns, Q8[i].paid, 0);
         CHECK_NEAR(mc.weight_reads, Q8[i].reads, 0);
+        /* dequantized once per read, and by mul_mm once per 32-column tile */
+        CHECK_NEAR(mc.dequant_passes, Q8[i].k == ROOF_METAL_MM ? Q8[i].paid / 32 : Q8[i].reads, 0);
     }
     /* K-quants: 2 and 3 columns run the plain mat-vec kernel, a sweep per column */
     roof_metal_choose(&m, DT_Q4_K_M, 3, &mc);
@@ -788,12 +791,23 @@ TEST(calib_metal_decode_by_hand)
     roof_evaluate(&c, &r);
     CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].flops, 2 * 32 * elems, 1e-12);
     CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].bytes_weights, elems * q8, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].dequant_flops, 2 * elems, 1e-12); /* q8_0: 2 ops, once */
     CHECK_NEAR(r.ops[ROOF_OP_QKV].flops, 2 * 32 * 28.0 * 3584 * (3584 + 2 * 512), 1e-12);
     double up16 = r.ops[ROOF_OP_MLP_UP].time_s;
     c.batch = 32;
     roof_evaluate(&c, &r);
     CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].flops, 2 * 32 * elems, 1e-12);
     CHECK(up16 > 0.99 * r.ops[ROOF_OP_MLP_UP].time_s); /* b16 costs about what b32 costs */
+    /* batch 8: two sweeps, each dequantizing; batch 100: four 32-column tiles, each
+     * threadgroup dequantizing its weight tile, one read from memory */
+    c.batch = 8;
+    roof_evaluate(&c, &r);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].dequant_flops, 2 * 2 * elems, 1e-12);
+    c.batch = 100;
+    roof_evaluate(&c, &r);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].dequant_flops, 4 * 2 * elems, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].bytes_weights, elems * q8, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].flops, 2 * 128 * elems, 1e-12);
     hw_free(hw);
     mdl_free(md);
 }
@@ -819,4 +833,15 @@ TEST(calib_metal_only_on_apple)
         CHECK(tu.dequant_buffer == (i != 0));
         hw_free(hw);
     }
+}
+
+TEST(calib_metal_mm_fixed_tiles_by_hand)
+{
+    /* mul_mm: tiles of 32 columns x 64 rows, K whole in each, one tile per core at a time. With
+     * 76 cores at 1 TFLOP/s each: 16 columns x 3584 rows = 1 x 56 tiles, one wave of
+     * 2 x 32 x 64 x 3584 FLOPs = 14.68 us; 18944 rows = 296 tiles, 4 waves = 58.72 us */
+    CHECK_NEAR(roof_gemm_fixed_tiles_s(16, 3584, 3584, 76e12, 76, 32, 64), 14.680064e-6, 1e-12);
+    CHECK_NEAR(roof_gemm_fixed_tiles_s(16, 18944, 3584, 76e12, 76, 32, 64), 58.720256e-6, 1e-12);
+    /* 33 columns: two column tiles, 112 tiles, 2 waves */
+    CHECK_NEAR(roof_gemm_fixed_tiles_s(33, 3584, 3584, 76e12, 76, 32, 64), 29.360128e-6, 1e-12);
 }

@@ -129,9 +129,10 @@ TEST(engine_profile_metal_section)
     CHECK(fd >= 0);
     close(fd);
     /* a good section loads; ext_group lists the columns per weight read for 2, 3, ... */
-    const char *good = "name: x\nmetal: {mm_above: 8, mm_tile: 32, ext_group: [2, 3, 4], "
-                       "ext_kquant_min: 4}\nsources: {metal.mm_above: a, metal.mm_tile: b, "
-                       "metal.ext_group: c, metal.ext_kquant_min: d}\n";
+    const char *good =
+        "name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, ext_group: [2, 3, 4], "
+        "ext_kquant_min: 4}\nsources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, "
+        "metal.ext_group: c, metal.ext_kquant_min: d}\n";
     write_file(path, good, strlen(good));
     struct err_list errs = {0};
     struct engine_profile *e = engine_load(path, &errs);
@@ -151,19 +152,22 @@ TEST(engine_profile_metal_section)
     static const struct {
         const char *text, *want;
     } BAD[] = {
-        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, ext_group: [3]}\n"
-         "sources: {metal.mm_above: a, metal.mm_tile: b, metal.ext_group: c}\n",
-         ":2:47: error: 'metal.ext_group' item 1 (at 2 columns) must be a whole number from 1 to "
+        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, ext_group: [3]}\n"
+         "sources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, metal.ext_group: "
+         "c}\n",
+         ":2:65: error: 'metal.ext_group' item 1 (at 2 columns) must be a whole number from 1 to "
          "2"},
-        {"name: x\nmetal: {mm_above: 2, mm_tile: 32, ext_group: [2, 3]}\n"
-         "sources: {metal.mm_above: a, metal.mm_tile: b, metal.ext_group: c}\n",
+        {"name: x\nmetal: {mm_above: 2, mm_tile: 32, mm_tile_rows: 64, ext_group: [2, 3]}\n"
+         "sources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, metal.ext_group: "
+         "c}\n",
          "error: 'metal.ext_group' reaches 3 columns, above 'metal.mm_above' (2)"},
         {"name: x\nmetal: {mm_above: 8}\nsources: {metal.mm_above: a}\n",
          ":2:8: error: missing required key 'mm_tile' in 'metal'"},
-        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, tile: 2}\n"
+        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, tile: 2}\n"
          "sources: {metal.mm_above: a, metal.mm_tile: b}\n",
          "unknown key 'metal.tile'"},
-        {"name: x\nmetal: {mm_above: 8, mm_tile: 32}\nsources: {metal.mm_above: a}\n",
+        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64}\nsources: {metal.mm_above: "
+         "a, metal.mm_tile_rows: e}\n",
          "'metal.mm_tile' has no source"},
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {

@@ -79,15 +79,25 @@ TEST(io_calparams_round_trip)
     ep.kv_bucket = 128;
     ep.metal.mm_above = 8;
     ep.metal.mm_tile = 32;
+    ep.metal.mm_tile_rows = 64;
     ep.metal.ext_group[2] = 2;
     ep.metal.ext_group[3] = 3;
     ep.metal.ext_kquant_min = 4;
     ep.serving.reserve_fraction = -1; /* not given (engine_serving convention) */
     /* a fact that is not fitted keeps its own source */
-    char *keys[] =
-        {"ubatch",         "dequant_buffer",  "dequant_buffer_above", "flash_attention",
-         "score_bytes",    "pipeline_copies", "custom_allreduce_max", "kv_bucket",
-         "metal.mm_above", "metal.mm_tile",   "metal.ext_group",      "metal.ext_kquant_min"},
+    char *keys[] = {"ubatch",
+                    "dequant_buffer",
+                    "dequant_buffer_above",
+                    "flash_attention",
+                    "score_bytes",
+                    "pipeline_copies",
+                    "custom_allreduce_max",
+                    "kv_bucket",
+                    "metal.mm_above",
+                    "metal.mm_tile",
+                    "metal.ext_group",
+                    "metal.ext_kquant_min",
+                    "metal.mm_tile_rows"},
          *texts[] = {"llama.cpp default -ub 512",
                      "cuBLAS path",
                      "MMQ_MAX_BATCH_SIZE 32",
@@ -99,10 +109,11 @@ TEST(io_calparams_round_trip)
                      "ne11_mm_min",
                      "mul_mm dispatch",
                      "r1ptg",
-                     "K-quants"};
+                     "K-quants",
+                     "64 rows"};
     ep.source_keys = keys;
     ep.source_texts = texts;
-    ep.n_sources = 12;
+    ep.n_sources = 13;
     struct err_list errs = {0};
     CHECK(calparams_save(dir, dev, &bands, &ep, 1, "test on 2026-01-01", &errs) == 0);
     print_errs(&errs);
@@ -145,7 +156,7 @@ TEST(io_calparams_round_trip)
         CHECK_NEAR(e->custom_allreduce_max_bytes, 8388608, 0);
         CHECK_NEAR(e->kv_bucket, 128, 0);
         CHECK(memcmp(&e->metal, &ep.metal, sizeof ep.metal) == 0);
-        for (int k = 8; k < 12; k++) {
+        for (int k = 8; k < 13; k++) {
             bool kept = false;
             for (int j = 0; j < e->n_sources; j++)
                 kept |= strcmp(e->source_keys[j], keys[k]) == 0 &&
