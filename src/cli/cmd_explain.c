@@ -205,6 +205,35 @@ explain_answer(const struct roof_result *bound, const char *engine, bool engine_
                               "roofline bench");
 }
 
+/* On Apple devices, the weight kernel llama.cpp's Metal backend runs for this pass's tokens
+ * (docs/physics.md#metal-kernels): one line, none for other backends. */
+static void
+explain_metal(const struct roof_result *r, bool pre)
+{
+    const struct roof_config *cfg = &r->cfg;
+    const struct roof_metal *mt = &cfg->tuning.metal;
+    if (!(mt->mm_above > 0))
+        return;
+    double T = r->tokens;
+    double ub = cfg->tuning.ubatch_tokens;
+    if (pre && ub > 0 && T > ub)
+        T = ub; /* the tokens of one micro-batch */
+    struct roof_metal_choice mc;
+    roof_metal_choose(mt, cfg->weights, T, &mc);
+    printf("  Metal (llama.cpp on Apple GPUs): a weight GEMM of %.0f token%s runs %s", mc.columns,
+           mc.columns == 1 ? "" : "s", roof_metal_kernel_name(mc.kernel));
+    if (mc.kernel == ROOF_METAL_MM)
+        printf(" in tiles of %.0f tokens: it pays the arithmetic of %.0f tokens, reads the "
+               "weights once and dequantizes them %.0f time%s (once per tile of tokens).\n",
+               mt->mm_tile, mc.paid_columns, mc.dequant_passes, mc.dequant_passes == 1 ? "" : "s");
+    else if (mc.kernel == ROOF_METAL_MV_EXT)
+        printf(", %.0f tokens per sweep: the weights are read %.0f time%s.\n", mc.group,
+               mc.weight_reads, mc.weight_reads == 1 ? "" : "s");
+    else
+        printf(", one token per sweep: the weights are read %.0f time%s.\n", mc.weight_reads,
+               mc.weight_reads == 1 ? "" : "s");
+}
+
 /* What the engine is expected to reach, beside the bound the worked steps derived. */
 static void
 explain_expected(const struct roof_result *bound, const char *engine, bool engine_named,
@@ -220,6 +249,7 @@ explain_expected(const struct roof_result *bound, const char *engine, bool engin
     printf(".\n  The bound is what the physics allows; the engine adds per-kernel and per-step "
            "overheads and reaches a fraction of the peaks (--engine NAME for another engine, "
            "--engine datasheet for the bound alone).\n");
+    explain_metal(r, pre);
 }
 
 /* The worked steps of prefill/decode on the bound `cfg` (the datasheet roofline); `ecfg` (NULL:

@@ -93,6 +93,11 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->pipeline_inflight = inflight;
     out->custom_allreduce_max_bytes = eng ? eng->custom_allreduce_max_bytes : 0.0;
     out->kv_bucket_tokens = eng ? eng->kv_bucket : 0.0;
+    if (eng && eng->metal.mm_above > 0 && hw->vendor && strcmp(hw->vendor, "apple") == 0) {
+        out->metal = eng->metal;
+        out->dequant_buffer = false; /* mul_mm dequantizes its tiles in threadgroup memory */
+        out->dequant_buffer_above = 0.0;
+    }
 }
 
 void

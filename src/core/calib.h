@@ -51,6 +51,9 @@ struct engine_profile {
     double custom_allreduce_max_bytes; /* its own all-reduce below this size; 0 = NCCL's ring */
     double kv_bucket;                  /* decode attention reads the cache padded to a multiple
                                         * of this many tokens (static shapes); 0 = exact */
+    /* its Metal backend's weight kernels (the `metal` section), applied on Apple devices;
+     * all zero: none */
+    struct roof_metal metal;
     struct engine_serving serving;
     /* `like: NAME` (docs/calibration.md#engines-without-a-profile): the profile it took the
      * kernel-model numbers from, and which of them (ENGINE_LIKE_* bits) the file did not give
@@ -90,7 +93,9 @@ enum dev_class dev_class_of(const struct hw_profile *hw);
 void dev_params_default(enum dev_class c, struct dev_params *out);
 /* The `kernel` engine: no overhead, efficiencies 1 (kernels timed in isolation). */
 void engine_profile_kernel(struct engine_profile *out);
-/* Fill a config's tuning from the device class parameters and an engine. */
+/* Fill a config's tuning from the device class parameters and an engine. An engine with a
+ * `metal` section on an Apple device (vendor apple) gets ggml-metal's weight kernels, which
+ * dequantize in the kernel: no conversion buffer (dequant_buffer off). */
 void calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
                   const struct engine_profile *eng, struct roof_tuning *out);
 void engine_profile_free(struct engine_profile *e);

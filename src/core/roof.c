@@ -220,6 +220,8 @@ struct op_cost {
     double weight_bytes, act_in_bytes, act_out_bytes, kv_read_bytes, kv_write_bytes;
     double vec_flops;      /* on the vector units (dequantization), added to the compute term */
     double gemm_m, gemm_n; /* a GEMM's rows x output columns, for wave quantization; else 0 */
+    double tile_m, tile_n; /* fixed tiles without a split of K (Metal's mul_mm); 0: the
+                            * library's choice among its tilings */
 };
 
 /* Add `c->times` kernel instances of `op` costing `k` each. */
@@ -250,6 +252,9 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
     double tc;
     if (peak <= 0)
         tc = flops > 0 ? INFINITY : 0.0;
+    else if (k->tile_m > 0 && gemm_m > 0 && gemm_n > 0 && tu->compute_units > 0)
+        tc = roof_gemm_fixed_tiles_s(gemm_m, gemm_n, flops / (2.0 * gemm_m * gemm_n), peak,
+                                     tu->compute_units, k->tile_m, k->tile_n);
     else if (gemm_m > 0 && gemm_n > 0 && tu->compute_units > 0)
         tc = roof_gemm_compute_s(gemm_m, gemm_n, flops / (2.0 * gemm_m * gemm_n), peak,
                                  tu->compute_units, vec_peak);
@@ -346,6 +351,14 @@ tile_rows(double M, double *inv_tm)
     }
     *inv_tm = inv;
     return tm;
+}
+
+double
+roof_gemm_fixed_tiles_s(double M, double N, double K, double peak, double units, double tm,
+                        double tn)
+{
+    double tiles = ceil(M / tm) * ceil(N / tn);
+    return ceil(tiles / units) * 2.0 * tm * tn * K / (peak / units);
 }
 
 double
@@ -489,6 +502,54 @@ roof_dequant_ops_per_weight(enum dtype w, enum dtype compute)
     }
 }
 
+const char *
+roof_metal_kernel_name(enum roof_metal_kernel k)
+{
+    switch (k) {
+    case ROOF_METAL_MV:
+        return "mul_mv";
+    case ROOF_METAL_MV_EXT:
+        return "mul_mv_ext";
+    case ROOF_METAL_MM:
+        return "mul_mm";
+    default:
+        return "";
+    }
+}
+
+void
+roof_metal_choose(const struct roof_metal *m, enum dtype w, double T, struct roof_metal_choice *out)
+{
+    double c = floor(T + 0.5);
+    if (c < 1)
+        c = 1;
+    *out = (struct roof_metal_choice){ROOF_METAL_NONE, c, 0, T, 1.0, 1.0};
+    if (!(m->mm_above > 0))
+        return;
+    if (c > m->mm_above) {
+        double tile = m->mm_tile > 0 ? m->mm_tile : 1;
+        out->kernel = ROOF_METAL_MM;
+        out->paid_columns = ceil(c / tile) * tile;
+        /* the column tiles of one weight tile run side by side: one read from memory, but each
+         * threadgroup dequantizes the weight tile into its threadgroup memory itself */
+        out->dequant_passes = ceil(c / tile);
+        return;
+    }
+    out->kernel = ROOF_METAL_MV;
+    if (c < 2)
+        return; /* one column: T as given (a mean batch of the analytic estimate) */
+    out->paid_columns = c;
+    double g = c <= ROOF_METAL_EXT_MAX ? m->ext_group[(int)c] : 0;
+    bool kquant = w == DT_Q4_K_M;
+    if (g > 0 && !(kquant && c < m->ext_kquant_min)) {
+        out->kernel = ROOF_METAL_MV_EXT;
+        out->group = g;
+        out->weight_reads = out->dequant_passes = ceil(c / g);
+    } else {
+        out->weight_reads = out->dequant_passes = c; /* plain mat-vec: one column per sweep */
+    }
+}
+
 /* A weight GEMM: T tokens x (k -> n), weights n x k stored in `wdt`. */
 static void
 add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, double weight_elems)
@@ -526,18 +587,24 @@ add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, doubl
         r->time_s += c->times * conv;
         return;
     }
-    /* each weight is dequantized once per pass, whatever the rows: the tile is reused */
+    /* each weight is dequantized once per pass, whatever the rows: the tile is reused; on
+     * Metal the kernel for T columns sets the passes and the columns paid for */
+    struct roof_metal_choice mc;
+    roof_metal_choose(&tu->metal, cfg->weights, T, &mc);
     double deq = weight_elems * roof_dequant_ops_per_weight(cfg->weights, compute);
     add_op(c, op,
            &(struct op_cost){.matmul = true,
                              .compute = compute,
-                             .flops = 2.0 * T * n * k,
-                             .weight_bytes = weight_elems * dtype_bytes(cfg->weights),
+                             .flops = 2.0 * mc.paid_columns * n * k,
+                             .weight_bytes =
+                                 mc.weight_reads * weight_elems * dtype_bytes(cfg->weights),
                              .act_in_bytes = T * k * a,
                              .act_out_bytes = T * n * a,
-                             .vec_flops = deq,
-                             .gemm_m = T,
-                             .gemm_n = n});
+                             .vec_flops = mc.dequant_passes * deq,
+                             .gemm_m = mc.paid_columns,
+                             .gemm_n = n,
+                             .tile_m = mc.kernel == ROOF_METAL_MM ? tu->metal.mm_tile : 0,
+                             .tile_n = tu->metal.mm_tile_rows});
 }
 
 /* Elementwise / reduction kernels run on the vector units at fp32. */
@@ -703,14 +770,23 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         double wqkv = h * (qd + 2.0 * kvd);
         /* Q goes on as an activation; K and V are written to the KV cache */
         double wb = dtype_bytes(cfg->weights);
-        add_op(c, ROOF_OP_QKV,
-               &(struct op_cost){.matmul = true,
-                                 .compute = dtype_gemm_compute(cfg->weights, cfg->act),
-                                 .flops = 2.0 * T * h * (qd + 2.0 * kvd),
-                                 .weight_bytes = wqkv * wb,
-                                 .act_in_bytes = T * h * a,
-                                 .act_out_bytes = T * qd * a,
-                                 .kv_write_bytes = T * 2.0 * kvd * kvb});
+        struct roof_metal_choice mc; /* Metal's kernel for T columns (none elsewhere) */
+        roof_metal_choose(&cfg->tuning.metal, cfg->weights, T, &mc);
+        add_op(
+            c, ROOF_OP_QKV,
+            &(struct op_cost){.matmul = true,
+                              .compute = dtype_gemm_compute(cfg->weights, cfg->act),
+                              .flops = 2.0 * mc.paid_columns * h * (qd + 2.0 * kvd),
+                              .weight_bytes = mc.weight_reads * wqkv * wb,
+                              /* Metal's mul_mm: q, k and v in its fixed tiles (the three
+                               * run concurrently); elsewhere no wave model here */
+                              .gemm_m = mc.kernel == ROOF_METAL_MM ? mc.paid_columns : 0,
+                              .gemm_n = qd + 2.0 * kvd,
+                              .tile_m = mc.kernel == ROOF_METAL_MM ? cfg->tuning.metal.mm_tile : 0,
+                              .tile_n = cfg->tuning.metal.mm_tile_rows,
+                              .act_in_bytes = T * h * a,
+                              .act_out_bytes = T * qd * a,
+                              .kv_write_bytes = T * 2.0 * kvd * kvb});
         double k_read = visible * kvd * kvb; /* compulsory: each key once */
         double score_pairs = pairs;
         /* unfused (docs/physics.md#unfused-attention): the scores go through memory, a write

@@ -14,6 +14,42 @@
 enum roof_phase { ROOF_PREFILL, ROOF_DECODE };
 enum roof_bound { ROOF_BOUND_COMPUTE, ROOF_BOUND_MEMORY, ROOF_BOUND_OVERHEAD, ROOF_BOUND_LINK };
 
+/* ggml-metal's weight kernels (llama.cpp on Apple GPUs), chosen by the number of columns
+ * (tokens) of the activations (docs/physics.md#metal-kernels): one column runs the mat-vec
+ * kernel; a few run the small-batch mat-vec family (mul_mv_ext), which reads the weights once
+ * per group of columns; more than mm_above run the tiled mat-mat kernel (mul_mm), which pays
+ * for whole tiles of mm_tile columns. All zero: not this backend. */
+#define ROOF_METAL_EXT_MAX 16
+struct roof_metal {
+    double mm_above;     /* more columns than this run mul_mm; 0 = the Metal model is off */
+    double mm_tile;      /* mul_mm's tile of columns */
+    double mm_tile_rows; /* ... and of weight rows (one threadgroup each, no split of K) */
+    /* [c]: the columns mul_mv_ext handles per weight read at c columns; 0 = c columns do not
+     * run mul_mv_ext (the plain mat-vec kernel reads the weights once per column) */
+    double ext_group[ROOF_METAL_EXT_MAX + 1];
+    double ext_kquant_min; /* the K-quant formats run mul_mv_ext only from this many columns */
+};
+
+enum roof_metal_kernel { ROOF_METAL_NONE, ROOF_METAL_MV, ROOF_METAL_MV_EXT, ROOF_METAL_MM };
+
+/* The kernel ggml-metal runs for a weight GEMM of `T` columns of a `w` matrix: the columns
+ * whose arithmetic is paid (mul_mm rounds up to its tile) and how many times the weights are
+ * read (and dequantized) from memory. T is rounded to whole columns for the choice. With the
+ * model off: ROOF_METAL_NONE, T columns, one read. */
+struct roof_metal_choice {
+    enum roof_metal_kernel kernel;
+    double columns;        /* whole columns the choice was made for */
+    double group;          /* mul_mv_ext: columns per weight read */
+    double paid_columns;   /* columns whose arithmetic is paid */
+    double weight_reads;   /* passes over the weights from memory */
+    double dequant_passes; /* times each weight is dequantized: once per read, and mul_mm's
+                            * threadgroups dequantize their weight tile once per column tile */
+};
+void roof_metal_choose(const struct roof_metal *m, enum dtype w, double T,
+                       struct roof_metal_choice *out);
+/* The kernel's name in ggml-metal ("mul_mv", "mul_mv_ext", "mul_mm"; "" when none). */
+const char *roof_metal_kernel_name(enum roof_metal_kernel k);
+
 /* Departures from the datasheet roofline. The defaults (1, 1, 0) give the pure roofline; later
  * models of kernels and engines set these. */
 struct roof_tuning {
@@ -52,6 +88,8 @@ struct roof_tuning {
     /* static shapes: a decode step's attention runs over the KV cache padded to the next
      * multiple of this many tokens (optimum-habana's --bucket_size); 0 = the exact length */
     double kv_bucket_tokens;
+    /* llama.cpp's Metal backend: its weight kernels by columns (all zero: not this backend) */
+    struct roof_metal metal;
 };
 
 struct roof_config {
@@ -209,6 +247,11 @@ const char *roof_op_name(enum roof_op op);
 /* Wave-quantized compute time of an M x N x K GEMM at `peak` on `units` compute units with
  * output tiles of tile_m(M) x 128 (docs/physics.md#kernel-model); the ideal 2MNK/peak when
  * units is 0; a one-row GEMM (GEMV) runs on the vector units at `vec_peak`. */
+/* A GEMM of M x N outputs over K in fixed tiles of tm x tn, one tile per unit at a time and K
+ * never split (ggml-metal's mul_mm): ceil(ceil(M / tm) ceil(N / tn) / units) waves, each
+ * taking 2 tm tn K / (peak / units). */
+double roof_gemm_fixed_tiles_s(double M, double N, double K, double peak, double units, double tm,
+                               double tn);
 double roof_gemm_compute_s(double M, double N, double K, double peak, double units,
                            double vec_peak);
 /* The same without the per-thread memo roof_gemm_compute_s keeps (the very same double; for

@@ -181,6 +181,23 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         strbuf_addf(out, "allreduce: ring\n");
     if (ep->kv_bucket > 0)
         strbuf_addf(out, "kv_bucket: %.0f\n", ep->kv_bucket);
+    if (ep->metal.mm_above > 0) {
+        const struct roof_metal *m = &ep->metal;
+        strbuf_addf(out, "metal:\n  mm_above: %.0f\n  mm_tile: %.0f\n  mm_tile_rows: %.0f\n",
+                    m->mm_above, m->mm_tile, m->mm_tile_rows);
+        int last = 0;
+        for (int c = 2; c <= ROOF_METAL_EXT_MAX; c++)
+            if (m->ext_group[c] > 0)
+                last = c;
+        if (last > 0) {
+            strbuf_addstr(out, "  ext_group: [");
+            for (int c = 2; c <= last; c++)
+                strbuf_addf(out, "%s%.0f", c > 2 ? ", " : "", m->ext_group[c]);
+            strbuf_addstr(out, "]\n");
+        }
+        if (m->ext_kquant_min > 0)
+            strbuf_addf(out, "  ext_kquant_min: %.0f\n", m->ext_kquant_min);
+    }
     char serving[1024];
     engine_serving_format(ep, serving, sizeof serving);
     strbuf_addstr(out, serving);
@@ -211,7 +228,7 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
             strcmp(ep->source_keys[k], "allreduce") == 0 ||
             strcmp(ep->source_keys[k], "kv_bucket") == 0 ||
             (ep->like && strcmp(ep->source_keys[k], "like") == 0) ||
-            engine_serving_key(ep->source_keys[k]))
+            strncmp(ep->source_keys[k], "metal.", 6) == 0 || engine_serving_key(ep->source_keys[k]))
             strbuf_addf(out, "  %s: \"%s\"\n", ep->source_keys[k], ep->source_texts[k]);
     return out->failed ? -1 : 0;
 }

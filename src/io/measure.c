@@ -302,6 +302,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "allreduce",
                                           "custom_allreduce_max",
                                           "kv_bucket",
+                                          "metal",
                                           "fp16_accumulate",
                                           "admission",
                                           "max_batch",
@@ -487,6 +488,90 @@ engine_count(struct ycheck *y, const struct ynode *root, const char *key, long m
         *out = (double)v;
 }
 
+/* The `metal` section (docs/physics.md#metal-kernels): ggml-metal's weight kernels by the
+ * number of columns. mm_above and mm_tile are required; ext_group lists the columns per weight
+ * read of mul_mv_ext for 2, 3, ... columns, none of them above mm_above. */
+static void
+load_metal(struct ycheck *y, const struct ynode *root, struct roof_metal *out)
+{
+    static const char *const KEYS[] = {"mm_above", "mm_tile", "mm_tile_rows", "ext_group",
+                                       "ext_kquant_min"};
+    const struct ynode *sec = ycheck_section(y, root, "metal", KEYS, N(KEYS));
+    if (!sec)
+        return;
+    struct roof_metal m = {0};
+    long v;
+    bool ok = true;
+    if (ycheck_long(y, sec, "metal", "mm_above", true, 1, &v)) {
+        if (v > MAX_UBATCH) {
+            ycheck_error(y, ynode_get(sec, "mm_above"),
+                         "'metal.mm_above' must be at most %ld, got %ld", (long)MAX_UBATCH, v);
+            ok = false;
+        }
+        m.mm_above = (double)v;
+    } else
+        ok = false;
+    if (ycheck_long(y, sec, "metal", "mm_tile", true, 1, &v)) {
+        if (v > 1024) {
+            ycheck_error(y, ynode_get(sec, "mm_tile"),
+                         "'metal.mm_tile' must be at most 1024 columns, got %ld", v);
+            ok = false;
+        }
+        m.mm_tile = (double)v;
+    } else
+        ok = false;
+    if (ycheck_long(y, sec, "metal", "mm_tile_rows", true, 1, &v)) {
+        if (v > 1024) {
+            ycheck_error(y, ynode_get(sec, "mm_tile_rows"),
+                         "'metal.mm_tile_rows' must be at most 1024 rows, got %ld", v);
+            ok = false;
+        }
+        m.mm_tile_rows = (double)v;
+    } else
+        ok = false;
+    if (ynode_get(sec, "ext_kquant_min")) {
+        if (ycheck_long(y, sec, "metal", "ext_kquant_min", false, 2, &v))
+            m.ext_kquant_min = (double)v;
+        else
+            ok = false;
+    }
+    const struct ynode *g = ynode_get(sec, "ext_group");
+    if (g && g->kind != YNODE_SEQ) {
+        ycheck_error(y, g,
+                     "'metal.ext_group' must be a list of whole numbers (columns per weight read "
+                     "for 2, 3, ... columns), got %s",
+                     ynode_kind_name(g));
+        ok = false;
+    } else if (g) {
+        ycheck_note_number(y, "metal.ext_group", g);
+        if (g->n + 1 > ROOF_METAL_EXT_MAX) {
+            ycheck_error(y, g, "'metal.ext_group' lists %zu column counts; at most %d", g->n,
+                         ROOF_METAL_EXT_MAX - 1);
+            ok = false;
+        } else if (m.mm_above > 0 && (double)g->n + 1 > m.mm_above) {
+            ycheck_error(y, g,
+                         "'metal.ext_group' reaches %zu columns, above 'metal.mm_above' (%.0f): a "
+                         "column count runs one kernel",
+                         g->n + 1, m.mm_above);
+            ok = false;
+        }
+        for (size_t i = 0; ok && i < g->n; i++) {
+            long x;
+            long cols = (long)i + 2;
+            if (ynode_long(g->items[i], &x) != 0 || x < 1 || x > cols) {
+                ycheck_error(y, g->items[i],
+                             "'metal.ext_group' item %zu (at %ld columns) must be a whole number "
+                             "from 1 to %ld",
+                             i + 1, cols, cols);
+                ok = false;
+            } else
+                m.ext_group[cols] = (double)x;
+        }
+    }
+    if (ok)
+        *out = m;
+}
+
 /* `arg` points at the `like` depth (0 for the profile asked for) */
 static void
 fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
@@ -569,6 +654,7 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
                          "its kernel reduces)");
     }
     engine_count(y, root, "kv_bucket", MAX_UBATCH, &e->kv_bucket);
+    load_metal(y, root, &e->metal);
     load_serving(y, root, &e->serving);
     if (ycheck_str(y, root, "", "like", false, &s))
         engine_like(y, root, y->path, s, e, depth);

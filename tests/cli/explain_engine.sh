@@ -52,3 +52,12 @@ grep -v '^Times:' "$T/out" | cmp -s - "$T/host-default.out" && echo "ok host-def
     echo "not ok host-default-is-measured"
 run host-explain 0 -- "$ROOFLINE" explain decode --gpu "$H" --model bench-small --weights fp32
 expect_out host-explain-answer "the roofline of this host's measured roofs, a profile written by roofline bench"
+# llama.cpp on Apple GPUs: the Metal kernel for the pass's tokens, in one line (none elsewhere)
+run metal-b8 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model qwen2.5-7b --weights q8_0 --batch 8 --engine llama.cpp
+expect_out metal-b8-line "Metal (llama.cpp on Apple GPUs): a weight GEMM of 8 tokens runs mul_mv_ext, 4 tokens per sweep: the weights are read 2 times."
+run metal-b16 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model qwen2.5-7b --weights q8_0 --batch 16 --engine llama.cpp
+expect_out metal-b16-line "runs mul_mm in tiles of 32 tokens: it pays the arithmetic of 32 tokens, reads the weights once and dequantizes them 1 time"
+run metal-cuda 0 -- "$ROOFLINE" explain decode --gpu rtx-4090 --model qwen2.5-7b --weights q8_0 --batch 8 --engine llama.cpp
+expect_no metal-cuda-none "Metal (llama.cpp"
+run metal-spark 0 -- "$ROOFLINE" explain decode --gpu dgx-spark --model qwen2.5-7b --weights q8_0 --batch 8 --engine llama.cpp
+expect_no metal-spark-none "Metal (llama.cpp"

@@ -768,3 +768,144 @@ TEST(roof_gemm_memo_same_as_direct)
     CHECK(n > 10000);
     CHECK(diff == 0);
 }
+
+/* ggml-metal's kernels as the shipped llama.cpp profile states them (ne11_mm_min 8, mul_mm tiles
+ * of 32 columns, mul_mv_ext's r1ptg for 2..8 columns, K-quants from 4 columns) */
+static void
+metal_of_build_7948(struct roof_metal *m)
+{
+    static const double GROUP[] = {2, 3, 4, 5, 3, 4, 4};
+    memset(m, 0, sizeof *m);
+    m->mm_above = 8;
+    m->mm_tile = 32;
+    m->mm_tile_rows = 64;
+    for (int c = 2; c <= 8; c++)
+        m->ext_group[c] = GROUP[c - 2];
+    m->ext_kquant_min = 4;
+}
+
+TEST(calib_metal_kernel_choice_by_hand)
+{
+    struct roof_metal m;
+    metal_of_build_7948(&m);
+    struct roof_metal_choice mc;
+    /* columns -> kernel, columns paid for, weight reads (Q8_0) */
+    static const struct {
+        double T;
+        enum roof_metal_kernel k;
+        double paid, reads;
+    } Q8[] = {
+        {1, ROOF_METAL_MV, 1, 1},     {2, ROOF_METAL_MV_EXT, 2, 1}, {4, ROOF_METAL_MV_EXT, 4, 1},
+        {5, ROOF_METAL_MV_EXT, 5, 1}, {6, ROOF_METAL_MV_EXT, 6, 2}, {8, ROOF_METAL_MV_EXT, 8, 2},
+        {9, ROOF_METAL_MM, 32, 1},    {16, ROOF_METAL_MM, 32, 1},   {32, ROOF_METAL_MM, 32, 1},
+        {33, ROOF_METAL_MM, 64, 1},   {512, ROOF_METAL_MM, 512, 1}, {100, ROOF_METAL_MM, 128, 1},
+    };
+    for (size_t i = 0; i < sizeof Q8 / sizeof Q8[0]; i++) {
+        roof_metal_choose(&m, DT_Q8_0, Q8[i].T, &mc);
+        CHECK(mc.kernel == Q8[i].k);
+        CHECK_NEAR(mc.paid_columns, Q8[i].paid, 0);
+        CHECK_NEAR(mc.weight_reads, Q8[i].reads, 0);
+        /* dequantized once per read, and by mul_mm once per 32-column tile */
+        CHECK_NEAR(mc.dequant_passes, Q8[i].k == ROOF_METAL_MM ? Q8[i].paid / 32 : Q8[i].reads, 0);
+    }
+    /* K-quants: 2 and 3 columns run the plain mat-vec kernel, a sweep per column */
+    roof_metal_choose(&m, DT_Q4_K_M, 3, &mc);
+    CHECK(mc.kernel == ROOF_METAL_MV);
+    CHECK_NEAR(mc.weight_reads, 3, 0);
+    roof_metal_choose(&m, DT_Q4_K_M, 4, &mc);
+    CHECK(mc.kernel == ROOF_METAL_MV_EXT);
+    CHECK_NEAR(mc.weight_reads, 1, 0);
+    /* a mean batch of the analytic estimate: whole columns for the choice, 7.6 -> 8 */
+    roof_metal_choose(&m, DT_Q8_0, 7.6, &mc);
+    CHECK_NEAR(mc.columns, 8, 0);
+    CHECK_NEAR(mc.weight_reads, 2, 0);
+    /* off: T as given, one read */
+    memset(&m, 0, sizeof m);
+    roof_metal_choose(&m, DT_Q8_0, 16, &mc);
+    CHECK(mc.kernel == ROOF_METAL_NONE);
+    CHECK_NEAR(mc.paid_columns, 16, 0);
+    CHECK_NEAR(mc.weight_reads, 1, 0);
+}
+
+TEST(calib_metal_decode_by_hand)
+{
+    /* Qwen2.5-7B (28 layers, hidden 3584, MLP 18944) decoding on the M2 Ultra */
+    struct hw_profile *hw = test_hw("m2-ultra-76c");
+    struct mdl_profile *md = test_model("qwen2.5-7b");
+    struct roof_config c;
+    roof_config_init(&c, hw, md, ROOF_DECODE);
+    c.weights = DT_Q8_0;
+    c.act = c.kv = DT_FP16;
+    c.context = 512;
+    metal_of_build_7948(&c.tuning.metal);
+    double elems = 28.0 * 3584 * 18944, q8 = 8.5 / 8;
+    struct roof_result r;
+    /* batch 4: one mul_mv_ext sweep of 4 columns reads the weights once */
+    c.batch = 4;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].bytes_weights, elems * q8, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].flops, 2 * 4 * elems, 1e-12);
+    /* batch 8: groups of 4 columns, two sweeps: the weights are read twice */
+    c.batch = 8;
+    roof_evaluate(&c, &r);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].bytes_weights, 2 * elems * q8, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_QKV].bytes_weights, 2 * 28.0 * 3584 * (3584 + 2 * 512) * q8, 1e-12);
+    /* batch 16: mul_mm in tiles of 32 columns pays the arithmetic of 32, reads once */
+    c.batch = 16;
+    roof_evaluate(&c, &r);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].flops, 2 * 32 * elems, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].bytes_weights, elems * q8, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].dequant_flops, 2 * elems, 1e-12); /* q8_0: 2 ops, once */
+    CHECK_NEAR(r.ops[ROOF_OP_QKV].flops, 2 * 32 * 28.0 * 3584 * (3584 + 2 * 512), 1e-12);
+    double up16 = r.ops[ROOF_OP_MLP_UP].time_s;
+    c.batch = 32;
+    roof_evaluate(&c, &r);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].flops, 2 * 32 * elems, 1e-12);
+    CHECK(up16 > 0.99 * r.ops[ROOF_OP_MLP_UP].time_s); /* b16 costs about what b32 costs */
+    /* batch 8: two sweeps, each dequantizing; batch 100: four 32-column tiles, each
+     * threadgroup dequantizing its weight tile, one read from memory */
+    c.batch = 8;
+    roof_evaluate(&c, &r);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].dequant_flops, 2 * 2 * elems, 1e-12);
+    c.batch = 100;
+    roof_evaluate(&c, &r);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].dequant_flops, 4 * 2 * elems, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].bytes_weights, elems * q8, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].flops, 2 * 128 * elems, 1e-12);
+    hw_free(hw);
+    mdl_free(md);
+}
+
+TEST(calib_metal_only_on_apple)
+{
+    /* the llama.cpp profile's metal section applies on Apple devices, with no conversion
+     * buffer; on NVIDIA's DGX Spark (also a unified-memory SoC) and a GPU, ggml-cuda's path */
+    struct engine_profile e;
+    memset(&e, 0, sizeof e);
+    e.memory_efficiency = e.compute_efficiency = e.dequant_scale = 1;
+    e.dequant_buffer = true;
+    e.dequant_buffer_above = 32;
+    metal_of_build_7948(&e.metal);
+    static const char *const IDS[] = {"m2-ultra-76c", "dgx-spark", "rtx-4090"};
+    for (int i = 0; i < 3; i++) {
+        struct hw_profile *hw = test_hw(IDS[i]);
+        struct dev_params dev;
+        dev_params_default(dev_class_of(hw), &dev);
+        struct roof_tuning tu;
+        calib_tuning(hw, &dev, &e, &tu);
+        CHECK_NEAR(tu.metal.mm_above, i == 0 ? 8 : 0, 0);
+        CHECK(tu.dequant_buffer == (i != 0));
+        hw_free(hw);
+    }
+}
+
+TEST(calib_metal_mm_fixed_tiles_by_hand)
+{
+    /* mul_mm: tiles of 32 columns x 64 rows, K whole in each, one tile per core at a time. With
+     * 76 cores at 1 TFLOP/s each: 16 columns x 3584 rows = 1 x 56 tiles, one wave of
+     * 2 x 32 x 64 x 3584 FLOPs = 14.68 us; 18944 rows = 296 tiles, 4 waves = 58.72 us */
+    CHECK_NEAR(roof_gemm_fixed_tiles_s(16, 3584, 3584, 76e12, 76, 32, 64), 14.680064e-6, 1e-12);
+    CHECK_NEAR(roof_gemm_fixed_tiles_s(16, 18944, 3584, 76e12, 76, 32, 64), 58.720256e-6, 1e-12);
+    /* 33 columns: two column tiles, 112 tiles, 2 waves */
+    CHECK_NEAR(roof_gemm_fixed_tiles_s(33, 3584, 3584, 76e12, 76, 32, 64), 29.360128e-6, 1e-12);
+}

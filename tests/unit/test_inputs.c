@@ -121,3 +121,67 @@ TEST(engine_profile_ranges)
     err_list_release(&errs);
     unlink(path);
 }
+
+TEST(engine_profile_metal_section)
+{
+    char path[] = "/tmp/roofline-engine-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    /* a good section loads; ext_group lists the columns per weight read for 2, 3, ... */
+    const char *good =
+        "name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, ext_group: [2, 3, 4], "
+        "ext_kquant_min: 4}\nsources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, "
+        "metal.ext_group: c, metal.ext_kquant_min: d}\n";
+    write_file(path, good, strlen(good));
+    struct err_list errs = {0};
+    struct engine_profile *e = engine_load(path, &errs);
+    CHECK(e != NULL);
+    if (e) {
+        CHECK_NEAR(e->metal.mm_above, 8, 0);
+        CHECK_NEAR(e->metal.mm_tile, 32, 0);
+        CHECK_NEAR(e->metal.ext_group[2], 2, 0);
+        CHECK_NEAR(e->metal.ext_group[4], 4, 0);
+        CHECK_NEAR(e->metal.ext_group[5], 0, 0);
+        CHECK_NEAR(e->metal.ext_kquant_min, 4, 0);
+    }
+    engine_profile_free(e);
+    err_list_release(&errs);
+    /* bad ones: a group above its columns, a list past mm_above, no mm_tile, an unknown key,
+     * a number without a source */
+    static const struct {
+        const char *text, *want;
+    } BAD[] = {
+        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, ext_group: [3]}\n"
+         "sources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, metal.ext_group: "
+         "c}\n",
+         ":2:65: error: 'metal.ext_group' item 1 (at 2 columns) must be a whole number from 1 to "
+         "2"},
+        {"name: x\nmetal: {mm_above: 2, mm_tile: 32, mm_tile_rows: 64, ext_group: [2, 3]}\n"
+         "sources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, metal.ext_group: "
+         "c}\n",
+         "error: 'metal.ext_group' reaches 3 columns, above 'metal.mm_above' (2)"},
+        {"name: x\nmetal: {mm_above: 8}\nsources: {metal.mm_above: a}\n",
+         ":2:8: error: missing required key 'mm_tile' in 'metal'"},
+        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, tile: 2}\n"
+         "sources: {metal.mm_above: a, metal.mm_tile: b}\n",
+         "unknown key 'metal.tile'"},
+        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64}\nsources: {metal.mm_above: "
+         "a, metal.mm_tile_rows: e}\n",
+         "'metal.mm_tile' has no source"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        write_file(path, BAD[i].text, strlen(BAD[i].text));
+        e = engine_load(path, &errs);
+        CHECK(e == NULL);
+        CHECK(errs.n >= 1);
+        if (errs.n >= 1) {
+            char buf[600];
+            err_format(&errs.items[0], buf, sizeof buf);
+            CHECK_CONTAINS(buf, BAD[i].want);
+        }
+        engine_profile_free(e);
+        err_list_release(&errs);
+    }
+    unlink(path);
+}

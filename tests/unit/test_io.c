@@ -77,10 +77,27 @@ TEST(io_calparams_round_trip)
     ep.pipeline_copies = 4;
     ep.custom_allreduce_max_bytes = 8388608;
     ep.kv_bucket = 128;
+    ep.metal.mm_above = 8;
+    ep.metal.mm_tile = 32;
+    ep.metal.mm_tile_rows = 64;
+    ep.metal.ext_group[2] = 2;
+    ep.metal.ext_group[3] = 3;
+    ep.metal.ext_kquant_min = 4;
     ep.serving.reserve_fraction = -1; /* not given (engine_serving convention) */
     /* a fact that is not fitted keeps its own source */
-    char *keys[] = {"ubatch",      "dequant_buffer",  "dequant_buffer_above", "flash_attention",
-                    "score_bytes", "pipeline_copies", "custom_allreduce_max", "kv_bucket"},
+    char *keys[] = {"ubatch",
+                    "dequant_buffer",
+                    "dequant_buffer_above",
+                    "flash_attention",
+                    "score_bytes",
+                    "pipeline_copies",
+                    "custom_allreduce_max",
+                    "kv_bucket",
+                    "metal.mm_above",
+                    "metal.mm_tile",
+                    "metal.ext_group",
+                    "metal.ext_kquant_min",
+                    "metal.mm_tile_rows"},
          *texts[] = {"llama.cpp default -ub 512",
                      "cuBLAS path",
                      "MMQ_MAX_BATCH_SIZE 32",
@@ -88,10 +105,15 @@ TEST(io_calparams_round_trip)
                      "24 B",
                      "GGML_SCHED_MAX_COPIES",
                      "custom_all_reduce.py max_size",
-                     "--bucket_size 128"};
+                     "--bucket_size 128",
+                     "ne11_mm_min",
+                     "mul_mm dispatch",
+                     "r1ptg",
+                     "K-quants",
+                     "64 rows"};
     ep.source_keys = keys;
     ep.source_texts = texts;
-    ep.n_sources = 8;
+    ep.n_sources = 13;
     struct err_list errs = {0};
     CHECK(calparams_save(dir, dev, &bands, &ep, 1, "test on 2026-01-01", &errs) == 0);
     print_errs(&errs);
@@ -133,6 +155,14 @@ TEST(io_calparams_round_trip)
         CHECK_NEAR(e->pipeline_copies, 4, 0);
         CHECK_NEAR(e->custom_allreduce_max_bytes, 8388608, 0);
         CHECK_NEAR(e->kv_bucket, 128, 0);
+        CHECK(memcmp(&e->metal, &ep.metal, sizeof ep.metal) == 0);
+        for (int k = 8; k < 13; k++) {
+            bool kept = false;
+            for (int j = 0; j < e->n_sources; j++)
+                kept |= strcmp(e->source_keys[j], keys[k]) == 0 &&
+                        strcmp(e->source_texts[j], texts[k]) == 0;
+            CHECK(kept);
+        }
         engine_profile_free(e);
     }
     /* a missing file keeps the defaults; a bad one fails with a positioned error */
