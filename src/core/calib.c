@@ -107,7 +107,6 @@ engine_profile_free(struct engine_profile *e)
         return;
     free(e->name);
     free(e->path);
-    free(e->like);
     for (int i = 0; i < e->n_sources; i++) {
         free(e->source_keys[i]);
         free(e->source_texts[i]);

@@ -55,11 +55,6 @@ struct engine_profile {
      * all zero: none */
     struct roof_metal metal;
     struct engine_serving serving;
-    /* `like: NAME` (docs/calibration.md#engines-without-a-profile): the profile it took the
-     * kernel-model numbers from, and which of them (ENGINE_LIKE_* bits) the file did not give
-     * itself. Those belong to the other engine: calibration holds them and writes `like` back. */
-    char *like;
-    unsigned like_taken;
     /* no profile of its own: the generic kernel model (engine_find_in), predicted with a band
      * that spans the profiled engines' predictions */
     bool generic;
@@ -68,14 +63,6 @@ struct engine_profile {
     double span_min[4], span_max[4];
     char **source_keys, **source_texts;
     int n_sources;
-};
-
-/* The bits of engine_profile.like_taken: one per kernel-model number `like` takes */
-enum {
-    ENGINE_LIKE_KERNEL_OVERHEAD = 1u << 0,
-    ENGINE_LIKE_STEP_OVERHEAD = 1u << 1,
-    ENGINE_LIKE_MEMORY = 1u << 2,
-    ENGINE_LIKE_COMPUTE = 1u << 3,
 };
 
 /* The full parameter set that calibration fits: per class, per engine. */

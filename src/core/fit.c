@@ -252,20 +252,14 @@ fit_run(struct calib_params *p, const struct fit_case *cases, int n, struct fit_
             continue;
         /* kernels timed in isolation still pay the launch, and run the vendor libraries'
          * kernels, better or worse than what an engine reaches */
-        /* what an engine takes from another by `like` is that engine's: held */
-        unsigned own = ~p->engine[e].like_taken;
-        if (own & ENGINE_LIKE_KERNEL_OVERHEAD)
-            add_slot(&c, S_ENG_KOVH, e, NULL);
+        add_slot(&c, S_ENG_KOVH, e, NULL);
         if (strcmp(p->engine[e].name, "kernel") == 0) {
             add_slot(&c, S_ENG_COMP, e, NULL);
             continue;
         }
-        if (own & ENGINE_LIKE_STEP_OVERHEAD)
-            add_slot(&c, S_ENG_SOVH, e, NULL);
-        if (own & ENGINE_LIKE_MEMORY)
-            add_slot(&c, S_ENG_MEM, e, NULL);
-        if (own & ENGINE_LIKE_COMPUTE)
-            add_slot(&c, S_ENG_COMP, e, NULL);
+        add_slot(&c, S_ENG_SOVH, e, NULL);
+        add_slot(&c, S_ENG_MEM, e, NULL);
+        add_slot(&c, S_ENG_COMP, e, NULL);
         if (p->engine[e].inflight_bytes_per_unit > 0)
             add_slot(&c, S_ENG_INFLIGHT, e, NULL);
         if (dtype_is_weight_only(cases[i].pc->weights))

@@ -5,7 +5,6 @@
 #include "io/profiles.h"
 #include "io/ycheck.h"
 #include "util/afile.h"
-#include "util/rfile.h"
 #include "util/units.h"
 
 #include <errno.h>
@@ -140,23 +139,14 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
     strbuf_addf(
         out, "# Engine profile (docs/calibration.md), written by roofline calibrate.\nname: %s\n",
         ep->name);
-    /* what `like` took stays the other profile's (calibration holds it): written as `like` */
-    unsigned own = ep->like ? ~ep->like_taken : ~0u;
-    if (ep->like)
-        strbuf_addf(out, "like: %s\n", ep->like);
-    bool kovh = ep->kernel_overhead_s > 0 && (own & ENGINE_LIKE_KERNEL_OVERHEAD),
-         sovh = ep->step_overhead_s > 0 && (own & ENGINE_LIKE_STEP_OVERHEAD),
-         mem = own & ENGINE_LIKE_MEMORY, comp = own & ENGINE_LIKE_COMPUTE;
-    if (kovh)
+    if (ep->kernel_overhead_s > 0)
         strbuf_addf(out, "kernel_overhead: %.3f us\n", ep->kernel_overhead_s * 1e6);
-    if (sovh)
+    if (ep->step_overhead_s > 0)
         strbuf_addf(out, "step_overhead: %.1f us\n", ep->step_overhead_s * 1e6);
     if (ep->token_overhead_s > 0)
         strbuf_addf(out, "token_overhead: %.1f us\n", ep->token_overhead_s * 1e6);
-    if (mem)
-        strbuf_addf(out, "memory_efficiency: %.4f\n", ep->memory_efficiency);
-    if (comp)
-        strbuf_addf(out, "compute_efficiency: %.4f\n", ep->compute_efficiency);
+    strbuf_addf(out, "memory_efficiency: %.4f\ncompute_efficiency: %.4f\n", ep->memory_efficiency,
+                ep->compute_efficiency);
     if (ep->inflight_bytes_per_unit > 0)
         strbuf_addf(out, "bytes_in_flight_per_unit: %.0f B\n", ep->inflight_bytes_per_unit);
     if (ep->dequant_scale > 0 && ep->dequant_scale != 1.0)
@@ -177,8 +167,6 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         strbuf_addf(out, "pipeline_copies: %.0f\n", ep->pipeline_copies);
     if (ep->custom_allreduce_max_bytes > 0)
         strbuf_addf(out, "custom_allreduce_max: %.0f B\n", ep->custom_allreduce_max_bytes);
-    else if (ep->like) /* else it would take the other profile's again */
-        strbuf_addf(out, "allreduce: ring\n");
     if (ep->kv_bucket > 0)
         strbuf_addf(out, "kv_bucket: %.0f\n", ep->kv_bucket);
     if (ep->metal.mm_above > 0) {
@@ -202,14 +190,12 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
     engine_serving_format(ep, serving, sizeof serving);
     strbuf_addstr(out, serving);
     strbuf_addf(out, "provenance:\n  fitted: \"%s\"\nsources:\n", provenance);
-    if (kovh)
+    if (ep->kernel_overhead_s > 0)
         strbuf_addf(out, "  kernel_overhead: \"%s\"\n", provenance);
-    if (sovh)
+    if (ep->step_overhead_s > 0)
         strbuf_addf(out, "  step_overhead: \"%s\"\n", provenance);
-    if (mem)
-        strbuf_addf(out, "  memory_efficiency: \"%s\"\n", provenance);
-    if (comp)
-        strbuf_addf(out, "  compute_efficiency: \"%s\"\n", provenance);
+    strbuf_addf(out, "  memory_efficiency: \"%s\"\n  compute_efficiency: \"%s\"\n", provenance,
+                provenance);
     if (ep->inflight_bytes_per_unit > 0)
         strbuf_addf(out, "  bytes_in_flight_per_unit: \"%s\"\n", provenance);
     if (ep->dequant_scale > 0 && ep->dequant_scale != 1.0)
@@ -225,9 +211,7 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
             strcmp(ep->source_keys[k], "score_bytes") == 0 ||
             strcmp(ep->source_keys[k], "pipeline_copies") == 0 ||
             strcmp(ep->source_keys[k], "custom_allreduce_max") == 0 ||
-            strcmp(ep->source_keys[k], "allreduce") == 0 ||
             strcmp(ep->source_keys[k], "kv_bucket") == 0 ||
-            (ep->like && strcmp(ep->source_keys[k], "like") == 0) ||
             strncmp(ep->source_keys[k], "metal.", 6) == 0 || engine_serving_key(ep->source_keys[k]))
             strbuf_addf(out, "  %s: \"%s\"\n", ep->source_keys[k], ep->source_texts[k]);
     return out->failed ? -1 : 0;
@@ -265,42 +249,6 @@ stage_text(struct afile *af, const char *path, const struct strbuf *sb, int text
     return afile_finish(af, errs);
 }
 
-/* Stage a verbatim copy of the profile that `ep`'s `like` names (from beside ep's own file)
- * into DIR/engine_profiles, unless an engine of `engines` is that profile; *staged counts it. */
-static int
-stage_like(struct afile *af, int *staged, const char *dir, const struct engine_profile *ep,
-           const struct engine_profile *engines, int n_engines, struct err_list *errs)
-{
-    for (int i = 0; i < n_engines; i++)
-        if (!engines[i].generic && strcmp(engines[i].name, ep->like) == 0)
-            return 0;
-    for (int i = 0; i < n_engines; i++) /* two engines like the same one: copied once */
-        if (&engines[i] < ep && !engines[i].generic && engines[i].like &&
-            strcmp(engines[i].like, ep->like) == 0)
-            return 0;
-    char from[PATH_MAX + 128], to[PATH_MAX + 128];
-    const char *slash = ep->path ? strrchr(ep->path, '/') : NULL;
-    snprintf(from, sizeof from, "%.*s/%s.yaml", slash ? (int)(slash - ep->path) : 1,
-             slash ? ep->path : ".", ep->like);
-    snprintf(to, sizeof to, "%s/engine_profiles/%s.yaml", dir, ep->like);
-    char *text = NULL;
-    size_t len = 0;
-    int err = 0, st = rfile_read(from, RFILE_MAX_BYTES, &text, &len, &err);
-    if (st != RFILE_OK) {
-        err_add(errs, from, 0, 0, ERR_ERROR, "cannot read the profile that '%s' is like: %s",
-                ep->name, rfile_strerror(st, err));
-        return -1;
-    }
-    struct strbuf sb = {0};
-    strbuf_addstr(&sb, text);
-    free(text);
-    int rc = stage_text(af, to, &sb, sb.failed ? -1 : 0, errs);
-    strbuf_release(&sb);
-    if (rc == 0)
-        (*staged)++;
-    return rc;
-}
-
 int
 calparams_save(const char *dir, const struct dev_params dev[DEV_CLASS_COUNT],
                const struct cal_bands *bands, const struct engine_profile *engines, int n_engines,
@@ -317,7 +265,7 @@ calparams_save(const char *dir, const struct dev_params dev[DEV_CLASS_COUNT],
         return -1;
     /* write every file to its temporary name first, then rename them all: a full disk leaves
      * the old set whole, never old and new files mixed */
-    struct afile *af = calloc(2 * (size_t)n_engines + 1, sizeof *af);
+    struct afile *af = calloc((size_t)n_engines + 1, sizeof *af);
     if (!af) {
         err_add(errs, dir, 0, 0, ERR_ERROR, "out of memory");
         return -1;
@@ -340,11 +288,6 @@ calparams_save(const char *dir, const struct dev_params dev[DEV_CLASS_COUNT],
         if (rc == 0)
             staged++;
     }
-    /* a written profile's `like` is looked up beside it: the profile it names goes along,
-     * as it was, when this calibration did not write it */
-    for (int e = 0; e < n_engines && rc == 0; e++)
-        if (!engines[e].generic && engines[e].like)
-            rc = stage_like(&af[staged], &staged, dir, &engines[e], engines, n_engines, errs);
     if (rc != 0)
         for (int i = 0; i < staged; i++)
             afile_rollback(&af[i]);

@@ -455,23 +455,13 @@ engine_like(struct ycheck *y, const struct ynode *root, const char *path, const 
                      &e->compute_efficiency};
     const double src[] = {o->kernel_overhead_s, o->step_overhead_s, o->memory_efficiency,
                           o->compute_efficiency};
-    static const unsigned BIT[] = {ENGINE_LIKE_KERNEL_OVERHEAD, ENGINE_LIKE_STEP_OVERHEAD,
-                                   ENGINE_LIKE_MEMORY, ENGINE_LIKE_COMPUTE};
     for (size_t i = 0; i < N(LIKE_KEYS); i++)
-        if (!ynode_get(root, LIKE_KEYS[i])) {
+        if (!ynode_get(root, LIKE_KEYS[i]))
             *dst[i] = src[i];
-            e->like_taken |= BIT[i];
-        }
     /* the same kernels include the same all-reduce, unless the file says otherwise */
     if (!ynode_get(root, "custom_allreduce_max") && !ynode_get(root, "allreduce"))
         e->custom_allreduce_max_bytes = o->custom_allreduce_max_bytes;
     engine_profile_free(o);
-    free(e->like);
-    e->like = str_dup(like);
-    if (!e->like) {
-        ycheck_error(y, at, "out of memory (while reading the engine profile)");
-        return -1;
-    }
     return 0;
 }
 

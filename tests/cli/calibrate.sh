@@ -72,22 +72,6 @@ after=$(cat engine_profiles/llama.cpp.yaml calibration/device-classes.yaml | cks
 run calibrate-reload 0 -- "$ROOFLINE" validate --measurements $M --params "$T/cal"
 expect_out calibrate-reload-rows "$N predicted"
 
-# an engine profile with `like` keeps it: the keys it takes from the other profile are that
-# engine's, held by the fit; only its own are fitted and written, the profile it names goes
-# along as it was, and the written set loads and predicts every row
-grep 'engine: vllm,' $M | head -n 6 >"$T/v1.yaml"
-run calibrate-like 0 -- "$ROOFLINE" calibrate --measurements "$T/v1.yaml" --engine vllm --hold-classes --output-dir "$T/calv"
-expect_out calibrate-like-own "fitted 1 parameters to 6 rows"
-expect_out calibrate-like-step "vllm.step_overhead"
-V="$T/calv/engine_profiles/vllm.yaml"
-grep -q '^like: tensorrt-llm$' "$V" && grep -q '^step_overhead: ' "$V" && grep -q '^  like: "' "$V" &&
-    ! grep -q '^\(kernel_overhead\|memory_efficiency\|compute_efficiency\):' "$V" &&
-    echo "ok calibrate-like-written" || echo "not ok calibrate-like-written"
-cmp -s engine_profiles/tensorrt-llm.yaml "$T/calv/engine_profiles/tensorrt-llm.yaml" &&
-    echo "ok calibrate-like-copied" || echo "not ok calibrate-like-copied"
-run calibrate-like-reload 0 -- "$ROOFLINE" validate --measurements "$T/v1.yaml" --params "$T/calv"
-expect_out calibrate-like-reload-rows "6 rows, 6 predicted, 0 not modelled"
-
 run crossval 0 -- "$ROOFLINE" calibrate --measurements $M --cross-validate
 expect_out crossval-title "leave-one-device-out"
 expect_out crossval-decode "phase decode"
