@@ -495,7 +495,14 @@ cli_dtype(const struct cli_args *a, const char *name, enum dtype *out)
     if (dtype_parse(v, out) != 0 || *out == DT_TF32 || *out == DT_FP64) {
         fprintf(stderr,
                 "error: --%s: unknown format '%s' (fp32, fp16, bf16, fp8, int8, int4, fp4, q8_0, "
-                "q4_0, q4_1, q4_k_m)\n",
+                "q4_0, q4_1, q4_k_m, mxfp4; for --weights also mxfp4_moe, mxfp4_moe_bf16)\n",
+                name, v);
+        return -1;
+    }
+    if (dtype_is_mix(*out) && strcmp(name, "weights") != 0) {
+        fprintf(stderr,
+                "error: --%s: '%s' is a mix of weight formats per tensor class, for --weights "
+                "only\n",
                 name, v);
         return -1;
     }

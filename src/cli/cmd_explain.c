@@ -285,10 +285,24 @@ explain_model(const struct roof_config *cfg, const struct roof_config *ecfg, con
     if (m->n_experts > 0)
         printf(", %ld experts (%ld per token)", m->n_experts, m->experts_per_token);
     printf(".\n");
-    printf("  parameters = %s%s%s%s; weights = %s x %g B = %s\n\n", ex_sci(p.total),
+    printf("  parameters = %s%s%s%s; ", ex_sci(p.total),
            m->published_params > 0 ? " (published " : "",
            m->published_params > 0 ? ex_count(m->published_params) : "",
-           m->published_params > 0 ? ")" : "", ex_sci(p.total), wb, Q(p.total * wb, "B", 4));
+           m->published_params > 0 ? ")" : "");
+    if (dtype_is_mix(cfg->weights)) {
+        /* each tensor class at its own width (docs/physics.md#moe-and-gguf-mixed-precision) */
+        enum dtype fe = dtype_part_format(cfg->weights, DT_PART_EXPERTS);
+        enum dtype fr = dtype_part_format(cfg->weights, DT_PART_ROUTER);
+        enum dtype fo = dtype_part_format(cfg->weights, DT_PART_OTHER);
+        double rest = p.total - p.mlp_experts - p.router;
+        printf("weights = experts %s x %g B (%s) + router %s x %g B (%s) + the rest %s x %g B "
+               "(%s) = %s\n\n",
+               ex_sci(p.mlp_experts), dtype_bytes(fe), dtype_name(fe), ex_sci(p.router),
+               dtype_bytes(fr), dtype_name(fr), ex_sci(rest), dtype_bytes(fo), dtype_name(fo),
+               Q(mdl_weight_bytes(m, cfg->weights), "B", 4));
+    } else {
+        printf("weights = %s x %g B = %s\n\n", ex_sci(p.total), wb, Q(p.total * wb, "B", 4));
+    }
 
     double tokens = r.tokens;
     printf("Step 1. Weight bytes read\n");

@@ -19,6 +19,11 @@ enum dtype {
     DT_Q4_0,   /* GGUF: 32 4-bit + fp16 scale: 4.5 bits/weight */
     DT_Q4_1,   /* GGUF: 32 4-bit + fp16 scale + fp16 min: 5.0 bits/weight */
     DT_Q4_K_M, /* GGUF k-quant mix, about 4.85 bits/weight on Llama-class models */
+    DT_MXFP4,  /* OCP microscaling FP4 (ggml block_mxfp4): 32 E2M1 + one E8M0 scale per block:
+                * 4.25 bits/weight */
+    /* a mix: each tensor class has its own format (dtype_part_format) */
+    DT_MXFP4_MOE,      /* GGUF MXFP4_MOE: routed experts mxfp4, router fp32, all else q8_0 */
+    DT_MXFP4_MOE_BF16, /* gpt-oss's own checkpoint: routed experts mxfp4, all else bf16 */
     DT_COUNT
 };
 
@@ -30,14 +35,25 @@ const char *dtype_name(enum dtype dt);
 /* Parse a name ("fp16", "bf16", "q4_k_m", also "float16", "bfloat16", "f16", "float32");
  * returns -1 when unknown. */
 int dtype_parse(const char *name, enum dtype *out);
-/* Storage bits per element (8.5 for q8_0). */
+/* Storage bits per element (8.5 for q8_0); for a mix, its routed experts' (the bulk of a
+ * mixture of experts: mdl_weight_bytes counts each part at its own width). */
 double dtype_bits(enum dtype dt);
 double dtype_bytes(enum dtype dt);
 /* True for a format that has a compute roof of its own (not a GGUF storage format, not tf32
  * as a storage format). */
 bool dtype_is_roof(enum dtype dt);
+/* The tensor classes a weight format may store at different widths (a GGUF quant mix):
+ * the routed experts' FFN matrices, the MoE router, and every other matrix (attention, dense
+ * and shared-expert FFN, embedding, LM head). docs/physics.md#moe-and-gguf-mixed-precision */
+enum dtype_part { DT_PART_EXPERTS, DT_PART_ROUTER, DT_PART_OTHER, DT_PART_COUNT };
+/* True for a format that stores tensor classes at different widths (DT_MXFP4_MOE, ...). */
+bool dtype_is_mix(enum dtype dt);
+/* The storage format of part `p` under weight format `w`: `w` itself for a uniform format, the
+ * mix's own choice for a mix (never a mix). */
+enum dtype dtype_part_format(enum dtype w, enum dtype_part p);
 /* True for formats that only store weights: they are dequantized to the activation type before
- * the multiply (weight-only quantization): int4, fp4, q8_0, q4_0, q4_1, q4_k_m. */
+ * the multiply (weight-only quantization): int4, fp4, q8_0, q4_0, q4_1, q4_k_m, mxfp4 and the
+ * mixes of these. */
 bool dtype_is_weight_only(enum dtype dt);
 /* The arithmetic format of a GEMM with weights `w` and activations `a`:
  * - weight-only formats are dequantized: the roof is the activation type's;

@@ -129,6 +129,20 @@ mdl_param_count(const struct mdl_profile *m, struct mdl_params *out)
     *out = p;
 }
 
+double
+mdl_weight_bytes(const struct mdl_profile *m, enum dtype w)
+{
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    if (!dtype_is_mix(w))
+        return p.total * dtype_bytes(w);
+    double experts = p.mlp_experts, router = p.router;
+    double other = p.total - experts - router;
+    return experts * dtype_bytes(dtype_part_format(w, DT_PART_EXPERTS)) +
+           router * dtype_bytes(dtype_part_format(w, DT_PART_ROUTER)) +
+           other * dtype_bytes(dtype_part_format(w, DT_PART_OTHER));
+}
+
 void
 mdl_free(struct mdl_profile *m)
 {

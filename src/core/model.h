@@ -3,6 +3,8 @@
 #ifndef ROOFLINE_CORE_MODEL_H
 #define ROOFLINE_CORE_MODEL_H
 
+#include "core/dtype.h"
+
 #include <stdbool.h>
 
 struct mdl_profile {
@@ -31,6 +33,9 @@ struct mdl_params {
 };
 
 void mdl_param_count(const struct mdl_profile *m, struct mdl_params *out);
+/* Bytes of all weights stored in format `w`: each tensor class at its own width for a mix
+ * (routed experts, router, the rest: dtype_part_format), parameters x bits / 8 otherwise. */
+double mdl_weight_bytes(const struct mdl_profile *m, enum dtype w);
 /* Query width (heads x head dim) and KV width (kv heads x head dim); for MLA the decompressed
  * per-head dims are used: q/k dim = nope + rope, v dim = v_head_dim. */
 long mdl_q_dim(const struct mdl_profile *m);

@@ -483,12 +483,15 @@ roof_dequant_ops_per_weight(enum dtype w, enum dtype compute)
 {
     if (w == compute)
         return 0.0;
+    if (dtype_is_mix(w)) /* the bulk of a mix: its routed experts */
+        w = dtype_part_format(w, DT_PART_EXPERTS);
     /* unpack, remove the zero point / offset, apply the scale (docs/physics.md#quantization) */
     switch (w) {
     case DT_Q4_K_M:
         return 4.0; /* two-level (super-block) scales */
     case DT_INT4:
     case DT_FP4:
+    case DT_MXFP4: /* E2M1 code through a 16-entry table, the E8M0 block scale */
     case DT_Q4_0:
     case DT_Q4_1:
         return 3.0;
@@ -550,23 +553,32 @@ roof_metal_choose(const struct roof_metal *m, enum dtype w, double T, struct roo
     }
 }
 
+/* The storage format of a tensor class under the config's weight format (a mix stores each
+ * class at its own width: docs/physics.md#moe-and-gguf-mixed-precision). */
+static enum dtype
+wfmt(const struct roof_config *cfg, enum dtype_part p)
+{
+    return dtype_part_format(cfg->weights, p);
+}
+
 /* A weight GEMM: T tokens x (k -> n), weights n x k stored in `wdt`. */
 static void
-add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, double weight_elems)
+add_gemm(struct acc_ctx *c, enum roof_op op, enum dtype wdt, double T, double n, double k,
+         double weight_elems)
 {
     if (!want(c, op))
         return;
     const struct roof_config *cfg = c->cfg;
     double a = dtype_bytes(cfg->act);
-    enum dtype compute = dtype_gemm_compute(cfg->weights, cfg->act);
+    enum dtype compute = dtype_gemm_compute(wdt, cfg->act);
     const struct roof_tuning *tu = &cfg->tuning;
     double direct_rows = tu->dequant_buffer_above > 1 ? tu->dequant_buffer_above : 1;
-    if (tu->dequant_buffer && dtype_is_weight_only(cfg->weights) && T > direct_rows + 0.5) {
+    if (tu->dequant_buffer && dtype_is_weight_only(wdt) && T > direct_rows + 0.5) {
         /* convert the weights to the activation format in a buffer (read packed, write wide),
          * then a dense GEMM reading the wide copy (ggml-cuda's cuBLAS path); up to
          * dequant_buffer_above rows the engine's GEMV / quantized-GEMM kernels read the packed
          * weights directly (ggml-cuda's MMVQ and MMQ) */
-        double wide = weight_elems * a, packed = weight_elems * dtype_bytes(cfg->weights);
+        double wide = weight_elems * a, packed = weight_elems * dtype_bytes(wdt);
         add_op(c, op,
                &(struct op_cost){.matmul = true,
                                  .compute = compute,
@@ -590,14 +602,13 @@ add_gemm(struct acc_ctx *c, enum roof_op op, double T, double n, double k, doubl
     /* each weight is dequantized once per pass, whatever the rows: the tile is reused; on
      * Metal the kernel for T columns sets the passes and the columns paid for */
     struct roof_metal_choice mc;
-    roof_metal_choose(&tu->metal, cfg->weights, T, &mc);
-    double deq = weight_elems * roof_dequant_ops_per_weight(cfg->weights, compute);
+    roof_metal_choose(&tu->metal, wdt, T, &mc);
+    double deq = weight_elems * roof_dequant_ops_per_weight(wdt, compute);
     add_op(c, op,
            &(struct op_cost){.matmul = true,
                              .compute = compute,
                              .flops = 2.0 * mc.paid_columns * n * k,
-                             .weight_bytes =
-                                 mc.weight_reads * weight_elems * dtype_bytes(cfg->weights),
+                             .weight_bytes = mc.weight_reads * weight_elems * dtype_bytes(wdt),
                              .act_in_bytes = T * k * a,
                              .act_out_bytes = T * n * a,
                              .vec_flops = mc.dequant_passes * deq,
@@ -712,8 +723,8 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         double wkv_a = h * (kvr + rope);
         double wkv_b = kvr * H * (nope + dv);
         double flops_q = qr > 0 ? 2.0 * T * (h * qr + qr * qd) : 2.0 * T * h * qd;
-        double wb = dtype_bytes(cfg->weights);
-        enum dtype gc = dtype_gemm_compute(cfg->weights, cfg->act);
+        double wb = dtype_bytes(wfmt(cfg, DT_PART_OTHER));
+        enum dtype gc = dtype_gemm_compute(wfmt(cfg, DT_PART_OTHER), cfg->act);
         /* exp, max, sum and scale run on the vector units in fp32 (FlashAttention keeps the
          * softmax off the tensor cores), as in the standard branch; fused, so no bytes */
         const struct op_cost softmax = {.compute = DT_FP32, .flops = 5.0 * pairs * H};
@@ -769,13 +780,14 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         double kvd = (double)m->num_kv_heads * (double)m->head_dim;
         double wqkv = h * (qd + 2.0 * kvd);
         /* Q goes on as an activation; K and V are written to the KV cache */
-        double wb = dtype_bytes(cfg->weights);
+        enum dtype wo = wfmt(cfg, DT_PART_OTHER);
+        double wb = dtype_bytes(wo);
         struct roof_metal_choice mc; /* Metal's kernel for T columns (none elsewhere) */
-        roof_metal_choose(&cfg->tuning.metal, cfg->weights, T, &mc);
+        roof_metal_choose(&cfg->tuning.metal, wo, T, &mc);
         add_op(
             c, ROOF_OP_QKV,
             &(struct op_cost){.matmul = true,
-                              .compute = dtype_gemm_compute(cfg->weights, cfg->act),
+                              .compute = dtype_gemm_compute(wo, cfg->act),
                               .flops = 2.0 * mc.paid_columns * h * (qd + 2.0 * kvd),
                               .weight_bytes = mc.weight_reads * wqkv * wb,
                               /* Metal's mul_mm: q, k and v in its fixed tiles (the three
@@ -837,7 +849,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
             fused_decode_attention(c, b, visible / b->seqs, (double)m->num_kv_heads,
                                    (double)m->head_dim * 2.0 * kvb);
     }
-    add_gemm(c, ROOF_OP_O_PROJ, T, h, H * dv, H * dv * h);
+    add_gemm(c, ROOF_OP_O_PROJ, wfmt(cfg, DT_PART_OTHER), T, h, H * dv, H * dv * h);
     /* residual add: read two, write one */
     add_vector(c, ROOF_OP_ATTN_RESIDUAL, T * h, 0, 2.0 * T * h * a, T * h * a);
     add_vector(c, ROOF_OP_MLP_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
@@ -847,19 +859,22 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         double I = (double)(m->moe_intermediate_size > 0 ? m->moe_intermediate_size
                                                          : m->intermediate_size);
         double S = (double)m->n_shared_experts;
-        add_gemm(c, ROOF_OP_ROUTER, T, E, h, E * h);
+        add_gemm(c, ROOF_OP_ROUTER, wfmt(cfg, DT_PART_ROUTER), T, E, h, E * h);
         /* routed rows: T*k through experts; weights read once per distinct expert touched */
         double distinct = distinct_experts(E, k, T);
         double rows = T * (k + S);
-        double wexp = (distinct + S) * h * I;
-        double wb = dtype_bytes(cfg->weights);
-        enum dtype gc = dtype_gemm_compute(cfg->weights, cfg->act);
-        double deq = wexp * roof_dequant_ops_per_weight(cfg->weights, gc);
+        /* routed experts and shared experts may be stored at different widths (a mix) */
+        enum dtype we = wfmt(cfg, DT_PART_EXPERTS), ws = wfmt(cfg, DT_PART_OTHER);
+        double wroute = distinct * h * I, wshared = S * h * I;
+        double wbytes = wroute * dtype_bytes(we) + wshared * dtype_bytes(ws);
+        enum dtype gc = dtype_gemm_compute(we, cfg->act);
+        double deq = wroute * roof_dequant_ops_per_weight(we, gc) +
+                     wshared * roof_dequant_ops_per_weight(ws, dtype_gemm_compute(ws, cfg->act));
         /* gate and up: h -> I on the routed rows; down the same FLOPs and weights, I -> h */
         struct op_cost expert = {.matmul = true,
                                  .compute = gc,
                                  .flops = 2.0 * rows * h * I,
-                                 .weight_bytes = wexp * wb,
+                                 .weight_bytes = wbytes,
                                  .act_in_bytes = rows * h * a,
                                  .act_out_bytes = rows * I * a,
                                  .vec_flops = deq};
@@ -872,11 +887,11 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         add_op(c, ROOF_OP_MLP_DOWN, &expert);
     } else {
         double I = (double)m->intermediate_size;
-        add_gemm(c, ROOF_OP_MLP_GATE, T, I, h, h * I);
-        add_gemm(c, ROOF_OP_MLP_UP, T, I, h, h * I);
+        add_gemm(c, ROOF_OP_MLP_GATE, wfmt(cfg, DT_PART_OTHER), T, I, h, h * I);
+        add_gemm(c, ROOF_OP_MLP_UP, wfmt(cfg, DT_PART_OTHER), T, I, h, h * I);
         /* act(gate) * up: about 5 FLOP per element (SiLU: exp, add, divide, multiply; gate) */
         add_vector(c, ROOF_OP_MLP_ACT, 5.0 * T * I, 0, 2.0 * T * I * a, T * I * a);
-        add_gemm(c, ROOF_OP_MLP_DOWN, T, h, I, I * h);
+        add_gemm(c, ROOF_OP_MLP_DOWN, wfmt(cfg, DT_PART_OTHER), T, h, I, I * h);
     }
     add_vector(c, ROOF_OP_MLP_RESIDUAL, T * h, 0, 2.0 * T * h * a, T * h * a);
 }
@@ -920,7 +935,7 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     double act = rows * per_row + B * (double)m->vocab_size * 4.0;
     if (!roof_flash_attention(cfg) && cfg->phase == ROOF_PREFILL)
         act += B * (double)m->num_heads * cfg->prompt * (cfg->prefill_past + cfg->prompt) * a;
-    out->weights_bytes = p.total * dtype_bytes(cfg->weights);
+    out->weights_bytes = mdl_weight_bytes(m, cfg->weights);
     out->kv_bytes = B * kv_per_seq;
     out->act_bytes = act;
     out->reserve_bytes = cfg->reserve_bytes;
@@ -1037,7 +1052,7 @@ step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
     /* embedding: a gather of T rows of the table (no FLOPs) */
     add_op(&c, ROOF_OP_EMBEDDING,
            &(struct op_cost){.compute = DT_FP32,
-                             .weight_bytes = T * h * dtype_bytes(cfg->weights),
+                             .weight_bytes = T * h * dtype_bytes(wfmt(cfg, DT_PART_OTHER)),
                              .act_out_bytes = T * h * a});
     /* count the layers of each class: [windowed][moe] */
     long classes[2][2] = {{0, 0}, {0, 0}};
@@ -1057,7 +1072,7 @@ step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
     /* logits are needed only where a token is sampled: the last position of each sequence */
     if (R > 0) {
         add_vector(&c, ROOF_OP_FINAL_NORM, 4.0 * R * h, h * a, R * h * a, R * h * a);
-        add_gemm(&c, ROOF_OP_LM_HEAD, R, V, h, V * h);
+        add_gemm(&c, ROOF_OP_LM_HEAD, wfmt(cfg, DT_PART_OTHER), R, V, h, V * h);
     }
 
     /* the engine's host work: a fixed cost per pass, and a cost per sampled token (per
@@ -1197,6 +1212,9 @@ roof_config_problem(const struct roof_config *cfg)
         return "the device profile has no interconnect, so it cannot be split across devices";
     if (cfg->gpus > 0 && cfg->gpus < tp * pp)
         return "fewer devices than tensor x pipeline parallelism needs";
+    if (dtype_is_mix(cfg->weights) && m->n_experts <= 0)
+        return "a mixture-of-experts weight mix (mxfp4_moe, mxfp4_moe_bf16: the routed experts in "
+               "their own format) needs a model with routed experts";
     return NULL;
 }
 

@@ -187,6 +187,9 @@ fill_set(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
             ycheck_error(y, ynode_get(e, "weights"), "'weights' is '%s', an unknown format", s);
         if (ycheck_str(y, e, "", "kv", false, &s) && dtype_parse(s, &r.pc.kv) != 0)
             ycheck_error(y, ynode_get(e, "kv"), "'kv' is '%s', an unknown format", s);
+        else if (s && given(e, "kv") && dtype_is_mix(r.pc.kv))
+            ycheck_error(y, ynode_get(e, "kv"),
+                         "'kv' is '%s', a mix of weight formats, not a cache format", s);
         r.pc.count = 1;
         devices(y, e, "count", &r.pc.count);
         if (ycheck_str(y, e, "", "parallel", false, &s)) {

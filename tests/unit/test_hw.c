@@ -23,6 +23,32 @@ TEST(dtype_sizes)
     CHECK(dtype_parse("fp12", &d) != 0);
 }
 
+/* A GGUF MoE mix: each tensor class in its own format (llama.cpp llama-quant.cpp, MXFP4_MOE);
+ * a uniform format stores every class in itself. mxfp4: 16 B of E2M1 nibbles + a 1-byte E8M0
+ * scale per 32 weights = 4.25 bits. */
+TEST(dtype_mix_parts)
+{
+    CHECK_NEAR(dtype_bits(DT_MXFP4), 4.25, 0);
+    enum dtype d;
+    CHECK(dtype_parse("mxfp4_moe", &d) == 0 && d == DT_MXFP4_MOE);
+    CHECK(dtype_parse("mxfp4-moe", &d) == 0 && d == DT_MXFP4_MOE);
+    CHECK(dtype_parse("mxfp4", &d) == 0 && d == DT_MXFP4);
+    CHECK(dtype_is_mix(DT_MXFP4_MOE));
+    CHECK(!dtype_is_mix(DT_Q4_K_M) && !dtype_is_mix(DT_FP4));
+    CHECK(dtype_part_format(DT_MXFP4_MOE, DT_PART_EXPERTS) == DT_MXFP4);
+    CHECK(dtype_part_format(DT_MXFP4_MOE, DT_PART_ROUTER) == DT_FP32);
+    CHECK(dtype_part_format(DT_MXFP4_MOE, DT_PART_OTHER) == DT_Q8_0);
+    CHECK(dtype_part_format(DT_MXFP4_MOE_BF16, DT_PART_EXPERTS) == DT_MXFP4);
+    CHECK(dtype_part_format(DT_MXFP4_MOE_BF16, DT_PART_ROUTER) == DT_BF16);
+    CHECK(dtype_part_format(DT_MXFP4_MOE_BF16, DT_PART_OTHER) == DT_BF16);
+    for (int p = 0; p < DT_PART_COUNT; p++) {
+        CHECK(dtype_part_format(DT_Q4_K_M, (enum dtype_part)p) == DT_Q4_K_M);
+        CHECK(dtype_part_format(DT_BF16, (enum dtype_part)p) == DT_BF16);
+    }
+    CHECK(dtype_is_weight_only(DT_MXFP4_MOE) && dtype_is_weight_only(DT_MXFP4));
+    CHECK(dtype_gemm_compute(DT_MXFP4_MOE, DT_FP16) == DT_FP16);
+}
+
 TEST(dtype_gemm_roof_rule)
 {
     /* weight-only formats are dequantized: the activation roof applies */

@@ -102,3 +102,21 @@ TEST(model_every_shipped_profile_matches_published_count)
     }
     prof_list_free(ids, n);
 }
+
+/* The weights of ggml-org's gpt-oss-20b GGUF (MXFP4_MOE) by tensor class: experts 24 x 32 x 3 x
+ * 2880 x 2880 = 19,110,297,600 x 17/32 = 10,152,345,600 B; router 24 x 32 x 2880 = 2,211,840 x
+ * 4 = 8,847,360 B; the rest (embedding and LM head 2 x 579,133,440, attention with biases
+ * 637,201,920, norms 141,120) 1,795,609,920 x 34/32 = 1,907,835,540 B: 12,069,028,500 B in all,
+ * 0.3% below the file llama-bench reports (11.27 GiB = 12.10 GB; the file adds the experts'
+ * f32 biases, 26.5 MB). A uniform format counts parameters x bits / 8. */
+TEST(model_weight_bytes_of_a_mix)
+{
+    struct mdl_profile *m = test_model("gpt-oss-20b");
+    CHECK_NEAR(mdl_weight_bytes(m, DT_MXFP4_MOE), 12069028500.0, 1e-12);
+    CHECK_NEAR(mdl_weight_bytes(m, DT_MXFP4_MOE), 11.27 * 1073741824.0, 0.005);
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    CHECK_NEAR(mdl_weight_bytes(m, DT_BF16), p.total * 2.0, 1e-15);
+    CHECK_NEAR(mdl_weight_bytes(m, DT_Q4_K_M), p.total * 4.85 / 8.0, 1e-15);
+    mdl_free(m);
+}

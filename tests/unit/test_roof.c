@@ -489,3 +489,93 @@ TEST(roof_mla_softmax_on_vector_units)
     mdl_free(m);
     hw_free(hw);
 }
+
+/* GGUF MXFP4_MOE (ggml-org's gpt-oss GGUFs): routed experts in mxfp4 (17 B per 32 weights),
+ * the router in f32, every other matrix in q8_0 (34 B per 32). A gpt-oss-120b decode step at
+ * batch 1, by hand: experts 36 layers x 4 x 2880 x 2880 x 17/32 = 634,521,600 B per matrix
+ * (gate, up, down); q/k/v 36 x 2880 x (4096 + 2 x 512) x 34/32 = 564,019,200; o 36 x 4096 x
+ * 2880 x 34/32 = 451,215,360; router 36 x 128 x 2880 x 4 = 53,084,160; LM head 201088 x 2880 x
+ * 34/32 = 615,329,280: 3,587,212,800 B of matrices, 1.40 x the 2.57 GB of a uniform fp4. */
+TEST(roof_mxfp4_moe_decode_bytes_by_hand)
+{
+    struct hw_profile *hw = test_hw("m2-ultra-76c");
+    struct mdl_profile *m = test_model("gpt-oss-120b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_MXFP4_MOE;
+    c.act = roof_default_act(c.weights);
+    c.kv = roof_default_kv(c.weights);
+    c.batch = 1;
+    c.context = 16;
+    CHECK(roof_config_problem(&c) == NULL);
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_GATE].bytes_weights, 634521600.0, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].bytes_weights, 634521600.0, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_DOWN].bytes_weights, 634521600.0, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_QKV].bytes_weights, 564019200.0, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_O_PROJ].bytes_weights, 451215360.0, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_ROUTER].bytes_weights, 53084160.0, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_LM_HEAD].bytes_weights, 615329280.0, 1e-12);
+    double matrices = 0;
+    const enum roof_op MATS[] = {ROOF_OP_QKV,    ROOF_OP_O_PROJ,   ROOF_OP_ROUTER, ROOF_OP_MLP_GATE,
+                                 ROOF_OP_MLP_UP, ROOF_OP_MLP_DOWN, ROOF_OP_LM_HEAD};
+    for (size_t i = 0; i < sizeof MATS / sizeof MATS[0]; i++)
+        matrices += r.ops[MATS[i]].bytes_weights;
+    CHECK_NEAR(matrices, 3587212800.0, 1e-12);
+    /* the experts dequantize as fp4 (3 ops per weight), the q8_0 matrices as q8_0 (2) */
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_GATE].dequant_flops, 36.0 * 4 * 2880 * 2880 * 3, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_O_PROJ].dequant_flops, 36.0 * 4096 * 2880 * 2, 1e-12);
+    /* a uniform fp4 reads every matrix at 4 bits */
+    struct roof_result u;
+    c.weights = DT_FP4;
+    CHECK(roof_evaluate(&c, &u) == 0);
+    CHECK_NEAR(u.ops[ROOF_OP_QKV].bytes_weights, 36.0 * 2880 * 5120 * 0.5, 1e-12);
+    CHECK(r.time_s > u.time_s);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+/* The expected distinct experts of a batch, E (1 - (1 - k/E)^B) per layer, at the mix's expert
+ * width. gpt-oss-120b at batch 8: 128 (1 - (124/128)^8) = 28.7104 experts, x 36 layers x 2880 x
+ * 2880 x 17/32 = 4,554,344,678 B per expert matrix; Qwen3-30B-A3B (q8_0) at batch 4:
+ * 128 (1 - (120/128)^4) = 29.1230 experts, x 48 x 2048 x 768 x 34/32 = 2,336,136,192 B. */
+TEST(roof_moe_distinct_experts_at_a_batch)
+{
+    struct hw_profile *hw = test_hw("dgx-spark");
+    struct mdl_profile *m = test_model("gpt-oss-120b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_MXFP4_MOE;
+    c.batch = 8;
+    c.context = 528;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_DOWN].bytes_weights, 4554344677.957, 1e-9);
+    mdl_free(m);
+    m = test_model("qwen3-30b-a3b");
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_Q8_0;
+    c.batch = 4;
+    c.context = 528;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_GATE].bytes_weights, 2336136192.0, 1e-9);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+/* A mix stores routed experts apart: on a dense model there are none, and the configuration is
+ * refused rather than silently read as q8_0. */
+TEST(roof_mix_needs_experts)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("llama-3-8b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_MXFP4_MOE;
+    CHECK(roof_config_problem(&c) != NULL);
+    c.weights = DT_Q4_K_M;
+    CHECK(roof_config_problem(&c) == NULL);
+    hw_free(hw);
+    mdl_free(m);
+}
