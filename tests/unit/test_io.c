@@ -77,10 +77,22 @@ TEST(io_calparams_round_trip)
     ep.pipeline_copies = 4;
     ep.custom_allreduce_max_bytes = 8388608;
     ep.kv_bucket = 128;
+    ep.mmq_tile_tokens = 128;
+    ep.mmq_tile_rows = 64;
+    ep.mmq_above = 8;
     ep.serving.reserve_fraction = -1; /* not given (engine_serving convention) */
     /* a fact that is not fitted keeps its own source */
-    char *keys[] = {"ubatch",      "dequant_buffer",  "dequant_buffer_above", "flash_attention",
-                    "score_bytes", "pipeline_copies", "custom_allreduce_max", "kv_bucket"},
+    char *keys[] = {"ubatch",
+                    "dequant_buffer",
+                    "dequant_buffer_above",
+                    "flash_attention",
+                    "score_bytes",
+                    "pipeline_copies",
+                    "custom_allreduce_max",
+                    "kv_bucket",
+                    "mmq_tile_tokens",
+                    "mmq_tile_rows",
+                    "mmq_above"},
          *texts[] = {"llama.cpp default -ub 512",
                      "cuBLAS path",
                      "MMQ_MAX_BATCH_SIZE 32",
@@ -88,10 +100,13 @@ TEST(io_calparams_round_trip)
                      "24 B",
                      "GGML_SCHED_MAX_COPIES",
                      "custom_all_reduce.py max_size",
-                     "--bucket_size 128"};
+                     "--bucket_size 128",
+                     "mmq.cuh get_mmq_x_max_host",
+                     "mmq.cuh get_mmq_y_host",
+                     "MMVQ_MAX_BATCH_SIZE 8"};
     ep.source_keys = keys;
     ep.source_texts = texts;
-    ep.n_sources = 8;
+    ep.n_sources = 11;
     struct err_list errs = {0};
     CHECK(calparams_save(dir, dev, &bands, &ep, 1, "test on 2026-01-01", &errs) == 0);
     print_errs(&errs);
@@ -133,6 +148,9 @@ TEST(io_calparams_round_trip)
         CHECK_NEAR(e->pipeline_copies, 4, 0);
         CHECK_NEAR(e->custom_allreduce_max_bytes, 8388608, 0);
         CHECK_NEAR(e->kv_bucket, 128, 0);
+        CHECK_NEAR(e->mmq_tile_tokens, 128, 0);
+        CHECK_NEAR(e->mmq_tile_rows, 64, 0);
+        CHECK_NEAR(e->mmq_above, 8, 0);
         engine_profile_free(e);
     }
     /* a missing file keeps the defaults; a bad one fails with a positioned error */
@@ -373,7 +391,10 @@ TEST(io_measurement_row_settings)
           "llama.cpp, phase: decode, batch: 1, context: 16, flash_attention: false, metric: "
           "tokens_per_s, value: 29.3}\n"
           "- {id: c, source: s, hardware: dgx-spark, model: qwen2.5-7b, weights: q8_0, engine: "
-          "llama.cpp, phase: decode, batch: 1, context: 16, metric: tokens_per_s, value: 29.3}\n",
+          "llama.cpp, phase: decode, batch: 1, context: 16, metric: tokens_per_s, value: 29.3}\n"
+          "- {id: d, source: s, hardware: dgx-spark, model: qwen2.5-7b, weights: q8_0, engine: "
+          "llama.cpp, quantized_gemm: mmq, phase: decode, batch: 16, context: 528, metric: "
+          "tokens_per_s, value: 335}\n",
           f);
     fclose(f);
     struct err_list errs = {0};
@@ -381,13 +402,15 @@ TEST(io_measurement_row_settings)
     remove(path);
     CHECK(s != NULL);
     if (s) {
-        CHECK(s->n == 3);
+        CHECK(s->n == 4);
         CHECK_NEAR(s->rows[0].pc.depth, 32768, 0);
         CHECK_NEAR(s->rows[0].pc.ubatch, 2048, 0);
         CHECK(s->rows[0].pc.flash_attention == PRED_FA_ON);
         CHECK(s->rows[1].pc.flash_attention == PRED_FA_OFF);
         CHECK(s->rows[2].pc.flash_attention == PRED_FA_DEFAULT);
         CHECK(s->rows[2].pc.ubatch == 0 && s->rows[2].pc.depth == 0);
+        CHECK(s->rows[2].pc.quantized_gemm == PRED_QG_DEFAULT);
+        CHECK(s->rows[3].pc.quantized_gemm == PRED_QG_MMQ);
     }
     meas_set_free(s);
     print_errs(&errs);
