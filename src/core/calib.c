@@ -80,6 +80,9 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->dequant_buffer = eng ? eng->dequant_buffer : false;
     out->dequant_buffer_above = eng ? eng->dequant_buffer_above : 0.0;
     out->ubatch_tokens = eng ? eng->ubatch_tokens : 0.0;
+    out->mmq_tile_tokens = eng ? eng->mmq_tile_tokens : 0.0;
+    out->mmq_tile_rows = eng ? eng->mmq_tile_rows : 0.0;
+    out->mmq_above = eng ? eng->mmq_above : 0.0;
     out->no_flash_attention = eng ? eng->no_flash_attention : false;
     out->score_bytes = eng ? eng->score_bytes : 0.0;
     /* in flight: the scheduler's copies, and no more micro-batches than one logical batch
@@ -313,6 +316,14 @@ pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
         c.flash_attention_asked = true;
     else if (pc->flash_attention == PRED_FA_OFF)
         c.tuning.no_flash_attention = true;
+    if (pc->quantized_gemm == PRED_QG_MMQ) {
+        if (!(c.tuning.mmq_tile_tokens > 0 && c.tuning.mmq_tile_rows > 0)) {
+            *reason = "the row asks for MMQ and the engine profile has no mmq_tile_tokens / "
+                      "mmq_tile_rows";
+            return -1;
+        }
+        c.tuning.mmq = true;
+    }
     int count = pc->count > 0 ? pc->count : 1;
     if (count > 1) {
         if (pc->layer_split)

@@ -45,9 +45,12 @@ struct engine_profile {
     bool dequant_buffer;            /* weight-only GEMMs convert the weights to fp16 first */
     double dequant_buffer_above;    /* ... only above this many rows (0: above one row) */
     double ubatch_tokens;           /* prefill micro-batch; 0 = the whole prompt in one pass */
-    bool no_flash_attention;        /* attention unfused by default (flash_attention: false) */
-    double score_bytes;             /* unfused: bytes per score element, all three kernels */
-    double pipeline_copies;         /* layer split: micro-batches in flight (0 = no pipeline) */
+    /* ggml-cuda's MMQ tiles (tokens x weight rows) and the rows up to which its vector kernel
+     * (MMVQ) runs instead; used by a run that says `quantized_gemm: mmq`; 0 = none */
+    double mmq_tile_tokens, mmq_tile_rows, mmq_above;
+    bool no_flash_attention;           /* attention unfused by default (flash_attention: false) */
+    double score_bytes;                /* unfused: bytes per score element, all three kernels */
+    double pipeline_copies;            /* layer split: micro-batches in flight (0 = no pipeline) */
     double custom_allreduce_max_bytes; /* its own all-reduce below this size; 0 = NCCL's ring */
     double kv_bucket;                  /* decode attention reads the cache padded to a multiple
                                         * of this many tokens (static shapes); 0 = exact */
@@ -114,8 +117,11 @@ struct pred_case {
     double ubatch;       /* prefill micro-batch in tokens */
     double depth;        /* prefill: tokens already in each sequence's KV cache */
     int flash_attention; /* PRED_FA_DEFAULT, PRED_FA_ON (fused), PRED_FA_OFF (scores in memory) */
+    int quantized_gemm;  /* PRED_QG_DEFAULT (the engine's path), PRED_QG_MMQ (ggml-cuda's MMQ at
+                          * every batch, llama.cpp builds after PR #8075) */
 };
 enum { PRED_FA_DEFAULT, PRED_FA_ON, PRED_FA_OFF };
+enum { PRED_QG_DEFAULT, PRED_QG_MMQ };
 
 /* Mean over decode steps k = 1..steps of the keys a step attends over, input + k, padded up to a
  * multiple of `bucket` (static shapes); the unpadded mean when bucket is 0. */

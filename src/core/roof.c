@@ -561,6 +561,62 @@ wfmt(const struct roof_config *cfg, enum dtype_part p)
     return dtype_part_format(cfg->weights, p);
 }
 
+/* ggml-cuda's MMQ runs this weight-only GEMM of `rows` rows (docs/physics.md#dgx-spark-gb10) */
+static bool
+mmq_applies(const struct roof_config *cfg, enum dtype wdt, double rows)
+{
+    const struct roof_tuning *tu = &cfg->tuning;
+    double vec_rows = tu->mmq_above > 1 ? tu->mmq_above : 1;
+    return tu->mmq && tu->mmq_tile_tokens > 0 && tu->mmq_tile_rows > 0 &&
+           dtype_is_weight_only(wdt) && rows > vec_rows + 0.5;
+}
+
+double
+roof_mmq_bytes(double rows, double n, double k, double weight_bytes, double experts, double act,
+               double tile_tokens, double tile_rows, double *weights_read, double *act_read)
+{
+    double per_expert = experts > 1 ? rows / experts : rows;
+    double col_tiles = ceil(per_expert / tile_tokens - 1e-9), row_tiles = ceil(n / tile_rows);
+    if (col_tiles < 1)
+        col_tiles = 1;
+    double w = weight_bytes * col_tiles;
+    /* the activations: read in `act` and written as q8_1 once (the quantize kernel), then read
+     * by each of the row tiles */
+    double q = rows * k * ROOF_MMQ_Q8_1_BYTES;
+    double ain = rows * k * act + q + q * row_tiles;
+    if (weights_read)
+        *weights_read = w;
+    if (act_read)
+        *act_read = ain;
+    return col_tiles;
+}
+
+/* A weight-only GEMM (dense, or the routed experts with `experts` > 0 of them touched) on MMQ */
+static void
+add_mmq(struct acc_ctx *c, enum roof_op op, enum dtype wdt, double rows, double n, double k,
+        double weight_elems, double experts)
+{
+    if (!want(c, op))
+        return;
+    const struct roof_config *cfg = c->cfg;
+    const struct roof_tuning *tu = &cfg->tuning;
+    double a = dtype_bytes(cfg->act), w, ain;
+    double col_tiles = roof_mmq_bytes(rows, n, k, weight_elems * dtype_bytes(wdt), experts, a,
+                                      tu->mmq_tile_tokens, tu->mmq_tile_rows, &w, &ain);
+    /* each weight tile is unpacked into shared memory once per column tile */
+    double deq = weight_elems * roof_dequant_ops_per_weight(wdt, DT_INT8) * col_tiles;
+    add_op(c, op,
+           &(struct op_cost){.matmul = true,
+                             .compute = DT_INT8,
+                             .flops = 2.0 * rows * n * k,
+                             .weight_bytes = w,
+                             .act_in_bytes = ain,
+                             .act_out_bytes = rows * n * a,
+                             .vec_flops = deq,
+                             .gemm_m = experts > 0 ? 0 : rows,
+                             .gemm_n = experts > 0 ? 0 : n});
+}
+
 /* A weight GEMM: T tokens x (k -> n), weights n x k stored in `wdt`. */
 static void
 add_gemm(struct acc_ctx *c, enum roof_op op, enum dtype wdt, double T, double n, double k,
@@ -572,6 +628,10 @@ add_gemm(struct acc_ctx *c, enum roof_op op, enum dtype wdt, double T, double n,
     double a = dtype_bytes(cfg->act);
     enum dtype compute = dtype_gemm_compute(wdt, cfg->act);
     const struct roof_tuning *tu = &cfg->tuning;
+    if (mmq_applies(cfg, wdt, T)) {
+        add_mmq(c, op, wdt, T, n, k, weight_elems, 0);
+        return;
+    }
     double direct_rows = tu->dequant_buffer_above > 1 ? tu->dequant_buffer_above : 1;
     if (tu->dequant_buffer && dtype_is_weight_only(wdt) && T > direct_rows + 0.5) {
         /* convert the weights to the activation format in a buffer (read packed, write wide),
@@ -865,26 +925,37 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         double rows = T * (k + S);
         /* routed experts and shared experts may be stored at different widths (a mix) */
         enum dtype we = wfmt(cfg, DT_PART_EXPERTS), ws = wfmt(cfg, DT_PART_OTHER);
-        double wroute = distinct * h * I, wshared = S * h * I;
-        double wbytes = wroute * dtype_bytes(we) + wshared * dtype_bytes(ws);
-        enum dtype gc = dtype_gemm_compute(we, cfg->act);
-        double deq = wroute * roof_dequant_ops_per_weight(we, gc) +
-                     wshared * roof_dequant_ops_per_weight(ws, dtype_gemm_compute(ws, cfg->act));
-        /* gate and up: h -> I on the routed rows; down the same FLOPs and weights, I -> h */
-        struct op_cost expert = {.matmul = true,
-                                 .compute = gc,
-                                 .flops = 2.0 * rows * h * I,
-                                 .weight_bytes = wbytes,
-                                 .act_in_bytes = rows * h * a,
-                                 .act_out_bytes = rows * I * a,
-                                 .vec_flops = deq};
-        add_op(c, ROOF_OP_MLP_GATE, &expert);
-        add_op(c, ROOF_OP_MLP_UP, &expert);
-        add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);
-        expert.flops = 2.0 * rows * I * h;
-        expert.act_in_bytes = rows * I * a;
-        expert.act_out_bytes = rows * h * a;
-        add_op(c, ROOF_OP_MLP_DOWN, &expert);
+        if (mmq_applies(cfg, we, rows)) {
+            /* ggml-cuda's MMQ on the experts' rows: each touched expert's weights once per
+             * column tile of its own rows */
+            double wexp = (distinct + S) * h * I;
+            add_mmq(c, ROOF_OP_MLP_GATE, we, rows, I, h, wexp, distinct + S);
+            add_mmq(c, ROOF_OP_MLP_UP, we, rows, I, h, wexp, distinct + S);
+            add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);
+            add_mmq(c, ROOF_OP_MLP_DOWN, we, rows, h, I, wexp, distinct + S);
+        } else {
+            double wroute = distinct * h * I, wshared = S * h * I;
+            double wbytes = wroute * dtype_bytes(we) + wshared * dtype_bytes(ws);
+            enum dtype gc = dtype_gemm_compute(we, cfg->act);
+            double deq =
+                wroute * roof_dequant_ops_per_weight(we, gc) +
+                wshared * roof_dequant_ops_per_weight(ws, dtype_gemm_compute(ws, cfg->act));
+            /* gate and up: h -> I on the routed rows; down the same FLOPs and weights, I -> h */
+            struct op_cost expert = {.matmul = true,
+                                     .compute = gc,
+                                     .flops = 2.0 * rows * h * I,
+                                     .weight_bytes = wbytes,
+                                     .act_in_bytes = rows * h * a,
+                                     .act_out_bytes = rows * I * a,
+                                     .vec_flops = deq};
+            add_op(c, ROOF_OP_MLP_GATE, &expert);
+            add_op(c, ROOF_OP_MLP_UP, &expert);
+            add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);
+            expert.flops = 2.0 * rows * I * h;
+            expert.act_in_bytes = rows * I * a;
+            expert.act_out_bytes = rows * h * a;
+            add_op(c, ROOF_OP_MLP_DOWN, &expert);
+        }
     } else {
         double I = (double)m->intermediate_size;
         add_gemm(c, ROOF_OP_MLP_GATE, wfmt(cfg, DT_PART_OTHER), T, I, h, h * I);

@@ -73,6 +73,12 @@ struct roof_tuning {
     double dequant_buffer_above;    /* rows up to which the packed weights are read directly
                                      * (GEMV / quantized-GEMM kernels); 0 = one row */
     double ubatch_tokens;           /* prefill runs in micro-batches of this many tokens; 0 */
+    /* ggml-cuda's MMQ (docs/physics.md#dgx-spark-gb10): with `mmq`, weight-only GEMMs of more
+     * than mmq_above rows run the int8 tensor-core quantized GEMM in output tiles of
+     * mmq_tile_rows weight rows x mmq_tile_tokens tokens, each tile streaming its slices of the
+     * packed weights and of the q8_1 activations from memory (no fp16 weight buffer) */
+    bool mmq;
+    double mmq_tile_tokens, mmq_tile_rows, mmq_above;
     /* unfused attention (docs/physics.md#unfused-attention) */
     bool no_flash_attention; /* the engine's default: scores materialised in memory */
     double score_bytes;      /* bytes per score element moved by the three unfused kernels
@@ -277,6 +283,17 @@ double roof_tuned_peak(const struct hw_profile *hw, const struct roof_tuning *tu
 double roof_tuned_bandwidth(const struct hw_profile *hw, const struct roof_tuning *tu, double bw);
 /* Dequantization work per weight for a weight format computed in `compute` (0 when none). */
 double roof_dequant_ops_per_weight(enum dtype weights, enum dtype compute);
+
+/* ggml-cuda's MMQ (docs/physics.md#dgx-spark-gb10): bytes one weight-only GEMM of `rows` rows x
+ * (k -> n) moves when its output is cut into tiles of tile_rows x tile_tokens. `experts` > 1:
+ * the rows are spread evenly over that many experts (weight_bytes is all of theirs), each with
+ * its own column tiles. *weights_read = weight_bytes x the column tiles of one expert (at least
+ * one); *act_read = the activations in `act` bytes and written as q8_1 once, then the q8_1 read
+ * once per row tile. Returns the column tiles. */
+#define ROOF_MMQ_Q8_1_BYTES (144.0 / 128.0) /* block_q8_1_mmq: 128 int8 + 4 half2 */
+double roof_mmq_bytes(double rows, double n, double k, double weight_bytes, double experts,
+                      double act, double tile_tokens, double tile_rows, double *weights_read,
+                      double *act_read);
 /* Ring all-reduce of `bytes` over `n` devices: 2 (n-1)/n x bytes / bandwidth + 2 (n-1) latency. */
 double roof_allreduce_time_s(double bytes, int n, double bw_per_direction, double latency_s);
 /* vLLM's custom all-reduce (csrc/custom_all_reduce.cuh) of `bytes` over `n` fully connected

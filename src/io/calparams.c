@@ -159,6 +159,12 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         strbuf_addf(out, "dequant_buffer_above: %.0f\n", ep->dequant_buffer_above);
     if (ep->ubatch_tokens > 0)
         strbuf_addf(out, "ubatch: %.0f\n", ep->ubatch_tokens);
+    if (ep->mmq_tile_tokens > 0)
+        strbuf_addf(out, "mmq_tile_tokens: %.0f\n", ep->mmq_tile_tokens);
+    if (ep->mmq_tile_rows > 0)
+        strbuf_addf(out, "mmq_tile_rows: %.0f\n", ep->mmq_tile_rows);
+    if (ep->mmq_above > 0)
+        strbuf_addf(out, "mmq_above: %.0f\n", ep->mmq_above);
     if (ep->no_flash_attention)
         strbuf_addf(out, "flash_attention: false\n");
     if (ep->score_bytes > 0)
@@ -206,6 +212,7 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
             strcmp(ep->source_keys[k], "dequant_buffer") == 0 ||
             strcmp(ep->source_keys[k], "dequant_buffer_above") == 0 ||
             strcmp(ep->source_keys[k], "ubatch") == 0 ||
+            strncmp(ep->source_keys[k], "mmq_", 4) == 0 ||
             strcmp(ep->source_keys[k], "token_overhead") == 0 ||
             strcmp(ep->source_keys[k], "flash_attention") == 0 ||
             strcmp(ep->source_keys[k], "score_bytes") == 0 ||

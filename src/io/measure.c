@@ -18,10 +18,10 @@
 #define N(a) (ARRAY_SIZE(a))
 
 static const char *const ROW_KEYS[] = {
-    "id",     "source", "hardware", "count",   "parallel", "model",          "weights", "kv",
-    "engine", "phase",  "batch",    "context", "prompt",   "input",          "output",  "op",
-    "m",      "n",      "k",        "tokens",  "tp",       "kv_len",         "chunk",   "bytes",
-    "metric", "value",  "note",     "ubatch",  "depth",    "flash_attention"};
+    "id",     "source", "hardware", "count",   "parallel", "model",  "weights",        "kv",
+    "engine", "phase",  "batch",    "context", "prompt",   "input",  "output",         "op",
+    "m",      "n",      "k",        "tokens",  "tp",       "kv_len", "quantized_gemm", "chunk",
+    "bytes",  "metric", "value",    "note",    "ubatch",   "depth",  "flash_attention"};
 static const char *const PHASES[PRED_PHASE_COUNT] = {"decode", "prefill", "e2e", "kernel"};
 static const char *const METRICS[] = {"tokens_per_s", "time_ms", "latency_s"};
 /* The engines a measurement may name without a profile of their own: the generic kernel model
@@ -222,6 +222,11 @@ fill_set(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
         bool fa;
         if (ycheck_bool(y, e, "", "flash_attention", &fa))
             r.pc.flash_attention = fa ? PRED_FA_ON : PRED_FA_OFF;
+        static const char *const QGEMM[] = {"engine", "mmq"};
+        if (ycheck_str(y, e, "", "quantized_gemm", false, &s)) {
+            int q = pick(y, e, "quantized_gemm", s, QGEMM, N(QGEMM));
+            r.pc.quantized_gemm = q == 1 ? PRED_QG_MMQ : PRED_QG_DEFAULT;
+        }
         if (ycheck_str(y, e, "", "op", false, &s) && pick(y, e, "op", s, OPS, N(OPS)) >= 0)
             r.op_name = str_dup(s);
         if (ycheck_str(y, e, "", "note", false, &s))
@@ -299,6 +304,9 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "dequant_buffer",
                                           "dequant_buffer_above",
                                           "ubatch",
+                                          "mmq_tile_tokens",
+                                          "mmq_tile_rows",
+                                          "mmq_above",
                                           "flash_attention",
                                           "score_bytes",
                                           "pipeline_copies",
@@ -616,6 +624,9 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     ycheck_bool(y, root, "", "dequant_buffer", &e->dequant_buffer);
     engine_count(y, root, "dequant_buffer_above", MAX_UBATCH, &e->dequant_buffer_above);
     engine_count(y, root, "ubatch", MAX_UBATCH, &e->ubatch_tokens);
+    engine_count(y, root, "mmq_tile_tokens", 1024, &e->mmq_tile_tokens);
+    engine_count(y, root, "mmq_tile_rows", 1024, &e->mmq_tile_rows);
+    engine_count(y, root, "mmq_above", MAX_UBATCH, &e->mmq_above);
     bool fa = true;
     ycheck_bool(y, root, "", "flash_attention", &fa);
     e->no_flash_attention = !fa;

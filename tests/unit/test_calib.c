@@ -494,6 +494,109 @@ TEST(calib_ubatch_and_dequant_buffer)
     mdl_free(m);
 }
 
+/* ggml-cuda's MMQ (docs/physics.md#dgx-spark-gb10): the bytes of one GEMM cut into 128 x 128
+ * output tiles, by hand */
+TEST(calib_mmq_tile_bytes)
+{
+    double w, ain;
+    /* 1024 rows x (4096 -> 14336), 100 B of weights: ceil(1024 / 128) = 8 column tiles read the
+     * weights 8 times; the fp16 activations are read once (2 B), written as q8_1 (1.125 B) and
+     * read by ceil(14336 / 128) = 112 row tiles: 1024 x 4096 x (2 + 1.125 + 112 x 1.125)
+     * = 4,194,304 x 129.125 = 541,589,504 B */
+    CHECK_NEAR(roof_mmq_bytes(1024, 14336, 4096, 100, 0, 2, 128, 128, &w, &ain), 8, 0);
+    CHECK_NEAR(w, 800, 0);
+    CHECK_NEAR(ain, 541589504.0, 1e-3);
+    /* MoE: 2048 tokens x 8 experts = 16,384 rows over 128 experts, 128 rows each: one column
+     * tile per expert; 768 -> ceil(768 / 128) = 6 row tiles:
+     * 16,384 x 2048 x (3.125 + 6 x 1.125) = 33,554,432 x 9.875 = 331,350,016 B */
+    CHECK_NEAR(roof_mmq_bytes(16384, 768, 2048, 1000, 128, 2, 128, 128, &w, &ain), 1, 0);
+    CHECK_NEAR(w, 1000, 0);
+    CHECK_NEAR(ain, 331350016.0, 1e-3);
+    /* one row more per expert (129) takes a second column tile */
+    CHECK_NEAR(roof_mmq_bytes(16512, 768, 2048, 1000, 128, 2, 128, 128, &w, NULL), 2, 0);
+    CHECK_NEAR(w, 2000, 0);
+    /* fewer rows than a tile: one tile */
+    CHECK_NEAR(roof_mmq_bytes(9, 14336, 4096, 100, 0, 2, 128, 128, &w, NULL), 1, 0);
+    CHECK_NEAR(w, 100, 0);
+}
+
+/* a run on MMQ (quantized_gemm: mmq): up to mmq_above rows the vector kernel reads the packed
+ * weights once; above, the int8 tensor-core GEMM re-reads them per column tile, with no fp16
+ * buffer even where the engine's own path has one */
+TEST(calib_mmq_path)
+{
+    struct hw_profile *hw;
+    struct mdl_profile *m;
+    struct roof_config c;
+    llama8b_prompt_1024("a100-sxm-80gb", DT_Q8_0, &hw, &m, &c);
+    c.tuning.dequant_buffer = true;
+    c.tuning.dequant_buffer_above = 32;
+    c.tuning.mmq = true;
+    c.tuning.mmq_tile_tokens = 128;
+    c.tuning.mmq_tile_rows = 128;
+    c.tuning.mmq_above = 8;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    /* 32 layers x 4096 x 14336 weights of 8.5 bits, 8 column tiles of 128 of 1024 tokens */
+    double elems = 32.0 * 4096 * 14336;
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].bytes_weights, elems * 1.0625 * 8, 1e-12);
+    /* activations: 32 layers x 541,589,504 B (calib_mmq_tile_bytes) */
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].bytes_act_in, 32 * 541589504.0, 1e-12);
+    CHECK(r.ops[ROOF_OP_MLP_UP].roof_dtype == DT_INT8);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].flops, 32 * 2.0 * 1024 * 14336 * 4096, 1e-12);
+    /* decode, 8 rows: the packed weights once, on the engine's own direct path */
+    c.phase = ROOF_DECODE;
+    c.batch = 8;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].bytes_weights, elems * 1.0625, 1e-12);
+    CHECK(r.ops[ROOF_OP_MLP_UP].roof_dtype != DT_INT8);
+    /* 9 rows: MMQ, one column tile, the weights still once */
+    c.batch = 9;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].bytes_weights, elems * 1.0625, 1e-12);
+    CHECK(r.ops[ROOF_OP_MLP_UP].roof_dtype == DT_INT8);
+    /* 33 rows: where the engine's own path converts to an fp16 buffer, MMQ does not */
+    c.batch = 33;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].bytes_weights, elems * 1.0625, 1e-12);
+    c.tuning.mmq = false;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].bytes_weights, elems * (2 + 1.0625), 1e-12);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+/* a row that asks for MMQ needs the engine's tile sizes */
+TEST(calib_row_mmq_needs_tiles)
+{
+    struct hw_profile *hw = test_hw("dgx-spark");
+    struct mdl_profile *m = test_model("qwen2.5-7b");
+    struct roof_tuning tu;
+    dc_default_tuning(hw, &tu);
+    struct pred_case pc;
+    memset(&pc, 0, sizeof pc);
+    pc.phase = PRED_PREFILL;
+    pc.metric = PRED_TOKENS_PER_S;
+    pc.weights = DT_Q8_0;
+    pc.kv = DT_FP16;
+    pc.batch = 1;
+    pc.prompt = 2048;
+    pc.quantized_gemm = PRED_QG_MMQ;
+    double pred, plain;
+    const char *why = NULL;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &pred, &why) == -1);
+    CHECK(why && strstr(why, "mmq_tile_tokens"));
+    tu.mmq_tile_tokens = tu.mmq_tile_rows = 128;
+    tu.mmq_above = 8;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &pred, &why) == 0);
+    pc.quantized_gemm = PRED_QG_DEFAULT;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &plain, &why) == 0);
+    /* 16 column tiles re-read the weights: slower than one read of them */
+    CHECK(pred < plain);
+    hw_free(hw);
+    mdl_free(m);
+}
+
 /* a row's own run settings (docs/calibration.md#the-measurement-format): `depth` (a prompt after
  * a filled cache, llama-bench pp N @ dD), `ubatch` (-ub) and `flash_attention` (-fa) override the
  * engine's defaults */

@@ -83,6 +83,9 @@ TEST(io_calparams_round_trip)
     ep.metal.ext_group[2] = 2;
     ep.metal.ext_group[3] = 3;
     ep.metal.ext_kquant_min = 4;
+    ep.mmq_tile_tokens = 128;
+    ep.mmq_tile_rows = 64;
+    ep.mmq_above = 8;
     ep.serving.reserve_fraction = -1; /* not given (engine_serving convention) */
     /* a fact that is not fitted keeps its own source */
     char *keys[] = {"ubatch",
@@ -97,7 +100,11 @@ TEST(io_calparams_round_trip)
                     "metal.mm_tile",
                     "metal.ext_group",
                     "metal.ext_kquant_min",
-                    "metal.mm_tile_rows"},
+                    "metal.mm_tile_rows",
+
+                    "mmq_tile_tokens",
+                    "mmq_tile_rows",
+                    "mmq_above"},
          *texts[] = {"llama.cpp default -ub 512",
                      "cuBLAS path",
                      "MMQ_MAX_BATCH_SIZE 32",
@@ -110,10 +117,13 @@ TEST(io_calparams_round_trip)
                      "mul_mm dispatch",
                      "r1ptg",
                      "K-quants",
-                     "64 rows"};
+                     "64 rows",
+                     "mmq.cuh get_mmq_x_max_host",
+                     "mmq.cuh get_mmq_y_host",
+                     "MMVQ_MAX_BATCH_SIZE 8"};
     ep.source_keys = keys;
     ep.source_texts = texts;
-    ep.n_sources = 13;
+    ep.n_sources = 16;
     struct err_list errs = {0};
     CHECK(calparams_save(dir, dev, &bands, &ep, 1, "test on 2026-01-01", &errs) == 0);
     print_errs(&errs);
@@ -163,6 +173,9 @@ TEST(io_calparams_round_trip)
                         strcmp(e->source_texts[j], texts[k]) == 0;
             CHECK(kept);
         }
+        CHECK_NEAR(e->mmq_tile_tokens, 128, 0);
+        CHECK_NEAR(e->mmq_tile_rows, 64, 0);
+        CHECK_NEAR(e->mmq_above, 8, 0);
         engine_profile_free(e);
     }
     /* a missing file keeps the defaults; a bad one fails with a positioned error */
@@ -403,7 +416,10 @@ TEST(io_measurement_row_settings)
           "llama.cpp, phase: decode, batch: 1, context: 16, flash_attention: false, metric: "
           "tokens_per_s, value: 29.3}\n"
           "- {id: c, source: s, hardware: dgx-spark, model: qwen2.5-7b, weights: q8_0, engine: "
-          "llama.cpp, phase: decode, batch: 1, context: 16, metric: tokens_per_s, value: 29.3}\n",
+          "llama.cpp, phase: decode, batch: 1, context: 16, metric: tokens_per_s, value: 29.3}\n"
+          "- {id: d, source: s, hardware: dgx-spark, model: qwen2.5-7b, weights: q8_0, engine: "
+          "llama.cpp, quantized_gemm: mmq, phase: decode, batch: 16, context: 528, metric: "
+          "tokens_per_s, value: 335}\n",
           f);
     fclose(f);
     struct err_list errs = {0};
@@ -411,13 +427,15 @@ TEST(io_measurement_row_settings)
     remove(path);
     CHECK(s != NULL);
     if (s) {
-        CHECK(s->n == 3);
+        CHECK(s->n == 4);
         CHECK_NEAR(s->rows[0].pc.depth, 32768, 0);
         CHECK_NEAR(s->rows[0].pc.ubatch, 2048, 0);
         CHECK(s->rows[0].pc.flash_attention == PRED_FA_ON);
         CHECK(s->rows[1].pc.flash_attention == PRED_FA_OFF);
         CHECK(s->rows[2].pc.flash_attention == PRED_FA_DEFAULT);
         CHECK(s->rows[2].pc.ubatch == 0 && s->rows[2].pc.depth == 0);
+        CHECK(s->rows[2].pc.quantized_gemm == PRED_QG_DEFAULT);
+        CHECK(s->rows[3].pc.quantized_gemm == PRED_QG_MMQ);
     }
     meas_set_free(s);
     print_errs(&errs);
