@@ -52,6 +52,10 @@ show_gpu(const struct hw_profile *hw)
         printf("  GEMMs reach   %.2f x the fraction of peak of the %s class's devices (in the "
                "compute efficiency above)\n",
                hw->gemm_vs_class, dev_class_name(dev_class_of(hw)));
+    if (hw->memory_vs_class > 0)
+        printf("  bandwidth     %.2f x the fraction of its datasheet figure that the %s class's "
+               "devices reach (in the memory efficiency above)\n",
+               hw->memory_vs_class, dev_class_name(dev_class_of(hw)));
     if (hw->compute_units > 0)
         printf("  compute units %.0f\n", hw->compute_units);
     if (hw->boost_clock_hz > 0) {

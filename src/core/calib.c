@@ -62,8 +62,10 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
              const struct engine_profile *eng, struct roof_tuning *out)
 {
     memset(out, 0, sizeof *out);
-    double me = dev->memory_efficiency * (eng ? eng->memory_efficiency : 1.0);
-    /* the device's own GEMM fraction against its class's (a vendor's BLAS on its silicon) */
+    /* the device's own bandwidth and GEMM fractions against its class's (a vendor's memory
+     * system and BLAS on its silicon; docs/physics.md#a-devices-own-gemm-fraction) */
+    double mv = hw->memory_vs_class > 0 ? hw->memory_vs_class : 1.0;
+    double me = dev->memory_efficiency * (eng ? eng->memory_efficiency : 1.0) * mv;
     double gv = hw->gemm_vs_class > 0 ? hw->gemm_vs_class : 1.0;
     double ce = dev->compute_efficiency * (eng ? eng->compute_efficiency : 1.0) * gv;
     out->memory_efficiency = me > 1.0 ? 1.0 : me;

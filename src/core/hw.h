@@ -43,6 +43,10 @@ struct hw_profile {
      * class's compute efficiency; 0 = not given (1 is used).
      * docs/physics.md#a-devices-own-gemm-fraction */
     double gemm_vs_class;
+    /* the same for its memory: the fraction of its datasheet bandwidth that its streaming
+     * kernels reach, relative to its class's devices; it multiplies the class's memory
+     * efficiency; 0 = not given (1 is used). docs/physics.md#a-devices-own-gemm-fraction */
+    double memory_vs_class;
     /* the vector (non-tensor) units, for a profile whose datasheet gives no fp32 peak: fp32
      * FLOPs per cycle per compute unit (an FMA lane counts 2), or the vector rate as a fraction
      * of the tensor peak of format `vector_fraction_of` (both from architecture facts, cited);

@@ -11,11 +11,11 @@
 #include <string.h>
 
 static const char *const TOP_KEYS[] = {
-    "name",           "vendor",          "kind",         "memory",
-    "compute",        "compute_units",   "boost_clock",  "cache",
-    "interconnect",   "power",           "price",        "notes",
-    "sources",        "cache_bandwidth", "provenance",   "gemm_efficiency",
-    "server_devices", "vector",          "gemm_vs_class"};
+    "name",           "vendor",          "kind",          "memory",
+    "compute",        "compute_units",   "boost_clock",   "cache",
+    "interconnect",   "power",           "price",         "notes",
+    "sources",        "cache_bandwidth", "provenance",    "gemm_efficiency",
+    "server_devices", "vector",          "gemm_vs_class", "memory_vs_class"};
 static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
 static const char *const VECTOR_KEYS[] = {"flops_per_cycle", "fraction", "fraction_of"};
 static const char *const CACHE_KEYS[] = {"l1", "l2", "l3", "llc"};
@@ -394,6 +394,14 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
                          "'gemm_vs_class' must be a ratio in (0, 1.5], got %g", gv);
         else
             hw->gemm_vs_class = gv;
+    }
+    double mv;
+    if (ycheck_num(y, root, "", "memory_vs_class", false, &mv)) {
+        if (!(mv > 0 && mv <= 1.5))
+            ycheck_error(y, ynode_get(root, "memory_vs_class"),
+                         "'memory_vs_class' must be a ratio in (0, 1.5], got %g", mv);
+        else
+            hw->memory_vs_class = mv;
     }
     const struct ynode *vec = ynode_get(root, "vector");
     if (vec && !ynode_is_null(vec))

@@ -151,7 +151,8 @@ TEST(calib_kernel_prediction_by_hand)
 
 /* A device's GEMM fraction against its class (hardware_profiles/mi300x.yaml gemm_vs_class 0.640:
  * MAMF 51.4% / H100's 80.3%) multiplies the class's and the engine's compute efficiency, and only
- * that: 0.75 x 1.272 x 0.640 = 0.61056; the vector units and the bandwidth keep the class's. */
+ * that: 0.75 x 1.272 x 0.640 = 0.61056; the vector units keep the class's, the bandwidth its own
+ * fraction (memory_vs_class, below). */
 TEST(calib_device_gemm_fraction)
 {
     struct hw_profile *amd = test_hw("mi300x");
@@ -169,9 +170,40 @@ TEST(calib_device_gemm_fraction)
     CHECK_NEAR(ta.compute_efficiency, 0.75 * 1.272 * 0.640, 1e-12);
     CHECK_NEAR(tn.compute_efficiency, 0.75 * 1.272, 1e-12);
     CHECK_NEAR(ta.vector_efficiency, 0.75, 1e-12);
-    CHECK_NEAR(ta.memory_efficiency, tn.memory_efficiency, 1e-15);
+    CHECK_NEAR(ta.memory_efficiency, tn.memory_efficiency * 0.895, 1e-15);
     /* the tuned fp16 peak every compute-bound time divides by: 1307.4 TFLOPS x 0.61056 */
     CHECK_NEAR(roof_tuned_peak(amd, &ta, DT_FP16, NULL), 1307.4e12 * 0.75 * 1.272 * 0.640, 1e3);
+    hw_free(amd);
+    hw_free(nv);
+}
+
+/* A device's bandwidth fraction against its class (hardware_profiles/mi300x.yaml memory_vs_class
+ * 0.895: 79.2% of 5.3 TB/s measured over the class's 88.52%) multiplies the class's and the
+ * engine's memory efficiency, and only that: 0.88 x 0.8795 x 0.895 = 0.6926788; the compute
+ * efficiency keeps gemm_vs_class alone. A decode GEMV's bytes take 1/0.6926788 = 1.4437 x the
+ * datasheet time. */
+TEST(calib_device_memory_fraction)
+{
+    struct hw_profile *amd = test_hw("mi300x");
+    struct hw_profile *nv = test_hw("h100-sxm");
+    CHECK_NEAR(amd->memory_vs_class, 0.895, 1e-12);
+    CHECK(nv->memory_vs_class == 0);
+    struct dev_params dp;
+    dev_params_default(DEV_DC_GPU, &dp);
+    struct engine_profile eng;
+    engine_profile_kernel(&eng);
+    eng.memory_efficiency = 0.8795;
+    struct roof_tuning ta, tn;
+    calib_tuning(amd, &dp, &eng, &ta);
+    calib_tuning(nv, &dp, &eng, &tn);
+    CHECK_NEAR(ta.memory_efficiency, 0.88 * 0.8795 * 0.895, 1e-12);
+    CHECK_NEAR(tn.memory_efficiency, 0.88 * 0.8795, 1e-12);
+    CHECK_NEAR(ta.compute_efficiency, 0.75 * 0.640, 1e-12);
+    /* a multiplier that would pass 1 is capped at the datasheet */
+    amd->memory_vs_class = 1.5;
+    eng.memory_efficiency = 1.0;
+    calib_tuning(amd, &dp, &eng, &ta);
+    CHECK_NEAR(ta.memory_efficiency, 1.0, 1e-15);
     hw_free(amd);
     hw_free(nv);
 }
