@@ -207,6 +207,36 @@ TEST(calib_gaudi_gemm_fractions)
     hw_free(g3);
 }
 
+/* A full mesh inside the server (gaudi3.yaml per_peer 75 GB/s: 3 of its 200 GbE ports to each of
+ * the 7 others; gaudi2.yaml 37.5 GB/s, 3 x 100 GbE): a tensor-parallel group of n reaches n-1
+ * peers' links, at most the profile's total per direction; a switched fabric (H100's NVLink) gives
+ * every group the total. The 2-card Llama 3.1 70B decode all-reduce at batch 3516 (3516 x 8192 x
+ * 2 B = 57,606,144 B), a ring of 2 over 75 GB/s: 57606144 / 75e9 + 2 x 2 us = 772.08 us (at the
+ * profile's 600 GB/s per direction it would be 100.01 us). */
+TEST(allreduce_full_mesh_group)
+{
+    struct hw_profile *g2 = test_hw("gaudi2");
+    struct hw_profile *g3 = test_hw("gaudi3");
+    struct hw_profile *h = test_hw("h100-sxm");
+    CHECK_NEAR(g3->link_per_peer_bytes_per_s, 75e9, 1e-3);
+    CHECK_NEAR(g2->link_per_peer_bytes_per_s, 37.5e9, 1e-3);
+    double t3 = hw_link_bytes_per_s_per_direction(g3), t2 = hw_link_bytes_per_s_per_direction(g2);
+    CHECK_NEAR(t3, 600e9, 1e-3);
+    CHECK_NEAR(hw_link_group_bytes_per_s(g3, 2, t3), 75e9, 1e-3);
+    CHECK_NEAR(hw_link_group_bytes_per_s(g3, 8, t3), 525e9, 1e-3);
+    CHECK_NEAR(hw_link_group_bytes_per_s(g2, 4, t2), 112.5e9, 1e-3);
+    CHECK_NEAR(hw_link_group_bytes_per_s(g2, 8, t2), 262.5e9, 1e-3);
+    CHECK_NEAR(hw_link_group_bytes_per_s(h, 2, 450e9), 450e9, 0);
+    CHECK_NEAR(hw_link_group_bytes_per_s(g3, 1, t3), t3, 0);
+    CHECK_NEAR(roof_allreduce_engine_s(g3, NULL, 57606144.0, 2, t3, 2e-6), 57606144.0 / 75e9 + 4e-6,
+               1e-12);
+    CHECK_NEAR(roof_allreduce_engine_s(h, NULL, 57606144.0, 2, t3, 2e-6), 57606144.0 / 600e9 + 4e-6,
+               1e-12);
+    hw_free(g2);
+    hw_free(g3);
+    hw_free(h);
+}
+
 /* the kernel model's tuning on `hw` with the datacenter-gpu class at its defaults, no engine */
 static void
 dc_default_tuning(const struct hw_profile *hw, struct roof_tuning *tu)
