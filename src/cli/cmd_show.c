@@ -73,6 +73,12 @@ show_gpu(const struct hw_profile *hw)
         unit_format_short(hw_link_bytes_per_s_per_direction(hw), "B/s", 4, b, sizeof b);
         printf("  interconnect  %s, %s %s (%s per direction)\n", hw->link_kind, a,
                hw->link_direction == HW_LINK_PER_DIRECTION ? "per direction" : "bidirectional", b);
+        if (hw->link_per_peer_bytes_per_s > 0) {
+            unit_format_short(hw->link_per_peer_bytes_per_s, "B/s", 4, a, sizeof a);
+            printf("  full mesh     %s to each peer per direction: a group of n devices "
+                   "reaches (n-1) x that, at most the total\n",
+                   a);
+        }
     }
     if (hw->tdp_w > 0)
         printf("  TDP           %.0f W\n", hw->tdp_w);

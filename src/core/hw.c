@@ -115,6 +115,15 @@ hw_link_bytes_per_s_per_direction(const struct hw_profile *hw)
                                                        : hw->link_bandwidth_bytes_per_s / 2.0;
 }
 
+double
+hw_link_group_bytes_per_s(const struct hw_profile *hw, int n, double total)
+{
+    if (!hw || hw->link_per_peer_bytes_per_s <= 0 || n < 2)
+        return total;
+    double mesh = (double)(n - 1) * hw->link_per_peer_bytes_per_s;
+    return mesh < total ? mesh : total;
+}
+
 void
 hw_free(struct hw_profile *hw)
 {

@@ -57,6 +57,11 @@ struct hw_profile {
     char *link_kind; /* NULL = none */
     double link_bandwidth_bytes_per_s;
     enum hw_link_direction link_direction;
+    /* a full mesh inside the server: the bandwidth each device has to each one peer, per
+     * direction (Gaudi: 3 of its ports per peer); a group of n devices reaches n-1 times it,
+     * at most the total. 0 = not given (a switch: every group gets the total).
+     * docs/physics.md#parallelism */
+    double link_per_peer_bytes_per_s;
     double tdp_w; /* 0 = unknown */
     struct hw_price_purchase *purchase;
     int n_purchase;
@@ -99,6 +104,9 @@ void hw_vector_describe(const struct hw_profile *hw, char *buf, size_t n);
 double hw_ridge(const struct hw_profile *hw, enum dtype dt);
 /* Bandwidth of one direction of the scale-up link in bytes/s (half of a bidirectional figure). */
 double hw_link_bytes_per_s_per_direction(const struct hw_profile *hw);
+/* What each of `n` devices can send to the other n-1 at once, per direction: the total, or on a
+ * full mesh (link_per_peer) (n-1) x the per-peer bandwidth when that is less. */
+double hw_link_group_bytes_per_s(const struct hw_profile *hw, int n, double total);
 /* Frees everything the profile owns and the struct itself; NULL is a no-op. */
 void hw_free(struct hw_profile *hw);
 

@@ -1246,6 +1246,8 @@ double
 roof_allreduce_engine_s(const struct hw_profile *hw, const struct roof_tuning *tu, double bytes,
                         int n, double bw, double latency_s)
 {
+    /* on a full mesh a group of n reaches only its n-1 peers' links (hw_link_group_bytes_per_s) */
+    bw = hw_link_group_bytes_per_s(hw, n, bw);
     /* vllm/distributed/device_communicators/custom_all_reduce.py: world sizes 2, 4, 6, 8,
      * fully connected (should_custom_ar), messages under max_size; PCIe cards stay on NCCL */
     bool mesh = !(hw && hw->link_kind && strncmp(hw->link_kind, "pcie", 4) == 0);
@@ -1438,7 +1440,8 @@ roof_pass(const struct roof_config *cfg, const struct roof_config *sc, const str
         acc_init(&c, sc, out, cfg->hw->memory_bandwidth_bytes_per_s);
         c.times = (double)(pp - 1);
         double bytes = rows * h * a;
-        send_t = bytes / bw_link + lat;
+        /* to the next stage's device: one peer's links on a full mesh */
+        send_t = bytes / hw_link_group_bytes_per_s(cfg->hw, 2, bw_link) + lat;
         add_link(&c, ROOF_OP_PP_SEND, bytes, send_t);
         out->link_time_s += c.times * send_t;
         out->time_in_link_bound_s += c.times * send_t;

@@ -19,7 +19,7 @@ static const char *const TOP_KEYS[] = {
 static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
 static const char *const VECTOR_KEYS[] = {"flops_per_cycle", "fraction", "fraction_of"};
 static const char *const CACHE_KEYS[] = {"l1", "l2", "l3", "llc"};
-static const char *const LINK_KEYS[] = {"kind", "bandwidth", "direction"};
+static const char *const LINK_KEYS[] = {"kind", "bandwidth", "direction", "per_peer"};
 static const char *const POWER_KEYS[] = {"tdp"};
 static const char *const PRICE_KEYS[] = {"purchase", "cloud"};
 static const char *const PURCHASE_KEYS[] = {"usd", "date", "basis", "source"};
@@ -434,6 +434,13 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
             hw->link_direction =
                 strcmp(s, "per-direction") == 0 ? HW_LINK_PER_DIRECTION : HW_LINK_BIDIRECTIONAL;
         }
+        if (qty_in(y, link, "interconnect", "per_peer", UNIT_BYTES_PER_S, false, &LINK_RANGE,
+                   &hw->link_per_peer_bytes_per_s) &&
+            hw->link_bandwidth_bytes_per_s > 0 &&
+            hw->link_per_peer_bytes_per_s > hw_link_bytes_per_s_per_direction(hw))
+            ycheck_error(y, ynode_get(link, "per_peer"),
+                         "'per_peer' (one peer, per direction) must be at most the interconnect's "
+                         "bandwidth per direction");
     }
     const struct ynode *power = ynode_get(root, "power");
     if (power && !ynode_is_null(power) && ycheck_map(y, power, "power")) {

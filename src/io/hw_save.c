@@ -92,6 +92,11 @@ hw_profile_text(const struct hw_profile *hw, struct strbuf *t)
         strbuf_addf(t, "\n  direction: %s\n",
                     hw->link_direction == HW_LINK_PER_DIRECTION ? "per-direction"
                                                                 : "bidirectional");
+        if (hw->link_per_peer_bytes_per_s > 0) {
+            strbuf_addf(t, "  per_peer: ");
+            yaml_qty(t, hw->link_per_peer_bytes_per_s, "B/s");
+            strbuf_addf(t, "\n");
+        }
     }
     if (hw->tdp_w > 0) {
         strbuf_addf(t, "power:\n  tdp: ");

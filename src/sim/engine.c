@@ -133,7 +133,9 @@ cost_step(struct sim_cost *c, struct roof_seq *seqs, int n)
         stage += 2.0 * (double)c->shard.num_layers *
                  roof_allreduce_engine_s(c->cfg.hw, &c->cfg.tuning, bytes, c->tp,
                                          c->link_bytes_per_s, c->link_latency_s);
-    double send = c->pp > 1 ? bytes / c->link_bytes_per_s + c->link_latency_s : 0.0;
+    double send = c->pp > 1 ? bytes / hw_link_group_bytes_per_s(c->cfg.hw, 2, c->link_bytes_per_s) +
+                                  c->link_latency_s
+                            : 0.0;
     return (double)c->pp * stage + (double)(c->pp - 1) * send;
 }
 

@@ -208,6 +208,67 @@ TEST(calib_device_memory_fraction)
     hw_free(nv);
 }
 
+/* The Gaudis' own GEMM fractions (gaudi2.yaml 1.241: MAMF 99.4% / H100's 80.1%; gaudi3.yaml
+ * 0.877: 70.2% of 1835 / 80.1%) on the accelerator class's default 0.75: Gaudi 2's fp8 GEMMs on
+ * 865 TFLOPS x 0.75 x 1.241 = 805.1 TFLOPS, Gaudi 3's on 1835 x 0.75 x 0.877 = 1207.0 TFLOPS,
+ * 1.499x Gaudi 2's (the datasheets' 2.12x); an engine multiplier that would lift the product
+ * past 1 is held at the peak: 0.75 x 1.2 x 1.241 = 1.117 -> 1. */
+TEST(calib_gaudi_gemm_fractions)
+{
+    struct hw_profile *g2 = test_hw("gaudi2");
+    struct hw_profile *g3 = test_hw("gaudi3");
+    CHECK_NEAR(g2->gemm_vs_class, 1.241, 1e-12);
+    CHECK_NEAR(g3->gemm_vs_class, 0.877, 1e-12);
+    struct dev_params dp;
+    dev_params_default(DEV_ACCEL, &dp);
+    struct roof_tuning t2, t3;
+    calib_tuning(g2, &dp, NULL, &t2);
+    calib_tuning(g3, &dp, NULL, &t3);
+    double p2 = roof_tuned_peak(g2, &t2, DT_FP8, NULL);
+    double p3 = roof_tuned_peak(g3, &t3, DT_FP8, NULL);
+    CHECK_NEAR(p2, 865e12 * 0.75 * 1.241, 1e3);
+    CHECK_NEAR(p3, 1835e12 * 0.75 * 0.877, 1e3);
+    CHECK_NEAR(p3 / p2, (1835.0 * 0.877) / (865.0 * 1.241), 1e-9);
+    CHECK_NEAR(t2.vector_efficiency, t3.vector_efficiency, 0);
+    struct engine_profile eng;
+    engine_profile_kernel(&eng);
+    eng.compute_efficiency = 1.2;
+    calib_tuning(g2, &dp, &eng, &t2);
+    CHECK_NEAR(t2.compute_efficiency, 1.0, 0);
+    hw_free(g2);
+    hw_free(g3);
+}
+
+/* A full mesh inside the server (gaudi3.yaml per_peer 75 GB/s: 3 of its 200 GbE ports to each of
+ * the 7 others; gaudi2.yaml 37.5 GB/s, 3 x 100 GbE): a tensor-parallel group of n reaches n-1
+ * peers' links, at most the profile's total per direction; a switched fabric (H100's NVLink) gives
+ * every group the total. The 2-card Llama 3.1 70B decode all-reduce at batch 3516 (3516 x 8192 x
+ * 2 B = 57,606,144 B), a ring of 2 over 75 GB/s: 57606144 / 75e9 + 2 x 2 us = 772.08 us (at the
+ * profile's 600 GB/s per direction it would be 100.01 us). */
+TEST(allreduce_full_mesh_group)
+{
+    struct hw_profile *g2 = test_hw("gaudi2");
+    struct hw_profile *g3 = test_hw("gaudi3");
+    struct hw_profile *h = test_hw("h100-sxm");
+    CHECK_NEAR(g3->link_per_peer_bytes_per_s, 75e9, 1e-3);
+    CHECK_NEAR(g2->link_per_peer_bytes_per_s, 37.5e9, 1e-3);
+    double t3 = hw_link_bytes_per_s_per_direction(g3), t2 = hw_link_bytes_per_s_per_direction(g2);
+    CHECK_NEAR(t3, 600e9, 1e-3);
+    CHECK_NEAR(hw_link_group_bytes_per_s(g3, 2, t3), 75e9, 1e-3);
+    CHECK_NEAR(hw_link_group_bytes_per_s(g3, 8, t3), 525e9, 1e-3);
+    CHECK_NEAR(hw_link_group_bytes_per_s(g2, 4, t2), 112.5e9, 1e-3);
+    CHECK_NEAR(hw_link_group_bytes_per_s(g2, 8, t2), 262.5e9, 1e-3);
+    CHECK_NEAR(hw_link_group_bytes_per_s(h, 2, 450e9), 450e9, 0);
+    CHECK_NEAR(hw_link_group_bytes_per_s(g3, 1, t3), t3, 0);
+    CHECK_NEAR(roof_allreduce_engine_s(g3, NULL, 57606144.0, 2, t3, 2e-6), 57606144.0 / 75e9 + 4e-6,
+               1e-12);
+    CHECK_NEAR(roof_allreduce_engine_s(h, NULL, 57606144.0, 2, t3, 2e-6), 57606144.0 / 600e9 + 4e-6,
+               1e-12);
+    hw_free(g2);
+    hw_free(g3);
+    hw_free(h);
+}
+
 /* the kernel model's tuning on `hw` with the datacenter-gpu class at its defaults, no engine */
 static void
 dc_default_tuning(const struct hw_profile *hw, struct roof_tuning *tu)
