@@ -510,7 +510,7 @@ TEST(io_engine_names_one_list)
     /* the links need an absolute target: the data directory may be "." (no ROOFLINE_DATA) */
     char abs_old[2048], cwd[1024];
     if (old[0] == '/' || !getcwd(cwd, sizeof cwd))
-        snprintf(abs_old, sizeof abs_old, "%s", old);
+        snprintf(abs_old, sizeof abs_old, "%.2000s", old);
     else
         snprintf(abs_old, sizeof abs_old, "%.1000s/%.1000s", cwd, old);
     const char *sub[] = {"hardware_profiles", "model_profiles", "calibration"};
