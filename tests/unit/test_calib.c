@@ -153,20 +153,32 @@ TEST(calib_kernel_prediction_by_hand)
  * MAMF 51.4% / H100's 80.3%) multiplies the class's and the engine's compute efficiency, and only
  * that: 0.75 x 1.272 x 0.640 = 0.61056; the vector units keep the class's, the bandwidth its own
  * fraction (memory_vs_class, below). */
+/* The kernel model's tuning on the MI300X and the H100 SXM: the datacenter-gpu class at its
+ * defaults (into *dp), the kernel engine with the given multipliers (into *eng) */
+static void
+mi300x_h100_tuning(double eng_compute, double eng_memory, struct hw_profile **amd,
+                   struct hw_profile **nv, struct dev_params *dp, struct engine_profile *eng,
+                   struct roof_tuning *ta, struct roof_tuning *tn)
+{
+    *amd = test_hw("mi300x");
+    *nv = test_hw("h100-sxm");
+    dev_params_default(DEV_DC_GPU, dp);
+    engine_profile_kernel(eng);
+    eng->compute_efficiency = eng_compute;
+    eng->memory_efficiency = eng_memory;
+    calib_tuning(*amd, dp, eng, ta);
+    calib_tuning(*nv, dp, eng, tn);
+}
+
 TEST(calib_device_gemm_fraction)
 {
-    struct hw_profile *amd = test_hw("mi300x");
-    struct hw_profile *nv = test_hw("h100-sxm");
+    struct hw_profile *amd, *nv;
+    struct dev_params dp;
+    struct engine_profile eng;
+    struct roof_tuning ta, tn;
+    mi300x_h100_tuning(1.272, 1.0, &amd, &nv, &dp, &eng, &ta, &tn);
     CHECK_NEAR(amd->gemm_vs_class, 0.640, 1e-12);
     CHECK(nv->gemm_vs_class == 0);
-    struct dev_params dp;
-    dev_params_default(DEV_DC_GPU, &dp);
-    struct engine_profile eng;
-    engine_profile_kernel(&eng);
-    eng.compute_efficiency = 1.272;
-    struct roof_tuning ta, tn;
-    calib_tuning(amd, &dp, &eng, &ta);
-    calib_tuning(nv, &dp, &eng, &tn);
     CHECK_NEAR(ta.compute_efficiency, 0.75 * 1.272 * 0.640, 1e-12);
     CHECK_NEAR(tn.compute_efficiency, 0.75 * 1.272, 1e-12);
     CHECK_NEAR(ta.vector_efficiency, 0.75, 1e-12);
@@ -184,18 +196,13 @@ TEST(calib_device_gemm_fraction)
  * datasheet time. */
 TEST(calib_device_memory_fraction)
 {
-    struct hw_profile *amd = test_hw("mi300x");
-    struct hw_profile *nv = test_hw("h100-sxm");
+    struct hw_profile *amd, *nv;
+    struct dev_params dp;
+    struct engine_profile eng;
+    struct roof_tuning ta, tn;
+    mi300x_h100_tuning(1.0, 0.8795, &amd, &nv, &dp, &eng, &ta, &tn);
     CHECK_NEAR(amd->memory_vs_class, 0.895, 1e-12);
     CHECK(nv->memory_vs_class == 0);
-    struct dev_params dp;
-    dev_params_default(DEV_DC_GPU, &dp);
-    struct engine_profile eng;
-    engine_profile_kernel(&eng);
-    eng.memory_efficiency = 0.8795;
-    struct roof_tuning ta, tn;
-    calib_tuning(amd, &dp, &eng, &ta);
-    calib_tuning(nv, &dp, &eng, &tn);
     CHECK_NEAR(ta.memory_efficiency, 0.88 * 0.8795 * 0.895, 1e-12);
     CHECK_NEAR(tn.memory_efficiency, 0.88 * 0.8795, 1e-12);
     CHECK_NEAR(ta.compute_efficiency, 0.75 * 0.640, 1e-12);
