@@ -956,6 +956,20 @@ TEST(plan_llama_cpp_step_as_analyze)
     op.max_batch = 4;
     plan_launch_line(q, &c, &op, line, sizeof line);
     CHECK(strstr(line, "-c 4608 -np 4") != NULL);
+    /* without an engine the format picks it: a GGUF's mix runs on llama.cpp, gpt-oss's own
+     * checkpoint (mxfp4 experts, bf16 else) on vLLM */
+    char *qe = q->engine;
+    q->engine = NULL;
+    c.pp = 1;
+    c.fmt.weights = DT_MXFP4_MOE;
+    plan_launch_line(q, &c, &op, line, sizeof line);
+    CHECK(strstr(line, "llama-server -m llama-3-8b-mxfp4_moe.gguf") == line);
+    c.fmt.weights = DT_MXFP4_MOE_BF16;
+    plan_launch_line(q, &c, &op, line, sizeof line);
+    CHECK(strstr(line, "vllm serve llama-3-8b") == line);
+    q->engine = qe;
+    c.pp = 2;
+    c.fmt = op.format;
     /* a scenario of the same engine and lengths reserves the same, and simulates the same step */
     const char *st = "name: t\nmodel: llama-3-8b\nengine: llama.cpp\n"
                      "hardware: {id: rtx-4090, count: 2, pp: 2}\n"
