@@ -313,6 +313,20 @@ check_sources(struct ycheck *y, const struct ynode *root, const struct ynode *sr
 }
 
 /* `arg` is the profile's id */
+/* A device's fraction against its class's (gemm_vs_class, memory_vs_class), if given: a ratio
+ * in (0, 1.5] */
+static void
+vs_class(struct ycheck *y, const struct ynode *root, const char *key, double *out)
+{
+    double v;
+    if (!ycheck_num(y, root, "", key, false, &v))
+        return;
+    if (v > 0 && v <= 1.5)
+        *out = v;
+    else
+        ycheck_error(y, ynode_get(root, key), "'%s' must be a ratio in (0, 1.5], got %g", key, v);
+}
+
 static void
 fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
 {
@@ -387,22 +401,8 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
         else
             hw->gemm_efficiency = ge;
     }
-    double gv;
-    if (ycheck_num(y, root, "", "gemm_vs_class", false, &gv)) {
-        if (!(gv > 0 && gv <= 1.5))
-            ycheck_error(y, ynode_get(root, "gemm_vs_class"),
-                         "'gemm_vs_class' must be a ratio in (0, 1.5], got %g", gv);
-        else
-            hw->gemm_vs_class = gv;
-    }
-    double mv;
-    if (ycheck_num(y, root, "", "memory_vs_class", false, &mv)) {
-        if (!(mv > 0 && mv <= 1.5))
-            ycheck_error(y, ynode_get(root, "memory_vs_class"),
-                         "'memory_vs_class' must be a ratio in (0, 1.5], got %g", mv);
-        else
-            hw->memory_vs_class = mv;
-    }
+    vs_class(y, root, "gemm_vs_class", &hw->gemm_vs_class);
+    vs_class(y, root, "memory_vs_class", &hw->memory_vs_class);
     const struct ynode *vec = ynode_get(root, "vector");
     if (vec && !ynode_is_null(vec))
         load_vector(y, vec, hw);

@@ -489,6 +489,23 @@ engine_count(struct ycheck *y, const struct ynode *root, const char *key, long m
         *out = (double)v;
 }
 
+/* A required whole number from 1 to `max` of the `metal` section (`unit` after the bound in the
+ * message); false when missing or out of range */
+static bool
+metal_count(struct ycheck *y, const struct ynode *sec, const char *key, long max, const char *unit,
+            double *out)
+{
+    long v;
+    if (!ycheck_long(y, sec, "metal", key, true, 1, &v))
+        return false;
+    *out = (double)v;
+    if (v <= max)
+        return true;
+    ycheck_error(y, ynode_get(sec, key), "'metal.%s' must be at most %ld%s, got %ld", key, max,
+                 unit, v);
+    return false;
+}
+
 /* The `metal` section (docs/physics.md#metal-kernels): ggml-metal's weight kernels by the
  * number of columns. mm_above and mm_tile are required; ext_group lists the columns per weight
  * read of mul_mv_ext for 2, 3, ... columns, none of them above mm_above. */
@@ -503,33 +520,9 @@ load_metal(struct ycheck *y, const struct ynode *root, struct roof_metal *out)
     struct roof_metal m = {0};
     long v;
     bool ok = true;
-    if (ycheck_long(y, sec, "metal", "mm_above", true, 1, &v)) {
-        if (v > MAX_UBATCH) {
-            ycheck_error(y, ynode_get(sec, "mm_above"),
-                         "'metal.mm_above' must be at most %ld, got %ld", (long)MAX_UBATCH, v);
-            ok = false;
-        }
-        m.mm_above = (double)v;
-    } else
-        ok = false;
-    if (ycheck_long(y, sec, "metal", "mm_tile", true, 1, &v)) {
-        if (v > 1024) {
-            ycheck_error(y, ynode_get(sec, "mm_tile"),
-                         "'metal.mm_tile' must be at most 1024 columns, got %ld", v);
-            ok = false;
-        }
-        m.mm_tile = (double)v;
-    } else
-        ok = false;
-    if (ycheck_long(y, sec, "metal", "mm_tile_rows", true, 1, &v)) {
-        if (v > 1024) {
-            ycheck_error(y, ynode_get(sec, "mm_tile_rows"),
-                         "'metal.mm_tile_rows' must be at most 1024 rows, got %ld", v);
-            ok = false;
-        }
-        m.mm_tile_rows = (double)v;
-    } else
-        ok = false;
+    ok &= metal_count(y, sec, "mm_above", MAX_UBATCH, "", &m.mm_above);
+    ok &= metal_count(y, sec, "mm_tile", 1024, " columns", &m.mm_tile);
+    ok &= metal_count(y, sec, "mm_tile_rows", 1024, " rows", &m.mm_tile_rows);
     if (ynode_get(sec, "ext_kquant_min")) {
         if (ycheck_long(y, sec, "metal", "ext_kquant_min", false, 2, &v))
             m.ext_kquant_min = (double)v;
