@@ -493,10 +493,9 @@ cli_dtype(const struct cli_args *a, const char *name, enum dtype *out)
     if (!v)
         return 0;
     if (dtype_parse(v, out) != 0 || *out == DT_TF32 || *out == DT_FP64) {
-        fprintf(stderr,
-                "error: --%s: unknown format '%s' (fp32, fp16, bf16, fp8, int8, int4, fp4, q8_0, "
-                "q4_0, q4_1, q4_k_m, mxfp4; for --weights also mxfp4_moe, mxfp4_moe_bf16)\n",
-                name, v);
+        char list[256];
+        fprintf(stderr, "error: --%s: unknown format '%s' (%s)\n", name, v,
+                dtype_list(list, sizeof list, strcmp(name, "weights") == 0));
         return -1;
     }
     if (dtype_is_mix(*out) && strcmp(name, "weights") != 0) {

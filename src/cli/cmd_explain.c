@@ -218,10 +218,16 @@ explain_metal(const struct roof_result *r, bool pre)
     double ub = cfg->tuning.ubatch_tokens;
     if (pre && ub > 0 && T > ub)
         T = ub; /* the tokens of one micro-batch */
+    /* a mix's attention and dense matrices are stored in its other-tensors format (q8_0 in
+     * mxfp4_moe), which picks the kernel */
+    enum dtype w = dtype_part_format(cfg->weights, DT_PART_OTHER);
     struct roof_metal_choice mc;
-    roof_metal_choose(mt, cfg->weights, T, &mc);
-    printf("  Metal (llama.cpp on Apple GPUs): a weight GEMM of %.0f token%s runs %s", mc.columns,
-           mc.columns == 1 ? "" : "s", roof_metal_kernel_name(mc.kernel));
+    roof_metal_choose(mt, w, T, &mc);
+    printf("  Metal (llama.cpp on Apple GPUs): a weight GEMM of %.0f token%s", mc.columns,
+           mc.columns == 1 ? "" : "s");
+    if (dtype_is_mix(cfg->weights))
+        printf(" on the %s attention and dense matrices", dtype_name(w));
+    printf(" runs %s", roof_metal_kernel_name(mc.kernel));
     if (mc.kernel == ROOF_METAL_MM)
         printf(" in tiles of %.0f tokens: it pays the arithmetic of %.0f tokens, reads the "
                "weights once and dequantizes them %.0f time%s (once per tile of tokens).\n",

@@ -2,6 +2,7 @@
 #include "core/dtype.h"
 #include "util/array.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const struct {
@@ -60,6 +61,29 @@ const char *
 dtype_name(enum dtype dt)
 {
     return (dt >= 0 && dt < DT_COUNT) ? DT[dt].name : "?";
+}
+
+char *
+dtype_list(char *buf, size_t n, bool weights)
+{
+    size_t at = 0;
+    if (n == 0)
+        return buf;
+    buf[0] = '\0';
+    bool mix_seen = false;
+    for (int pass = 0; pass < (weights ? 2 : 1); pass++) {
+        for (int i = 0; i < DT_COUNT; i++) {
+            if (i == DT_FP64 || i == DT_TF32 || dtype_is_mix((enum dtype)i) != (pass == 1))
+                continue;
+            const char *sep = at == 0 ? "" : pass == 1 && !mix_seen ? "; for weights also " : ", ";
+            mix_seen = mix_seen || pass == 1;
+            int w = snprintf(buf + at, n - at, "%s%s", sep, DT[i].name);
+            if (w < 0 || (size_t)w >= n - at)
+                return buf;
+            at += (size_t)w;
+        }
+    }
+    return buf;
 }
 
 int

@@ -4,6 +4,7 @@
 #define ROOFLINE_CORE_DTYPE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum dtype {
     DT_FP64,
@@ -32,6 +33,10 @@ enum dtype {
 #define DT_ROOF_LAST DT_INT4
 
 const char *dtype_name(enum dtype dt);
+/* The formats a user may name, for an "unknown format" message: every storage format but fp64
+ * and tf32, then the mixes ("...; for weights also mxfp4_moe, ...") unless `weights` is false.
+ * Writes at most `n` bytes (NUL included) to `buf` and returns it. */
+char *dtype_list(char *buf, size_t n, bool weights);
 /* Parse a name ("fp16", "bf16", "q4_k_m", also "float16", "bfloat16", "f16", "float32");
  * returns -1 when unknown. */
 int dtype_parse(const char *name, enum dtype *out);

@@ -183,10 +183,13 @@ fill_set(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
             ycheck_error(y, ynode_get(e, "value"), "'value' must be positive, got %g", r.value);
         r.pc.weights = DT_FP16;
         r.pc.kv = DT_FP16;
+        char list[256];
         if (ycheck_str(y, e, "", "weights", true, &s) && dtype_parse(s, &r.pc.weights) != 0)
-            ycheck_error(y, ynode_get(e, "weights"), "'weights' is '%s', an unknown format", s);
+            ycheck_error(y, ynode_get(e, "weights"), "'weights' is '%s', an unknown format (%s)", s,
+                         dtype_list(list, sizeof list, true));
         if (ycheck_str(y, e, "", "kv", false, &s) && dtype_parse(s, &r.pc.kv) != 0)
-            ycheck_error(y, ynode_get(e, "kv"), "'kv' is '%s', an unknown format", s);
+            ycheck_error(y, ynode_get(e, "kv"), "'kv' is '%s', an unknown format (%s)", s,
+                         dtype_list(list, sizeof list, false));
         else if (s && given(e, "kv") && dtype_is_mix(r.pc.kv))
             ycheck_error(y, ynode_get(e, "kv"),
                          "'kv' is '%s', a mix of weight formats, not a cache format", s);

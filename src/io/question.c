@@ -184,10 +184,10 @@ parse_dtype(struct ycheck *y, const struct ynode *v, const char *name, bool weig
 {
     enum dtype d;
     if (v->kind != YNODE_SCALAR || dtype_parse(v->value, &d) != 0 || d == DT_TF32 || d == DT_FP64) {
-        ycheck_error(y, v,
-                     "'%s': unknown format '%s' (fp32, fp16, bf16, fp8, int8, int4, fp4, q8_0, "
-                     "q4_0, q4_1, q4_k_m)",
-                     name, v->kind == YNODE_SCALAR ? v->value : ynode_kind_name(v));
+        char list[256];
+        ycheck_error(y, v, "'%s': unknown format '%s' (%s)", name,
+                     v->kind == YNODE_SCALAR ? v->value : ynode_kind_name(v),
+                     dtype_list(list, sizeof list, weight_ok));
         return false;
     }
     if (!weight_ok && dtype_is_weight_only(d) && d != DT_INT4) {

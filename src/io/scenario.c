@@ -85,10 +85,9 @@ read_dtype(struct ycheck *y, const struct ynode *map, const char *key, bool weig
         return false;
     enum dtype d;
     if (dtype_parse(s, &d) != 0 || d == DT_TF32 || d == DT_FP64) {
-        ycheck_error(y, ynode_get(map, key),
-                     "'dtypes.%s': unknown format '%s' (fp32, fp16, bf16, fp8, int8, int4, fp4, "
-                     "q8_0, q4_0, q4_1, q4_k_m)",
-                     key, s);
+        char list[256];
+        ycheck_error(y, ynode_get(map, key), "'dtypes.%s': unknown format '%s' (%s)", key, s,
+                     dtype_list(list, sizeof list, weight_only_ok));
         return false;
     }
     if (!weight_only_ok && dtype_is_weight_only(d) && !(strcmp(key, "kv") == 0 && d == DT_INT4)) {

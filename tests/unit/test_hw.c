@@ -26,6 +26,23 @@ TEST(dtype_sizes)
 /* A GGUF MoE mix: each tensor class in its own format (llama.cpp llama-quant.cpp, MXFP4_MOE);
  * a uniform format stores every class in itself. mxfp4: 16 B of E2M1 nibbles + a 1-byte E8M0
  * scale per 32 weights = 4.25 bits. */
+/* The list an "unknown format" message gives: every nameable format in table order, fp64 and
+ * tf32 left out, the mixes after "for weights also"; a short buffer is cut, never overrun. */
+TEST(dtype_list_names_every_format)
+{
+    char buf[256];
+    CHECK_STR(dtype_list(buf, sizeof buf, false),
+              "fp32, fp16, bf16, fp8, int8, fp4, int4, q8_0, q4_0, q4_1, q4_k_m, mxfp4");
+    CHECK_STR(dtype_list(buf, sizeof buf, true),
+              "fp32, fp16, bf16, fp8, int8, fp4, int4, q8_0, q4_0, q4_1, q4_k_m, mxfp4; for "
+              "weights also mxfp4_moe, mxfp4_moe_bf16");
+    char small[12];
+    memset(small, 'x', sizeof small);
+    dtype_list(small, 8, true);
+    CHECK(strlen(small) < 8);
+    CHECK(small[8] == 'x');
+}
+
 TEST(dtype_mix_parts)
 {
     CHECK_NEAR(dtype_bits(DT_MXFP4), 4.25, 0);
