@@ -326,6 +326,15 @@ pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
         }
         c.tuning.mmq = true;
     }
+    if (pc->metal_mm_above > 0) {
+        if (!(c.tuning.metal.mm_above > 0)) {
+            *reason = "the row sets metal_mm_above and the engine profile has no metal section";
+            return -1;
+        }
+        /* an older build: its own mat-mat threshold, and no mul_mv_ext below it */
+        c.tuning.metal.mm_above = pc->metal_mm_above;
+        memset(c.tuning.metal.ext_group, 0, sizeof c.tuning.metal.ext_group);
+    }
     int count = pc->count > 0 ? pc->count : 1;
     if (count > 1) {
         if (pc->layer_split)

@@ -119,6 +119,10 @@ struct pred_case {
     int flash_attention; /* PRED_FA_DEFAULT, PRED_FA_ON (fused), PRED_FA_OFF (scores in memory) */
     int quantized_gemm;  /* PRED_QG_DEFAULT (the engine's path), PRED_QG_MMQ (ggml-cuda's MMQ at
                           * every batch, llama.cpp builds after PR #8075) */
+    /* ggml-metal's mat-mat threshold of an older llama.cpp build (its ne11_mm_min: more tokens
+     * than this run mul_mm); those builds had no mul_mv_ext (PR #10581), so 2 tokens up to it
+     * run the plain mat-vec kernel. 0 = the engine profile's `metal` section as it is */
+    double metal_mm_above;
 };
 enum { PRED_FA_DEFAULT, PRED_FA_ON, PRED_FA_OFF };
 enum { PRED_QG_DEFAULT, PRED_QG_MMQ };

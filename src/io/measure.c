@@ -17,11 +17,38 @@
 
 #define N(a) (ARRAY_SIZE(a))
 
-static const char *const ROW_KEYS[] = {
-    "id",     "source", "hardware", "count",   "parallel", "model",  "weights",        "kv",
-    "engine", "phase",  "batch",    "context", "prompt",   "input",  "output",         "op",
-    "m",      "n",      "k",        "tokens",  "tp",       "kv_len", "quantized_gemm", "chunk",
-    "bytes",  "metric", "value",    "note",    "ubatch",   "depth",  "flash_attention"};
+static const char *const ROW_KEYS[] = {"id",
+                                       "source",
+                                       "hardware",
+                                       "count",
+                                       "parallel",
+                                       "model",
+                                       "weights",
+                                       "kv",
+                                       "engine",
+                                       "phase",
+                                       "batch",
+                                       "context",
+                                       "prompt",
+                                       "input",
+                                       "output",
+                                       "op",
+                                       "m",
+                                       "n",
+                                       "k",
+                                       "tokens",
+                                       "tp",
+                                       "kv_len",
+                                       "quantized_gemm",
+                                       "chunk",
+                                       "bytes",
+                                       "metric",
+                                       "value",
+                                       "note",
+                                       "ubatch",
+                                       "depth",
+                                       "flash_attention",
+                                       "metal_mm_above"};
 static const char *const PHASES[PRED_PHASE_COUNT] = {"decode", "prefill", "e2e", "kernel"};
 static const char *const METRICS[] = {"tokens_per_s", "time_ms", "latency_s"};
 /* The engines a measurement may name without a profile of their own: the generic kernel model
@@ -225,6 +252,11 @@ fill_set(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
         bool fa;
         if (ycheck_bool(y, e, "", "flash_attention", &fa))
             r.pc.flash_attention = fa ? PRED_FA_ON : PRED_FA_OFF;
+        if (num(y, e, "metal_mm_above", 1, ROOF_METAL_EXT_MAX, &r.pc.metal_mm_above) &&
+            r.pc.metal_mm_above != floor(r.pc.metal_mm_above))
+            ycheck_error(y, ynode_get(e, "metal_mm_above"),
+                         "'metal_mm_above' must be a whole number of tokens, got %g",
+                         r.pc.metal_mm_above);
         static const char *const QGEMM[] = {"engine", "mmq"};
         if (ycheck_str(y, e, "", "quantized_gemm", false, &s)) {
             int q = pick(y, e, "quantized_gemm", s, QGEMM, N(QGEMM));

@@ -1015,6 +1015,44 @@ TEST(calib_metal_decode_by_hand)
     mdl_free(md);
 }
 
+/* a row of an older build (metal_mm_above: 1, before llama.cpp PR #10491): a 2-token prompt
+ * runs mul_mm and pays one 32-column tile, about what 32 tokens cost on today's kernels, where
+ * today's mul_mv_ext reads the weights once for 2 columns at 2 columns' arithmetic */
+TEST(calib_row_metal_mm_above)
+{
+    struct hw_profile *hw = test_hw("m2-ultra-76c");
+    struct mdl_profile *m = test_model("qwen2.5-7b");
+    struct roof_tuning tu;
+    struct dev_params dev;
+    dev_params_default(dev_class_of(hw), &dev);
+    calib_tuning(hw, &dev, NULL, &tu);
+    struct pred_case pc;
+    memset(&pc, 0, sizeof pc);
+    pc.phase = PRED_PREFILL;
+    pc.metric = PRED_TOKENS_PER_S;
+    pc.weights = DT_Q4_0;
+    pc.kv = DT_FP16;
+    pc.batch = 1;
+    pc.prompt = 2;
+    pc.metal_mm_above = 1;
+    double old2, now2, now32;
+    const char *why = NULL;
+    /* no metal section in the tuning: no prediction, and the reason says why */
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &old2, &why) == -1);
+    CHECK(why && strstr(why, "metal_mm_above"));
+    metal_of_build_7948(&tu.metal);
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &old2, &why) == 0);
+    pc.metal_mm_above = 0;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &now2, &why) == 0);
+    pc.prompt = 32;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &now32, &why) == 0);
+    /* tokens/s: 2 tokens in the time of one tile, 32 tokens in about the same time */
+    CHECK_NEAR(2.0 / old2, 32.0 / now32, 0.03);
+    CHECK(now2 > 1.25 * old2);
+    hw_free(hw);
+    mdl_free(m);
+}
+
 TEST(calib_metal_only_on_apple)
 {
     /* the llama.cpp profile's metal section applies on Apple devices, with no conversion
