@@ -173,6 +173,7 @@ struct rt {
     long need;      /* tokens to prefill in this admission (prompt, or prompt + generated) */
     long prefilled; /* of `need` done */
     long kv;        /* tokens whose KV is held on the device */
+    long kv_high;   /* the most tokens whose KV it has computed (below: recomputed) */
     long generated; /* output tokens produced */
     long blocks;    /* device blocks held */
     long host_blocks;
@@ -283,6 +284,7 @@ struct sim {
     long batch_hist_n;
     struct lhist itl, step_time;
     long steps, preemptions, swapped_blocks;
+    double recomputed; /* prompt tokens computed again after a preemption */
     /* what the engines delivered: output and input tokens produced, requests finished, busy
      * time of the steps that ended (docs/simulate.md#metrics) */
     double tok_out, tok_in, n_done, busy_done;
@@ -1307,8 +1309,13 @@ step_done(struct sim *s, int i)
         if (r->state != RS_RUNNING)
             continue;
         if (r->prefilled < r->need) {
+            if (r->kv < r->kv_high) /* again, after a preemption */
+                s->recomputed +=
+                    (double)((r->kv + n < r->kv_high ? r->kv + n : r->kv_high) - r->kv);
             r->prefilled += n;
             r->kv += n;
+            if (r->kv > r->kv_high)
+                r->kv_high = r->kv;
             if (r->prefilled < r->need)
                 continue;
             if (in->role == ROLE_PREFILL && s->req[id].output_tokens > 1) {
@@ -1325,6 +1332,8 @@ step_done(struct sim *s, int i)
             emit_token(s, id);
         } else {
             r->kv += 1;
+            if (r->kv > r->kv_high)
+                r->kv_high = r->kv;
             emit_token(s, id);
         }
         left |= r->state != RS_RUNNING;
@@ -1688,6 +1697,9 @@ collect(struct sim *s, struct sim_result *out)
     out->littles_lambda_w = T > 0 ? sojourn / T : 0;
     out->preemptions_per_request =
         out->completed > 0 ? (double)s->preemptions / (double)out->completed : NAN;
+    out->recomputed_tokens = s->recomputed;
+    out->recomputed_tokens_per_request =
+        out->completed > 0 ? s->recomputed / (double)out->completed : NAN;
     out->busy_fraction = win > 0 ? (w1->busy - w0->busy) / ((double)s->n_inst * win) : NAN;
     out->requests = s->kept;
     out->n_requests = s->kept ? n : 0;

@@ -219,6 +219,9 @@ struct sim_result {
     double arrivals_req_per_s, arrivals_input_tokens_per_s, arrivals_output_tokens_per_s;
     double goodput_req_per_s, slo_attainment; /* NaN when the scenario has no SLO */
     double preemptions_per_request;           /* preemptions / completed requests */
+    /* prompt and generated tokens prefilled again after preemptions by recompute (what prefix
+     * -cache hits did not save), over the whole run, and per completed request */
+    double recomputed_tokens, recomputed_tokens_per_request;
     /* over measured completed requests; itl over every gap between two tokens (log-binned,
      * 0.5% resolution), the rest exact (GSL quantiles of the sorted sample) up to
      * SIM_EXACT_CAP samples, log-binned beyond */
