@@ -238,6 +238,23 @@ explain_metal(const struct roof_result *r, bool pre)
     else
         printf(", one token per sweep: the weights are read %.0f time%s.\n", mc.weight_reads,
                mc.weight_reads == 1 ? "" : "s");
+    const struct mdl_profile *m = cfg->model;
+    if (!(mt->mm_id_min > 0) || !(m->n_experts > 0) || !(m->experts_per_token > 0))
+        return;
+    struct roof_moe_choice me;
+    double E = (double)m->n_experts, k = (double)m->experts_per_token;
+    roof_moe_choose(&cfg->tuning, E, k, T, &me);
+    if (me.kernel == ROOF_MOE_METAL_MV_ID)
+        printf("  Its routed experts (MUL_MAT_ID) run %s, one mat-vec per (token, expert) pair: "
+               "%.0f expert matrices read per GEMM, where uniform routing touches %.1f of %.0f "
+               "(docs/physics.md#moe-kernels).\n",
+               roof_moe_kernel_name(me.kernel), me.expert_reads, me.distinct, E);
+    else if (me.kernel == ROOF_MOE_METAL_MM_ID)
+        printf("  Its routed experts (MUL_MAT_ID) run %s: each of the %.1f of %.0f experts "
+               "touched (uniform routing) read once, in tiles of %.0f of its tokens; the "
+               "arithmetic of %.0f token-expert columns is paid for %.0f pairs "
+               "(docs/physics.md#moe-kernels).\n",
+               roof_moe_kernel_name(me.kernel), me.distinct, E, me.tile, me.paid_columns, T * k);
 }
 
 /* What the engine is expected to reach, beside the bound the worked steps derived. */

@@ -85,6 +85,8 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->mmq_tile_tokens = eng ? eng->mmq_tile_tokens : 0.0;
     out->mmq_tile_rows = eng ? eng->mmq_tile_rows : 0.0;
     out->mmq_above = eng ? eng->mmq_above : 0.0;
+    out->mmq_id_above = eng ? eng->mmq_id_above : 0.0;
+    out->mmq_tile_step = eng ? eng->mmq_tile_step : 0.0;
     out->no_flash_attention = eng ? eng->no_flash_attention : false;
     out->score_bytes = eng ? eng->score_bytes : 0.0;
     /* in flight: the scheduler's copies, and no more micro-batches than one logical batch

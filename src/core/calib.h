@@ -48,6 +48,8 @@ struct engine_profile {
     /* ggml-cuda's MMQ tiles (tokens x weight rows) and the rows up to which its vector kernel
      * (MMVQ) runs instead; used by a run that says `quantized_gemm: mmq`; 0 = none */
     double mmq_tile_tokens, mmq_tile_rows, mmq_above;
+    /* MUL_MAT_ID on MMQ: the tokens up to which MMVQ with ids runs, and MMQ's column-tile step */
+    double mmq_id_above, mmq_tile_step;
     bool no_flash_attention;           /* attention unfused by default (flash_attention: false) */
     double score_bytes;                /* unfused: bytes per score element, all three kernels */
     double pipeline_copies;            /* layer split: micro-batches in flight (0 = no pipeline) */

@@ -591,24 +591,28 @@ roof_mmq_bytes(double rows, double n, double k, double weight_bytes, double expe
     return col_tiles;
 }
 
-/* A weight-only GEMM (dense, or the routed experts with `experts` > 0 of them touched) on MMQ */
+/* A weight-only GEMM (dense, or the routed experts with `experts` > 0 of them touched) on MMQ;
+ * `tile` tokens per column tile (0: the engine's mmq_tile_tokens). The routed experts pay the
+ * arithmetic of whole column tiles: each touched expert's tile computes all its columns. */
 static void
 add_mmq(struct acc_ctx *c, enum roof_op op, enum dtype wdt, double rows, double n, double k,
-        double weight_elems, double experts)
+        double weight_elems, double experts, double tile)
 {
     if (!want(c, op))
         return;
     const struct roof_config *cfg = c->cfg;
     const struct roof_tuning *tu = &cfg->tuning;
     double a = dtype_bytes(cfg->act), w, ain;
-    double col_tiles = roof_mmq_bytes(rows, n, k, weight_elems * dtype_bytes(wdt), experts, a,
-                                      tu->mmq_tile_tokens, tu->mmq_tile_rows, &w, &ain);
+    double tt = tile > 0 ? tile : tu->mmq_tile_tokens;
+    double col_tiles = roof_mmq_bytes(rows, n, k, weight_elems * dtype_bytes(wdt), experts, a, tt,
+                                      tu->mmq_tile_rows, &w, &ain);
     /* each weight tile is unpacked into shared memory once per column tile */
     double deq = weight_elems * roof_dequant_ops_per_weight(wdt, DT_INT8) * col_tiles;
+    double paid = tile > 0 && experts > 0 ? experts * col_tiles * tt : rows;
     add_op(c, op,
            &(struct op_cost){.matmul = true,
                              .compute = DT_INT8,
-                             .flops = 2.0 * rows * n * k,
+                             .flops = 2.0 * paid * n * k,
                              .weight_bytes = w,
                              .act_in_bytes = ain,
                              .act_out_bytes = rows * n * a,
@@ -629,7 +633,7 @@ add_gemm(struct acc_ctx *c, enum roof_op op, enum dtype wdt, double T, double n,
     enum dtype compute = dtype_gemm_compute(wdt, cfg->act);
     const struct roof_tuning *tu = &cfg->tuning;
     if (mmq_applies(cfg, wdt, T)) {
-        add_mmq(c, op, wdt, T, n, k, weight_elems, 0);
+        add_mmq(c, op, wdt, T, n, k, weight_elems, 0, 0);
         return;
     }
     double direct_rows = tu->dequant_buffer_above > 1 ? tu->dequant_buffer_above : 1;
@@ -717,6 +721,79 @@ distinct_experts(double E, double k, double T)
     if (E <= 0)
         return 0;
     return E * (1.0 - pow(1.0 - k / E, T));
+}
+
+const char *
+roof_moe_kernel_name(enum roof_moe_kernel k)
+{
+    switch (k) {
+    case ROOF_MOE_METAL_MV_ID:
+        return "mul_mv_id";
+    case ROOF_MOE_METAL_MM_ID:
+        return "mul_mm_id";
+    case ROOF_MOE_MMVQ:
+        return "mmvq";
+    case ROOF_MOE_MMQ:
+        return "mmq";
+    default:
+        return "";
+    }
+}
+
+/* docs/physics.md#moe-kernels: which kernel runs the routed experts of T tokens, how many expert
+ * matrices it reads and how many columns' arithmetic it pays */
+void
+roof_moe_choose(const struct roof_tuning *tu, double E, double k, double T,
+                struct roof_moe_choice *out)
+{
+    double d = distinct_experts(E, k, T), pairs = T * k;
+    *out = (struct roof_moe_choice){ROOF_MOE_READ_ONCE, d, 0, d, pairs, d};
+    if (!(d > 0))
+        return;
+    const struct roof_metal *m = &tu->metal;
+    if (m->mm_above > 0 && m->mm_id_min > 0) {
+        double c = floor(T + 0.5); /* whole tokens: ne21 of the MUL_MAT_ID node */
+        if (c < 1)
+            c = 1;
+        if (c < m->mm_id_min) {
+            /* mul_mv_id: the grid's third dimension is the (token, expert) pairs, each a
+             * mat-vec over its expert's whole matrix: no pair shares another's read */
+            out->kernel = ROOF_MOE_METAL_MV_ID;
+            out->expert_reads = out->dequant_passes = out->paid_columns = c * k;
+            return;
+        }
+        /* mul_mm_id: per expert, tiles of mm_tile of its own tokens; a touched expert's tiles
+         * share one read of its weights and each dequantizes its weight tile */
+        double tile = m->mm_tile > 0 ? m->mm_tile : 1;
+        double ct = ceil(c * k / d / tile - 1e-9);
+        if (ct < 1)
+            ct = 1;
+        out->kernel = ROOF_MOE_METAL_MM_ID;
+        out->tile = tile;
+        out->paid_columns = d * ct * tile;
+        out->dequant_passes = d * ct;
+        return;
+    }
+    if (tu->mmq && tu->mmq_tile_tokens > 0 && tu->mmq_tile_rows > 0 && tu->mmq_id_above > 0) {
+        if (T <= tu->mmq_id_above + 0.5) {
+            out->kernel = ROOF_MOE_MMVQ; /* one read of each touched expert, no tiles */
+            return;
+        }
+        /* MMQ: the tile width that needs fewest column tiles for ncols_max = the tokens (an
+         * expert can get every token): the least multiple of the step that holds them */
+        double step = tu->mmq_tile_step > 0 ? tu->mmq_tile_step : tu->mmq_tile_tokens;
+        double c = ceil(T - 1e-9);
+        double tile = step * ceil(c / step - 1e-9);
+        if (tile > tu->mmq_tile_tokens)
+            tile = tu->mmq_tile_tokens;
+        double ct = ceil(pairs / d / tile - 1e-9);
+        if (ct < 1)
+            ct = 1;
+        out->kernel = ROOF_MOE_MMQ;
+        out->tile = tile;
+        out->expert_reads = out->dequant_passes = d * ct;
+        out->paid_columns = d * ct * tile;
+    }
 }
 
 /* With the kernel model on, decode attention is one fused kernel whose memory side follows the
@@ -920,40 +997,64 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                                          : m->intermediate_size);
         double S = (double)m->n_shared_experts;
         add_gemm(c, ROOF_OP_ROUTER, wfmt(cfg, DT_PART_ROUTER), T, E, h, E * h);
-        /* routed rows: T*k through experts; weights read once per distinct expert touched */
-        double distinct = distinct_experts(E, k, T);
+        /* routed rows: T*k through experts; the engine's MUL_MAT_ID kernel sets how many
+         * expert matrices are read (docs/physics.md#moe-kernels) */
+        const struct roof_tuning *tu = &cfg->tuning;
+        struct roof_moe_choice mc;
+        roof_moe_choose(tu, E, k, T, &mc);
+        double distinct = mc.distinct;
         double rows = T * (k + S);
         /* routed experts and shared experts may be stored at different widths (a mix) */
         enum dtype we = wfmt(cfg, DT_PART_EXPERTS), ws = wfmt(cfg, DT_PART_OTHER);
-        if (mmq_applies(cfg, we, rows)) {
+        bool on_mmq = tu->mmq_id_above > 0 ? mc.kernel == ROOF_MOE_MMQ && dtype_is_weight_only(we)
+                                           : mmq_applies(cfg, we, rows);
+        if (on_mmq) {
             /* ggml-cuda's MMQ on the experts' rows: each touched expert's weights once per
-             * column tile of its own rows */
+             * column tile of its own rows; with mmq_id_above, tiles of the width MMQ picks for
+             * the batch's tokens, whose arithmetic is paid whole */
             double wexp = (distinct + S) * h * I;
-            add_mmq(c, ROOF_OP_MLP_GATE, we, rows, I, h, wexp, distinct + S);
-            add_mmq(c, ROOF_OP_MLP_UP, we, rows, I, h, wexp, distinct + S);
+            add_mmq(c, ROOF_OP_MLP_GATE, we, rows, I, h, wexp, distinct + S, mc.tile);
+            add_mmq(c, ROOF_OP_MLP_UP, we, rows, I, h, wexp, distinct + S, mc.tile);
             add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);
-            add_mmq(c, ROOF_OP_MLP_DOWN, we, rows, h, I, wexp, distinct + S);
+            add_mmq(c, ROOF_OP_MLP_DOWN, we, rows, h, I, wexp, distinct + S, mc.tile);
         } else {
-            double wroute = distinct * h * I, wshared = S * h * I;
-            double wbytes = wroute * dtype_bytes(we) + wshared * dtype_bytes(ws);
+            bool metal = mc.kernel == ROOF_MOE_METAL_MV_ID || mc.kernel == ROOF_MOE_METAL_MM_ID;
+            /* Metal: the shared experts are plain mul_mat nodes of T columns (roof_metal_choose);
+             * elsewhere each is read once */
+            struct roof_metal_choice sc = {ROOF_METAL_NONE, T, 0, T, 1.0, 1.0};
+            if (metal && S > 0)
+                roof_metal_choose(&tu->metal, ws, T, &sc);
+            double wroute = h * I, wshared = S * h * I;
+            double wbytes = mc.expert_reads * wroute * dtype_bytes(we) +
+                            sc.weight_reads * wshared * dtype_bytes(ws);
             enum dtype gc = dtype_gemm_compute(we, cfg->act);
-            double deq =
-                wroute * roof_dequant_ops_per_weight(we, gc) +
-                wshared * roof_dequant_ops_per_weight(ws, dtype_gemm_compute(ws, cfg->act));
-            /* gate and up: h -> I on the routed rows; down the same FLOPs and weights, I -> h */
+            double deq = mc.dequant_passes * wroute * roof_dequant_ops_per_weight(we, gc) +
+                         sc.dequant_passes * wshared *
+                             roof_dequant_ops_per_weight(ws, dtype_gemm_compute(ws, cfg->act));
+            /* the columns whose arithmetic is paid: the routed pairs (mul_mm_id: whole tiles
+             * per touched expert) and the shared experts' T columns each */
+            double paid = (metal ? mc.paid_columns : T * k) + S * (metal ? sc.paid_columns : T);
+            bool tiles = mc.kernel == ROOF_MOE_METAL_MM_ID;
+            /* gate and up: h -> I on the routed rows; down the same FLOPs and weights, I -> h;
+             * mul_mm_id in its fixed tiles (mm_tile tokens x mm_tile_rows rows, K whole) */
             struct op_cost expert = {.matmul = true,
                                      .compute = gc,
-                                     .flops = 2.0 * rows * h * I,
+                                     .flops = 2.0 * paid * h * I,
                                      .weight_bytes = wbytes,
                                      .act_in_bytes = rows * h * a,
                                      .act_out_bytes = rows * I * a,
-                                     .vec_flops = deq};
+                                     .vec_flops = deq,
+                                     .gemm_m = tiles ? paid : 0,
+                                     .gemm_n = tiles ? I : 0,
+                                     .tile_m = tiles ? tu->metal.mm_tile : 0,
+                                     .tile_n = tiles ? tu->metal.mm_tile_rows : 0};
             add_op(c, ROOF_OP_MLP_GATE, &expert);
             add_op(c, ROOF_OP_MLP_UP, &expert);
             add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);
-            expert.flops = 2.0 * rows * I * h;
+            expert.flops = 2.0 * paid * I * h;
             expert.act_in_bytes = rows * I * a;
             expert.act_out_bytes = rows * h * a;
+            expert.gemm_n = tiles ? h : 0;
             add_op(c, ROOF_OP_MLP_DOWN, &expert);
         }
     } else {

@@ -28,6 +28,10 @@ struct roof_metal {
      * run mul_mv_ext (the plain mat-vec kernel reads the weights once per column) */
     double ext_group[ROOF_METAL_EXT_MAX + 1];
     double ext_kquant_min; /* the K-quant formats run mul_mv_ext only from this many columns */
+    /* the routed experts (MUL_MAT_ID): at least this many tokens run mul_mm_id (each touched
+     * expert read once, tiles of mm_tile tokens per expert); fewer run mul_mv_id, one mat-vec
+     * per (token, expert) pair; 0 = not modelled (the experts read once each) */
+    double mm_id_min;
 };
 
 enum roof_metal_kernel { ROOF_METAL_NONE, ROOF_METAL_MV, ROOF_METAL_MV_EXT, ROOF_METAL_MM };
@@ -49,6 +53,32 @@ void roof_metal_choose(const struct roof_metal *m, enum dtype w, double T,
                        struct roof_metal_choice *out);
 /* The kernel's name in ggml-metal ("mul_mv", "mul_mv_ext", "mul_mm"; "" when none). */
 const char *roof_metal_kernel_name(enum roof_metal_kernel k);
+
+struct roof_tuning;
+
+/* llama.cpp's kernel for the routed experts of one MoE layer (ggml's MUL_MAT_ID; docs/physics.md
+ * #moe-kernels): T tokens each on k of E experts, routed uniformly (distinct experts touched:
+ * E (1 - (1 - k/E)^T)). ROOF_MOE_READ_ONCE: no engine path modelled, each touched expert read
+ * once. */
+enum roof_moe_kernel {
+    ROOF_MOE_READ_ONCE,
+    ROOF_MOE_METAL_MV_ID, /* ggml-metal mul_mv_id: a mat-vec per (token, expert) pair */
+    ROOF_MOE_METAL_MM_ID, /* ggml-metal mul_mm_id: per touched expert, tiles of mm_tile tokens */
+    ROOF_MOE_MMVQ,        /* ggml-cuda mul_mat_vec_q with ids */
+    ROOF_MOE_MMQ          /* ggml-cuda mul_mat_q with ids, column tile from the token count */
+};
+struct roof_moe_choice {
+    enum roof_moe_kernel kernel;
+    double distinct;       /* experts touched (uniform routing) */
+    double tile;           /* column tile of the tiled kernels (tokens); 0 = none */
+    double expert_reads;   /* expert matrices read from memory per GEMM */
+    double paid_columns;   /* columns (token-expert pairs) whose arithmetic is paid */
+    double dequant_passes; /* expert matrices dequantized per GEMM */
+};
+void roof_moe_choose(const struct roof_tuning *tu, double E, double k, double T,
+                     struct roof_moe_choice *out);
+/* The kernel's name in ggml ("mul_mv_id", "mul_mm_id", "mmvq", "mmq"; "" when none). */
+const char *roof_moe_kernel_name(enum roof_moe_kernel k);
 
 /* Departures from the datasheet roofline. The defaults (1, 1, 0) give the pure roofline; later
  * models of kernels and engines set these. */
@@ -79,6 +109,11 @@ struct roof_tuning {
      * packed weights and of the q8_1 activations from memory (no fp16 weight buffer) */
     bool mmq;
     double mmq_tile_tokens, mmq_tile_rows, mmq_above;
+    /* the routed experts (MUL_MAT_ID) on MMQ: up to mmq_id_above tokens the vector kernel with
+     * expert ids (MMVQ), above it MMQ, whose column tile is the least multiple of mmq_tile_step
+     * tokens (up to mmq_tile_tokens) that holds the batch's tokens (docs/physics.md#moe-kernels);
+     * 0 = the rows rule of mmq_above and full tiles */
+    double mmq_id_above, mmq_tile_step;
     /* unfused attention (docs/physics.md#unfused-attention) */
     bool no_flash_attention; /* the engine's default: scores materialised in memory */
     double score_bytes;      /* bytes per score element moved by the three unfused kernels

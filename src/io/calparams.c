@@ -165,6 +165,10 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         strbuf_addf(out, "mmq_tile_rows: %.0f\n", ep->mmq_tile_rows);
     if (ep->mmq_above > 0)
         strbuf_addf(out, "mmq_above: %.0f\n", ep->mmq_above);
+    if (ep->mmq_id_above > 0)
+        strbuf_addf(out, "mmq_id_above: %.0f\n", ep->mmq_id_above);
+    if (ep->mmq_tile_step > 0)
+        strbuf_addf(out, "mmq_tile_step: %.0f\n", ep->mmq_tile_step);
     if (ep->no_flash_attention)
         strbuf_addf(out, "flash_attention: false\n");
     if (ep->score_bytes > 0)
@@ -191,6 +195,8 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         }
         if (m->ext_kquant_min > 0)
             strbuf_addf(out, "  ext_kquant_min: %.0f\n", m->ext_kquant_min);
+        if (m->mm_id_min > 0)
+            strbuf_addf(out, "  mm_id_min: %.0f\n", m->mm_id_min);
     }
     char serving[1024];
     engine_serving_format(ep, serving, sizeof serving);

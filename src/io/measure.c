@@ -342,6 +342,8 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "mmq_tile_tokens",
                                           "mmq_tile_rows",
                                           "mmq_above",
+                                          "mmq_id_above",
+                                          "mmq_tile_step",
                                           "flash_attention",
                                           "score_bytes",
                                           "pipeline_copies",
@@ -547,8 +549,8 @@ metal_count(struct ycheck *y, const struct ynode *sec, const char *key, long max
 static void
 load_metal(struct ycheck *y, const struct ynode *root, struct roof_metal *out)
 {
-    static const char *const KEYS[] = {"mm_above", "mm_tile", "mm_tile_rows", "ext_group",
-                                       "ext_kquant_min"};
+    static const char *const KEYS[] = {"mm_above",  "mm_tile",        "mm_tile_rows",
+                                       "ext_group", "ext_kquant_min", "mm_id_min"};
     const struct ynode *sec = ycheck_section(y, root, "metal", KEYS, N(KEYS));
     if (!sec)
         return;
@@ -558,6 +560,8 @@ load_metal(struct ycheck *y, const struct ynode *root, struct roof_metal *out)
     ok &= metal_count(y, sec, "mm_above", MAX_UBATCH, "", &m.mm_above);
     ok &= metal_count(y, sec, "mm_tile", 1024, " columns", &m.mm_tile);
     ok &= metal_count(y, sec, "mm_tile_rows", 1024, " rows", &m.mm_tile_rows);
+    if (ynode_get(sec, "mm_id_min")) /* MUL_MAT_ID: mul_mm_id from this many tokens */
+        ok &= metal_count(y, sec, "mm_id_min", MAX_UBATCH, "", &m.mm_id_min);
     if (ynode_get(sec, "ext_kquant_min")) {
         if (ycheck_long(y, sec, "metal", "ext_kquant_min", false, 2, &v))
             m.ext_kquant_min = (double)v;
@@ -655,6 +659,8 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     engine_count(y, root, "mmq_tile_tokens", 1024, &e->mmq_tile_tokens);
     engine_count(y, root, "mmq_tile_rows", 1024, &e->mmq_tile_rows);
     engine_count(y, root, "mmq_above", MAX_UBATCH, &e->mmq_above);
+    engine_count(y, root, "mmq_id_above", MAX_UBATCH, &e->mmq_id_above);
+    engine_count(y, root, "mmq_tile_step", 1024, &e->mmq_tile_step);
     bool fa = true;
     ycheck_bool(y, root, "", "flash_attention", &fa);
     e->no_flash_attention = !fa;

@@ -57,9 +57,14 @@ run metal-b8 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model qwen2.5-
 expect_out metal-b8-line "Metal (llama.cpp on Apple GPUs): a weight GEMM of 8 tokens runs mul_mv_ext, 4 tokens per sweep: the weights are read 2 times."
 run metal-b16 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model qwen2.5-7b --weights q8_0 --batch 16 --engine llama.cpp
 expect_out metal-b16-line "runs mul_mm in tiles of 32 tokens: it pays the arithmetic of 32 tokens, reads the weights once and dequantizes them 1 time"
-# a mix's attention and dense matrices (q8_0 in mxfp4_moe) pick the kernel, and the line says so
-run metal-mix 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model gpt-oss-20b --weights mxfp4_moe --batch 4 --engine llama.cpp
+# a MoE model: its routed experts (MUL_MAT_ID) in a second line; a dense model has none
+expect_no metal-dense-no-experts "routed experts (MUL_MAT_ID)"
+run metal-moe-b4 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model gpt-oss-20b --weights mxfp4_moe --batch 4 --engine llama.cpp
+expect_out metal-moe-b4-line "Its routed experts (MUL_MAT_ID) run mul_mv_id, one mat-vec per (token, expert) pair: 16 expert matrices read per GEMM, where uniform routing touches 13.2 of 32"
+# a mix's attention and dense matrices (q8_0 in mxfp4_moe) pick their kernel, and the line says so
 expect_out metal-mix-line "a weight GEMM of 4 tokens on the q8_0 attention and dense matrices runs mul_mv_ext"
+run metal-moe-b32 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model gpt-oss-20b --weights mxfp4_moe --batch 32 --engine llama.cpp
+expect_out metal-moe-b32-line "run mul_mm_id: each of the 31.6 of 32 experts touched (uniform routing) read once, in tiles of 32 of its tokens; the arithmetic of 1010 token-expert columns is paid for 128 pairs"
 run metal-cuda 0 -- "$ROOFLINE" explain decode --gpu rtx-4090 --model qwen2.5-7b --weights q8_0 --batch 8 --engine llama.cpp
 expect_no metal-cuda-none "Metal (llama.cpp"
 run metal-spark 0 -- "$ROOFLINE" explain decode --gpu dgx-spark --model qwen2.5-7b --weights q8_0 --batch 8 --engine llama.cpp

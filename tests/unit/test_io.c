@@ -83,6 +83,9 @@ TEST(io_calparams_round_trip)
     ep.metal.ext_group[2] = 2;
     ep.metal.ext_group[3] = 3;
     ep.metal.ext_kquant_min = 4;
+    ep.metal.mm_id_min = 32;
+    ep.mmq_id_above = 1;
+    ep.mmq_tile_step = 8;
     ep.mmq_tile_tokens = 128;
     ep.mmq_tile_rows = 64;
     ep.mmq_above = 8;
@@ -104,7 +107,10 @@ TEST(io_calparams_round_trip)
 
                     "mmq_tile_tokens",
                     "mmq_tile_rows",
-                    "mmq_above"},
+                    "mmq_above",
+                    "metal.mm_id_min",
+                    "mmq_id_above",
+                    "mmq_tile_step"},
          *texts[] = {"llama.cpp default -ub 512",
                      "cuBLAS path",
                      "MMQ_MAX_BATCH_SIZE 32",
@@ -120,10 +126,13 @@ TEST(io_calparams_round_trip)
                      "64 rows",
                      "mmq.cuh get_mmq_x_max_host",
                      "mmq.cuh get_mmq_y_host",
-                     "MMVQ_MAX_BATCH_SIZE 8"};
+                     "MMVQ_MAX_BATCH_SIZE 8",
+                     "ne21_mm_id_min",
+                     "ne2 == 1",
+                     "mmq_x += 8"};
     ep.source_keys = keys;
     ep.source_texts = texts;
-    ep.n_sources = 16;
+    ep.n_sources = 19;
     struct err_list errs = {0};
     CHECK(calparams_save(dir, dev, &bands, &ep, 1, "test on 2026-01-01", &errs) == 0);
     print_errs(&errs);
@@ -176,6 +185,16 @@ TEST(io_calparams_round_trip)
         CHECK_NEAR(e->mmq_tile_tokens, 128, 0);
         CHECK_NEAR(e->mmq_tile_rows, 64, 0);
         CHECK_NEAR(e->mmq_above, 8, 0);
+        CHECK_NEAR(e->mmq_id_above, 1, 0);
+        CHECK_NEAR(e->mmq_tile_step, 8, 0);
+        CHECK_NEAR(e->metal.mm_id_min, 32, 0);
+        for (int k = 16; k < 19; k++) {
+            bool kept = false;
+            for (int j = 0; j < e->n_sources; j++)
+                kept |= strcmp(e->source_keys[j], keys[k]) == 0 &&
+                        strcmp(e->source_texts[j], texts[k]) == 0;
+            CHECK(kept);
+        }
         engine_profile_free(e);
     }
     /* a missing file keeps the defaults; a bad one fails with a positioned error */

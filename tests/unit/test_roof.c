@@ -4,6 +4,7 @@
 #include "core/model.h"
 #include "core/roof.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -560,6 +561,139 @@ TEST(roof_moe_distinct_experts_at_a_batch)
     c.context = 528;
     CHECK(roof_evaluate(&c, &r) == 0);
     CHECK_NEAR(r.ops[ROOF_OP_MLP_GATE].bytes_weights, 2336136192.0, 1e-9);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+/* llama.cpp's Metal experts (ggml_metal_op_mul_mat_id, docs/physics.md#moe-kernels) on
+ * gpt-oss-20b (32 experts, 4 a token, 24 layers, 2880 x 2880 mxfp4 matrices of
+ * 2880 x 2880 x 17/32 = 4,406,400 B). Batch 4 runs mul_mv_id: 4 x 4 = 16 pairs, each reading its
+ * expert: 24 x 16 x 4,406,400 = 1,692,057,600 B per GEMM (uniform routing's distinct experts,
+ * 32 (1 - (28/32)^4) = 13.1, would give 1.39 GB). At 31 tokens still 124 pairs; at 32 mul_mm_id:
+ * 32 (1 - (28/32)^32) = 31.5539 experts read once, 24 x 31.5539 x 4,406,400 = 3,336,941,186 B,
+ * each with 128 / 31.55 = 4.06 tokens in one 32-token tile: 31.5539 x 32 = 1009.73 columns paid,
+ * 2 x 1009.73 x 2880 x 2880 x 24 FLOPs. */
+TEST(roof_moe_metal_mul_mat_id)
+{
+    struct roof_tuning tu = {0};
+    tu.metal.mm_above = 8;
+    tu.metal.mm_tile = 32;
+    tu.metal.mm_tile_rows = 64;
+    tu.metal.mm_id_min = 32;
+    struct roof_moe_choice mc;
+    roof_moe_choose(&tu, 32, 4, 4, &mc);
+    CHECK(mc.kernel == ROOF_MOE_METAL_MV_ID);
+    CHECK(strcmp(roof_moe_kernel_name(mc.kernel), "mul_mv_id") == 0);
+    CHECK_NEAR(mc.expert_reads, 16, 0);
+    CHECK_NEAR(mc.paid_columns, 16, 0);
+    roof_moe_choose(&tu, 32, 4, 31, &mc);
+    CHECK(mc.kernel == ROOF_MOE_METAL_MV_ID);
+    CHECK_NEAR(mc.expert_reads, 124, 0);
+    roof_moe_choose(&tu, 32, 4, 32, &mc);
+    CHECK(mc.kernel == ROOF_MOE_METAL_MM_ID);
+    CHECK(strcmp(roof_moe_kernel_name(mc.kernel), "mul_mm_id") == 0);
+    CHECK_NEAR(mc.expert_reads, 31.553925, 1e-7);
+    CHECK_NEAR(mc.paid_columns, 1009.725607, 1e-8);
+    CHECK_NEAR(mc.dequant_passes, 31.553925, 1e-7);
+    /* 256 tokens: 1024 pairs on the 32 experts (all but 32 (28/32)^256 ~ 0 touched), 32 each:
+     * one tile; 257: 1028 / 32 = 32.1 tokens, two tiles each */
+    roof_moe_choose(&tu, 32, 4, 256, &mc);
+    CHECK_NEAR(mc.paid_columns, 32 * 32, 1e-6);
+    roof_moe_choose(&tu, 32, 4, 257, &mc);
+    CHECK_NEAR(mc.paid_columns, 32 * 64, 1e-6);
+    /* without the key (another backend): each touched expert once, the pairs' arithmetic */
+    tu.metal.mm_id_min = 0;
+    roof_moe_choose(&tu, 32, 4, 4, &mc);
+    CHECK(mc.kernel == ROOF_MOE_READ_ONCE);
+    CHECK_NEAR(mc.expert_reads, 32 * (1 - pow(28.0 / 32, 4)), 1e-9);
+    CHECK_NEAR(mc.paid_columns, 16, 0);
+
+    struct hw_profile *hw = test_hw("m2-ultra-76c");
+    struct mdl_profile *m = test_model("gpt-oss-20b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_MXFP4_MOE;
+    c.context = 528;
+    c.batch = 4;
+    c.tuning.metal = tu.metal;
+    c.tuning.metal.mm_id_min = 32;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    const struct roof_op_result *g = &r.ops[ROOF_OP_MLP_GATE];
+    CHECK_NEAR(g->bytes_weights, 1692057600.0, 1e-12);
+    CHECK_NEAR(g->flops, 24 * 2.0 * 16 * 2880 * 2880, 1e-12);
+    /* memory-bound on the datasheet's 800 GB/s: weights, 16 x 2880 fp16 in and out a layer */
+    CHECK_NEAR(g->memory_time_s, (1692057600.0 + 24 * 2 * 16 * 2880 * 2.0) / 800e9, 1e-9);
+    c.batch = 32;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(g->bytes_weights, 3336941185.595, 1e-9);
+    CHECK_NEAR(g->flops, 24 * 2.0 * 1009.7256068734 * 2880 * 2880, 1e-9);
+    /* the dense matrices are unchanged: the attention projections still read once */
+    CHECK_NEAR(r.ops[ROOF_OP_QKV].bytes_weights / 24, 2880.0 * (64 * 64 + 2 * 8 * 64) * 34 / 32,
+               1e-9);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+/* ggml-cuda's experts on MMQ runs (build 6918): one token runs MMVQ with ids (the 4 experts of
+ * gpt-oss-120b once: 36 x 4 x 4,406,400 B per GEMM); two or more MMQ, whose column tile is the
+ * least multiple of 8 holding the tokens (mul_mat_q_case with ncols_max = tokens). Batch 2:
+ * 128 (1 - (124/128)^2) = 7.875 experts read once, tiles of 8 paid: 2 x 7.875 x 8 x 2880^2 x 36
+ * = 37,623,398,400 FLOPs on the int8 roof; batch 12 tiles of 16, 32 of 32, 200 of 128 (the
+ * engine's widest). */
+TEST(roof_moe_mmq_mul_mat_id)
+{
+    struct roof_tuning tu = {0};
+    tu.mmq = true;
+    tu.mmq_tile_tokens = 128;
+    tu.mmq_tile_rows = 128;
+    tu.mmq_above = 8;
+    tu.mmq_id_above = 1;
+    tu.mmq_tile_step = 8;
+    struct roof_moe_choice mc;
+    roof_moe_choose(&tu, 128, 4, 1, &mc);
+    CHECK(mc.kernel == ROOF_MOE_MMVQ);
+    CHECK_NEAR(mc.expert_reads, 4, 1e-12);
+    roof_moe_choose(&tu, 128, 4, 2, &mc);
+    CHECK(mc.kernel == ROOF_MOE_MMQ);
+    CHECK(strcmp(roof_moe_kernel_name(mc.kernel), "mmq") == 0);
+    CHECK_NEAR(mc.tile, 8, 0);
+    CHECK_NEAR(mc.expert_reads, 7.875, 1e-12);
+    CHECK_NEAR(mc.paid_columns, 63, 1e-12);
+    roof_moe_choose(&tu, 128, 4, 12, &mc);
+    CHECK_NEAR(mc.tile, 16, 0);
+    roof_moe_choose(&tu, 128, 4, 32, &mc);
+    CHECK_NEAR(mc.tile, 32, 0);
+    roof_moe_choose(&tu, 128, 4, 200, &mc);
+    CHECK_NEAR(mc.tile, 128, 0);
+
+    struct hw_profile *hw = test_hw("dgx-spark");
+    struct mdl_profile *m = test_model("gpt-oss-120b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_MXFP4_MOE;
+    c.context = 528;
+    c.tuning.mmq = true;
+    c.tuning.mmq_tile_tokens = 128;
+    c.tuning.mmq_tile_rows = 128;
+    c.tuning.mmq_above = 8;
+    c.tuning.mmq_id_above = 1;
+    c.tuning.mmq_tile_step = 8;
+    c.batch = 1;
+    struct roof_result r;
+    const struct roof_op_result *g = &r.ops[ROOF_OP_MLP_GATE];
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(g->bytes_weights, 36 * 4 * 4406400.0, 1e-12);
+    CHECK(g->roof_dtype != DT_INT8);
+    c.batch = 2;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK(g->roof_dtype == DT_INT8);
+    CHECK_NEAR(g->bytes_weights, 1249214400.0, 1e-12);
+    CHECK_NEAR(g->flops, 37623398400.0, 1e-12);
+    /* without mmq_id_above, the rule of the dense GEMMs on the routed rows (8 rows: MMVQ) */
+    c.tuning.mmq_id_above = 0;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK(g->roof_dtype != DT_INT8);
     hw_free(hw);
     mdl_free(m);
 }
