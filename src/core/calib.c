@@ -99,6 +99,8 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->custom_allreduce_max_bytes = eng ? eng->custom_allreduce_max_bytes : 0.0;
     out->kv_bucket_tokens = eng ? eng->kv_bucket : 0.0;
     out->gemm_floor_s = hw->gemm_floor_s > 0 ? hw->gemm_floor_s : 0.0;
+    out->gemm_bandwidth_bytes_per_s =
+        hw->gemm_bandwidth_bytes_per_s > 0 ? hw->gemm_bandwidth_bytes_per_s : 0.0;
     if (eng && eng->metal.mm_above > 0 && hw->vendor && strcmp(hw->vendor, "apple") == 0) {
         out->metal = eng->metal;
         out->dequant_buffer = false; /* mul_mm dequantizes its tiles in threadgroup memory */
@@ -158,6 +160,8 @@ kernel_time(const struct hw_profile *hw, const struct roof_tuning *tu, enum dtyp
     double vec_peak = hw_peak(hw, DT_FP32, NULL) *
                       (tu->vector_efficiency > 0 ? tu->vector_efficiency : tu->compute_efficiency);
     double bw = roof_tuned_bandwidth(hw, tu, hw->memory_bandwidth_bytes_per_s);
+    if (gemm_m > 0 && tu->gemm_bandwidth_bytes_per_s > 0 && tu->gemm_bandwidth_bytes_per_s < bw)
+        bw = tu->gemm_bandwidth_bytes_per_s;
     double tc = gemm_m > 0 && tu->compute_units > 0
                     ? roof_gemm_compute_s(gemm_m, gemm_n, flops / (2 * gemm_m * gemm_n), peak,
                                           tu->compute_units, vec_peak)

@@ -16,7 +16,7 @@ static const char *const TOP_KEYS[] = {
     "interconnect",   "power",           "price",         "notes",
     "sources",        "cache_bandwidth", "provenance",    "gemm_efficiency",
     "server_devices", "vector",          "gemm_vs_class", "memory_vs_class",
-    "gemm_floor"};
+    "gemm_floor",     "gemm_bandwidth"};
 static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
 static const char *const VECTOR_KEYS[] = {"flops_per_cycle", "fraction", "fraction_of"};
 static const char *const CACHE_KEYS[] = {"l1", "l2", "l3", "llc"};
@@ -407,6 +407,8 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     vs_class(y, root, "gemm_vs_class", &hw->gemm_vs_class);
     vs_class(y, root, "memory_vs_class", &hw->memory_vs_class);
     qty_in(y, root, "", "gemm_floor", UNIT_SECONDS, false, &GEMM_FLOOR_RANGE, &hw->gemm_floor_s);
+    qty_in(y, root, "", "gemm_bandwidth", UNIT_BYTES_PER_S, false, &BANDWIDTH_RANGE,
+           &hw->gemm_bandwidth_bytes_per_s);
     const struct ynode *vec = ynode_get(root, "vector");
     if (vec && !ynode_is_null(vec))
         load_vector(y, vec, hw);

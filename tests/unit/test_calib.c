@@ -1147,3 +1147,78 @@ TEST(allreduce_mi300x_full_mesh)
     hw_free(a);
     hw_free(b);
 }
+
+/* A device's measured GEMM streaming rate (hardware_profiles/mi300x.yaml gemm_bandwidth 2.95
+ * TB/s: hipBLASLt's fp8 GEMMs for Llama-3.1-405B's tp-8 shards at one row, 364,904,448 B in
+ * 123.64 us) caps a weight GEMM's bandwidth, not a vector kernel's. On the datasheet rates
+ * (5.3 TB/s, a 1 us launch, no floor) a 1 x 8192 -> 57344 fp16 GEMM moves 939,655,168 B:
+ * 318.53 us at 2.95 TB/s + 1 us, where uncapped it takes 177.29 + 1 us; with a tuned bandwidth
+ * already below the cap (2 TB/s) the cap changes nothing: 469.83 + 1 us. */
+TEST(calib_gemm_bandwidth)
+{
+    struct hw_profile *amd = test_hw("mi300x");
+    struct hw_profile *nv = test_hw("h100-sxm");
+    CHECK_NEAR(amd->gemm_bandwidth_bytes_per_s, 2.95e12, 1e-3);
+    CHECK(nv->gemm_bandwidth_bytes_per_s == 0);
+    struct dev_params dp;
+    dev_params_default(DEV_DC_GPU, &dp);
+    struct roof_tuning tu;
+    calib_tuning(amd, &dp, NULL, &tu);
+    CHECK_NEAR(tu.gemm_bandwidth_bytes_per_s, 2.95e12, 1e-3);
+    memset(&tu, 0, sizeof tu);
+    tu.compute_efficiency = tu.memory_efficiency = 1.0;
+    tu.kernel_overhead_s = 1e-6;
+    tu.compute_units = 304;
+    struct pred_case pc;
+    memset(&pc, 0, sizeof pc);
+    pc.phase = PRED_KERNEL;
+    pc.metric = PRED_TIME_MS;
+    pc.weights = pc.kv = DT_FP16;
+    pc.op = "matmul";
+    pc.m = 1;
+    pc.n = 57344;
+    pc.k = 8192;
+    double pred;
+    const char *why;
+    CHECK(pred_case_eval(&pc, amd, NULL, &tu, &pred, &why) == 0);
+    CHECK_NEAR(pred, (939655168.0 / 5.3e12 + 1e-6) * 1e3, 1e-12);
+    tu.gemm_bandwidth_bytes_per_s = amd->gemm_bandwidth_bytes_per_s;
+    CHECK(pred_case_eval(&pc, amd, NULL, &tu, &pred, &why) == 0);
+    CHECK_NEAR(pred, (939655168.0 / 2.95e12 + 1e-6) * 1e3, 1e-12);
+    tu.memory_efficiency = 2.0 / 5.3;
+    CHECK(pred_case_eval(&pc, amd, NULL, &tu, &pred, &why) == 0);
+    CHECK_NEAR(pred, (939655168.0 / 2e12 + 1e-6) * 1e3, 1e-9);
+    hw_free(amd);
+    hw_free(nv);
+}
+
+/* In a pass the cap holds the weight GEMMs only: Llama-3.1-70B fp8 decode at batch 1, tp 8, on
+ * MI300X (datasheet rates, a 1 us launch, no fill latency, no floor): mlp_down's shard reads
+ * 3584 x 8192 B of weights + 3584 B in + 8192 B out = 29,371,904 B, 80 x (29371904 / 2.95e12 +
+ * 1 us) = 876.53 us with the cap (80 x 6.5419 = 523.35 us without); the norms are unchanged. */
+TEST(roof_gemm_bandwidth_in_a_pass)
+{
+    struct hw_profile *amd = test_hw("mi300x");
+    struct mdl_profile *m = test_model("llama-3.1-70b");
+    struct roof_config cfg;
+    roof_config_init(&cfg, amd, m, ROOF_DECODE);
+    cfg.batch = 1;
+    cfg.context = 1024;
+    cfg.weights = cfg.act = DT_FP8;
+    cfg.kv = DT_FP16;
+    cfg.tp = 8;
+    memset(&cfg.tuning, 0, sizeof cfg.tuning);
+    cfg.tuning.compute_efficiency = cfg.tuning.memory_efficiency = 1.0;
+    cfg.tuning.kernel_overhead_s = 1e-6;
+    cfg.tuning.compute_units = 304;
+    struct roof_result no, yes;
+    CHECK(roof_evaluate(&cfg, &no) == 0);
+    cfg.tuning.gemm_bandwidth_bytes_per_s = 2.95e12;
+    CHECK(roof_evaluate(&cfg, &yes) == 0);
+    CHECK_NEAR(yes.ops[ROOF_OP_MLP_DOWN].time_s, 80 * (29371904.0 / 2.95e12 + 1e-6), 1e-12);
+    CHECK_NEAR(no.ops[ROOF_OP_MLP_DOWN].time_s, 80 * (29371904.0 / 5.3e12 + 1e-6), 1e-12);
+    CHECK_NEAR(yes.ops[ROOF_OP_MLP_NORM].time_s, no.ops[ROOF_OP_MLP_NORM].time_s, 0);
+    CHECK_NEAR(yes.ops[ROOF_OP_ATTN_SCORE].time_s, no.ops[ROOF_OP_ATTN_SCORE].time_s, 0);
+    hw_free(amd);
+    mdl_free(m);
+}
