@@ -56,6 +56,17 @@ show_gpu(const struct hw_profile *hw)
         printf("  bandwidth     %.2f x the fraction of its datasheet figure that the %s class's "
                "devices reach (in the memory efficiency above)\n",
                hw->memory_vs_class, dev_class_name(dev_class_of(hw)));
+    if (hw->gemm_floor_s > 0)
+        printf("  GEMM floor    %.2f us: no weight GEMM kernel takes less with an engine (its "
+               "vendor's tuned kernels, measured)\n",
+               hw->gemm_floor_s * 1e6);
+    if (hw->gemm_bandwidth_bytes_per_s > 0) {
+        char gb[64];
+        unit_format_short(hw->gemm_bandwidth_bytes_per_s, "B/s", 3, gb, sizeof gb);
+        printf("  GEMM stream   %s: weight GEMMs read their weights at no more than this with an "
+               "engine (its vendor's kernels at decode, measured)\n",
+               gb);
+    }
     if (hw->compute_units > 0)
         printf("  compute units %.0f\n", hw->compute_units);
     if (hw->boost_clock_hz > 0) {

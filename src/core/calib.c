@@ -100,6 +100,9 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->pipeline_inflight = inflight;
     out->custom_allreduce_max_bytes = eng ? eng->custom_allreduce_max_bytes : 0.0;
     out->kv_bucket_tokens = eng ? eng->kv_bucket : 0.0;
+    out->gemm_floor_s = hw->gemm_floor_s > 0 ? hw->gemm_floor_s : 0.0;
+    out->gemm_bandwidth_bytes_per_s =
+        hw->gemm_bandwidth_bytes_per_s > 0 ? hw->gemm_bandwidth_bytes_per_s : 0.0;
     if (eng && eng->metal.mm_above > 0 && hw->vendor && strcmp(hw->vendor, "apple") == 0) {
         out->metal = eng->metal;
         out->dequant_buffer = false; /* mul_mm dequantizes its tiles in threadgroup memory */
@@ -149,7 +152,8 @@ engine_reserve_bytes(const struct engine_profile *e, const struct roof_config *c
     return r;
 }
 
-/* One kernel in isolation, through the same per-kernel rule as the engine. */
+/* One kernel in isolation, through the same per-kernel rule as the engine: a weight GEMM
+ * (gemm_m > 0) takes at least the device's least GEMM time. */
 static double
 kernel_time(const struct hw_profile *hw, const struct roof_tuning *tu, enum dtype compute,
             double flops, double bytes, double gemm_m, double gemm_n)
@@ -158,12 +162,17 @@ kernel_time(const struct hw_profile *hw, const struct roof_tuning *tu, enum dtyp
     double vec_peak = hw_peak(hw, DT_FP32, NULL) *
                       (tu->vector_efficiency > 0 ? tu->vector_efficiency : tu->compute_efficiency);
     double bw = roof_tuned_bandwidth(hw, tu, hw->memory_bandwidth_bytes_per_s);
+    if (gemm_m > 0 && tu->gemm_bandwidth_bytes_per_s > 0 && tu->gemm_bandwidth_bytes_per_s < bw)
+        bw = tu->gemm_bandwidth_bytes_per_s;
     double tc = gemm_m > 0 && tu->compute_units > 0
                     ? roof_gemm_compute_s(gemm_m, gemm_n, flops / (2 * gemm_m * gemm_n), peak,
                                           tu->compute_units, vec_peak)
                     : flops / peak;
     double tm = bytes / bw + (bytes > 0 ? tu->memory_latency_s : 0.0);
-    return (tc > tm ? tc : tm) + tu->kernel_overhead_s;
+    double t = tc > tm ? tc : tm;
+    if (gemm_m > 0 && t < tu->gemm_floor_s)
+        t = tu->gemm_floor_s;
+    return t + tu->kernel_overhead_s;
 }
 
 static int

@@ -47,6 +47,17 @@ struct hw_profile {
      * kernels reach, relative to its class's devices; it multiplies the class's memory
      * efficiency; 0 = not given (1 is used). docs/physics.md#a-devices-own-gemm-fraction */
     double memory_vs_class;
+    /* the least time one weight GEMM kernel takes on this device with its vendor's tuned
+     * kernels, however few bytes and FLOPs it has (a measured time: split-K reduction, kernel
+     * prologue and epilogue over the device's compute units); with an engine every weight GEMM
+     * takes at least this before its launch cost; 0 = not given.
+     * docs/physics.md#a-devices-own-gemm-fraction */
+    double gemm_floor_s;
+    /* the rate at which its vendor's tuned GEMMs stream their weights at decode (a few rows),
+     * measured: with an engine a weight GEMM's bytes move at no more than this, even where the
+     * streaming kernels' fraction (memory_vs_class) gives more; 0 = not given.
+     * docs/physics.md#a-devices-own-gemm-fraction */
+    double gemm_bandwidth_bytes_per_s;
     /* the vector (non-tensor) units, for a profile whose datasheet gives no fp32 peak: fp32
      * FLOPs per cycle per compute unit (an FMA lane counts 2), or the vector rate as a fraction
      * of the tensor peak of format `vector_fraction_of` (both from architecture facts, cited);

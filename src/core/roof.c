@@ -264,10 +264,20 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
         tc += vec_peak > 0
                   ? vec_flops * (tu->dequant_scale > 0 ? tu->dequant_scale : 1.0) / vec_peak
                   : INFINITY;
+    /* a weight GEMM streams at no more than the device's measured GEMM rate
+     * (docs/physics.md#a-devices-own-gemm-fraction) */
+    if (matmul && w > 0 && tu->gemm_bandwidth_bytes_per_s > 0 &&
+        tu->gemm_bandwidth_bytes_per_s < bw)
+        bw = tu->gemm_bandwidth_bytes_per_s;
     double tm = bw > 0 ? bytes / bw : INFINITY;
     if (bytes > 0)
         tm += tu->memory_latency_s;
-    double t = (tc > tm ? tc : tm) + tu->kernel_overhead_s;
+    double t = tc > tm ? tc : tm;
+    /* a weight GEMM takes at least the device's measured least GEMM time
+     * (docs/physics.md#a-devices-own-gemm-fraction) */
+    if (matmul && w > 0 && t < tu->gemm_floor_s)
+        t = tu->gemm_floor_s;
+    t += tu->kernel_overhead_s;
     r->present = true;
     r->memory_time_s += times * tm;
     r->time_s += times * t;

@@ -129,6 +129,11 @@ struct roof_tuning {
     /* static shapes: a decode step's attention runs over the KV cache padded to the next
      * multiple of this many tokens (optimum-habana's --bucket_size); 0 = the exact length */
     double kv_bucket_tokens;
+    /* the least time of one weight GEMM kernel, before its launch cost (the device's
+     * gemm_floor, docs/physics.md#a-devices-own-gemm-fraction); 0 = none */
+    double gemm_floor_s;
+    /* the most a weight GEMM streams, bytes/s (the device's gemm_bandwidth); 0 = no cap */
+    double gemm_bandwidth_bytes_per_s;
     /* llama.cpp's Metal backend: its weight kernels by columns (all zero: not this backend) */
     struct roof_metal metal;
 };

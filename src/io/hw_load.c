@@ -15,7 +15,8 @@ static const char *const TOP_KEYS[] = {
     "compute",        "compute_units",   "boost_clock",   "cache",
     "interconnect",   "power",           "price",         "notes",
     "sources",        "cache_bandwidth", "provenance",    "gemm_efficiency",
-    "server_devices", "vector",          "gemm_vs_class", "memory_vs_class"};
+    "server_devices", "vector",          "gemm_vs_class", "memory_vs_class",
+    "gemm_floor",     "gemm_bandwidth"};
 static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
 static const char *const VECTOR_KEYS[] = {"flops_per_cycle", "fraction", "fraction_of"};
 static const char *const CACHE_KEYS[] = {"l1", "l2", "l3", "llc"};
@@ -44,6 +45,8 @@ static const struct yrange CACHE_BW_RANGE = {1e6, 1e17, 1e16, "B/s"};  /* ..100 
 static const struct yrange LINK_RANGE = {1e6, 1e16, 1e14, "B/s"};      /* ..10 PB/s */
 static const struct yrange CLOCK_RANGE = {1e6, 1e11, 1e10, "Hz"};      /* 1 MHz..100 GHz */
 static const struct yrange TDP_RANGE = {0.1, 1e6, 1e5, "W"};           /* ..1 MW */
+/* a GEMM kernel's least time: up to 1 ms; above 100 us it is a slip of the unit */
+static const struct yrange GEMM_FLOOR_RANGE = {0, 1e-3, 1e-4, "s"};
 #define MAX_COMPUTE_UNITS 10000000L
 
 /* ycheck_qty, then the range check; *out is left alone unless both pass */
@@ -403,6 +406,9 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     }
     vs_class(y, root, "gemm_vs_class", &hw->gemm_vs_class);
     vs_class(y, root, "memory_vs_class", &hw->memory_vs_class);
+    qty_in(y, root, "", "gemm_floor", UNIT_SECONDS, false, &GEMM_FLOOR_RANGE, &hw->gemm_floor_s);
+    qty_in(y, root, "", "gemm_bandwidth", UNIT_BYTES_PER_S, false, &BANDWIDTH_RANGE,
+           &hw->gemm_bandwidth_bytes_per_s);
     const struct ynode *vec = ynode_get(root, "vector");
     if (vec && !ynode_is_null(vec))
         load_vector(y, vec, hw);

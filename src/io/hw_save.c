@@ -63,6 +63,13 @@ hw_profile_text(const struct hw_profile *hw, struct strbuf *t)
         strbuf_addf(t, "gemm_vs_class: %.4f\n", hw->gemm_vs_class);
     if (hw->memory_vs_class > 0)
         strbuf_addf(t, "memory_vs_class: %.4f\n", hw->memory_vs_class);
+    if (hw->gemm_floor_s > 0)
+        strbuf_addf(t, "gemm_floor: %.6g us\n", hw->gemm_floor_s * 1e6);
+    if (hw->gemm_bandwidth_bytes_per_s > 0) {
+        strbuf_addf(t, "gemm_bandwidth: ");
+        yaml_qty(t, hw->gemm_bandwidth_bytes_per_s, "B/s");
+        strbuf_addf(t, "\n");
+    }
     if (hw->boost_clock_hz > 0) {
         strbuf_addf(t, "boost_clock: ");
         yaml_qty(t, hw->boost_clock_hz, "Hz");

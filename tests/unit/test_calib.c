@@ -1086,3 +1086,177 @@ TEST(calib_metal_mm_fixed_tiles_by_hand)
     /* 33 columns: two column tiles, 112 tiles, 2 waves */
     CHECK_NEAR(roof_gemm_fixed_tiles_s(33, 3584, 3584, 76e12, 76, 32, 64), 29.360128e-6, 1e-12);
 }
+
+/* A device's least GEMM time (hardware_profiles/mi300x.yaml gemm_floor 10.7 us: AMD's tuned fp8
+ * decode GEMM for Llama-3-70B's qkv at tp 8 takes 10.70 us from 1 to 64 rows, ROCm/aiter PR
+ * #1092). On the datasheet rates (fractions 1, no fill latency, a 1 us launch) a 1 x 8192 ->
+ * 1280 fp16 GEMM moves 2 x (1280 x 8192 + 8192 + 1280) = 20,990,464 B, 3.9605 us at 5.3 TB/s:
+ * with the floor it takes 10.7 + 1 = 11.7 us. An MLP-sized one, 1 x 8192 -> 57344, moves
+ * 939,655,168 B, 177.29 us + 1 us, above the floor and unchanged; the H100 has no floor. */
+TEST(calib_gemm_floor)
+{
+    struct hw_profile *amd = test_hw("mi300x");
+    struct hw_profile *nv = test_hw("h100-sxm");
+    CHECK_NEAR(amd->gemm_floor_s, 10.7e-6, 1e-15);
+    CHECK(nv->gemm_floor_s == 0);
+    struct dev_params dp;
+    dev_params_default(DEV_DC_GPU, &dp);
+    struct roof_tuning tu;
+    calib_tuning(amd, &dp, NULL, &tu);
+    CHECK_NEAR(tu.gemm_floor_s, 10.7e-6, 1e-15);
+    memset(&tu, 0, sizeof tu);
+    tu.compute_efficiency = tu.memory_efficiency = 1.0;
+    tu.kernel_overhead_s = 1e-6;
+    tu.compute_units = 304;
+    tu.gemm_floor_s = amd->gemm_floor_s;
+    struct pred_case pc;
+    memset(&pc, 0, sizeof pc);
+    pc.phase = PRED_KERNEL;
+    pc.metric = PRED_TIME_MS;
+    pc.weights = pc.kv = DT_FP16;
+    pc.op = "matmul";
+    pc.m = 1;
+    pc.n = 1280;
+    pc.k = 8192;
+    double pred;
+    const char *why;
+    CHECK(pred_case_eval(&pc, amd, NULL, &tu, &pred, &why) == 0);
+    CHECK_NEAR(pred, (10.7e-6 + 1e-6) * 1e3, 1e-12);
+    tu.gemm_floor_s = 0;
+    CHECK(pred_case_eval(&pc, amd, NULL, &tu, &pred, &why) == 0);
+    CHECK_NEAR(pred, (20990464.0 / 5.3e12 + 1e-6) * 1e3, 1e-12);
+    tu.gemm_floor_s = amd->gemm_floor_s;
+    pc.n = 57344;
+    CHECK(pred_case_eval(&pc, amd, NULL, &tu, &pred, &why) == 0);
+    CHECK_NEAR(pred, (939655168.0 / 5.3e12 + 1e-6) * 1e3, 1e-12);
+    hw_free(amd);
+    hw_free(nv);
+}
+
+/* In a forward pass the floor holds each weight GEMM (qkv, o_proj, the MLP's, the LM head), not
+ * attention or the vector kernels. Llama-3.1-70B fp8 decode at batch 1, tp 8, on MI300X
+ * (datasheet rates, a 1 us launch, no fill latency): o_proj's shard reads 1024 x 8192 B of
+ * weights + 1024 B in + 8192 B out = 8,397,824 B, 1.5845 us at 5.3 TB/s, so each of the 80
+ * layers' o_proj takes the floor: 80 x (10.7 + 1) us = 936 us (80 x 2.5845 = 206.8 us without).
+ * Attention and the norms take the same time with and without it. */
+TEST(roof_gemm_floor_in_a_pass)
+{
+    struct hw_profile *amd = test_hw("mi300x");
+    struct mdl_profile *m = test_model("llama-3.1-70b");
+    struct roof_config cfg;
+    roof_config_init(&cfg, amd, m, ROOF_DECODE);
+    cfg.batch = 1;
+    cfg.context = 1024;
+    cfg.weights = cfg.act = DT_FP8;
+    cfg.kv = DT_FP16;
+    cfg.tp = 8;
+    memset(&cfg.tuning, 0, sizeof cfg.tuning);
+    cfg.tuning.compute_efficiency = cfg.tuning.memory_efficiency = 1.0;
+    cfg.tuning.kernel_overhead_s = 1e-6;
+    cfg.tuning.compute_units = 304;
+    struct roof_result no, yes;
+    CHECK(roof_evaluate(&cfg, &no) == 0);
+    cfg.tuning.gemm_floor_s = 10.7e-6;
+    CHECK(roof_evaluate(&cfg, &yes) == 0);
+    CHECK_NEAR(yes.ops[ROOF_OP_O_PROJ].time_s, 80 * (10.7e-6 + 1e-6), 1e-12);
+    CHECK_NEAR(no.ops[ROOF_OP_O_PROJ].time_s, 80 * (8397824.0 / 5.3e12 + 1e-6), 1e-12);
+    CHECK_NEAR(yes.ops[ROOF_OP_ATTN_SCORE].time_s, no.ops[ROOF_OP_ATTN_SCORE].time_s, 0);
+    CHECK_NEAR(yes.ops[ROOF_OP_ATTN_NORM].time_s, no.ops[ROOF_OP_ATTN_NORM].time_s, 0);
+    hw_free(amd);
+    mdl_free(m);
+}
+
+/* The MI300X and MI325X platforms are full meshes of one x16 Infinity Fabric link per peer (AMD
+ * CDNA 3 white paper: 32 Gb/s x 16 lanes = 64 GB/s each way, 7 links, 896 GB/s both ways): a
+ * group of 2 reaches 64 GB/s per direction, of 4 192, of 8 448 (the total). An 8 kB decode
+ * all-reduce of Llama-3-70B at tp 2 in vLLM's one-stage kernel: 8192 / 64e9 + 2 x 2 us =
+ * 4.128 us (at 448 GB/s it would be 4.018 us). */
+TEST(allreduce_mi300x_full_mesh)
+{
+    struct hw_profile *a = test_hw("mi300x");
+    struct hw_profile *b = test_hw("mi325x");
+    CHECK_NEAR(a->link_per_peer_bytes_per_s, 64e9, 1e-3);
+    CHECK_NEAR(b->link_per_peer_bytes_per_s, 64e9, 1e-3);
+    double t = hw_link_bytes_per_s_per_direction(a);
+    CHECK_NEAR(t, 448e9, 1e-3);
+    CHECK_NEAR(hw_link_group_bytes_per_s(a, 2, t), 64e9, 1e-3);
+    CHECK_NEAR(hw_link_group_bytes_per_s(a, 4, t), 192e9, 1e-3);
+    CHECK_NEAR(hw_link_group_bytes_per_s(a, 8, t), 448e9, 1e-3);
+    hw_free(a);
+    hw_free(b);
+}
+
+/* A device's measured GEMM streaming rate (hardware_profiles/mi300x.yaml gemm_bandwidth 2.95
+ * TB/s: hipBLASLt's fp8 GEMMs for Llama-3.1-405B's tp-8 shards at one row, 364,904,448 B in
+ * 123.64 us) caps a weight GEMM's bandwidth, not a vector kernel's. On the datasheet rates
+ * (5.3 TB/s, a 1 us launch, no floor) a 1 x 8192 -> 57344 fp16 GEMM moves 939,655,168 B:
+ * 318.53 us at 2.95 TB/s + 1 us, where uncapped it takes 177.29 + 1 us; with a tuned bandwidth
+ * already below the cap (2 TB/s) the cap changes nothing: 469.83 + 1 us. */
+TEST(calib_gemm_bandwidth)
+{
+    struct hw_profile *amd = test_hw("mi300x");
+    struct hw_profile *nv = test_hw("h100-sxm");
+    CHECK_NEAR(amd->gemm_bandwidth_bytes_per_s, 2.95e12, 1e-3);
+    CHECK(nv->gemm_bandwidth_bytes_per_s == 0);
+    struct dev_params dp;
+    dev_params_default(DEV_DC_GPU, &dp);
+    struct roof_tuning tu;
+    calib_tuning(amd, &dp, NULL, &tu);
+    CHECK_NEAR(tu.gemm_bandwidth_bytes_per_s, 2.95e12, 1e-3);
+    memset(&tu, 0, sizeof tu);
+    tu.compute_efficiency = tu.memory_efficiency = 1.0;
+    tu.kernel_overhead_s = 1e-6;
+    tu.compute_units = 304;
+    struct pred_case pc;
+    memset(&pc, 0, sizeof pc);
+    pc.phase = PRED_KERNEL;
+    pc.metric = PRED_TIME_MS;
+    pc.weights = pc.kv = DT_FP16;
+    pc.op = "matmul";
+    pc.m = 1;
+    pc.n = 57344;
+    pc.k = 8192;
+    double pred;
+    const char *why;
+    CHECK(pred_case_eval(&pc, amd, NULL, &tu, &pred, &why) == 0);
+    CHECK_NEAR(pred, (939655168.0 / 5.3e12 + 1e-6) * 1e3, 1e-12);
+    tu.gemm_bandwidth_bytes_per_s = amd->gemm_bandwidth_bytes_per_s;
+    CHECK(pred_case_eval(&pc, amd, NULL, &tu, &pred, &why) == 0);
+    CHECK_NEAR(pred, (939655168.0 / 2.95e12 + 1e-6) * 1e3, 1e-12);
+    tu.memory_efficiency = 2.0 / 5.3;
+    CHECK(pred_case_eval(&pc, amd, NULL, &tu, &pred, &why) == 0);
+    CHECK_NEAR(pred, (939655168.0 / 2e12 + 1e-6) * 1e3, 1e-9);
+    hw_free(amd);
+    hw_free(nv);
+}
+
+/* In a pass the cap holds the weight GEMMs only: Llama-3.1-70B fp8 decode at batch 1, tp 8, on
+ * MI300X (datasheet rates, a 1 us launch, no fill latency, no floor): mlp_down's shard reads
+ * 3584 x 8192 B of weights + 3584 B in + 8192 B out = 29,371,904 B, 80 x (29371904 / 2.95e12 +
+ * 1 us) = 876.53 us with the cap (80 x 6.5419 = 523.35 us without); the norms are unchanged. */
+TEST(roof_gemm_bandwidth_in_a_pass)
+{
+    struct hw_profile *amd = test_hw("mi300x");
+    struct mdl_profile *m = test_model("llama-3.1-70b");
+    struct roof_config cfg;
+    roof_config_init(&cfg, amd, m, ROOF_DECODE);
+    cfg.batch = 1;
+    cfg.context = 1024;
+    cfg.weights = cfg.act = DT_FP8;
+    cfg.kv = DT_FP16;
+    cfg.tp = 8;
+    memset(&cfg.tuning, 0, sizeof cfg.tuning);
+    cfg.tuning.compute_efficiency = cfg.tuning.memory_efficiency = 1.0;
+    cfg.tuning.kernel_overhead_s = 1e-6;
+    cfg.tuning.compute_units = 304;
+    struct roof_result no, yes;
+    CHECK(roof_evaluate(&cfg, &no) == 0);
+    cfg.tuning.gemm_bandwidth_bytes_per_s = 2.95e12;
+    CHECK(roof_evaluate(&cfg, &yes) == 0);
+    CHECK_NEAR(yes.ops[ROOF_OP_MLP_DOWN].time_s, 80 * (29371904.0 / 2.95e12 + 1e-6), 1e-12);
+    CHECK_NEAR(no.ops[ROOF_OP_MLP_DOWN].time_s, 80 * (29371904.0 / 5.3e12 + 1e-6), 1e-12);
+    CHECK_NEAR(yes.ops[ROOF_OP_MLP_NORM].time_s, no.ops[ROOF_OP_MLP_NORM].time_s, 0);
+    CHECK_NEAR(yes.ops[ROOF_OP_ATTN_SCORE].time_s, no.ops[ROOF_OP_ATTN_SCORE].time_s, 0);
+    hw_free(amd);
+    mdl_free(m);
+}

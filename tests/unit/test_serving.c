@@ -153,8 +153,12 @@ TEST(serving_custom_allreduce_by_message_size)
     CHECK_NEAR(roof_allreduce_engine_s(mi, &tu, 8388608, 8, 448e9, 2e-6),
                roof_allreduce_time_s(8388608, 8, 448e9, 2e-6), 0);
     CHECK_NEAR(roof_allreduce_engine_s(l40s, &tu, 16384, 8, 448e9, 2e-6), ring, 0);
+    /* ... the ring at 3 devices of a full mesh runs over the 2 peers' links, 2 x 64 GB/s
+     * (mi300x.yaml per_peer): 2 x 2/3 x 16384 / 128e9 + 4 x 2 us = 8.1707 us */
     CHECK_NEAR(roof_allreduce_engine_s(mi, &tu, 16384, 3, 448e9, 2e-6),
-               roof_allreduce_time_s(16384, 3, 448e9, 2e-6), 0);
+               roof_allreduce_time_s(16384, 3, 128e9, 2e-6), 0);
+    CHECK_NEAR(roof_allreduce_engine_s(mi, &tu, 16384, 3, 448e9, 2e-6),
+               4.0 / 3.0 * 16384 / 128e9 + 8e-6, 1e-15);
     /* a decode step of Llama-3-70B at tp 8 on MI300X, fp8 activations, batch 1: 160
      * all-reduces of 8192 B, each 7 x 8192 / 448e9 + 4 us = 4.128 us: 660.48 us in all,
      * where the ring takes 160 x (1.75 x 8192 / 448e9 + 28 us) = 4.4851 ms */
