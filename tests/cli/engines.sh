@@ -56,19 +56,19 @@ for g in h100-sxm:989.4e12:1 mi300x:1307.4e12:0.640; do
 done
 # the generic model averages the engines fitted on their own rows (llama.cpp, vllm-v0,
 # tensorrt-llm, deepspeed), not V1's vllm.yaml (TensorRT-LLM's numbers): its step overhead is
-# the geometric mean of 162.3, 1552.5, 572.5 and 2000 us = 732.890 us
+# the geometric mean of 162.3, 99.3, 572.5 and 2000 us
 run engines-generic-step 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --phase decode \
     --batch 8 --engine lmdeploy -o csv
 if awk -F, '$1 == "decode" && $2 == "step_overhead" { t = $17 } END {
-    d = t - exp((log(162.3) + log(1552.5) + log(572.5) + log(2000)) / 4) * 1e-6;
+    d = t - exp((log(162.3) + log(99.3) + log(572.5) + log(2000)) / 4) * 1e-6;
     exit !(t > 0 && d < 1e-12 && d > -1e-12) }' "$T/out"; then echo "ok engines-generic-averages-v0"
 else echo "not ok engines-generic-averages-v0"; grep step_overhead "$T/out"; fi
-# engine_profiles/vllm-v0.yaml: the 2024 fit's 1552.5 us step plus 100 us of host work per
-# sampled token (vLLM issue #6801: 20 ms between steps at batch 200): at batch 8 its step operator
-# is 1552.5 us + 8 x 100 us = 2352.5 us
+# engine_profiles/vllm-v0.yaml: its fit's 99.3 us step plus 100 us of host work per sampled
+# token (vLLM issue #6801: 20 ms between steps at batch 200): at batch 8 its step operator is
+# 99.3 us + 8 x 100 us = 899.3 us
 run engines-v0-step 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --phase decode \
     --batch 8 --engine vllm-v0 -o csv
-if awk -F, '$1 == "decode" && $2 == "step_overhead" { t = $17 } END { d = t - 0.0023525;
+if awk -F, '$1 == "decode" && $2 == "step_overhead" { t = $17 } END { d = t - 0.0008993;
     exit !(d < 1e-12 && d > -1e-12) }' "$T/out"; then echo "ok engines-v0-token-overhead"; else
     echo "not ok engines-v0-token-overhead"; grep step_overhead "$T/out"; fi
 run engines-analyze-generic 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b \
