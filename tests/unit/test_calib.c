@@ -246,6 +246,37 @@ TEST(calib_gaudi_gemm_fractions)
     hw_free(g3);
 }
 
+/* The soc class's GEMM fraction is the Apple GPUs' (Metal FlashAttention's HGEMM, 93.3% of an
+ * M1 Max's FP16 peak); the DGX Spark's own (dgx-spark.yaml 0.901: cuBLASLt FP16 84.06% / 93.3%)
+ * multiplies it. At the class's default 0.60: the GB10's fp16 GEMMs on 125 TFLOPS x 0.60 x 0.901
+ * = 67.575 TFLOPS and its int8 ones (MMQ) on 250 x 0.5406 = 135.15 TOPS; the M2 Ultra (no key:
+ * the reference) on 27.2 x 0.60 = 16.32 TFLOPS. A fit of the class on one side's rows carries to
+ * the other through the ratio alone: class c fitted on the Spark predicts an M2 Ultra GEMM at
+ * 27.2 x c, not 27.2 x 0.901 c. */
+TEST(calib_soc_gemm_fractions)
+{
+    struct hw_profile *spark = test_hw("dgx-spark");
+    struct hw_profile *m2u = test_hw("m2-ultra-76c");
+    CHECK_NEAR(spark->gemm_vs_class, 0.901, 1e-12);
+    CHECK(m2u->gemm_vs_class == 0);
+    struct dev_params dp;
+    dev_params_default(DEV_SOC, &dp);
+    CHECK_NEAR(dp.compute_efficiency, 0.60, 1e-12);
+    struct roof_tuning ts, tm;
+    calib_tuning(spark, &dp, NULL, &ts);
+    calib_tuning(m2u, &dp, NULL, &tm);
+    CHECK_NEAR(ts.compute_efficiency, 0.5406, 1e-12);
+    CHECK_NEAR(tm.compute_efficiency, 0.60, 1e-12);
+    CHECK_NEAR(roof_tuned_peak(spark, &ts, DT_FP16, NULL), 67.575e12, 1e3);
+    CHECK_NEAR(roof_tuned_peak(spark, &ts, DT_INT8, NULL), 135.15e12, 1e3);
+    CHECK_NEAR(roof_tuned_peak(m2u, &tm, DT_FP16, NULL), 16.32e12, 1e3);
+    /* the vector units and the bandwidth keep the class's */
+    CHECK_NEAR(ts.vector_efficiency, 0.60, 1e-12);
+    CHECK_NEAR(ts.memory_efficiency, tm.memory_efficiency, 0);
+    hw_free(spark);
+    hw_free(m2u);
+}
+
 /* A full mesh inside the server (gaudi3.yaml per_peer 75 GB/s: 3 of its 200 GbE ports to each of
  * the 7 others; gaudi2.yaml 37.5 GB/s, 3 x 100 GbE): a tensor-parallel group of n reaches n-1
  * peers' links, at most the profile's total per direction; a switched fabric (H100's NVLink) gives
