@@ -346,6 +346,14 @@ pred_case_eval(const struct pred_case *pc, const struct hw_profile *hw,
         c.tuning.metal.mm_above = pc->metal_mm_above;
         memset(c.tuning.metal.ext_group, 0, sizeof c.tuning.metal.ext_group);
     }
+    if (pc->metal_no_mm_id) {
+        if (!(c.tuning.metal.mm_above > 0 && c.tuning.metal.mm_id_min > 0)) {
+            *reason = "the row sets metal_mul_mm_id and the engine profile has no metal.mm_id_min";
+            return -1;
+        }
+        /* no mat-mat kernel for the experts: mul_mv_id at every token count */
+        c.tuning.metal.mm_id_min = HUGE_VAL;
+    }
     int count = pc->count > 0 ? pc->count : 1;
     if (count > 1) {
         if (pc->layer_split)

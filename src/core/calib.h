@@ -125,6 +125,10 @@ struct pred_case {
      * than this run mul_mm); those builds had no mul_mv_ext (PR #10581), so 2 tokens up to it
      * run the plain mat-vec kernel. 0 = the engine profile's `metal` section as it is */
     double metal_mm_above;
+    /* false: the build had no mul_mm_id (llama.cpp before PR #4725, 2024-01-01), so every
+     * routed-expert GEMM ran mul_mv_id, one mat-vec per (token, expert) pair; true (the default):
+     * the engine profile's `metal.mm_id_min` */
+    bool metal_no_mm_id;
 };
 enum { PRED_FA_DEFAULT, PRED_FA_ON, PRED_FA_OFF };
 enum { PRED_QG_DEFAULT, PRED_QG_MMQ };

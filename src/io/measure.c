@@ -48,7 +48,8 @@ static const char *const ROW_KEYS[] = {"id",
                                        "ubatch",
                                        "depth",
                                        "flash_attention",
-                                       "metal_mm_above"};
+                                       "metal_mm_above",
+                                       "metal_mul_mm_id"};
 static const char *const PHASES[PRED_PHASE_COUNT] = {"decode", "prefill", "e2e", "kernel"};
 static const char *const METRICS[] = {"tokens_per_s", "time_ms", "latency_s"};
 /* The engines a measurement may name without a profile of their own: the generic kernel model
@@ -257,6 +258,9 @@ fill_set(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
             ycheck_error(y, ynode_get(e, "metal_mm_above"),
                          "'metal_mm_above' must be a whole number of tokens, got %g",
                          r.pc.metal_mm_above);
+        bool mmid;
+        if (ycheck_bool(y, e, "", "metal_mul_mm_id", &mmid))
+            r.pc.metal_no_mm_id = !mmid;
         static const char *const QGEMM[] = {"engine", "mmq"};
         if (ycheck_str(y, e, "", "quantized_gemm", false, &s)) {
             int q = pick(y, e, "quantized_gemm", s, QGEMM, N(QGEMM));

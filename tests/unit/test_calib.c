@@ -1084,6 +1084,44 @@ TEST(calib_row_metal_mm_above)
     mdl_free(m);
 }
 
+/* a row of a build before PR #4725 (metal_mul_mm_id: false): every expert GEMM runs mul_mv_id,
+ * one mat-vec per (token, expert) pair, so a 64-token prompt costs per token what a 16-token
+ * one does; with mul_mm_id from 32 tokens each touched expert is read once */
+TEST(calib_row_metal_no_mm_id)
+{
+    struct hw_profile *hw = test_hw("m2-ultra-76c");
+    struct mdl_profile *m = test_model("gpt-oss-20b");
+    struct roof_tuning tu;
+    struct dev_params dev;
+    dev_params_default(dev_class_of(hw), &dev);
+    calib_tuning(hw, &dev, NULL, &tu);
+    metal_of_build_7948(&tu.metal);
+    struct pred_case pc;
+    memset(&pc, 0, sizeof pc);
+    pc.phase = PRED_PREFILL;
+    pc.metric = PRED_TOKENS_PER_S;
+    pc.weights = DT_MXFP4_MOE;
+    pc.kv = DT_FP16;
+    pc.batch = 1;
+    pc.prompt = 64;
+    pc.metal_no_mm_id = true;
+    double old64, now64, now16;
+    const char *why = NULL;
+    /* no mm_id_min in the tuning: no prediction, and the reason says why */
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &old64, &why) == -1);
+    CHECK(why && strstr(why, "metal_mul_mm_id"));
+    tu.metal.mm_id_min = 32;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &old64, &why) == 0);
+    pc.metal_no_mm_id = false;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &now64, &why) == 0);
+    pc.prompt = 16;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &now16, &why) == 0);
+    CHECK(now64 > 1.5 * old64);
+    CHECK_NEAR(old64, now16, 0.15);
+    hw_free(hw);
+    mdl_free(m);
+}
+
 TEST(calib_metal_only_on_apple)
 {
     /* the llama.cpp profile's metal section applies on Apple devices, with no conversion
