@@ -1051,7 +1051,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         bool on_metal = tu->metal.mm_above > 0 && tu->metal.mm_id_min > 0;
         roof_moe_graph_kernels(m, on_metal ? ROOF_METAL_ADD_FUSE : 1.0, &g);
         /* Metal encodes every node as its own dispatch; ggml-cuda replays a batch-1 decode as
-         * one CUDA graph and fuses the routing and the adds, so there the launches are not
+         * one CUDA graph and fuses the routing (topk-moe), so there the launches are not
          * charged (docs/physics.md#moe-kernels: charged, the DGX Spark's MoE rows went 10-15
          * points too slow) */
         if (on_metal && g.uncharged > 0) {
