@@ -222,6 +222,8 @@ struct op_cost {
     double gemm_m, gemm_n; /* a GEMM's rows x output columns, for wave quantization; else 0 */
     double tile_m, tile_n; /* fixed tiles without a split of K (Metal's mul_mm); 0: the
                             * library's choice among its tilings */
+    double kernels;        /* launches this cost stands for, each paying the kernel overhead
+                            * and the memory latency; 0 = one */
 };
 
 /* Add `c->times` kernel instances of `op` costing `k` each. */
@@ -269,15 +271,16 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
     if (matmul && w > 0 && tu->gemm_bandwidth_bytes_per_s > 0 &&
         tu->gemm_bandwidth_bytes_per_s < bw)
         bw = tu->gemm_bandwidth_bytes_per_s;
+    double launches = k->kernels > 0 ? k->kernels : 1.0;
     double tm = bw > 0 ? bytes / bw : INFINITY;
     if (bytes > 0)
-        tm += tu->memory_latency_s;
+        tm += launches * tu->memory_latency_s;
     double t = tc > tm ? tc : tm;
     /* a weight GEMM takes at least the device's measured least GEMM time
      * (docs/physics.md#a-devices-own-gemm-fraction) */
     if (matmul && w > 0 && t < tu->gemm_floor_s)
         t = tu->gemm_floor_s;
-    t += tu->kernel_overhead_s;
+    t += launches * tu->kernel_overhead_s;
     r->present = true;
     r->memory_time_s += times * tm;
     r->time_s += times * t;
@@ -806,6 +809,44 @@ roof_moe_choose(const struct roof_tuning *tu, double E, double k, double T,
     }
 }
 
+/* llama.cpp's build_moe_ffn (src/llama-graph.cpp at 434f71a5b4d1ff9c9c9b59e08326f0fe3d15193a)
+ * adds these nodes per MoE layer: the router MUL_MAT (plus ADD of its bias for gpt-oss), the
+ * gating SOFT_MAX or SIGMOID (gpt-oss: SOFTMAX_WEIGHT, a SOFT_MAX over the k picked weights after
+ * the top-k instead), DeepSeek-V3's selection-bias ADD and its group-limited routing (TOP_K,
+ * GET_ROWS, SUM_ROWS, TOP_K, GET_ROWS, SCALE, SET_ROWS), TOP_K, GET_ROWS of the weights,
+ * SUM_ROWS and DIV when the weights are normalized (norm_w), SCALE when scaled (scale_w),
+ * MUL_MAT_ID up and gate, the GLU, MUL_MAT_ID down, ADD_ID of each expert bias (gpt-oss),
+ * MUL by the weights, and k - 1 ADDs of the experts' views; a shared expert is build_ffn's
+ * four nodes and one ADD. norm_w / scale_w / gating per architecture as llama-model.cpp passes
+ * them: qwen3_moe and mixtral softmax + norm_w; deepseek_v2 softmax + scale_w (V2-Lite's
+ * expert_weights_norm is false); deepseek_v3 sigmoid + bias + groups + norm_w + scale_w. */
+void
+roof_moe_graph_kernels(const struct mdl_profile *m, double add_fuse, struct roof_moe_graph *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!m || m->n_experts <= 0 || m->experts_per_token <= 0)
+        return;
+    const char *t = m->model_type ? m->model_type : "";
+    bool oss = strcmp(t, "gpt_oss") == 0, v3 = strcmp(t, "deepseek_v3") == 0;
+    bool v2 = strcmp(t, "deepseek_v2") == 0;
+    bool norm = v3 || strcmp(t, "qwen3_moe") == 0 || strcmp(t, "mixtral") == 0;
+    double k = (double)m->experts_per_token;
+    double fuse = add_fuse >= 1 ? floor(add_fuse) : 1.0;
+    /* router, gating (gpt-oss: logits bias and the softmax after the top-k), top-k, get_rows */
+    out->routing = 1.0 + (oss ? 2.0 : 1.0) + 2.0;
+    if (v3)
+        out->routing += 1.0 + 7.0;
+    if (norm)
+        out->routing += 2.0;
+    if (v2 || v3)
+        out->routing += 1.0;
+    out->experts = 4.0 + (oss ? 3.0 : 0.0);
+    out->combine = 1.0 + ceil((k - 1.0) / fuse - 1e-9);
+    out->shared = m->n_shared_experts > 0 ? 5.0 : 0.0;
+    out->total = out->routing + out->experts + out->combine + out->shared;
+    out->uncharged = out->total - 5.0;
+}
+
 /* With the kernel model on, decode attention is one fused kernel whose memory side follows the
  * CTA-wave model; its time replaces the streaming estimate of the score and PV operators. */
 static void
@@ -837,6 +878,11 @@ fused_decode_attention(struct acc_ctx *c, const struct batch_agg *b, double toke
         o->time_s += times * (after - before);
     }
 }
+
+/* consecutive ADDs one Metal kernel runs: ggml-metal-ops.cpp ggml_metal_op_bin, 'for (n_fuse =
+ * 0; n_fuse <= 6; ++n_fuse)' over fops[8] = GGML_OP_ADD (the ADD chain c[i] = add(c[i-1],
+ * b[i]) with b[i] of one layout in one buffer) */
+#define ROOF_METAL_ADD_FUSE 8.0
 
 static void
 add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
@@ -1006,10 +1052,33 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         double I = (double)(m->moe_intermediate_size > 0 ? m->moe_intermediate_size
                                                          : m->intermediate_size);
         double S = (double)m->n_shared_experts;
+        const struct roof_tuning *tu = &cfg->tuning;
+        /* the MoE FFN's other graph nodes (roof_moe_graph_kernels): each a launch; their
+         * traffic is the T x E logits per routing kernel, the experts' bias adds on their
+         * outputs, the weighted k outputs and the adds that sum them (Metal runs up to 8
+         * consecutive ADDs as one kernel), the shared expert's add. Charged on the router. */
+        struct roof_moe_graph g;
+        bool on_metal = tu->metal.mm_above > 0 && tu->metal.mm_id_min > 0;
+        roof_moe_graph_kernels(m, on_metal ? ROOF_METAL_ADD_FUSE : 1.0, &g);
+        /* Metal encodes every node as its own dispatch; ggml-cuda replays a batch-1 decode as
+         * one CUDA graph and fuses the routing (topk-moe), so there the launches are not
+         * charged (docs/physics.md#moe-kernels: charged, the DGX Spark's MoE rows went 10-15
+         * points too slow) */
+        if (on_metal && g.uncharged > 0) {
+            double add_groups = g.combine - 1.0;
+            double bytes = (g.routing - 1.0) * 2.0 * T * E * a +
+                           (g.experts - 4.0 > 0 ? 2.0 * T * k * (2.0 * I + h) * a : 0.0) +
+                           2.0 * T * k * h * a + T * h * a * (k - 1.0 + 2.0 * add_groups) +
+                           (g.shared > 0 ? 3.0 * T * h * a : 0.0);
+            add_op(c, ROOF_OP_ROUTER,
+                   &(struct op_cost){.compute = DT_FP32,
+                                     .flops = bytes / a,
+                                     .act_in_bytes = bytes,
+                                     .kernels = g.uncharged});
+        }
         add_gemm(c, ROOF_OP_ROUTER, wfmt(cfg, DT_PART_ROUTER), T, E, h, E * h);
         /* routed rows: T*k through experts; the engine's MUL_MAT_ID kernel sets how many
          * expert matrices are read (docs/physics.md#moe-kernels) */
-        const struct roof_tuning *tu = &cfg->tuning;
         struct roof_moe_choice mc;
         roof_moe_choose(tu, E, k, T, &mc);
         double distinct = mc.distinct;

@@ -80,6 +80,20 @@ void roof_moe_choose(const struct roof_tuning *tu, double E, double k, double T,
 /* The kernel's name in ggml ("mul_mv_id", "mul_mm_id", "mmvq", "mmq"; "" when none). */
 const char *roof_moe_kernel_name(enum roof_moe_kernel k);
 
+/* The kernels of one MoE FFN in llama.cpp's graph (llm_graph_context::build_moe_ffn and the
+ * architecture's arguments to it; docs/physics.md#moe-kernels), by part; views and reshapes
+ * launch nothing. `add_fuse`: consecutive ADDs the backend runs as one kernel (1 = none). */
+struct roof_moe_graph {
+    double routing;   /* router GEMM, gating, top-k, get_rows, weight norm and scale */
+    double experts;   /* gate, up, activation, down, the experts' bias adds */
+    double combine;   /* multiply by the routing weights, the adds of the k experts' outputs */
+    double shared;    /* shared-expert FFN and its add to the routed output */
+    double total;     /* their sum */
+    double uncharged; /* beyond the five operators the layer lists (router, gate, up, act, down) */
+};
+void roof_moe_graph_kernels(const struct mdl_profile *m, double add_fuse,
+                            struct roof_moe_graph *out);
+
 /* Departures from the datasheet roofline. The defaults (1, 1, 0) give the pure roofline; later
  * models of kernels and engines set these. */
 struct roof_tuning {

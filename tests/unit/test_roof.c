@@ -713,3 +713,82 @@ TEST(roof_mix_needs_experts)
     hw_free(hw);
     mdl_free(m);
 }
+
+/* The MoE FFN's graph in llama.cpp (build_moe_ffn, docs/physics.md#moe-kernels), counted by
+ * hand. Qwen3-30B-A3B (softmax, norm_w, k = 8): router, softmax, top-k, get_rows, sum_rows,
+ * div (6), up, gate, swiglu, down (4), mul by the weights and 7 adds (8) = 18 kernels, 13
+ * beyond the five operators the layer lists; on Metal the 7 adds are one kernel: 12 and 7.
+ * gpt-oss (k = 4): router, logits bias, top-k, get_rows, softmax of the 4 (5), up, gate, swiglu,
+ * down and three ADD_ID (7), mul and 3 adds (4) = 16, 11 beyond (Metal 14, 9). Mixtral (k = 2):
+ * 6 + 4 + 2 = 12, 7 beyond either way. DeepSeek-V2-Lite (softmax, scale_w, k = 6, shared):
+ * 5 + 4 + 6 + 5 = 20, 15 beyond (Metal 16, 11). DeepSeek-V3 (sigmoid, selection bias, 7 group
+ * nodes, norm_w, scale_w, k = 8, shared): 15 + 4 + 8 + 5 = 32, 27 beyond (Metal 26, 21). */
+TEST(roof_moe_graph_kernels_by_architecture)
+{
+    static const struct {
+        const char *model;
+        double total, uncharged, metal_total, metal_uncharged;
+    } cases[] = {
+        {"qwen3-30b-a3b", 18, 13, 12, 7},     {"gpt-oss-20b", 16, 11, 14, 9},
+        {"gpt-oss-120b", 16, 11, 14, 9},      {"mixtral-8x7b", 12, 7, 12, 7},
+        {"deepseek-v2-lite", 20, 15, 16, 11}, {"deepseek-v3", 32, 27, 26, 21},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct mdl_profile *m = test_model(cases[i].model);
+        struct roof_moe_graph g;
+        roof_moe_graph_kernels(m, 1, &g);
+        CHECK_NEAR(g.total, cases[i].total, 0);
+        CHECK_NEAR(g.uncharged, cases[i].uncharged, 0);
+        roof_moe_graph_kernels(m, 8, &g);
+        CHECK_NEAR(g.total, cases[i].metal_total, 0);
+        CHECK_NEAR(g.uncharged, cases[i].metal_uncharged, 0);
+        mdl_free(m);
+    }
+    struct mdl_profile *dense = test_model("qwen2.5-7b");
+    struct roof_moe_graph g;
+    roof_moe_graph_kernels(dense, 1, &g);
+    CHECK_NEAR(g.total, 0, 0);
+    mdl_free(dense);
+}
+
+/* Their cost, charged on Metal only: Qwen3-30B-A3B Q8_0 decoding one token on the M2 Ultra's
+ * Metal (ADDs fused by 8):
+ * 7 launches a layer beyond the router GEMM's, and their traffic at fp16 activations: 5
+ * routing kernels x 2 x 128 x 2 B = 2,560 B, the weighted outputs 2 x 8 x 2048 x 2 = 65,536 B,
+ * the one fused add kernel 2048 x 2 x (7 + 2) = 36,864 B: 104,960 B a layer. At 7.15 us a
+ * launch, 48 layers add 48 x 7 x 7.15 = 2402.4 us of launches to the router operator. */
+TEST(roof_moe_graph_kernels_time)
+{
+    struct hw_profile *hw = test_hw("m2-ultra-76c");
+    struct mdl_profile *m = test_model("qwen3-30b-a3b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_Q8_0;
+    c.context = 528;
+    c.batch = 1;
+    c.tuning.metal.mm_above = 8;
+    c.tuning.metal.mm_tile = 32;
+    c.tuning.metal.mm_tile_rows = 64;
+    c.tuning.metal.mm_id_min = 32;
+    struct roof_result r0, r1;
+    CHECK(roof_evaluate(&c, &r0) == 0);
+    c.tuning.kernel_overhead_s = 7.15e-6;
+    CHECK(roof_evaluate(&c, &r1) == 0);
+    const struct roof_op_result *a = &r0.ops[ROOF_OP_ROUTER], *b = &r1.ops[ROOF_OP_ROUTER];
+    /* the router GEMM reads 1 x 2048 fp16 and writes 128: 4352 B a layer */
+    CHECK_NEAR(a->bytes_act_in + a->bytes_act_out, 48 * (104960.0 + 4096 + 256), 1e-12);
+    CHECK_NEAR(b->time_s - a->time_s, 48 * 8 * 7.15e-6, 1e-9);
+    /* the other operators are unchanged by the count: gate pays one launch a layer */
+    CHECK_NEAR(r1.ops[ROOF_OP_MLP_GATE].time_s - r0.ops[ROOF_OP_MLP_GATE].time_s, 48 * 7.15e-6,
+               1e-9);
+    /* elsewhere (no Metal keys: ggml-cuda's graph replay and fusions) the router GEMM alone */
+    memset(&c.tuning.metal, 0, sizeof c.tuning.metal);
+    c.tuning.kernel_overhead_s = 0;
+    CHECK(roof_evaluate(&c, &r0) == 0);
+    c.tuning.kernel_overhead_s = 7.15e-6;
+    CHECK(roof_evaluate(&c, &r1) == 0);
+    CHECK_NEAR(a->bytes_act_in + a->bytes_act_out, 48 * (4096.0 + 256), 1e-12);
+    CHECK_NEAR(b->time_s - a->time_s, 48 * 7.15e-6, 1e-9);
+    hw_free(hw);
+    mdl_free(m);
+}
