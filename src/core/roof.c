@@ -1378,7 +1378,8 @@ roof_link_latency_default_s(const struct hw_profile *hw)
 
 /* ggml-cuda's fused attention puts ncols2 query heads of one KV head in a CTA: the largest of 8,
  * 4 and 2 that divides the GQA ratio, else 1 (ggml/src/ggml-cuda/fattn.cu,
- * ggml_cuda_flash_attn_ext_mma_f16_switch_ncols2) */
+ * ggml_cuda_flash_attn_ext_mma_f16_switch_ncols2, from PR #12014 to build 6918; PR #19092 of
+ * 2026-01 pads other ratios up to a power of 2 on Ampere or newer) */
 double
 roof_fa_head_group(double heads, double kv_heads)
 {

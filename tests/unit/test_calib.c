@@ -767,7 +767,7 @@ TEST(calib_row_settings_depth_ubatch_fa)
 }
 
 /* ggml-cuda's fused prefill reads the f16 KQ mask once per head group of ncols2 query heads
- * (docs/physics.md#prefill-attention); ggml-metal's skips its all-zero blocks */
+ * (docs/physics.md#prefill-attention); ggml-metal loads none for all-zero blocks */
 TEST(calib_fused_prefill_mask_traffic)
 {
     /* ncols2: the largest of 8, 4, 2 dividing the GQA ratio */
