@@ -89,6 +89,9 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->mmq_tile_step = eng ? eng->mmq_tile_step : 0.0;
     out->no_flash_attention = eng ? eng->no_flash_attention : false;
     out->score_bytes = eng ? eng->score_bytes : 0.0;
+    /* the KQ mask of ggml-cuda's fused kernel; ggml-metal loads none for all-zero blocks */
+    out->fa_mask_bytes =
+        eng && !(hw->vendor && strcmp(hw->vendor, "apple") == 0) ? eng->fa_mask_bytes : 0.0;
     /* in flight: the scheduler's copies, and no more micro-batches than one logical batch
      * (n_batch, max_tokens_per_step) holds: the pipeline drains at the end of each batch */
     double inflight = eng ? eng->pipeline_copies : 0.0;

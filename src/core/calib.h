@@ -52,6 +52,7 @@ struct engine_profile {
     double mmq_id_above, mmq_tile_step;
     bool no_flash_attention;           /* attention unfused by default (flash_attention: false) */
     double score_bytes;                /* unfused: bytes per score element, all three kernels */
+    double fa_mask_bytes;              /* fused prefill (CUDA): KQ-mask bytes per element, 0 off */
     double pipeline_copies;            /* layer split: micro-batches in flight (0 = no pipeline) */
     double custom_allreduce_max_bytes; /* its own all-reduce below this size; 0 = NCCL's ring */
     double kv_bucket;                  /* decode attention reads the cache padded to a multiple

@@ -1018,12 +1018,21 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
             if (m->num_kv_heads > 0 && m->num_heads > m->num_kv_heads && !in_l2)
                 k_read *= H / (double)m->num_kv_heads;
         }
+        /* fused prefill on ggml-cuda (docs/physics.md#prefill-attention): each CTA loads the
+         * KQ mask's rows of its ncols1 tokens for every KV tile it visits; the mask is one
+         * tensor broadcast over the heads, and a CTA holds ncols2 query heads of one KV head
+         * (ncols2 = 8, 4 or 2, the largest that divides the GQA ratio, else 1), so the mask's
+         * visited elements are read once per head group */
+        double mask_in = 0;
+        if (prefill && roof_flash_attention(cfg) && cfg->tuning.fa_mask_bytes > 0)
+            mask_in = pairs * (H / roof_fa_head_group(H, (double)m->num_kv_heads)) *
+                      cfg->tuning.fa_mask_bytes;
         /* scores: Q K^T over the visible keys; softmax; probabilities x V */
         add_op(c, ROOF_OP_ATTN_SCORE,
                &(struct op_cost){.matmul = true,
                                  .compute = att_compute,
                                  .flops = 2.0 * score_pairs * H * dqk,
-                                 .act_in_bytes = T * qd * a,
+                                 .act_in_bytes = T * qd * a + mask_in,
                                  .act_out_bytes = sc_kq,
                                  .kv_read_bytes = k_read});
         add_op(c, ROOF_OP_SOFTMAX,
@@ -1444,6 +1453,24 @@ roof_link_latency_default_s(const struct hw_profile *hw)
     if (hw->link_kind && strncmp(hw->link_kind, "pcie", 4) == 0)
         return 5e-6;
     return 2e-6;
+}
+
+/* ggml-cuda's fused attention puts ncols2 query heads of one KV head in a CTA: the largest of 8,
+ * 4 and 2 that divides the GQA ratio, else 1 (ggml/src/ggml-cuda/fattn.cu,
+ * ggml_cuda_flash_attn_ext_mma_f16_switch_ncols2, from PR #12014 to build 6918; PR #19092 of
+ * 2026-01 pads other ratios up to a power of 2 on Ampere or newer) */
+double
+roof_fa_head_group(double heads, double kv_heads)
+{
+    if (!(kv_heads > 0) || !(heads >= kv_heads))
+        return 1.0;
+    double r = heads / kv_heads;
+    if (r != floor(r))
+        return 1.0;
+    for (double g = 8; g >= 2; g /= 2)
+        if (fmod(r, g) == 0)
+            return g;
+    return 1.0;
 }
 
 bool

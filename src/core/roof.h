@@ -130,6 +130,8 @@ struct roof_tuning {
     double mmq_id_above, mmq_tile_step;
     /* unfused attention (docs/physics.md#unfused-attention) */
     bool no_flash_attention; /* the engine's default: scores materialised in memory */
+    double fa_mask_bytes;    /* fused prefill attention on CUDA: bytes per KQ-mask element,
+                              * read once per head group (docs/physics.md#prefill-attention) */
     double score_bytes;      /* bytes per score element moved by the three unfused kernels
                               * (scores, softmax, probabilities x V) together; 0 = 4 passes of
                               * the activation format */
@@ -372,6 +374,9 @@ const char *roof_config_problem(const struct roof_config *cfg);
  * so an engine's tuning brings its attention wherever it is copied.
  * docs/physics.md#unfused-attention */
 bool roof_flash_attention(const struct roof_config *cfg);
+/* query heads per ggml-cuda fused-attention CTA: 8, 4, 2 or 1, the largest dividing the GQA ratio
+ */
+double roof_fa_head_group(double heads, double kv_heads);
 const char *roof_bound_name(enum roof_bound b);
 const char *roof_phase_name(enum roof_phase p);
 double roof_op_bytes(const struct roof_op_result *r);

@@ -173,6 +173,8 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         strbuf_addf(out, "flash_attention: false\n");
     if (ep->score_bytes > 0)
         strbuf_addf(out, "score_bytes: %g\n", ep->score_bytes);
+    if (ep->fa_mask_bytes > 0)
+        strbuf_addf(out, "fa_mask_bytes: %g\n", ep->fa_mask_bytes);
     if (ep->pipeline_copies > 0)
         strbuf_addf(out, "pipeline_copies: %.0f\n", ep->pipeline_copies);
     if (ep->custom_allreduce_max_bytes > 0)
@@ -222,6 +224,7 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
             strcmp(ep->source_keys[k], "token_overhead") == 0 ||
             strcmp(ep->source_keys[k], "flash_attention") == 0 ||
             strcmp(ep->source_keys[k], "score_bytes") == 0 ||
+            strcmp(ep->source_keys[k], "fa_mask_bytes") == 0 ||
             strcmp(ep->source_keys[k], "pipeline_copies") == 0 ||
             strcmp(ep->source_keys[k], "custom_allreduce_max") == 0 ||
             strcmp(ep->source_keys[k], "kv_bucket") == 0 ||

@@ -350,6 +350,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "mmq_tile_step",
                                           "flash_attention",
                                           "score_bytes",
+                                          "fa_mask_bytes",
                                           "pipeline_copies",
                                           "allreduce",
                                           "custom_allreduce_max",
@@ -676,6 +677,14 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
                          sbytes);
         else
             e->score_bytes = sbytes;
+    }
+    if (ycheck_num(y, root, "", "fa_mask_bytes", false, &sbytes)) {
+        if (!(sbytes > 0 && sbytes <= 8))
+            ycheck_error(y, ynode_get(root, "fa_mask_bytes"),
+                         "'fa_mask_bytes' must be in (0, 8] bytes per mask element, got %g",
+                         sbytes);
+        else
+            e->fa_mask_bytes = sbytes;
     }
     engine_count(y, root, "pipeline_copies", 64, &e->pipeline_copies);
     double ar;

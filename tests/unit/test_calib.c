@@ -797,6 +797,65 @@ TEST(calib_row_settings_depth_ubatch_fa)
     mdl_free(m);
 }
 
+/* ggml-cuda's fused prefill reads the f16 KQ mask once per head group of ncols2 query heads
+ * (docs/physics.md#prefill-attention); ggml-metal loads none for all-zero blocks */
+TEST(calib_fused_prefill_mask_traffic)
+{
+    /* ncols2: the largest of 8, 4, 2 dividing the GQA ratio */
+    CHECK_NEAR(roof_fa_head_group(64, 8), 8, 0);  /* gpt-oss */
+    CHECK_NEAR(roof_fa_head_group(32, 4), 8, 0);  /* qwen3-30b-a3b */
+    CHECK_NEAR(roof_fa_head_group(28, 4), 1, 0);  /* qwen2.5-7b: ratio 7 */
+    CHECK_NEAR(roof_fa_head_group(24, 4), 2, 0);  /* ratio 6 */
+    CHECK_NEAR(roof_fa_head_group(32, 32), 1, 0); /* no GQA */
+    CHECK_NEAR(roof_fa_head_group(32, 0), 1, 0);
+    struct hw_profile *hw;
+    struct mdl_profile *m;
+    struct roof_config c;
+    llama8b_prompt_1024("rtx-4090", DT_FP16, &hw, &m, &c);
+    c.flash_attention = true;
+    struct roof_result r0, r1;
+    CHECK(roof_evaluate(&c, &r0) == 0);
+    c.tuning.fa_mask_bytes = 2;
+    CHECK(roof_evaluate(&c, &r1) == 0);
+    /* Llama-3-8B: 32 heads over 8 KV heads, ratio 4, so ncols2 4 and 8 head groups; a fresh
+     * 1024-token prompt visits 1024 x 1025 / 2 = 524,800 mask elements per group and layer:
+     * 32 layers x 8 x 524,800 x 2 B = 268,697,600 B */
+    CHECK_NEAR(r1.ops[ROOF_OP_ATTN_SCORE].bytes_act_in - r0.ops[ROOF_OP_ATTN_SCORE].bytes_act_in,
+               268697600.0, 1e-12);
+    CHECK(r1.time_s >= r0.time_s); /* more bytes: never faster */
+    /* after 4096 cached tokens: 1024 x 4096 + 524,800 = 4,719,104 per group and layer */
+    c.prefill_past = 4096;
+    CHECK(roof_evaluate(&c, &r1) == 0);
+    c.tuning.fa_mask_bytes = 0;
+    CHECK(roof_evaluate(&c, &r0) == 0);
+    CHECK_NEAR(r1.ops[ROOF_OP_ATTN_SCORE].bytes_act_in - r0.ops[ROOF_OP_ATTN_SCORE].bytes_act_in,
+               32.0 * 8 * 4719104 * 2, 1e-12);
+    /* unfused attention has no mask term of this kind; decode neither */
+    c.tuning.fa_mask_bytes = 2;
+    c.flash_attention = false;
+    c.prefill_past = 0;
+    CHECK(roof_evaluate(&c, &r1) == 0);
+    c.tuning.fa_mask_bytes = 0;
+    CHECK(roof_evaluate(&c, &r0) == 0);
+    CHECK_NEAR(r1.time_s, r0.time_s, 0);
+    /* the engine's key reaches the tuning on CUDA devices, not on Apple's */
+    struct engine_profile ep;
+    memset(&ep, 0, sizeof ep);
+    ep.fa_mask_bytes = 2;
+    struct dev_params dp;
+    memset(&dp, 0, sizeof dp);
+    dp.memory_efficiency = dp.compute_efficiency = 1.0;
+    struct roof_tuning tu;
+    calib_tuning(hw, &dp, &ep, &tu);
+    CHECK_NEAR(tu.fa_mask_bytes, 2, 0);
+    struct hw_profile *m2 = test_hw("m2-ultra-76c");
+    calib_tuning(m2, &dp, &ep, &tu);
+    CHECK_NEAR(tu.fa_mask_bytes, 0, 0);
+    hw_free(m2);
+    hw_free(hw);
+    mdl_free(m);
+}
+
 /* llama.cpp without flash attention (docs/physics.md#unfused-attention): the f32 scores go
  * through memory, 24 B per element over the three kernels on ggml-cuda, and each query head
  * reads its KV head's cache itself */

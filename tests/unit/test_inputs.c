@@ -102,21 +102,28 @@ TEST(engine_profile_ranges)
     close(fd);
     const char *text = "name: x\nkernel_overhead: 2 s\nstep_overhead: 1e300 s\n"
                        "bytes_in_flight_per_unit: 2 GB\nubatch: 10000000\ntoken_overhead: -1 us\n"
-                       "score_bytes: 0\npipeline_copies: 65\n"
+                       "score_bytes: 0\npipeline_copies: 65\nfa_mask_bytes: 9\n"
                        "sources: {kernel_overhead: a, step_overhead: b, "
                        "bytes_in_flight_per_unit: c, ubatch: d, token_overhead: e, score_bytes: f, "
-                       "pipeline_copies: g}\n";
+                       "pipeline_copies: g, fa_mask_bytes: h}\n";
     write_file(path, text, strlen(text));
     struct err_list errs = {0};
     struct engine_profile *e = engine_load(path, &errs);
     CHECK(e == NULL);
-    CHECK(err_count(&errs, ERR_ERROR) == 7);
+    CHECK(err_count(&errs, ERR_ERROR) == 8);
     char buf[600];
     err_format(&errs.items[0], buf, sizeof buf);
     CHECK(
         strstr(buf,
                ":2:18: error: 'kernel_overhead' is '2 s', outside the physical range 0 s to 1 s") !=
         NULL);
+    bool mask = false;
+    for (size_t i = 0; i < errs.n; i++) {
+        err_format(&errs.items[i], buf, sizeof buf);
+        mask |= strstr(buf, ":9:16: error: 'fa_mask_bytes' must be in (0, 8] bytes per mask "
+                            "element, got 9") != NULL;
+    }
+    CHECK(mask);
     engine_profile_free(e);
     err_list_release(&errs);
     unlink(path);

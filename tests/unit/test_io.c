@@ -74,6 +74,7 @@ TEST(io_calparams_round_trip)
     ep.dequant_buffer_above = 32;
     ep.no_flash_attention = true;
     ep.score_bytes = 24;
+    ep.fa_mask_bytes = 2;
     ep.pipeline_copies = 4;
     ep.custom_allreduce_max_bytes = 8388608;
     ep.kv_bucket = 128;
@@ -110,7 +111,8 @@ TEST(io_calparams_round_trip)
                     "mmq_above",
                     "metal.mm_id_min",
                     "mmq_id_above",
-                    "mmq_tile_step"},
+                    "mmq_tile_step",
+                    "fa_mask_bytes"},
          *texts[] = {"llama.cpp default -ub 512",
                      "cuBLAS path",
                      "MMQ_MAX_BATCH_SIZE 32",
@@ -129,10 +131,11 @@ TEST(io_calparams_round_trip)
                      "MMVQ_MAX_BATCH_SIZE 8",
                      "ne21_mm_id_min",
                      "ne2 == 1",
-                     "mmq_x += 8"};
+                     "mmq_x += 8",
+                     "flash_attn_ext_f16_load_mask"};
     ep.source_keys = keys;
     ep.source_texts = texts;
-    ep.n_sources = 19;
+    ep.n_sources = 20;
     struct err_list errs = {0};
     CHECK(calparams_save(dir, dev, &bands, &ep, 1, "test on 2026-01-01", &errs) == 0);
     print_errs(&errs);
@@ -171,6 +174,7 @@ TEST(io_calparams_round_trip)
         CHECK_NEAR(e->dequant_buffer_above, 32, 0);
         CHECK(e->no_flash_attention);
         CHECK_NEAR(e->score_bytes, 24, 0);
+        CHECK_NEAR(e->fa_mask_bytes, 2, 0);
         CHECK_NEAR(e->pipeline_copies, 4, 0);
         CHECK_NEAR(e->custom_allreduce_max_bytes, 8388608, 0);
         CHECK_NEAR(e->kv_bucket, 128, 0);
@@ -188,7 +192,7 @@ TEST(io_calparams_round_trip)
         CHECK_NEAR(e->mmq_id_above, 1, 0);
         CHECK_NEAR(e->mmq_tile_step, 8, 0);
         CHECK_NEAR(e->metal.mm_id_min, 32, 0);
-        for (int k = 16; k < 19; k++) {
+        for (int k = 16; k < 20; k++) {
             bool kept = false;
             for (int j = 0; j < e->n_sources; j++)
                 kept |= strcmp(e->source_keys[j], keys[k]) == 0 &&
