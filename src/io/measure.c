@@ -531,6 +531,22 @@ engine_count(struct ycheck *y, const struct ynode *root, const char *key, long m
         *out = (double)v;
 }
 
+/* An optional size in bytes per element of an engine profile, in (0, max]; `per` names the
+ * element in the message */
+static void
+engine_bytes_per(struct ycheck *y, const struct ynode *root, const char *key, double max,
+                 const char *per, double *out)
+{
+    double v;
+    if (!ycheck_num(y, root, "", key, false, &v))
+        return;
+    if (!(v > 0 && v <= max))
+        ycheck_error(y, ynode_get(root, key), "'%s' must be in (0, %g] bytes per %s, got %g", key,
+                     max, per, v);
+    else
+        *out = v;
+}
+
 /* A required whole number from 1 to `max` of the `metal` section (`unit` after the bound in the
  * message); false when missing or out of range */
 static bool
@@ -669,23 +685,8 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     bool fa = true;
     ycheck_bool(y, root, "", "flash_attention", &fa);
     e->no_flash_attention = !fa;
-    double sbytes;
-    if (ycheck_num(y, root, "", "score_bytes", false, &sbytes)) {
-        if (!(sbytes > 0 && sbytes <= 64))
-            ycheck_error(y, ynode_get(root, "score_bytes"),
-                         "'score_bytes' must be in (0, 64] bytes per score element, got %g",
-                         sbytes);
-        else
-            e->score_bytes = sbytes;
-    }
-    if (ycheck_num(y, root, "", "fa_mask_bytes", false, &sbytes)) {
-        if (!(sbytes > 0 && sbytes <= 8))
-            ycheck_error(y, ynode_get(root, "fa_mask_bytes"),
-                         "'fa_mask_bytes' must be in (0, 8] bytes per mask element, got %g",
-                         sbytes);
-        else
-            e->fa_mask_bytes = sbytes;
-    }
+    engine_bytes_per(y, root, "score_bytes", 64, "score element", &e->score_bytes);
+    engine_bytes_per(y, root, "fa_mask_bytes", 8, "mask element", &e->fa_mask_bytes);
     engine_count(y, root, "pipeline_copies", 64, &e->pipeline_copies);
     double ar;
     if (ycheck_qty(y, root, "", "custom_allreduce_max", UNIT_BYTES, false, &ar) &&

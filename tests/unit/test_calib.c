@@ -1215,6 +1215,45 @@ TEST(calib_metal_mm_fixed_tiles_by_hand)
     CHECK_NEAR(roof_gemm_fixed_tiles_s(33, 3584, 3584, 76e12, 76, 32, 64), 29.360128e-6, 1e-12);
 }
 
+/* The MI300X on its datasheet rates for the GEMM floor and streaming-cap tests: fractions 1, no
+ * fill latency, a 1 us launch, its 304 compute units */
+static void
+mi300x_datasheet_tuning(struct roof_tuning *tu)
+{
+    memset(tu, 0, sizeof *tu);
+    tu->compute_efficiency = tu->memory_efficiency = 1.0;
+    tu->kernel_overhead_s = 1e-6;
+    tu->compute_units = 304;
+}
+
+/* a kernel row: one token through an fp16 k -> n matmul, timed in ms */
+static void
+fp16_matvec_row(struct pred_case *pc, double n, double k)
+{
+    memset(pc, 0, sizeof *pc);
+    pc->phase = PRED_KERNEL;
+    pc->metric = PRED_TIME_MS;
+    pc->weights = pc->kv = DT_FP16;
+    pc->op = "matmul";
+    pc->m = 1;
+    pc->n = n;
+    pc->k = k;
+}
+
+/* Llama-3.1-70B fp8 decode at batch 1, context 1024, tp 8, on the MI300X's datasheet rates */
+static void
+mi300x_70b_fp8_tp8(struct roof_config *cfg, const struct hw_profile *amd,
+                   const struct mdl_profile *m)
+{
+    roof_config_init(cfg, amd, m, ROOF_DECODE);
+    cfg->batch = 1;
+    cfg->context = 1024;
+    cfg->weights = cfg->act = DT_FP8;
+    cfg->kv = DT_FP16;
+    cfg->tp = 8;
+    mi300x_datasheet_tuning(&cfg->tuning);
+}
+
 /* A device's least GEMM time (hardware_profiles/mi300x.yaml gemm_floor 10.7 us: AMD's tuned fp8
  * decode GEMM for Llama-3-70B's qkv at tp 8 takes 10.70 us from 1 to 64 rows, ROCm/aiter PR
  * #1092). On the datasheet rates (fractions 1, no fill latency, a 1 us launch) a 1 x 8192 ->
@@ -1232,20 +1271,10 @@ TEST(calib_gemm_floor)
     struct roof_tuning tu;
     calib_tuning(amd, &dp, NULL, &tu);
     CHECK_NEAR(tu.gemm_floor_s, 10.7e-6, 1e-15);
-    memset(&tu, 0, sizeof tu);
-    tu.compute_efficiency = tu.memory_efficiency = 1.0;
-    tu.kernel_overhead_s = 1e-6;
-    tu.compute_units = 304;
+    mi300x_datasheet_tuning(&tu);
     tu.gemm_floor_s = amd->gemm_floor_s;
     struct pred_case pc;
-    memset(&pc, 0, sizeof pc);
-    pc.phase = PRED_KERNEL;
-    pc.metric = PRED_TIME_MS;
-    pc.weights = pc.kv = DT_FP16;
-    pc.op = "matmul";
-    pc.m = 1;
-    pc.n = 1280;
-    pc.k = 8192;
+    fp16_matvec_row(&pc, 1280, 8192);
     double pred;
     const char *why;
     CHECK(pred_case_eval(&pc, amd, NULL, &tu, &pred, &why) == 0);
@@ -1272,16 +1301,7 @@ TEST(roof_gemm_floor_in_a_pass)
     struct hw_profile *amd = test_hw("mi300x");
     struct mdl_profile *m = test_model("llama-3.1-70b");
     struct roof_config cfg;
-    roof_config_init(&cfg, amd, m, ROOF_DECODE);
-    cfg.batch = 1;
-    cfg.context = 1024;
-    cfg.weights = cfg.act = DT_FP8;
-    cfg.kv = DT_FP16;
-    cfg.tp = 8;
-    memset(&cfg.tuning, 0, sizeof cfg.tuning);
-    cfg.tuning.compute_efficiency = cfg.tuning.memory_efficiency = 1.0;
-    cfg.tuning.kernel_overhead_s = 1e-6;
-    cfg.tuning.compute_units = 304;
+    mi300x_70b_fp8_tp8(&cfg, amd, m);
     struct roof_result no, yes;
     CHECK(roof_evaluate(&cfg, &no) == 0);
     cfg.tuning.gemm_floor_s = 10.7e-6;
@@ -1331,19 +1351,9 @@ TEST(calib_gemm_bandwidth)
     struct roof_tuning tu;
     calib_tuning(amd, &dp, NULL, &tu);
     CHECK_NEAR(tu.gemm_bandwidth_bytes_per_s, 2.95e12, 1e-3);
-    memset(&tu, 0, sizeof tu);
-    tu.compute_efficiency = tu.memory_efficiency = 1.0;
-    tu.kernel_overhead_s = 1e-6;
-    tu.compute_units = 304;
+    mi300x_datasheet_tuning(&tu);
     struct pred_case pc;
-    memset(&pc, 0, sizeof pc);
-    pc.phase = PRED_KERNEL;
-    pc.metric = PRED_TIME_MS;
-    pc.weights = pc.kv = DT_FP16;
-    pc.op = "matmul";
-    pc.m = 1;
-    pc.n = 57344;
-    pc.k = 8192;
+    fp16_matvec_row(&pc, 57344, 8192);
     double pred;
     const char *why;
     CHECK(pred_case_eval(&pc, amd, NULL, &tu, &pred, &why) == 0);
@@ -1367,16 +1377,7 @@ TEST(roof_gemm_bandwidth_in_a_pass)
     struct hw_profile *amd = test_hw("mi300x");
     struct mdl_profile *m = test_model("llama-3.1-70b");
     struct roof_config cfg;
-    roof_config_init(&cfg, amd, m, ROOF_DECODE);
-    cfg.batch = 1;
-    cfg.context = 1024;
-    cfg.weights = cfg.act = DT_FP8;
-    cfg.kv = DT_FP16;
-    cfg.tp = 8;
-    memset(&cfg.tuning, 0, sizeof cfg.tuning);
-    cfg.tuning.compute_efficiency = cfg.tuning.memory_efficiency = 1.0;
-    cfg.tuning.kernel_overhead_s = 1e-6;
-    cfg.tuning.compute_units = 304;
+    mi300x_70b_fp8_tp8(&cfg, amd, m);
     struct roof_result no, yes;
     CHECK(roof_evaluate(&cfg, &no) == 0);
     cfg.tuning.gemm_bandwidth_bytes_per_s = 2.95e12;

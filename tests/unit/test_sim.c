@@ -718,6 +718,19 @@ TEST(sim_chart_build)
     sim_result_release(&r);
 }
 
+/* vLLM admission on a pool of `blocks` KV blocks (a fraction above a whole number keeps the
+ * rounding down exact) */
+static void
+vllm_with_blocks(struct sim_config *c, double blocks_wanted)
+{
+    base_config(c, SIM_CONTINUOUS);
+    c->sched.admission = SIM_ADMIT_VLLM;
+    double blocks, bb, pool;
+    c->sched.kv_fraction = 1;
+    CHECK(sim_kv_pool(c, &blocks, &bb, &pool) == 0);
+    c->sched.kv_fraction = blocks_wanted / blocks;
+}
+
 /* vllm admission (vLLM v1) by hand, without chunked prefill, on a pool of 9 blocks of 16 tokens:
  * A and B (prompt 64 = 4 blocks, output 40) arrive together and prefill in one step. In step 2
  * A's decode takes the last free block and B's finds none, so B preempts itself: its 4 blocks go
@@ -729,12 +742,7 @@ TEST(sim_chart_build)
 TEST(sim_vllm_preempt_and_cache_hits_by_hand)
 {
     struct sim_config c;
-    base_config(&c, SIM_CONTINUOUS);
-    c.sched.admission = SIM_ADMIT_VLLM;
-    double blocks, bb, pool;
-    c.sched.kv_fraction = 1;
-    CHECK(sim_kv_pool(&c, &blocks, &bb, &pool) == 0);
-    c.sched.kv_fraction = 9.5 / blocks;
+    vllm_with_blocks(&c, 9.5);
     struct sim_trace_row rows[] = {{0.0, 64, 40}, {0.0, 64, 40}};
     struct sim_trace tr = {rows, 2};
     use_trace(&c, &tr);
@@ -780,12 +788,7 @@ TEST(sim_vllm_preempt_and_cache_hits_by_hand)
 TEST(sim_vllm_victim_is_last_by_hand)
 {
     struct sim_config c;
-    base_config(&c, SIM_CONTINUOUS);
-    c.sched.admission = SIM_ADMIT_VLLM;
-    double blocks, bb, pool;
-    c.sched.kv_fraction = 1;
-    CHECK(sim_kv_pool(&c, &blocks, &bb, &pool) == 0);
-    c.sched.kv_fraction = 13.5 / blocks;
+    vllm_with_blocks(&c, 13.5);
     struct sim_trace_row rows[] = {{0.0, 64, 10}, {0.0, 80, 30}, {0.0, 40, 30}};
     struct sim_trace tr = {rows, 3};
     use_trace(&c, &tr);
