@@ -90,8 +90,8 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->no_flash_attention = eng ? eng->no_flash_attention : false;
     out->score_bytes = eng ? eng->score_bytes : 0.0;
     /* the KQ mask of ggml-cuda's fused kernel; ggml-metal loads none for all-zero blocks */
-    out->fa_mask_bytes =
-        eng && !(hw->vendor && strcmp(hw->vendor, "apple") == 0) ? eng->fa_mask_bytes : 0.0;
+    bool apple = hw->vendor && strcmp(hw->vendor, "apple") == 0;
+    out->fa_mask_bytes = eng && !apple ? eng->fa_mask_bytes : 0.0;
     /* in flight: the scheduler's copies, and no more micro-batches than one logical batch
      * (n_batch, max_tokens_per_step) holds: the pipeline drains at the end of each batch */
     double inflight = eng ? eng->pipeline_copies : 0.0;
@@ -106,7 +106,7 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->gemm_floor_s = hw->gemm_floor_s > 0 ? hw->gemm_floor_s : 0.0;
     out->gemm_bandwidth_bytes_per_s =
         hw->gemm_bandwidth_bytes_per_s > 0 ? hw->gemm_bandwidth_bytes_per_s : 0.0;
-    if (eng && eng->metal.mm_above > 0 && hw->vendor && strcmp(hw->vendor, "apple") == 0) {
+    if (eng && eng->metal.mm_above > 0 && apple) {
         out->metal = eng->metal;
         out->dequant_buffer = false; /* mul_mm dequantizes its tiles in threadgroup memory */
         out->dequant_buffer_above = 0.0;
@@ -165,16 +165,16 @@ kernel_time(const struct hw_profile *hw, const struct roof_tuning *tu, enum dtyp
     double vec_peak = hw_peak(hw, DT_FP32, NULL) *
                       (tu->vector_efficiency > 0 ? tu->vector_efficiency : tu->compute_efficiency);
     double bw = roof_tuned_bandwidth(hw, tu, hw->memory_bandwidth_bytes_per_s);
-    if (gemm_m > 0 && tu->gemm_bandwidth_bytes_per_s > 0 && tu->gemm_bandwidth_bytes_per_s < bw)
-        bw = tu->gemm_bandwidth_bytes_per_s;
+    if (gemm_m > 0)
+        bw = roof_weight_gemm_bw(tu, bw);
     double tc = gemm_m > 0 && tu->compute_units > 0
                     ? roof_gemm_compute_s(gemm_m, gemm_n, flops / (2 * gemm_m * gemm_n), peak,
                                           tu->compute_units, vec_peak)
                     : flops / peak;
     double tm = bytes / bw + (bytes > 0 ? tu->memory_latency_s : 0.0);
     double t = tc > tm ? tc : tm;
-    if (gemm_m > 0 && t < tu->gemm_floor_s)
-        t = tu->gemm_floor_s;
+    if (gemm_m > 0)
+        t = roof_weight_gemm_time(tu, t);
     return t + tu->kernel_overhead_s;
 }
 

@@ -226,6 +226,19 @@ struct op_cost {
                             * and the memory latency; 0 = one */
 };
 
+double
+roof_weight_gemm_bw(const struct roof_tuning *tu, double bw)
+{
+    double g = tu->gemm_bandwidth_bytes_per_s;
+    return g > 0 && g < bw ? g : bw;
+}
+
+double
+roof_weight_gemm_time(const struct roof_tuning *tu, double t)
+{
+    return t < tu->gemm_floor_s ? tu->gemm_floor_s : t;
+}
+
 /* Add `c->times` kernel instances of `op` costing `k` each. */
 static void
 add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
@@ -266,20 +279,16 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
         tc += vec_peak > 0
                   ? vec_flops * (tu->dequant_scale > 0 ? tu->dequant_scale : 1.0) / vec_peak
                   : INFINITY;
-    /* a weight GEMM streams at no more than the device's measured GEMM rate
-     * (docs/physics.md#a-devices-own-gemm-fraction) */
-    if (matmul && w > 0 && tu->gemm_bandwidth_bytes_per_s > 0 &&
-        tu->gemm_bandwidth_bytes_per_s < bw)
-        bw = tu->gemm_bandwidth_bytes_per_s;
+    bool weight_gemm = matmul && w > 0;
+    if (weight_gemm)
+        bw = roof_weight_gemm_bw(tu, bw);
     double launches = k->kernels > 0 ? k->kernels : 1.0;
     double tm = bw > 0 ? bytes / bw : INFINITY;
     if (bytes > 0)
         tm += launches * tu->memory_latency_s;
     double t = tc > tm ? tc : tm;
-    /* a weight GEMM takes at least the device's measured least GEMM time
-     * (docs/physics.md#a-devices-own-gemm-fraction) */
-    if (matmul && w > 0 && t < tu->gemm_floor_s)
-        t = tu->gemm_floor_s;
+    if (weight_gemm)
+        t = roof_weight_gemm_time(tu, t);
     t += launches * tu->kernel_overhead_s;
     r->present = true;
     r->memory_time_s += times * tm;
@@ -1062,18 +1071,22 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                                          : m->intermediate_size);
         double S = (double)m->n_shared_experts;
         const struct roof_tuning *tu = &cfg->tuning;
+        /* routed rows: T*k through experts; the engine's MUL_MAT_ID kernel sets how many
+         * expert matrices are read (docs/physics.md#moe-kernels) */
+        struct roof_moe_choice mc;
+        roof_moe_choose(tu, E, k, T, &mc);
+        bool metal = mc.kernel == ROOF_MOE_METAL_MV_ID || mc.kernel == ROOF_MOE_METAL_MM_ID;
         /* the MoE FFN's other graph nodes (roof_moe_graph_kernels): each a launch; their
          * traffic is the T x E logits per routing kernel, the experts' bias adds on their
          * outputs, the weighted k outputs and the adds that sum them (Metal runs up to 8
          * consecutive ADDs as one kernel), the shared expert's add. Charged on the router. */
         struct roof_moe_graph g;
-        bool on_metal = tu->metal.mm_above > 0 && tu->metal.mm_id_min > 0;
-        roof_moe_graph_kernels(m, on_metal ? ROOF_METAL_ADD_FUSE : 1.0, &g);
+        roof_moe_graph_kernels(m, metal ? ROOF_METAL_ADD_FUSE : 1.0, &g);
         /* Metal encodes every node as its own dispatch; ggml-cuda replays a batch-1 decode as
          * one CUDA graph and fuses the routing (topk-moe), so there the launches are not
          * charged (docs/physics.md#moe-kernels: charged, the DGX Spark's MoE rows went 10-15
          * points too slow) */
-        if (on_metal && g.uncharged > 0) {
+        if (metal && g.uncharged > 0) {
             double add_groups = g.combine - 1.0;
             double bytes = (g.routing - 1.0) * 2.0 * T * E * a +
                            (g.experts - 4.0 > 0 ? 2.0 * T * k * (2.0 * I + h) * a : 0.0) +
@@ -1086,10 +1099,6 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                      .kernels = g.uncharged});
         }
         add_gemm(c, ROOF_OP_ROUTER, wfmt(cfg, DT_PART_ROUTER), T, E, h, E * h);
-        /* routed rows: T*k through experts; the engine's MUL_MAT_ID kernel sets how many
-         * expert matrices are read (docs/physics.md#moe-kernels) */
-        struct roof_moe_choice mc;
-        roof_moe_choose(tu, E, k, T, &mc);
         double distinct = mc.distinct;
         double rows = T * (k + S);
         /* routed experts and shared experts may be stored at different widths (a mix) */
@@ -1106,7 +1115,6 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
             add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);
             add_mmq(c, ROOF_OP_MLP_DOWN, we, rows, h, I, wexp, distinct + S, mc.tile);
         } else {
-            bool metal = mc.kernel == ROOF_MOE_METAL_MV_ID || mc.kernel == ROOF_MOE_METAL_MM_ID;
             /* Metal: the shared experts are plain mul_mat nodes of T columns (roof_metal_choose);
              * elsewhere each is read once */
             struct roof_metal_choice sc = {ROOF_METAL_NONE, T, 0, T, 1.0, 1.0};
@@ -1121,7 +1129,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                              roof_dequant_ops_per_weight(ws, dtype_gemm_compute(ws, cfg->act));
             /* the columns whose arithmetic is paid: the routed pairs (mul_mm_id: whole tiles
              * per touched expert) and the shared experts' T columns each */
-            double paid = (metal ? mc.paid_columns : T * k) + S * (metal ? sc.paid_columns : T);
+            double paid = (metal ? mc.paid_columns : T * k) + S * sc.paid_columns;
             bool tiles = mc.kernel == ROOF_MOE_METAL_MM_ID;
             /* gate and up: h -> I on the routed rows; down the same FLOPs and weights, I -> h;
              * mul_mm_id in its fixed tiles (mm_tile tokens x mm_tile_rows rows, K whole) */

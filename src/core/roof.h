@@ -337,6 +337,13 @@ double roof_attn_decode_s(const struct hw_profile *hw, const struct roof_tuning 
 double roof_tuned_peak(const struct hw_profile *hw, const struct roof_tuning *tu, enum dtype dt,
                        enum dtype *used);
 double roof_tuned_bandwidth(const struct hw_profile *hw, const struct roof_tuning *tu, double bw);
+/* A weight GEMM on a device with its own measured kernels
+ * (docs/physics.md#a-devices-own-gemm-fraction): it streams at no more than
+ * tu->gemm_bandwidth_bytes_per_s (roof_weight_gemm_bw of the tuned bandwidth `bw`) and takes at
+ * least tu->gemm_floor_s before its launch (roof_weight_gemm_time of the roofline time `t`); both
+ * leave other kernels alone. */
+double roof_weight_gemm_bw(const struct roof_tuning *tu, double bw);
+double roof_weight_gemm_time(const struct roof_tuning *tu, double t);
 /* Dequantization work per weight for a weight format computed in `compute` (0 when none). */
 double roof_dequant_ops_per_weight(enum dtype weights, enum dtype compute);
 
