@@ -178,6 +178,31 @@ kernel_time(const struct hw_profile *hw, const struct roof_tuning *tu, enum dtyp
     return t + tu->kernel_overhead_s;
 }
 
+double
+calib_kvcache_append_bytes(double chunk, double past, double heads, double d, double elem)
+{
+    if (!(chunk >= 1) || !(heads > 0) || !(d > 0) || !(elem > 0))
+        return 0.0;
+    if (!(past >= 0))
+        past = 0;
+    const double block_m = 64, block_n = d <= 64 ? 256 : d <= 128 ? 128 : 64;
+    double total = past + chunk, first = floor(past / block_n), rows = 0;
+    double m_blocks = ceil(chunk / block_m);
+    for (double m = 0; m < m_blocks; m++) {
+        /* n_block_max: the CTA's causal bound, (m + 1) kBlockM rows of the chunk past the cache */
+        double end = past + (m + 1) * block_m;
+        double n_max = ceil((end < total ? end : total) / block_n);
+        for (double n = first; n < n_max; n++) {
+            double hi = total - n * block_n, lo = past - n * block_n;
+            hi = hi < block_n ? hi : block_n;
+            lo = lo > 0 ? lo : 0;
+            if (hi > lo)
+                rows += hi - lo;
+        }
+    }
+    return rows * heads * 4 * d * elem;
+}
+
 static int
 kernel_case(const struct pred_case *pc, const struct hw_profile *hw, const struct mdl_profile *m,
             const struct roof_tuning *tu, double *out, const char **reason)
@@ -247,6 +272,11 @@ kernel_case(const struct pred_case *pc, const struct hw_profile *hw, const struc
         double flops = 4 * pairs * H * d + 5 * pairs * H;
         double bytes = 2 * B * fresh * H * d * a + 2 * keys * Hkv * d * a;
         *out = kernel_time(hw, tu, comp, flops, bytes, 0, 0);
+        /* the in-kernel append runs before each CTA's first tile, a synchronous copy through
+         * registers: it adds to the attention instead of overlapping it */
+        if (!dec && pc->attn_kernel == PRED_AK_FLASH_KVCACHE)
+            *out += B * calib_kvcache_append_bytes(fresh, past, H, d, a) /
+                    roof_tuned_bandwidth(hw, tu, hw->memory_bandwidth_bytes_per_s);
         if (dec) {
             double tm = roof_attn_decode_s(hw, tu, B, Hkv, past + 1, 2 * d * a);
             if (tm >= 0) {

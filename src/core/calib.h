@@ -130,9 +130,25 @@ struct pred_case {
      * routed-expert GEMM ran mul_mv_id, one mat-vec per (token, expert) pair; true (the default):
      * the engine profile's `metal.mm_id_min` */
     bool metal_no_mm_id;
+    /* attn_prefill: PRED_AK_DEFAULT (fused attention over a cache already written),
+     * PRED_AK_FLASH_KVCACHE (FlashAttention-2's flash_attn_with_kvcache with the chunk's K and V
+     * passed in: its split-KV kernel appends them to the cache in every query-row block,
+     * calib_kvcache_append_bytes) */
+    int attn_kernel;
 };
 enum { PRED_FA_DEFAULT, PRED_FA_ON, PRED_FA_OFF };
 enum { PRED_QG_DEFAULT, PRED_QG_MMQ };
+enum { PRED_AK_DEFAULT, PRED_AK_FLASH_KVCACHE };
+
+/* Bytes FlashAttention-2's flash_attn_with_kvcache moves appending a `chunk` of new K and V to a
+ * cache that holds `past` tokens, for one sequence and `heads` query heads of head_dim `d` in
+ * elements of `elem` bytes (docs/physics.md#prefill-attention): the API always runs the split-KV
+ * kernel (flash_api.cpp mha_fwd_kvcache), one CTA per query head and 64-row block of the chunk
+ * (kBlockM), and each CTA, before its first tile, copies every new row of the 128-row KV blocks
+ * (kBlockN; 256 for d <= 64, 64 for d > 128) up to its causal bound from K/V-new into the cache
+ * (flash_fwd_kernel.h, Append_KV: "all threadblocks ... are writing to gmem"): per row copied,
+ * K and V read and written, 4 d elem bytes. 0 for no chunk. */
+double calib_kvcache_append_bytes(double chunk, double past, double heads, double d, double elem);
 
 /* Mean over decode steps k = 1..steps of the keys a step attends over, input + k, padded up to a
  * multiple of `bucket` (static shapes); the unpadded mean when bucket is 0. */

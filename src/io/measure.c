@@ -49,7 +49,8 @@ static const char *const ROW_KEYS[] = {"id",
                                        "depth",
                                        "flash_attention",
                                        "metal_mm_above",
-                                       "metal_mul_mm_id"};
+                                       "metal_mul_mm_id",
+                                       "attn_kernel"};
 static const char *const PHASES[PRED_PHASE_COUNT] = {"decode", "prefill", "e2e", "kernel"};
 static const char *const METRICS[] = {"tokens_per_s", "time_ms", "latency_s"};
 /* The engines a measurement may name without a profile of their own: the generic kernel model
@@ -266,8 +267,17 @@ fill_set(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
             int q = pick(y, e, "quantized_gemm", s, QGEMM, N(QGEMM));
             r.pc.quantized_gemm = q == 1 ? PRED_QG_MMQ : PRED_QG_DEFAULT;
         }
+        static const char *const AKERN[] = {"flash", "flash_kvcache"};
+        if (ycheck_str(y, e, "", "attn_kernel", false, &s)) {
+            int k = pick(y, e, "attn_kernel", s, AKERN, N(AKERN));
+            r.pc.attn_kernel = k == 1 ? PRED_AK_FLASH_KVCACHE : PRED_AK_DEFAULT;
+        }
         if (ycheck_str(y, e, "", "op", false, &s) && pick(y, e, "op", s, OPS, N(OPS)) >= 0)
             r.op_name = str_dup(s);
+        if (given(e, "attn_kernel") && !(r.op_name && strcmp(r.op_name, "attn_prefill") == 0))
+            ycheck_error(y, ynode_get(e, "attn_kernel"),
+                         "'attn_kernel' (how the run's prefill attention wrote the chunk's K and "
+                         "V) is for attn_prefill kernel rows");
         if (ycheck_str(y, e, "", "note", false, &s))
             r.note = str_dup(s);
         /* what each phase needs */

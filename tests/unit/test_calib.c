@@ -1389,3 +1389,62 @@ TEST(roof_gemm_bandwidth_in_a_pass)
     hw_free(amd);
     mdl_free(m);
 }
+
+/* FlashAttention-2's flash_attn_with_kvcache with the chunk's K and V passed in: every 64-row
+ * query block's CTA copies the new rows of each 128-row KV block up to its causal bound, K and V
+ * read and written (docs/physics.md#prefill-attention). Hand counts, head_dim 128, 2-byte
+ * elements (1 KB a row copied):
+ * - chunk 2560 on an empty cache: CTA m copies ceil((m + 1) / 2) full blocks, m = 0..39:
+ *   2 x (1 + ... + 20) = 420 blocks x 128 rows = 53,760 rows a head, x 32 heads x 1024 B
+ *   = 1,761,607,680 B; a cache of 1024 tokens (8 whole blocks) before it copies the same rows;
+ * - chunk 992, 16 heads: blocks 0-6 full, block 7 96 rows; CTAs 0..15 copy 128, 128, 256, 256,
+ *   ..., 896, 896, 992, 992 rows = 2 x 4576 = 9152 a head, x 16 x 1024 B = 149,946,368 B;
+ * - chunk 100 after 1000 cached tokens, one head: two CTAs, each copying the 24 new rows of
+ *   block 7 and the 76 of block 8: 200 rows x 1024 B = 204,800 B. */
+TEST(calib_kvcache_append)
+{
+    CHECK_NEAR(calib_kvcache_append_bytes(2560, 0, 32, 128, 2), 1761607680.0, 1e-12);
+    CHECK_NEAR(calib_kvcache_append_bytes(2560, 1024, 32, 128, 2), 1761607680.0, 1e-12);
+    CHECK_NEAR(calib_kvcache_append_bytes(992, 0, 16, 128, 2), 149946368.0, 1e-12);
+    CHECK_NEAR(calib_kvcache_append_bytes(100, 1000, 1, 128, 2), 204800.0, 1e-12);
+    CHECK(calib_kvcache_append_bytes(0, 0, 32, 128, 2) == 0.0);
+    /* head_dim 64: 256-row KV blocks; chunk 512 on an empty cache, one head: CTAs 0..7 copy
+     * ceil((m + 1) / 4) blocks of 256 rows = (1 + 1 + 1 + 1 + 2 + 2 + 2 + 2) x 256 = 3072
+     * rows x 4 x 64 x 2 B = 1,572,864 B */
+    CHECK_NEAR(calib_kvcache_append_bytes(512, 0, 1, 64, 2), 1572864.0, 1e-12);
+
+    /* a kernel row of Llama-2-7B on the A100: the append adds its bytes over the tuned
+     * bandwidth to the fused attention's time */
+    struct hw_profile *hw = test_hw("a100-sxm-80gb");
+    struct mdl_profile *m = test_model("llama-2-7b");
+    struct roof_tuning tu;
+    dc_default_tuning(hw, &tu);
+    struct pred_case pc;
+    memset(&pc, 0, sizeof pc);
+    pc.phase = PRED_KERNEL;
+    pc.metric = PRED_TIME_MS;
+    pc.weights = pc.kv = DT_FP16;
+    pc.batch = 1;
+    pc.tp = 1;
+    pc.op = "attn_prefill";
+    pc.chunk = 2560;
+    pc.kv_len = 0;
+    double plain, kvc;
+    const char *why = NULL;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &plain, &why) == 0);
+    pc.attn_kernel = PRED_AK_FLASH_KVCACHE;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &kvc, &why) == 0);
+    double bw = roof_tuned_bandwidth(hw, &tu, hw->memory_bandwidth_bytes_per_s);
+    CHECK_NEAR(kvc - plain, 1e3 * 1761607680.0 / bw, 1e-9);
+    /* a decode row has no chunk to append beyond its one token: unchanged */
+    pc.op = "attn_decode";
+    pc.chunk = 0;
+    pc.kv_len = 1024;
+    pc.batch = 8;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &kvc, &why) == 0);
+    pc.attn_kernel = PRED_AK_DEFAULT;
+    CHECK(pred_case_eval(&pc, hw, m, &tu, &plain, &why) == 0);
+    CHECK(kvc == plain);
+    hw_free(hw);
+    mdl_free(m);
+}

@@ -442,7 +442,10 @@ TEST(io_measurement_row_settings)
           "llama.cpp, phase: decode, batch: 1, context: 16, metric: tokens_per_s, value: 29.3}\n"
           "- {id: d, source: s, hardware: dgx-spark, model: qwen2.5-7b, weights: q8_0, engine: "
           "llama.cpp, quantized_gemm: mmq, phase: decode, batch: 16, context: 528, metric: "
-          "tokens_per_s, value: 335}\n",
+          "tokens_per_s, value: 335}\n"
+          "- {id: e, source: s, hardware: a100-sxm-80gb, model: llama-2-7b, weights: fp16, "
+          "engine: kernel, phase: kernel, batch: 1, op: attn_prefill, attn_kernel: flash_kvcache, "
+          "tp: 1, kv_len: 0, chunk: 2560, metric: time_ms, value: 1.142}\n",
           f);
     fclose(f);
     struct err_list errs = {0};
@@ -450,7 +453,7 @@ TEST(io_measurement_row_settings)
     remove(path);
     CHECK(s != NULL);
     if (s) {
-        CHECK(s->n == 4);
+        CHECK(s->n == 5);
         CHECK_NEAR(s->rows[0].pc.depth, 32768, 0);
         CHECK_NEAR(s->rows[0].pc.ubatch, 2048, 0);
         CHECK(s->rows[0].pc.flash_attention == PRED_FA_ON);
@@ -459,6 +462,8 @@ TEST(io_measurement_row_settings)
         CHECK(s->rows[2].pc.ubatch == 0 && s->rows[2].pc.depth == 0);
         CHECK(s->rows[2].pc.quantized_gemm == PRED_QG_DEFAULT);
         CHECK(s->rows[3].pc.quantized_gemm == PRED_QG_MMQ);
+        CHECK(s->rows[3].pc.attn_kernel == PRED_AK_DEFAULT);
+        CHECK(s->rows[4].pc.attn_kernel == PRED_AK_FLASH_KVCACHE);
     }
     meas_set_free(s);
     print_errs(&errs);
