@@ -203,6 +203,56 @@ calib_kvcache_append_bytes(double chunk, double past, double heads, double d, do
     return rows * heads * 4 * d * elem;
 }
 
+int
+calib_fa2_splits(double ctas, double sms, double n_blocks)
+{
+    double slots = 2 * sms;
+    if (!(ctas > 0) || !(slots > 0) || ctas >= 0.8 * slots)
+        return 1;
+    double max_splits = 128;
+    if (slots < max_splits)
+        max_splits = slots;
+    if (n_blocks < max_splits)
+        max_splits = n_blocks;
+    double eff[129] = {0}, best = 0;
+    for (int s = 1; s <= (int)max_splits; s++) {
+        bool eligible = s == 1 || ceil(n_blocks / s) != ceil(n_blocks / (s - 1));
+        if (!eligible)
+            continue;
+        double waves = ctas * s / slots;
+        eff[s] = waves / ceil(waves);
+        if (eff[s] > best)
+            best = eff[s];
+    }
+    for (int s = 1; s <= (int)max_splits; s++)
+        if (eff[s] > 0 && eff[s] >= 0.85 * best)
+            return s;
+    return 1;
+}
+
+double
+calib_fa2_decode_s(const struct hw_profile *hw, const struct roof_tuning *tu, double seqs,
+                   double kv_heads, double tokens, double d, double bytes_per_token_head)
+{
+    double units = tu->compute_units;
+    if (!(units > 0) || !(tu->memory_latency_s > 0))
+        return -1.0;
+    double block_n = d <= 64 ? 256 : d <= 128 ? 128 : 64;
+    double n_blocks = ceil(tokens / block_n);
+    if (n_blocks < 1)
+        n_blocks = 1;
+    double base = seqs * kv_heads;
+    double splits = calib_fa2_splits(base, units, n_blocks);
+    double span = ceil(n_blocks / splits) * block_n;
+    double slice = (span < tokens ? span : tokens) * bytes_per_token_head;
+    double bw_unit = roof_tuned_bandwidth(hw, tu, hw->memory_bandwidth_bytes_per_s) / units;
+    double per_cta = slice / bw_unit, floor_s = ROOF_ATTN_ROUND_TRIPS * tu->memory_latency_s;
+    if (per_cta < floor_s)
+        per_cta = floor_s;
+    /* whole waves: every CTA reads its whole slice, so a last partial wave costs a full one */
+    return ceil(base * splits / units) * per_cta;
+}
+
 static int
 kernel_case(const struct pred_case *pc, const struct hw_profile *hw, const struct mdl_profile *m,
             const struct roof_tuning *tu, double *out, const char **reason)
@@ -278,7 +328,9 @@ kernel_case(const struct pred_case *pc, const struct hw_profile *hw, const struc
             *out += B * calib_kvcache_append_bytes(fresh, past, H, d, a) /
                     roof_tuned_bandwidth(hw, tu, hw->memory_bandwidth_bytes_per_s);
         if (dec) {
-            double tm = roof_attn_decode_s(hw, tu, B, Hkv, past + 1, 2 * d * a);
+            double tm = pc->attn_kernel == PRED_AK_FLASH_KVCACHE
+                            ? calib_fa2_decode_s(hw, tu, B, Hkv, past + 1, d, 2 * d * a)
+                            : roof_attn_decode_s(hw, tu, B, Hkv, past + 1, 2 * d * a);
             if (tm >= 0) {
                 double tc = flops / roof_tuned_peak(hw, tu, comp, NULL);
                 *out = (tc > tm ? tc : tm) + tu->kernel_overhead_s;

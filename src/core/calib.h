@@ -149,6 +149,21 @@ enum { PRED_AK_DEFAULT, PRED_AK_FLASH_KVCACHE };
  * (flash_fwd_kernel.h, Append_KV: "all threadblocks ... are writing to gmem"): per row copied,
  * K and V read and written, 4 d elem bytes. 0 for no chunk. */
 double calib_kvcache_append_bytes(double chunk, double past, double heads, double d, double elem);
+/* FlashAttention-2's split count for flash_attn_with_kvcache (flash_api.cpp,
+ * num_splits_heuristic(ctas, 2 x sms, n_blocks, 128)): 1 when `ctas` (batch x heads x 64-row
+ * query blocks) fill 0.8 of twice the SMs; else the fewest splits, among those that change the KV
+ * blocks per split, whose waves (ctas x splits over 2 x sms) reach 0.85 of the best efficiency
+ * (waves / whole waves), at most min(128, 2 x sms, n_blocks). */
+int calib_fa2_splits(double ctas, double sms, double n_blocks);
+/* FlashAttention-2's decode through flash_attn_with_kvcache
+ * (docs/physics.md#kv-append-in-flashattention-2): one CTA per sequence, KV head (MHA; GQA swaps
+ * the query groups into the rows) and split of ceil(n_blocks / splits) KV blocks of kBlockN tokens
+ * (calib_fa2_splits); ceil(CTAs / SMs) whole waves, each CTA taking the larger of its slice over
+ * its SM's share of the bandwidth and ROOF_ATTN_ROUND_TRIPS memory latencies (roof_attn_decode_s
+ * with FA2's splits for its 512-token partitions, and whole waves). Seconds without the launch, or
+ * -1 when the kernel model is off. */
+double calib_fa2_decode_s(const struct hw_profile *hw, const struct roof_tuning *tu, double seqs,
+                          double kv_heads, double tokens, double d, double bytes_per_token_head);
 
 /* Mean over decode steps k = 1..steps of the keys a step attends over, input + k, padded up to a
  * multiple of `bucket` (static shapes); the unpadded mean when bucket is 0. */

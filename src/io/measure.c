@@ -274,10 +274,11 @@ fill_set(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
         }
         if (ycheck_str(y, e, "", "op", false, &s) && pick(y, e, "op", s, OPS, N(OPS)) >= 0)
             r.op_name = str_dup(s);
-        if (given(e, "attn_kernel") && !(r.op_name && strcmp(r.op_name, "attn_prefill") == 0))
+        if (given(e, "attn_kernel") && !(r.op_name && (strcmp(r.op_name, "attn_prefill") == 0 ||
+                                                       strcmp(r.op_name, "attn_decode") == 0)))
             ycheck_error(y, ynode_get(e, "attn_kernel"),
-                         "'attn_kernel' (how the run's prefill attention wrote the chunk's K and "
-                         "V) is for attn_prefill kernel rows");
+                         "'attn_kernel' (the attention call the run timed) is for attn_prefill "
+                         "and attn_decode kernel rows");
         if (ycheck_str(y, e, "", "note", false, &s))
             r.note = str_dup(s);
         /* what each phase needs */

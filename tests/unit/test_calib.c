@@ -1436,15 +1436,55 @@ TEST(calib_kvcache_append)
     CHECK(pred_case_eval(&pc, hw, m, &tu, &kvc, &why) == 0);
     double bw = roof_tuned_bandwidth(hw, &tu, hw->memory_bandwidth_bytes_per_s);
     CHECK_NEAR(kvc - plain, 1e3 * 1761607680.0 / bw, 1e-9);
-    /* a decode row has no chunk to append beyond its one token: unchanged */
+    /* decode through the same call (calib_fa2_decode_s): 8 sequences x 32 heads = 256 CTAs
+     * fill 0.8 of 2 x 108 SMs, so one split; each CTA reads its sequence's whole 1025 tokens x
+     * 512 B = 524,800 B; ceil(256 / 108) = 3 whole waves at the SM's share of the bandwidth */
     pc.op = "attn_decode";
     pc.chunk = 0;
     pc.kv_len = 1024;
     pc.batch = 8;
     CHECK(pred_case_eval(&pc, hw, m, &tu, &kvc, &why) == 0);
+    CHECK(tu.compute_units == 108);
+    double per_cta = 524800.0 / (bw / 108);
+    CHECK(per_cta > ROOF_ATTN_ROUND_TRIPS * tu.memory_latency_s);
+    CHECK_NEAR(kvc, 1e3 * (3 * per_cta + tu.kernel_overhead_s), 1e-9);
+    /* PagedAttention's 512-token partitions spread the same bytes evenly: faster */
     pc.attn_kernel = PRED_AK_DEFAULT;
     CHECK(pred_case_eval(&pc, hw, m, &tu, &plain, &why) == 0);
-    CHECK(kvc == plain);
+    CHECK(plain < kvc);
     hw_free(hw);
     mdl_free(m);
+}
+
+/* FlashAttention-2's num_splits_heuristic (flash_api.cpp), given twice the SMs:
+ * - 256 CTAs (8 x 32 heads) >= 0.8 x 216: one split;
+ * - 32 CTAs over 25 KV blocks (3073 tokens): waves 32 s / 216; eligible s change
+ *   ceil(25 / s): 1-5, 7, 9, 13, 25 (6 gives 5 blocks as 5 does, 14-24 give 2 as 13 does);
+ *   efficiency (waves / whole waves) 0.148 s up to s = 6, 7: 1.037 / 2 = 0.519, 9: 0.667,
+ *   13: 1.926 / 2 = 0.963 (the best), 25: 3.70 / 4 = 0.926; 0.85 x 0.963 = 0.819: s = 13;
+ * - 64 CTAs: 3 splits (192 / 216 = 0.889 >= 0.85 x 0.963); 128 CTAs: 3 (1.78 / 2 = 0.889 >=
+ *   0.85 x 0.988, s = 5's 2.96 / 3);
+ * - 32 CTAs over 5 blocks (545 tokens): s = 4 not eligible, s = 5 the best (0.741): 5;
+ * - one block: one split. */
+TEST(calib_fa2_splits)
+{
+    CHECK(calib_fa2_splits(256, 108, 9) == 1);
+    CHECK(calib_fa2_splits(32, 108, 25) == 13);
+    CHECK(calib_fa2_splits(64, 108, 25) == 3);
+    CHECK(calib_fa2_splits(128, 108, 25) == 3);
+    CHECK(calib_fa2_splits(32, 108, 5) == 5);
+    CHECK(calib_fa2_splits(32, 108, 1) == 1);
+    /* one sequence at 3072 cached tokens: 13 splits of ceil(25 / 13) = 2 blocks (256 tokens x
+     * 512 B = 131,072 B), 416 CTAs in ceil(416 / 108) = 4 waves */
+    struct hw_profile *hw = test_hw("a100-sxm-80gb");
+    struct roof_tuning tu;
+    dc_default_tuning(hw, &tu);
+    double bw = roof_tuned_bandwidth(hw, &tu, hw->memory_bandwidth_bytes_per_s);
+    double per_cta = 131072.0 / (bw / 108);
+    CHECK(per_cta > ROOF_ATTN_ROUND_TRIPS * tu.memory_latency_s);
+    CHECK_NEAR(calib_fa2_decode_s(hw, &tu, 1, 32, 3073, 128, 512), 4 * per_cta, 1e-12);
+    /* 32 cached tokens at batch 64: 2048 CTAs of 33 tokens, each at the latency floor */
+    CHECK_NEAR(calib_fa2_decode_s(hw, &tu, 64, 32, 33, 128, 512),
+               ceil(2048.0 / 108) * ROOF_ATTN_ROUND_TRIPS * tu.memory_latency_s, 1e-12);
+    hw_free(hw);
 }
