@@ -239,6 +239,14 @@ explain_metal(const struct roof_result *r, bool pre)
         printf(", one token per sweep: the weights are read %.0f time%s.\n", mc.weight_reads,
                mc.weight_reads == 1 ? "" : "s");
     const struct mdl_profile *m = cfg->model;
+    /* decode attention: the vector kernel reads the KV once per query head through L2 */
+    double hq = (double)m->num_heads, hkv = (double)m->num_kv_heads;
+    if (!pre && roof_flash_attention(cfg) && hkv > 0 && !mdl_is_mla(m) &&
+        roof_metal_fa_vec_s(cfg->hw, &cfg->tuning, 1, 1, hq, (double)m->head_dim, 1, 1) > 0)
+        printf("  Its decode attention runs flash_attn_ext_vec, one threadgroup per query head: "
+               "the KV cache crosses the GPU's L2 (%.2f TB/s) %.0f times, once per query head "
+               "of a KV head (docs/physics.md#metal-kernels).\n",
+               cfg->hw->cache_bandwidth_bytes_per_s[HW_L2] / 1e12, hq / hkv);
     if (!(mt->mm_id_min > 0) || !(m->n_experts > 0) || !(m->experts_per_token > 0))
         return;
     struct roof_moe_choice me;

@@ -460,6 +460,20 @@ roof_attn_decode_s(const struct hw_profile *hw, const struct roof_tuning *tu, do
 }
 
 double
+roof_metal_fa_vec_s(const struct hw_profile *hw, const struct roof_tuning *tu, double seqs,
+                    double queries_per_seq, double q_heads, double head_dim, double tokens_per_seq,
+                    double bytes_per_token_head)
+{
+    double l2 = hw->cache_bandwidth_bytes_per_s[HW_L2];
+    if (!(tu->metal.fa_vec_below > 0) || !(queries_per_seq < tu->metal.fa_vec_below) || !(l2 > 0) ||
+        !(head_dim > 0) || fmod(head_dim, 32.0) != 0)
+        return -1.0;
+    /* the profile's L2 figure is a measured rate (a microbenchmark's), not a datasheet peak: no
+     * memory efficiency on top */
+    return seqs * q_heads * tokens_per_seq * bytes_per_token_head / l2;
+}
+
+double
 roof_tuned_peak(const struct hw_profile *hw, const struct roof_tuning *tu, enum dtype dt,
                 enum dtype *used)
 {
@@ -865,10 +879,18 @@ fused_decode_attention(struct acc_ctx *c, const struct batch_agg *b, double toke
     if (!want(c, ROOF_OP_ATTN_SCORE) || !want(c, ROOF_OP_ATTN_AV))
         return;
     const struct roof_tuning *tu = &c->cfg->tuning;
+    const struct mdl_profile *m = c->cfg->model;
     double t =
         roof_attn_decode_s(c->cfg->hw, tu, b->seqs, kv_heads, tokens_per_seq, bytes_per_token_head);
     if (t < 0)
         return;
+    /* Metal's vector kernel: the keys and values cross each core's data path once per query
+     * head; the memory side stays the larger of the two */
+    double tv =
+        roof_metal_fa_vec_s(c->cfg->hw, tu, b->seqs, b->tokens / b->seqs, (double)m->num_heads,
+                            (double)m->head_dim, tokens_per_seq, bytes_per_token_head);
+    if (tv > t)
+        t = tv;
     struct roof_op_result *sc = &c->res->ops[ROOF_OP_ATTN_SCORE];
     struct roof_op_result *av = &c->res->ops[ROOF_OP_ATTN_AV];
     /* the last add() of each op was this layer class: replace its memory term and time; one

@@ -32,6 +32,10 @@ struct roof_metal {
      * expert read once, tiles of mm_tile tokens per expert); fewer run mul_mv_id, one mat-vec
      * per (token, expert) pair; 0 = not modelled (the experts read once each) */
     double mm_id_min;
+    /* flash attention: fewer queries per sequence than this run the vector kernel
+     * (kernel_flash_attn_ext_vec), one threadgroup per query head, each reading its KV head's
+     * keys and values itself; 0 = not modelled */
+    double fa_vec_below;
 };
 
 enum roof_metal_kernel { ROOF_METAL_NONE, ROOF_METAL_MV, ROOF_METAL_MV_EXT, ROOF_METAL_MM };
@@ -332,6 +336,15 @@ double roof_gemm_compute_direct_s(double M, double N, double K, double peak, dou
 double roof_pipeline_group_s(double sum_s, double max_s, int stages);
 double roof_attn_decode_s(const struct hw_profile *hw, const struct roof_tuning *tu, double seqs,
                           double kv_heads, double tokens_per_seq, double bytes_per_token_head);
+/* ggml-metal's decode flash attention (kernel_flash_attn_ext_vec, docs/physics.md#metal-kernels):
+ * one threadgroup per query head (and KV split), so a grouped-query cache crosses each core's
+ * data path once per query head: seqs x q_heads x tokens_per_seq x bytes_per_token_head over
+ * the GPU's L2 bandwidth (hw cache_bandwidth.l2, a measured rate: no efficiency). -1 when it
+ * does not apply: no tu->metal.fa_vec_below, queries_per_seq not below it, a head size that is
+ * no multiple of 32 (the vector kernel's condition), or no L2 bandwidth in the profile. */
+double roof_metal_fa_vec_s(const struct hw_profile *hw, const struct roof_tuning *tu, double seqs,
+                           double queries_per_seq, double q_heads, double head_dim,
+                           double tokens_per_seq, double bytes_per_token_head);
 /* The peak and the bandwidth a tuned kernel achieves: efficiencies, the fp16-accumulate rate
  * where the engine uses it, and the bytes-in-flight (Little's law) cap. */
 double roof_tuned_peak(const struct hw_profile *hw, const struct roof_tuning *tu, enum dtype dt,

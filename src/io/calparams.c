@@ -199,6 +199,8 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
             strbuf_addf(out, "  ext_kquant_min: %.0f\n", m->ext_kquant_min);
         if (m->mm_id_min > 0)
             strbuf_addf(out, "  mm_id_min: %.0f\n", m->mm_id_min);
+        if (m->fa_vec_below > 0)
+            strbuf_addf(out, "  fa_vec_below: %.0f\n", m->fa_vec_below);
     }
     char serving[1024];
     engine_serving_format(ep, serving, sizeof serving);

@@ -581,8 +581,8 @@ metal_count(struct ycheck *y, const struct ynode *sec, const char *key, long max
 static void
 load_metal(struct ycheck *y, const struct ynode *root, struct roof_metal *out)
 {
-    static const char *const KEYS[] = {"mm_above",  "mm_tile",        "mm_tile_rows",
-                                       "ext_group", "ext_kquant_min", "mm_id_min"};
+    static const char *const KEYS[] = {"mm_above",       "mm_tile",   "mm_tile_rows", "ext_group",
+                                       "ext_kquant_min", "mm_id_min", "fa_vec_below"};
     const struct ynode *sec = ycheck_section(y, root, "metal", KEYS, N(KEYS));
     if (!sec)
         return;
@@ -594,6 +594,9 @@ load_metal(struct ycheck *y, const struct ynode *root, struct roof_metal *out)
     ok &= metal_count(y, sec, "mm_tile_rows", 1024, " rows", &m.mm_tile_rows);
     if (ynode_get(sec, "mm_id_min")) /* MUL_MAT_ID: mul_mm_id from this many tokens */
         ok &= metal_count(y, sec, "mm_id_min", MAX_UBATCH, "", &m.mm_id_min);
+    if (ynode_get(sec,
+                  "fa_vec_below")) /* flash attention's vector kernel below this many queries */
+        ok &= metal_count(y, sec, "fa_vec_below", MAX_UBATCH, " queries", &m.fa_vec_below);
     if (ynode_get(sec, "ext_kquant_min")) {
         if (ycheck_long(y, sec, "metal", "ext_kquant_min", false, 2, &v))
             m.ext_kquant_min = (double)v;

@@ -63,6 +63,13 @@ run metal-moe-b4 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model gpt-
 expect_out metal-moe-b4-line "Its routed experts (MUL_MAT_ID) run mul_mv_id, one mat-vec per (token, expert) pair: 16 expert matrices read per GEMM, where uniform routing touches 13.2 of 32"
 # a mix's attention and dense matrices (q8_0 in mxfp4_moe) pick their kernel, and the line says so
 expect_out metal-mix-line "a weight GEMM of 4 tokens on the q8_0 attention and dense matrices runs mul_mv_ext"
+# flash attention's vector kernel at decode: the KV through L2 once per query head (M1/M2 only)
+run metal-fa-vec 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model qwen3-30b-a3b --weights q8_0 --context 32768 --flash on --engine llama.cpp
+expect_out metal-fa-vec-line "Its decode attention runs flash_attn_ext_vec, one threadgroup per query head: the KV cache crosses the GPU's L2 (3.40 TB/s) 8 times, once per query head of a KV head"
+run metal-fa-off 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model qwen3-30b-a3b --weights q8_0 --context 32768 --flash off --engine llama.cpp
+expect_no metal-fa-off-none "flash_attn_ext_vec"
+run metal-fa-m3 0 -- "$ROOFLINE" explain decode --gpu m3-max-40c --model qwen3-30b-a3b --weights q8_0 --context 32768 --flash on --engine llama.cpp
+expect_no metal-fa-m3-none "flash_attn_ext_vec"
 run metal-moe-b32 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model gpt-oss-20b --weights mxfp4_moe --batch 32 --engine llama.cpp
 expect_out metal-moe-b32-line "run mul_mm_id: each of the 31.6 of 32 experts touched (uniform routing) read once, in tiles of 32 of its tokens; the arithmetic of 1010 token-expert columns is paid for 128 pairs"
 run metal-cuda 0 -- "$ROOFLINE" explain decode --gpu rtx-4090 --model qwen2.5-7b --weights q8_0 --batch 8 --engine llama.cpp

@@ -85,6 +85,7 @@ TEST(io_calparams_round_trip)
     ep.metal.ext_group[3] = 3;
     ep.metal.ext_kquant_min = 4;
     ep.metal.mm_id_min = 32;
+    ep.metal.fa_vec_below = 20;
     ep.mmq_id_above = 1;
     ep.mmq_tile_step = 8;
     ep.mmq_tile_tokens = 128;
@@ -112,7 +113,8 @@ TEST(io_calparams_round_trip)
                     "metal.mm_id_min",
                     "mmq_id_above",
                     "mmq_tile_step",
-                    "fa_mask_bytes"},
+                    "fa_mask_bytes",
+                    "metal.fa_vec_below"},
          *texts[] = {"llama.cpp default -ub 512",
                      "cuBLAS path",
                      "MMQ_MAX_BATCH_SIZE 32",
@@ -132,10 +134,11 @@ TEST(io_calparams_round_trip)
                      "ne21_mm_id_min",
                      "ne2 == 1",
                      "mmq_x += 8",
-                     "flash_attn_ext_f16_load_mask"};
+                     "flash_attn_ext_f16_load_mask",
+                     "ne01 < 20"};
     ep.source_keys = keys;
     ep.source_texts = texts;
-    ep.n_sources = 20;
+    ep.n_sources = 21;
     struct err_list errs = {0};
     CHECK(calparams_save(dir, dev, &bands, &ep, 1, "test on 2026-01-01", &errs) == 0);
     print_errs(&errs);
@@ -192,7 +195,8 @@ TEST(io_calparams_round_trip)
         CHECK_NEAR(e->mmq_id_above, 1, 0);
         CHECK_NEAR(e->mmq_tile_step, 8, 0);
         CHECK_NEAR(e->metal.mm_id_min, 32, 0);
-        for (int k = 16; k < 20; k++) {
+        CHECK_NEAR(e->metal.fa_vec_below, 20, 0);
+        for (int k = 16; k < 21; k++) {
             bool kept = false;
             for (int j = 0; j < e->n_sources; j++)
                 kept |= strcmp(e->source_keys[j], keys[k]) == 0 &&

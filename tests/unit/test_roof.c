@@ -635,6 +635,63 @@ TEST(roof_moe_metal_mul_mat_id)
     mdl_free(m);
 }
 
+/* ggml-metal's decode flash attention (kernel_flash_attn_ext_vec): one threadgroup per query
+ * head, so a grouped-query cache crosses the cores' data path once per query head. Qwen3-30B-A3B
+ * (32 query heads, 4 KV heads of 128) at 32769 keys, K and V f16 (512 B per token and KV head):
+ * 32 x 32769 x 512 = 536,887,296 B a layer over the M2 Ultra's L2 (76 x 32 B x 1.398 GHz =
+ * 3.400 TB/s in its profile, a measured rate: no efficiency): 536,887,296 / 3.4e12 = 157.908 us,
+ * where the KV read once from memory, 4 x 32769 x 512 B in 260 CTAs of 65 partitions, is 3.42 waves
+ * of 258,115.9 B at 800e9 x 0.8 / 76 B/s, 30.65 us each: 104.86 us. */
+TEST(roof_metal_flash_attn_vec)
+{
+    struct hw_profile *hw = test_hw("m2-ultra-76c");
+    CHECK_NEAR(hw->cache_bandwidth_bytes_per_s[HW_L2], 3.4e12, 1e-12);
+    struct roof_tuning tu = {0};
+    tu.memory_efficiency = 0.8;
+    tu.metal.fa_vec_below = 20;
+    double t = roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 128, 32769, 512);
+    CHECK_NEAR(t, 536887296.0 / 3.4e12, 1e-15);
+    CHECK_NEAR(t, 157.908e-6, 1e-6);
+    /* a measured rate: the class's memory efficiency does not scale it */
+    tu.memory_efficiency = 0.5;
+    CHECK_NEAR(roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 128, 32769, 512), t, 1e-15);
+    /* 16 sequences: 16 times the bytes */
+    CHECK_NEAR(roof_metal_fa_vec_s(hw, &tu, 16, 1, 32, 128, 32769, 512), 16 * t, 1e-15);
+    /* not the vector kernel: 20 queries a sequence, a head of 80, no key, no L2 figure */
+    CHECK(roof_metal_fa_vec_s(hw, &tu, 1, 20, 32, 128, 32769, 512) < 0);
+    CHECK(roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 80, 32769, 320) < 0);
+    tu.metal.fa_vec_below = 0;
+    CHECK(roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 128, 32769, 512) < 0);
+    tu.metal.fa_vec_below = 20;
+
+    /* in a decode step: the fused attention's memory side is the larger of the two */
+    struct mdl_profile *m = test_model("qwen3-30b-a3b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_FP16;
+    c.act = c.kv = DT_FP16;
+    c.context = 32768;
+    c.tuning.memory_efficiency = c.tuning.compute_efficiency = 0.8;
+    c.tuning.compute_units = 76;
+    c.tuning.memory_latency_s = 1e-6;
+    c.tuning.metal.mm_above = 8;
+    c.tuning.metal.mm_tile = 32;
+    c.tuning.metal.mm_tile_rows = 64;
+    c.tuning.metal.fa_vec_below = 20;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    double both = r.ops[ROOF_OP_ATTN_SCORE].memory_time_s + r.ops[ROOF_OP_ATTN_AV].memory_time_s;
+    CHECK_NEAR(both, 48 * 536887296.0 / 3.4e12, 1e-9);
+    /* without the key (ggml-cuda): the KV once from memory, 3.42 waves of 30.65 us */
+    c.tuning.metal.fa_vec_below = 0;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    both = r.ops[ROOF_OP_ATTN_SCORE].memory_time_s + r.ops[ROOF_OP_ATTN_AV].memory_time_s;
+    CHECK_NEAR(both, 48 * (260.0 / 76) * (32769.0 / 65 * 512) / (800e9 * 0.8 / 76), 1e-9);
+    CHECK_NEAR(both, 48 * 104.86e-6, 1e-4);
+    hw_free(hw);
+    mdl_free(m);
+}
+
 /* ggml-cuda's experts on MMQ runs (build 6918): one token runs MMVQ with ids (the 4 experts of
  * gpt-oss-120b once: 36 x 4 x 4,406,400 B per GEMM); two or more MMQ, whose column tile is the
  * least multiple of 8 holding the tokens (mul_mat_q_case with ncols_max = tokens). Batch 2:
