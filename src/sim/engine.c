@@ -28,9 +28,9 @@ struct sim_cost {
      * the step's time by n, filled on first use (a pure function of n: same bytes) */
     double prompt_s[SIM_COST_PROMPT_N];
     /* asynchronous scheduling: a step takes max(device, host) (sim_cost_overlap_host); the host
-     * time of a step by the sequences that sample a token, filled on first use */
-    bool overlap;
-    double host_s[SIM_COST_BASE_N];
+     * time is host0 + host_row x (sequences that sample a token), from roof_step on first use */
+    bool overlap, have_host;
+    double host0, host_row;
 };
 
 struct sim_cost *
@@ -60,8 +60,6 @@ sim_cost_new(const struct roof_config *cfg)
         c->base_s[i] = -1.0;
     for (int i = 0; i < SIM_COST_PROMPT_N; i++)
         c->prompt_s[i] = -1.0;
-    for (int i = 0; i < SIM_COST_BASE_N; i++)
-        c->host_s[i] = -1.0;
     return c;
 }
 
@@ -77,25 +75,27 @@ sim_cost_overlap_host(struct sim_cost *c, bool on)
     c->overlap = o;
 }
 
-/* The engine's host work in a step of these sequences: roof_step's ROOF_OP_STEP alone (a fixed
- * cost per pass and one per sequence that samples a token), by the sampling sequences. */
+/* The engine's host work in a step of these sequences: roof_step's ROOF_OP_STEP alone, a fixed
+ * cost per pass and one per sequence that samples a token (docs/physics.md), so linear in those
+ * sequences: taken from roof_step at none and at one sampling sequence, once. */
 static double
 host_time(struct sim_cost *c, const struct roof_seq *seqs, int n)
 {
+    if (!c->have_host) {
+        struct roof_seq none = {1, 1, 0, false}, one = {1, 1, 0, true};
+        double h0, h1;
+        if (roof_step_time(&c->cfg, &none, 1, 1ul << ROOF_OP_STEP, &c->res, &h0) != 0 ||
+            roof_step_time(&c->cfg, &one, 1, 1ul << ROOF_OP_STEP, &c->res, &h1) != 0)
+            return -1.0;
+        c->host0 = h0;
+        c->host_row = h1 - h0;
+        c->have_host = true;
+    }
     double rows = 0;
     for (int i = 0; i < n; i++)
         if (seqs[i].logits)
             rows += seqs[i].count;
-    long key = (long)rows;
-    bool cache = (double)key == rows && key >= 0 && key < SIM_COST_BASE_N;
-    if (cache && c->host_s[key] >= 0)
-        return c->host_s[key];
-    double h;
-    if (roof_step_time(&c->cfg, seqs, n, 1ul << ROOF_OP_STEP, &c->res, &h) != 0)
-        return -1.0;
-    if (cache)
-        c->host_s[key] = h;
-    return h;
+    return c->host0 + c->host_row * rows;
 }
 
 void

@@ -826,16 +826,46 @@ TEST(sim_vllm_victim_is_last_by_hand)
     sim_result_release(&r);
 }
 
-/* Device time of one step (the engine's host work left out: step overhead 0). */
+/* Device time of one step (the engine's host work left out: step and token overheads 0). */
 static double
 device_step(const struct sim_config *c, struct roof_seq *seqs, int n)
 {
     struct sim_config d = *c;
     d.engine.tuning.step_overhead_s = 0;
+    d.engine.tuning.token_overhead_s = 0;
     struct sim_cost *cost = sim_cost_new(&d.engine);
     double t = sim_cost_step(cost, seqs, n);
     sim_cost_free(cost);
     return t;
+}
+
+/* Overlapped host work (sim_cost_overlap_host): a step of 5 decodes and a 300-token prompt chunk
+ * that samples nothing, at tp 1 and tp 2, costs max(device, host) with host by hand = step
+ * overhead 1 ms + 5 sampling sequences x the token overhead: 2 ms (0.2 ms each, below the device
+ * time) and 11 ms (2 ms each, above it); device = the step without the overheads. */
+TEST(sim_cost_overlap_is_max_by_hand)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CHUNKED);
+    double per_token[2] = {0.2e-3, 2e-3}, host[2] = {2e-3, 11e-3};
+    for (int tp = 1; tp <= 2; tp++)
+        for (int k = 0; k < 2; k++) {
+            c.engine.tp = tp;
+            c.engine.tuning.step_overhead_s = 0;
+            c.engine.tuning.token_overhead_s = 0;
+            struct roof_seq b[2] = {{5, 1, 100, true}, {1, 300, 0, false}};
+            double device = device_step(&c, b, 2);
+            CHECK(k == 0 ? device > host[k] : device < host[k]);
+            c.engine.tuning.step_overhead_s = 1e-3;
+            c.engine.tuning.token_overhead_s = per_token[k];
+            struct sim_cost *cost = sim_cost_new(&c.engine);
+            struct roof_seq b2[2] = {{5, 1, 100, true}, {1, 300, 0, false}};
+            CHECK_NEAR(sim_cost_step(cost, b2, 2), device + host[k], 1e-9);
+            sim_cost_overlap_host(cost, true);
+            struct roof_seq b3[2] = {{5, 1, 100, true}, {1, 300, 0, false}};
+            CHECK_NEAR(sim_cost_step(cost, b3, 2), k == 0 ? device : host[k], 1e-9);
+            sim_cost_free(cost);
+        }
 }
 
 /* vLLM's asynchronous scheduling by hand (docs/simulate.md#asynchronous-scheduling), vllm
