@@ -11,7 +11,8 @@
 # unstated version, oci-405b, published 2024-10-10, before vLLM V1's first release of 2025-01-27)
 # ran vLLM's V0 engine, `engine: vllm-v0` (its defaults: 256 sequences, chunked prefill only for
 # models of more than 32K context, then 512 tokens per step; its host work per sampled token);
-# later versions run `engine: vllm` (V1: chunked prefill always). A row may also name `vllm-v0`
+# later versions run `engine: vllm` (V1: chunked prefill always; before 0.14 without asynchronous
+# scheduling, `async_scheduling: false`). A row may also name `vllm-v0`
 # itself (calibration/public-sweeps.csv does for its vLLM 0.7 rows): the same V0 rules.
 # Rows of calibration/public-sweeps.csv may also state the prompts per run (requests), the client's
 # --random-range-ratio r (lengths uniform in [floor(r L), L]) and server arguments (max_batch,
@@ -45,6 +46,11 @@ def engine_of(r):
     v = r['engine_version']
     v0 = r['engine'] == 'vllm-v0' or v == 'unstated' or (v.startswith('0.') and int(v.split('.')[1]) < 8)
     if not v0:
+        # V1's asynchronous scheduling (engine_profiles/vllm.yaml async_scheduling) is the default
+        # from 0.14.0 on; a row of an earlier V1 release runs without it (a version stated as a
+        # lower bound, '>=0.10.1', keeps the profile's default)
+        if v[:1].isdigit() and v.startswith('0.') and int(v.split('.')[1]) < 14:
+            return 'vllm', 'chunked, async_scheduling: false'
         return 'vllm', 'chunked'
     # V0 (EngineArgs.create_engine_config): chunked prefill by default only above 32K of context
     # (the served model length: --max-model-len when the source gives it)

@@ -95,8 +95,15 @@ static const struct out_field SUM_FIELDS[] = {
     {"model_e2e_p99_s", NULL, OUT_SHOW_TIME, 0, true},
     {"model_queue_mean_s", NULL, OUT_SHOW_TIME, 0, true},
     {"model_queue_p99_s", NULL, OUT_SHOW_TIME, 0, true},
+    /* added later, so at the end (the table shows them beside the preemptions: TABLE_AFTER) */
+    {"recomputed_tokens", "tokens recomputed", OUT_SHOW_NUM, 0, false},
+    {"recomputed_tokens_per_request", "tokens recomputed per request", OUT_SHOW_NUM, 1, false},
+    {"async_scheduling", "asynchronous scheduling", OUT_SHOW_TEXT, 0, false},
 };
 #define N_SUM ((int)(sizeof SUM_FIELDS / sizeof SUM_FIELDS[0]))
+/* the fields from N_SUM - TABLE_MOVED on are shown in the table after this one */
+#define TABLE_AFTER "preemptions_per_request"
+#define TABLE_MOVED 3
 
 static const struct out_field LAT_FIELDS[] = {
     {"metric", NULL, OUT_SHOW_TEXT, 0, false},
@@ -222,6 +229,35 @@ fill_summary(const struct scenario *sc, const struct sim_config *cfg, const stru
     v[i++].x = a->queue_p99_s;
 }
 
+/* the summary after the analytic fields (CSV and JSON order: fields are only appended) */
+static void
+fill_summary_tail(const struct sim_config *cfg, const struct sim_result *r, struct out_value *v)
+{
+    int i = N_SUM - 3;
+    v[i++].x = r->recomputed_tokens;
+    v[i++].x = r->recomputed_tokens_per_request;
+    v[i++].s = sim_async(&cfg->sched) ? "yes" : "no";
+}
+
+/* The table's record: the summary with the recompute beside the preemptions. */
+static void
+table_record(const struct out_value *v)
+{
+    struct out_field f[N_SUM];
+    struct out_value w[N_SUM];
+    int n = 0;
+    for (int k = 0; k < N_SUM - TABLE_MOVED; k++) {
+        f[n] = SUM_FIELDS[k];
+        w[n++] = v[k];
+        if (strcmp(SUM_FIELDS[k].name, TABLE_AFTER) == 0)
+            for (int j = N_SUM - TABLE_MOVED; j < N_SUM; j++) {
+                f[n] = SUM_FIELDS[j];
+                w[n++] = v[j];
+            }
+    }
+    out_record(OUT_TABLE, stdout, f, n, w, 0);
+}
+
 static void
 latency_rows(struct out_table *t, const struct sim_result *r, const struct sim_analytic *a,
              bool have_a)
@@ -284,6 +320,8 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
     if (r)
         printf(" (%.0f per instance)", r->kv_blocks);
     printf(", preemption %s", cfg->sched.preempt == SIM_PREEMPT_SWAP ? "swap" : "recompute");
+    if (sim_async(&cfg->sched))
+        printf(", asynchronous scheduling");
     if (cfg->sched.policy == SIM_DISAGGREGATED)
         printf(", %d prefill + %d decode instances", cfg->sched.prefill_instances,
                cfg->instances - cfg->sched.prefill_instances);
@@ -320,11 +358,14 @@ print_answer(const struct sim_result *r)
     char ttft[32], tpot[32];
     unit_format_time(r->ttft.p50, 3, ttft, sizeof ttft);
     unit_format_time(r->tpot.p50, 3, tpot, sizeof tpot);
-    char pre[32] = "n/a (none completed)";
-    if (isfinite(r->preemptions_per_request))
-        snprintf(pre, sizeof pre, "%.3g", r->preemptions_per_request);
+    char pre[96] = "n/a (none completed) preemptions";
+    if (isfinite(r->preemptions_per_request) && r->recomputed_tokens > 0)
+        snprintf(pre, sizeof pre, "%.3g preemptions and %.4g recomputed tokens",
+                 r->preemptions_per_request, r->recomputed_tokens_per_request);
+    else if (isfinite(r->preemptions_per_request))
+        snprintf(pre, sizeof pre, "%.3g preemptions", r->preemptions_per_request);
     printf("  answer: %.4g output tokens/s, %.4g requests/s %s; TTFT p50 %s, TPOT p50 %s; "
-           "engines busy %.1f%%, %s preemptions per request\n",
+           "engines busy %.1f%%, %s per request\n",
            arr ? r->arrivals_output_tokens_per_s : r->output_tokens_per_s,
            arr ? r->arrivals_req_per_s : r->throughput_req_per_s,
            arr ? "during arrivals" : "including drain", ttft, tpot, 100.0 * r->busy_fraction, pre);
@@ -454,6 +495,7 @@ run_once(const struct scenario *sc, const struct sim_config *cfg, enum out_fmt f
         memset(&a, 0, sizeof a);
     struct out_value v[N_SUM];
     fill_summary(sc, cfg, &r, &a, have_a, v);
+    fill_summary_tail(cfg, &r, v);
     if (fmt == OUT_CSV) {
         out_record(fmt, stdout, SUM_FIELDS, N_SUM, v, 0);
     } else if (fmt == OUT_JSON) {
@@ -473,7 +515,7 @@ run_once(const struct scenario *sc, const struct sim_config *cfg, enum out_fmt f
         latency_rows(t, &r, &a, have_a);
         out_table_end(t, stdout, 0);
         printf("\n");
-        out_record(fmt, stdout, SUM_FIELDS, N_SUM, v, 0);
+        table_record(v);
     }
     sim_result_release(&r);
     return rc;

@@ -29,6 +29,7 @@ struct engine_serving {
     double kv_fraction;      /* of what weights and reserve leave, given to the KV pool */
     bool compute_buffers;    /* the reserve is llama.cpp's compute buffers (engine_reserve) */
     bool separate_prefill;   /* a step with prompt work carries no decodes (SGLang's default) */
+    bool async_scheduling;   /* plans step k + 1 while step k runs (vLLM's default since 0.14) */
 };
 
 /* Engine profile: what a serving engine adds to the kernels (engine_profiles/<name>.yaml). */

@@ -379,6 +379,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "kv_fraction",
                                           "compute_buffers",
                                           "separate_prefill",
+                                          "async_scheduling",
                                           "like",
                                           "notes",
                                           "sources",
@@ -419,16 +420,17 @@ load_serving(struct ycheck *y, const struct ynode *root, struct engine_serving *
     }
     ycheck_bool(y, root, "", "compute_buffers", &sv->compute_buffers);
     ycheck_bool(y, root, "", "separate_prefill", &sv->separate_prefill);
+    ycheck_bool(y, root, "", "async_scheduling", &sv->async_scheduling);
 }
 
 bool
 engine_serving_key(const char *key)
 {
     static const char *const K[] = {
-        "admission",        "max_batch",       "max_tokens_per_step",
-        "small_memory",     "max_batch_small", "max_tokens_per_step_small",
-        "reserve_fraction", "reserve",         "kv_fraction",
-        "compute_buffers",  "separate_prefill"};
+        "admission",        "max_batch",        "max_tokens_per_step",
+        "small_memory",     "max_batch_small",  "max_tokens_per_step_small",
+        "reserve_fraction", "reserve",          "kv_fraction",
+        "compute_buffers",  "separate_prefill", "async_scheduling"};
     for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
         if (strcmp(key, K[i]) == 0)
             return true;
@@ -469,6 +471,8 @@ engine_serving_format(const struct engine_profile *e, char *buf, size_t n)
         PUT("compute_buffers: true\n");
     if (sv->separate_prefill)
         PUT("separate_prefill: true\n");
+    if (sv->async_scheduling)
+        PUT("async_scheduling: true\n");
 #undef PUT
     return k;
 }

@@ -26,7 +26,7 @@ static const char *const HW_KEYS[] = {"id", "count", "tp", "pp", "reserve"};
 static const char *const DTYPE_KEYS[] = {"weights", "act", "kv"};
 static const char *const SCHED_KEYS[] = {
     "policy",     "max_batch",      "max_tokens_per_step", "block_size", "kv_fraction",
-    "preemption", "swap_bandwidth", "prefill_instances",   "admission"};
+    "preemption", "swap_bandwidth", "prefill_instances",   "admission",  "async_scheduling"};
 static const char *const ARR_KEYS[] = {"process", "rate_per_s", "cv",
                                        "users",   "think_time", "trace"};
 static const char *const LEN_KEYS[] = {"prompt", "output", "trace"};
@@ -501,6 +501,8 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
         sched->kv_fraction = sv->kv_fraction;
     if (sv->separate_prefill)
         sched->separate_prefill = true;
+    if (sv->async_scheduling)
+        sched->async_scheduling = true;
 }
 
 void
@@ -567,6 +569,14 @@ load_scheduler(struct ctx *c, const struct ynode *root)
     }
     ycheck_qty(c->y, sc, "scheduler", "swap_bandwidth", UNIT_BYTES_PER_S, false,
                &s->sched.swap_bytes_per_s);
+    bool as;
+    if (ycheck_bool(c->y, sc, "scheduler", "async_scheduling", &as)) {
+        s->sched.async_scheduling = as;
+        if (as && k >= 0 && k != SIM_CONTINUOUS && k != SIM_CHUNKED)
+            ycheck_error(c->y, ynode_get(sc, "async_scheduling"),
+                         "'scheduler.async_scheduling' applies only to policies continuous and "
+                         "chunked");
+    }
     c->pf_node = ynode_get(sc, "prefill_instances");
     if (long_in(c->y, sc, "scheduler", "prefill_instances", 1 << 20, &v)) {
         s->sched.prefill_instances = (int)v;

@@ -89,6 +89,12 @@ sim_dist_name(enum sim_dist_kind d)
     return "?";
 }
 
+bool
+sim_async(const struct sim_sched *s)
+{
+    return s->async_scheduling && (s->policy == SIM_CONTINUOUS || s->policy == SIM_CHUNKED);
+}
+
 void
 sim_sched_defaults(struct sim_sched *s, enum sim_policy policy, const struct mdl_profile *model)
 {
@@ -208,7 +214,14 @@ struct inst {
     long n_holes, cap_holes;
     long promised_blocks; /* no_evict: sum of the admitted requests' promises */
     bool preempted_now;   /* vllm: the step being planned preempted */
-    long n_xfer;          /* disaggregated decode: transfers in flight to it */
+    /* asynchronous scheduling (sched.async_scheduling): the step being planned follows the one
+     * that just ended without a pause, so it was planned while that one ran, at cutoff_s (its
+     * start): it sees no arrival after cutoff_s, and the requests that finished in that step
+     * still hold their seats, blocks and promises (held_*) until it is planned */
+    bool lookahead;
+    double cutoff_s;
+    long held_seats, held_blocks, held_promised;
+    long n_xfer; /* disaggregated decode: transfers in flight to it */
     bool busy, kicked;
     double swap_s; /* swap traffic of the step being planned */
     double link_free_s;
@@ -279,6 +292,7 @@ struct sim {
     long block_tokens, max_context;
     double block_bytes, kv_token_bytes, link_bytes_per_s, link_latency_s;
     long window_tokens; /* sliding window of the model (0 = none) */
+    bool async;         /* asynchronous scheduling applies (sched.async_scheduling, colocated) */
     /* statistics */
     long *batch_hist;
     long batch_hist_n;
@@ -545,6 +559,22 @@ nblocks(const struct sim *s, long tokens)
     return (tokens + s->block_tokens - 1) / s->block_tokens;
 }
 
+/* sequences holding a seat of `in`: running, arriving by KV transfer, and (asynchronous
+ * scheduling) finished in the step that just ended but not yet removed */
+static long
+seats(const struct inst *in)
+{
+    return in->n_run + in->n_xfer + in->held_seats;
+}
+
+/* asynchronous scheduling: request `id`, waiting on `in`, arrived after the step being planned
+ * was planned (vLLM's AsyncScheduler plans step k + 1 when step k starts) */
+static bool
+unseen(const struct sim *s, const struct inst *in, long id)
+{
+    return in->lookahead && s->req[id].arrival_s > in->cutoff_s;
+}
+
 /* in-system count for Little's law: the integral of N(t) */
 static void
 area_to_now(struct sim *s)
@@ -680,7 +710,7 @@ preempt_last(struct sim *s, struct inst *in)
 static void
 swap_in(struct sim *s, struct inst *in)
 {
-    while (in->swapped.n > 0 && in->n_run + in->n_xfer < s->cfg->sched.max_batch) {
+    while (in->swapped.n > 0 && seats(in) < s->cfg->sched.max_batch) {
         long id = lq_front(&in->swapped);
         struct rt *r = &s->rt[id];
         if (in->free_blocks < r->host_blocks)
@@ -838,9 +868,11 @@ v1_pass(struct sim *s, struct inst *in, bool whole, bool prompts_only)
     }
     if (in->preempted_now || in->swapped.n > 0)
         return;
-    while (budget > 0 && in->waiting.n > 0 && in->n_run + in->n_xfer < sc->max_batch) {
+    while (budget > 0 && in->waiting.n > 0 && seats(in) < sc->max_batch) {
         long id = lq_front(&in->waiting);
         struct rt *r = &s->rt[id];
+        if (unseen(s, in, id))
+            break;
         long h = cached_hits(s, in, r);
         long rest = r->need - h * s->block_tokens;
         /* whole prompts: one over the budget waits, unless alone in an empty step (a
@@ -877,8 +909,8 @@ v1_prompt_work(const struct sim *s, const struct inst *in)
         if (r->prefilled < r->need)
             return true;
     }
-    if (in->swapped.n > 0 || in->waiting.n == 0 ||
-        in->n_run + in->n_xfer >= s->cfg->sched.max_batch)
+    if (in->swapped.n > 0 || in->waiting.n == 0 || seats(in) >= s->cfg->sched.max_batch ||
+        unseen(s, in, lq_front(&in->waiting)))
         return false;
     return nblocks(s, s->rt[lq_front(&in->waiting)].need) <= in->free_blocks;
 }
@@ -912,10 +944,12 @@ plan_continuous(struct sim *s, struct inst *in)
     swap_in(s, in);
     if (in->swapped.n == 0) {
         long budget = sc->max_tokens_per_step;
-        while (in->waiting.n > 0 && in->n_run < sc->max_batch) {
+        while (in->waiting.n > 0 && seats(in) < sc->max_batch) {
             long id = lq_front(&in->waiting);
             struct rt *r = &s->rt[id];
             long tokens = r->need - r->prefilled;
+            if (unseen(s, in, id))
+                break;
             /* a recomputed request may exceed the budget: it goes alone */
             if (tokens > budget && in->n_step > 0)
                 break;
@@ -960,10 +994,12 @@ plan_chunked(struct sim *s, struct inst *in)
     }
     if (in->swapped.n > 0)
         return;
-    while (budget > 0 && in->waiting.n > 0 && in->n_run + in->n_xfer < sc->max_batch) {
+    while (budget > 0 && in->waiting.n > 0 && seats(in) < sc->max_batch) {
         long id = lq_front(&in->waiting);
         struct rt *r = &s->rt[id];
         long want = r->need - r->prefilled < budget ? r->need - r->prefilled : budget;
+        if (unseen(s, in, id))
+            break;
         if (!admissible(s, in, id))
             break;
         long c = fit_chunk(s, in, r, want);
@@ -976,14 +1012,15 @@ plan_chunked(struct sim *s, struct inst *in)
     }
 }
 
+/* One step's plan; without `unblock` a plan that finds nothing to run is left empty. */
 static void
-plan(struct sim *s, struct inst *in)
+plan_step(struct sim *s, struct inst *in, bool unblock)
 {
     in->n_step = 0;
     in->swap_s = 0;
     in->preempted_now = false;
     enum sim_policy p = s->cfg->sched.policy;
-    for (int guard = 0; guard < 1000000; guard++) {
+    for (int guard = 0; guard < (unblock ? 1000000 : 1); guard++) {
         long before = s->preemptions;
         if (in->n_run == 0) /* nothing running: the queue may come in (vLLM's next step) */
             in->preempted_now = false;
@@ -999,11 +1036,41 @@ plan(struct sim *s, struct inst *in)
             return;
         /* nothing could run: sequences that all wait for blocks another holds free the newest
          * and try again; a preemption that emptied the batch lets the queue in */
+        if (!unblock)
+            return;
         if (in->n_run > 0)
             preempt_last(s, in);
         else if (s->preemptions == before)
             return;
     }
+}
+
+/* asynchronous scheduling: the step planned ahead is planned; what the step before it finished
+ * is now removed (vLLM's update_from_output frees it after scheduling the next step) */
+static void
+release_held(struct inst *in)
+{
+    in->free_blocks += in->held_blocks;
+    in->given += in->held_blocks;
+    in->promised_blocks -= in->held_promised;
+    in->held_blocks = in->held_seats = in->held_promised = 0;
+    in->lookahead = false;
+}
+
+/* The next step of `in`. Under asynchronous scheduling a step that follows another without a
+ * pause is planned as vLLM's AsyncScheduler planned it, while the other ran (struct inst,
+ * lookahead); if that plan is empty the engine waits for the step's outputs and plans again
+ * with them, as vLLM's engine core does when its scheduler returns no work. */
+static void
+plan(struct sim *s, struct inst *in)
+{
+    if (in->lookahead) {
+        plan_step(s, in, false);
+        release_held(in);
+        if (in->n_step > 0)
+            return;
+    }
+    plan_step(s, in, true);
 }
 
 /* ---- statistics at step start ---- */
@@ -1194,10 +1261,16 @@ finish(struct sim *s, long id)
 {
     struct rt *r = &s->rt[id];
     struct inst *in = &s->inst[r->inst];
-    in->free_blocks += r->blocks;
-    in->given += r->blocks;
+    if (s->async) { /* kept until the step planned ahead is planned (release_held) */
+        in->held_blocks += r->blocks;
+        in->held_promised += r->promised;
+        in->held_seats++;
+    } else {
+        in->free_blocks += r->blocks;
+        in->given += r->blocks;
+        in->promised_blocks -= r->promised;
+    }
     r->blocks = 0;
-    in->promised_blocks -= r->promised;
     r->promised = 0;
     r->state = RS_DONE;
     s->req[id].status = SIM_REQ_DONE;
@@ -1297,6 +1370,10 @@ static void
 step_done(struct sim *s, int i)
 {
     struct inst *in = &s->inst[i];
+    if (s->async) { /* the next step was planned when this one started */
+        in->lookahead = true;
+        in->cutoff_s = in->step_start_s;
+    }
     in->busy = false;
     in->idle_since_s = s->now;
     s->busy_done += s->now - in->step_start_s;
@@ -1761,6 +1838,8 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
                                                   : "cannot set up the engine model");
         return -1;
     }
+    s->async = sim_async(sc);
+    sim_cost_overlap_host(s->cost, s->async);
     double blocks, block_bytes, pool_bytes;
     if (sim_kv_pool(cfg, &blocks, &block_bytes, &pool_bytes) != 0) {
         fail(s, "the weights and the reserve leave no memory for the KV cache");

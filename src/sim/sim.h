@@ -68,6 +68,11 @@ struct sim_sched {
     /* vllm admission: a step that continues or admits a prompt carries no decodes (SGLang's
      * scheduler without --enable-mixed-chunk; docs/simulate.md#engines) */
     bool separate_prefill;
+    /* vLLM's asynchronous scheduling (docs/simulate.md#asynchronous-scheduling; continuous and
+     * chunked): step k + 1 is planned while step k runs, so it sees neither the arrivals during
+     * step k nor the seats and blocks of the requests that finish in it, and the engine's host
+     * work per step overlaps the device's step: a step takes max(device, host) */
+    bool async_scheduling;
 };
 
 /* Service-level objectives: 0 = no bound. A request meets them when its TTFT, its mean time
@@ -132,6 +137,8 @@ enum sim_reject {
     SIM_REJ_BUDGET,
     SIM_REJ_COUNT
 };
+/* Asynchronous scheduling applies: asked for, and a colocated policy (continuous, chunked). */
+bool sim_async(const struct sim_sched *s);
 const char *sim_reject_name(enum sim_reject r);
 const char *sim_policy_name(enum sim_policy p);
 const char *sim_admission_name(enum sim_admission a);
@@ -259,6 +266,10 @@ struct sim_cost;
 struct sim_cost *sim_cost_new(const struct roof_config *cfg);
 void sim_cost_free(struct sim_cost *c);
 double sim_cost_step(struct sim_cost *c, struct roof_seq *seqs, int n);
+/* Asynchronous scheduling: from now on a step takes max(device time, host time) instead of their
+ * sum, the host time being roof_step's ROOF_OP_STEP (the engine's step and per-token overheads)
+ * and the device time the rest (with the all-reduces and pipeline sends). */
+void sim_cost_overlap_host(struct sim_cost *c, bool on);
 
 /* A queueing approximation without an event loop (docs/simulate.md#analytic): each instance is
  * a G/G/c queue whose c = max_batch slots are held for a request's service time S = prefill +

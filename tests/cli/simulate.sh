@@ -111,6 +111,22 @@ done
   echo "engine: vllm"; } >"$T/eng.yaml"
 run sim-engine-vllm-limits 0 -- "$ROOFLINE" simulate --scenario "$T/eng.yaml"
 expect_out sim-engine-vllm-admission "admission vllm: max batch 1024, 8192 tokens per step"
+# vLLM's asynchronous scheduling follows the engine (docs/simulate.md#asynchronous-scheduling):
+# named in the header and in the summary's last column; scheduler.async_scheduling: false
+# turns it off; other engines have none
+expect_out sim-engine-vllm-async-header ", asynchronous scheduling"
+run sim-engine-vllm-async-csv 0 -- "$ROOFLINE" simulate --scenario "$T/eng.yaml" -o csv
+if head -n 1 "$T/out" | grep -q ',recomputed_tokens,recomputed_tokens_per_request,async_scheduling$' &&
+    tail -n 1 "$T/out" | grep -q ',yes$'; then echo "ok sim-engine-vllm-async-csv-yes"; else
+    echo "not ok sim-engine-vllm-async-csv-yes"; fi
+sed 's/^scheduler:$/scheduler:\n  async_scheduling: false/' "$T/eng.yaml" >"$T/eng-sync.yaml"
+run sim-engine-vllm-sync 0 -- "$ROOFLINE" simulate --scenario "$T/eng-sync.yaml" -o csv
+tail -n 1 "$T/out" | grep -q ',no$' && echo "ok sim-engine-vllm-sync-no" ||
+    echo "not ok sim-engine-vllm-sync-no"
+{ grep -v "^engine:" scenarios/chunked.yaml; echo "engine: tensorrt-llm"; } >"$T/trt.yaml"
+run sim-engine-trt-no-async 0 -- "$ROOFLINE" simulate --scenario "$T/trt.yaml"
+grep -q '^asynchronous scheduling  *no$' "$T/out" && echo "ok sim-engine-trt-no-async-table" ||
+    echo "not ok sim-engine-trt-no-async-table"
 grep -v '^engine:' scenarios/chunked.yaml >"$T/noeng.yaml"
 run sim-engine-default 0 -- "$ROOFLINE" simulate --scenario "$T/noeng.yaml"
 expect_out sim-engine-default-kernel "engine kernel"
