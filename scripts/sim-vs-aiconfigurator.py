@@ -47,12 +47,19 @@ for r in pick:
     kv = 'fp8' if wt in ('fp8', 'fp4') else 'bf16'
     isl, osl = int(r['isl']), int(r['osl'])
     n = max(int(os.environ.get("K","3")) * users, 60)
+    # vLLM's asynchronous scheduling is the default from 0.14.0 (engine_profiles/vllm.yaml
+    # async_scheduling); a row of an older stated version runs without it
+    sched = 'chunked'
+    ver = r.get('backend_version', '')
+    if r['backend'] == 'vllm' and ver[:1].isdigit():
+        if tuple(int(x) for x in ver.split('.')[:2]) < (0, 14):
+            sched = 'chunked, async_scheduling: false'
     y = f"""name: {r['id']}
 model: {MODELS[r['model_path']]}
 hardware: {{id: {HW[r['system']]}, count: {tp}, tp: {tp}}}
 dtypes: {{weights: {wt}, kv: {kv}}}
 engine: {ENG[r['backend']]}
-scheduler: {{policy: chunked}}
+scheduler: {{policy: {sched}}}
 arrivals: {{process: closed, users: {users}, think_time: 0 s}}
 lengths: {{prompt: {isl}, output: {osl}}}
 run: {{requests: {n}, warmup_requests: {int(os.environ.get("W","1")) * users}, seed: 1}}
