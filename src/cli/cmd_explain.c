@@ -238,6 +238,16 @@ explain_metal(const struct roof_result *r, bool pre)
     else
         printf(", one token per sweep: the weights are read %.0f time%s.\n", mc.weight_reads,
                mc.weight_reads == 1 ? "" : "s");
+    double cores = cfg->tuning.compute_units;
+    if (mc.kernel == ROOF_METAL_MM && mt->occ_n > 0 && mt->mm_simdgroups > 0 && cores > 0) {
+        double full = ceil(mt->core_simds[mt->occ_n - 1] / mt->mm_simdgroups);
+        printf("  A core reaches its full rate only with %.0f of these threadgroups (%.0f "
+               "simdgroups each) at once: a GEMM of fewer than %.0f tiles (%.0f x %.0f cores) "
+               "runs its busiest core at %.0f%% with 1, %.0f%% with 2.\n",
+               full, mt->mm_simdgroups, full * cores, full, cores,
+               100.0 * roof_metal_core_util(mt, mt->mm_simdgroups),
+               100.0 * roof_metal_core_util(mt, 2.0 * mt->mm_simdgroups));
+    }
     const struct mdl_profile *m = cfg->model;
     /* decode attention: the vector kernel reads the KV once per query head through L2 */
     double hq = (double)m->num_heads, hkv = (double)m->num_kv_heads;

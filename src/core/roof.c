@@ -269,7 +269,7 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
         tc = flops > 0 ? INFINITY : 0.0;
     else if (k->tile_m > 0 && gemm_m > 0 && gemm_n > 0 && tu->compute_units > 0)
         tc = roof_gemm_fixed_tiles_s(gemm_m, gemm_n, flops / (2.0 * gemm_m * gemm_n), peak,
-                                     tu->compute_units, k->tile_m, k->tile_n);
+                                     tu->compute_units, k->tile_m, k->tile_n, &tu->metal);
     else if (gemm_m > 0 && gemm_n > 0 && tu->compute_units > 0)
         tc = roof_gemm_compute_s(gemm_m, gemm_n, flops / (2.0 * gemm_m * gemm_n), peak,
                                  tu->compute_units, vec_peak);
@@ -376,11 +376,32 @@ tile_rows(double M, double *inv_tm)
 }
 
 double
+roof_metal_core_util(const struct roof_metal *m, double simds)
+{
+    int n = m->occ_n;
+    if (n < 1 || !(m->mm_simdgroups > 0))
+        return 1.0;
+    const double *s = m->core_simds, *cy = m->core_cycles;
+    double full = cy[n - 1];
+    if (!(simds < s[n - 1]))
+        return 1.0;
+    if (!(simds > s[0]))
+        return full / cy[0];
+    int i = 1;
+    while (simds > s[i])
+        i++;
+    double c = cy[i - 1] + (cy[i] - cy[i - 1]) * (simds - s[i - 1]) / (s[i] - s[i - 1]);
+    return full / c;
+}
+
+double
 roof_gemm_fixed_tiles_s(double M, double N, double K, double peak, double units, double tm,
-                        double tn)
+                        double tn, const struct roof_metal *occ)
 {
     double tiles = ceil(M / tm) * ceil(N / tn);
-    return ceil(tiles / units) * 2.0 * tm * tn * K / (peak / units);
+    double n = ceil(tiles / units);
+    double u = occ ? roof_metal_core_util(occ, n * occ->mm_simdgroups) : 1.0;
+    return n * 2.0 * tm * tn * K / (peak / units) / u;
 }
 
 double

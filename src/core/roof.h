@@ -20,6 +20,7 @@ enum roof_bound { ROOF_BOUND_COMPUTE, ROOF_BOUND_MEMORY, ROOF_BOUND_OVERHEAD, RO
  * per group of columns; more than mm_above run the tiled mat-mat kernel (mul_mm), which pays
  * for whole tiles of mm_tile columns. All zero: not this backend. */
 #define ROOF_METAL_EXT_MAX 16
+#define ROOF_METAL_OCC_MAX 8 /* points of the core occupancy table */
 struct roof_metal {
     double mm_above;     /* more columns than this run mul_mm; 0 = the Metal model is off */
     double mm_tile;      /* mul_mm's tile of columns */
@@ -36,7 +37,20 @@ struct roof_metal {
      * (kernel_flash_attn_ext_vec), one threadgroup per query head, each reading its KV head's
      * keys and values itself; 0 = not modelled */
     double fa_vec_below;
+    /* a core's arithmetic rate by its resident simdgroups (docs/physics.md#metal-kernels):
+     * mul_mm's threadgroup holds mm_simdgroups; a core running n of them at once has
+     * n x mm_simdgroups resident and issues at core_cycles[0] / ... cycles per instruction,
+     * interpolated in the table (core_simds ascending, core_cycles at each), against the last
+     * point's; occ_n 0 (or mm_simdgroups 0): every core at its full rate */
+    double mm_simdgroups;
+    double core_simds[ROOF_METAL_OCC_MAX], core_cycles[ROOF_METAL_OCC_MAX];
+    int occ_n;
 };
+
+/* The fraction of a core's full arithmetic rate it reaches with `simds` simdgroups resident:
+ * core_cycles at the last point over core_cycles interpolated linearly in core_simds at `simds`
+ * (the first point's below it, 1 from the last point on); 1 without a table. */
+double roof_metal_core_util(const struct roof_metal *m, double simds);
 
 enum roof_metal_kernel { ROOF_METAL_NONE, ROOF_METAL_MV, ROOF_METAL_MV_EXT, ROOF_METAL_MM };
 
@@ -313,11 +327,12 @@ const char *roof_op_name(enum roof_op op);
 /* Wave-quantized compute time of an M x N x K GEMM at `peak` on `units` compute units with
  * output tiles of tile_m(M) x 128 (docs/physics.md#kernel-model); the ideal 2MNK/peak when
  * units is 0; a one-row GEMM (GEMV) runs on the vector units at `vec_peak`. */
-/* A GEMM of M x N outputs over K in fixed tiles of tm x tn, one tile per unit at a time and K
- * never split (ggml-metal's mul_mm): ceil(ceil(M / tm) ceil(N / tn) / units) waves, each
- * taking 2 tm tn K / (peak / units). */
+/* A GEMM of M x N outputs over K in fixed tiles of tm x tn, K never split (ggml-metal's
+ * mul_mm): the busiest unit runs n = ceil(ceil(M / tm) ceil(N / tn) / units) tiles, each
+ * 2 tm tn K FLOPs at peak / units, at the rate roof_metal_core_util gives for n threadgroups
+ * of occ->mm_simdgroups resident together (occ NULL: the full rate). */
 double roof_gemm_fixed_tiles_s(double M, double N, double K, double peak, double units, double tm,
-                               double tn);
+                               double tn, const struct roof_metal *occ);
 double roof_gemm_compute_s(double M, double N, double K, double peak, double units,
                            double vec_peak);
 /* The same without the per-thread memo roof_gemm_compute_s keeps (the very same double; for

@@ -201,6 +201,17 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
             strbuf_addf(out, "  mm_id_min: %.0f\n", m->mm_id_min);
         if (m->fa_vec_below > 0)
             strbuf_addf(out, "  fa_vec_below: %.0f\n", m->fa_vec_below);
+        if (m->occ_n > 0 && m->mm_simdgroups > 0) {
+            strbuf_addf(out, "  mm_simdgroups: %.0f\n", m->mm_simdgroups);
+            const double *list[2] = {m->core_simds, m->core_cycles};
+            const char *name[2] = {"core_simds", "core_cycles"};
+            for (int k = 0; k < 2; k++) {
+                strbuf_addf(out, "  %s: [", name[k]);
+                for (int i = 0; i < m->occ_n; i++)
+                    strbuf_addf(out, "%s%g", i ? ", " : "", list[k][i]);
+                strbuf_addstr(out, "]\n");
+            }
+        }
     }
     char serving[1024];
     engine_serving_format(ep, serving, sizeof serving);

@@ -579,14 +579,76 @@ metal_count(struct ycheck *y, const struct ynode *sec, const char *key, long max
     return false;
 }
 
+/* A list `metal.key` of 1..ROOF_METAL_OCC_MAX positive numbers, each above the one before
+ * when `ascending`, into out[]: its length, or -1 after an error. */
+static int
+metal_list(struct ycheck *y, const struct ynode *sec, const char *key, bool ascending, double *out)
+{
+    const struct ynode *g = ynode_get(sec, key);
+    if (g->kind != YNODE_SEQ || g->n < 1 || g->n > ROOF_METAL_OCC_MAX) {
+        ycheck_error(y, g, "'metal.%s' must be a list of 1 to %d numbers", key, ROOF_METAL_OCC_MAX);
+        return -1;
+    }
+    char dotted[64];
+    snprintf(dotted, sizeof dotted, "metal.%s", key);
+    ycheck_note_number(y, dotted, g);
+    for (size_t i = 0; i < g->n; i++) {
+        double v;
+        if (ynode_double(g->items[i], &v) != 0 || !(v > 0 && v < 1e6)) {
+            ycheck_error(y, g->items[i], "'metal.%s' item %zu must be a positive number", key,
+                         i + 1);
+            return -1;
+        }
+        if (ascending && i > 0 && !(v > out[i - 1])) {
+            ycheck_error(y, g->items[i], "'metal.%s' item %zu (%g) must be above item %zu (%g)",
+                         key, i + 1, v, i, out[i - 1]);
+            return -1;
+        }
+        out[i] = v;
+    }
+    return (int)g->n;
+}
+
+/* mul_mm's threadgroup (mm_simdgroups) and the core's issue rate by resident simdgroups
+ * (core_simds, core_cycles): all three or none */
+static bool
+load_metal_occupancy(struct ycheck *y, const struct ynode *sec, struct roof_metal *m)
+{
+    bool has[3] = {ynode_get(sec, "mm_simdgroups") != NULL, ynode_get(sec, "core_simds") != NULL,
+                   ynode_get(sec, "core_cycles") != NULL};
+    if (!has[0] && !has[1] && !has[2])
+        return true;
+    if (!(has[0] && has[1] && has[2])) {
+        ycheck_error(y, sec,
+                     "'metal' needs mm_simdgroups, core_simds and core_cycles together (the "
+                     "core's rate by resident simdgroups)");
+        return false;
+    }
+    if (!metal_count(y, sec, "mm_simdgroups", 32, " simdgroups", &m->mm_simdgroups))
+        return false;
+    int ns = metal_list(y, sec, "core_simds", true, m->core_simds);
+    int nc = metal_list(y, sec, "core_cycles", false, m->core_cycles);
+    if (ns < 0 || nc < 0)
+        return false;
+    if (ns != nc) {
+        ycheck_error(y, ynode_get(sec, "core_cycles"),
+                     "'metal.core_cycles' lists %d numbers and 'metal.core_simds' %d: one a point",
+                     nc, ns);
+        return false;
+    }
+    m->occ_n = ns;
+    return true;
+}
+
 /* The `metal` section (docs/physics.md#metal-kernels): ggml-metal's weight kernels by the
  * number of columns. mm_above and mm_tile are required; ext_group lists the columns per weight
  * read of mul_mv_ext for 2, 3, ... columns, none of them above mm_above. */
 static void
 load_metal(struct ycheck *y, const struct ynode *root, struct roof_metal *out)
 {
-    static const char *const KEYS[] = {"mm_above",       "mm_tile",   "mm_tile_rows", "ext_group",
-                                       "ext_kquant_min", "mm_id_min", "fa_vec_below"};
+    static const char *const KEYS[] = {
+        "mm_above",  "mm_tile",      "mm_tile_rows",  "ext_group",  "ext_kquant_min",
+        "mm_id_min", "fa_vec_below", "mm_simdgroups", "core_simds", "core_cycles"};
     const struct ynode *sec = ycheck_section(y, root, "metal", KEYS, N(KEYS));
     if (!sec)
         return;
@@ -640,6 +702,7 @@ load_metal(struct ycheck *y, const struct ynode *root, struct roof_metal *out)
                 m.ext_group[cols] = (double)x;
         }
     }
+    ok &= load_metal_occupancy(y, sec, &m);
     if (ok)
         *out = m;
 }

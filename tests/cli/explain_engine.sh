@@ -55,8 +55,11 @@ expect_out host-explain-answer "the roofline of this host's measured roofs, a pr
 # llama.cpp on Apple GPUs: the Metal kernel for the pass's tokens, in one line (none elsewhere)
 run metal-b8 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model qwen2.5-7b --weights q8_0 --batch 8 --engine llama.cpp
 expect_out metal-b8-line "Metal (llama.cpp on Apple GPUs): a weight GEMM of 8 tokens runs mul_mv_ext, 4 tokens per sweep: the weights are read 2 times."
+expect_no metal-b8-no-occupancy-line "A core reaches its full rate"
 run metal-b16 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model qwen2.5-7b --weights q8_0 --batch 16 --engine llama.cpp
 expect_out metal-b16-line "runs mul_mm in tiles of 32 tokens: it pays the arithmetic of 32 tokens, reads the weights once and dequantizes them 1 time"
+# a GEMM of few tiles: one or two threadgroups a core, below the core's rate (76 cores x 6)
+expect_out metal-b16-occupancy "A core reaches its full rate only with 6 of these threadgroups (4 simdgroups each) at once: a GEMM of fewer than 456 tiles (6 x 76 cores) runs its busiest core at 57% with 1, 79% with 2."
 # a MoE model: its routed experts (MUL_MAT_ID) in a second line; a dense model has none
 expect_no metal-dense-no-experts "routed experts (MUL_MAT_ID)"
 run metal-moe-b4 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model gpt-oss-20b --weights mxfp4_moe --batch 4 --engine llama.cpp

@@ -1209,10 +1209,62 @@ TEST(calib_metal_mm_fixed_tiles_by_hand)
     /* mul_mm: tiles of 32 columns x 64 rows, K whole in each, one tile per core at a time. With
      * 76 cores at 1 TFLOP/s each: 16 columns x 3584 rows = 1 x 56 tiles, one wave of
      * 2 x 32 x 64 x 3584 FLOPs = 14.68 us; 18944 rows = 296 tiles, 4 waves = 58.72 us */
-    CHECK_NEAR(roof_gemm_fixed_tiles_s(16, 3584, 3584, 76e12, 76, 32, 64), 14.680064e-6, 1e-12);
-    CHECK_NEAR(roof_gemm_fixed_tiles_s(16, 18944, 3584, 76e12, 76, 32, 64), 58.720256e-6, 1e-12);
+    CHECK_NEAR(roof_gemm_fixed_tiles_s(16, 3584, 3584, 76e12, 76, 32, 64, NULL), 14.680064e-6,
+               1e-12);
+    CHECK_NEAR(roof_gemm_fixed_tiles_s(16, 18944, 3584, 76e12, 76, 32, 64, NULL), 58.720256e-6,
+               1e-12);
     /* 33 columns: two column tiles, 112 tiles, 2 waves */
-    CHECK_NEAR(roof_gemm_fixed_tiles_s(33, 3584, 3584, 76e12, 76, 32, 64), 29.360128e-6, 1e-12);
+    CHECK_NEAR(roof_gemm_fixed_tiles_s(33, 3584, 3584, 76e12, 76, 32, 64, NULL), 29.360128e-6,
+               1e-12);
+}
+
+/* the core occupancy table of engine_profiles/llama.cpp.yaml (metal-benchmarks' FFMA16 at ILP 4:
+ * 1.79 cycles at 4 simds/core, 1.29 at 8, 1.02 from 24 on), mul_mm threadgroups of 4 simds */
+static void
+metal_occupancy(struct roof_metal *m)
+{
+    memset(m, 0, sizeof *m);
+    m->mm_simdgroups = 4;
+    m->occ_n = 3;
+    memcpy(m->core_simds, (double[]){4, 8, 24}, 3 * sizeof(double));
+    memcpy(m->core_cycles, (double[]){1.79, 1.29, 1.02}, 3 * sizeof(double));
+}
+
+TEST(calib_metal_core_util_by_hand)
+{
+    struct roof_metal m;
+    metal_occupancy(&m);
+    /* the measured points: 1.02 / 1.79, 1.02 / 1.29; full from 24 simdgroups on */
+    CHECK_NEAR(roof_metal_core_util(&m, 4), 0.5698324022346368, 1e-15);
+    CHECK_NEAR(roof_metal_core_util(&m, 8), 0.7906976744186046, 1e-15);
+    CHECK_NEAR(roof_metal_core_util(&m, 24), 1.0, 0);
+    CHECK_NEAR(roof_metal_core_util(&m, 40), 1.0, 0);
+    /* 16 simdgroups: halfway from 8 to 24, 1.29 - 0.27 / 2 = 1.155 cycles, 1.02 / 1.155 */
+    CHECK_NEAR(roof_metal_core_util(&m, 16), 0.8831168831168831, 1e-15);
+    /* below the first point: the first point's rate */
+    CHECK_NEAR(roof_metal_core_util(&m, 2), 0.5698324022346368, 1e-15);
+    /* no table (or no threadgroup size): the full rate */
+    m.mm_simdgroups = 0;
+    CHECK_NEAR(roof_metal_core_util(&m, 4), 1.0, 0);
+    metal_occupancy(&m);
+    m.occ_n = 0;
+    CHECK_NEAR(roof_metal_core_util(&m, 4), 1.0, 0);
+}
+
+TEST(calib_metal_mm_occupancy_by_hand)
+{
+    struct roof_metal m;
+    metal_occupancy(&m);
+    /* 56 tiles on 76 cores: one threadgroup (4 simdgroups) on the busiest core, at 1.02 / 1.79
+     * of its rate: 14.680064 us x 1.79 / 1.02 = 25.762073 us */
+    CHECK_NEAR(roof_gemm_fixed_tiles_s(16, 3584, 3584, 76e12, 76, 32, 64, &m), 25.762073098039e-6,
+               1e-14);
+    /* 296 tiles: 4 threadgroups (16 simdgroups) at 1.02 / 1.155: 58.720256 x 1.155 / 1.02 */
+    CHECK_NEAR(roof_gemm_fixed_tiles_s(16, 18944, 3584, 76e12, 76, 32, 64, &m), 66.492054588235e-6,
+               1e-14);
+    /* 7 tiles a core (34048 rows = 532 tiles): 28 simdgroups, the full rate, 7 x 14.680064 us */
+    CHECK_NEAR(roof_gemm_fixed_tiles_s(32, 34048, 3584, 76e12, 76, 32, 64, &m), 102.760448e-6,
+               1e-14);
 }
 
 /* The MI300X on its datasheet rates for the GEMM floor and streaming-cap tests: fractions 1, no

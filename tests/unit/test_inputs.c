@@ -151,6 +151,7 @@ TEST(engine_profile_metal_section)
         CHECK_NEAR(e->metal.ext_group[4], 4, 0);
         CHECK_NEAR(e->metal.ext_group[5], 0, 0);
         CHECK_NEAR(e->metal.ext_kquant_min, 4, 0);
+        CHECK(e->metal.occ_n == 0); /* no occupancy table: the full rate */
     }
     engine_profile_free(e);
     err_list_release(&errs);
@@ -176,6 +177,31 @@ TEST(engine_profile_metal_section)
         {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64}\nsources: {metal.mm_above: "
          "a, metal.mm_tile_rows: e}\n",
          "'metal.mm_tile' has no source"},
+        /* the occupancy table: all three keys, ascending simdgroups, one cycle count a point */
+        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, mm_simdgroups: 4}\n"
+         "sources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, "
+         "metal.mm_simdgroups: f}\n",
+         "error: 'metal' needs mm_simdgroups, core_simds and core_cycles together"},
+        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, mm_simdgroups: 4, "
+         "core_simds: [8, 4], core_cycles: [1.3, 1.8]}\n"
+         "sources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, "
+         "metal.mm_simdgroups: f, metal.core_simds: g, metal.core_cycles: h}\n",
+         "error: 'metal.core_simds' item 2 (4) must be above item 1 (8)"},
+        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, mm_simdgroups: 4, "
+         "core_simds: [4, 8], core_cycles: [1.8]}\n"
+         "sources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, "
+         "metal.mm_simdgroups: f, metal.core_simds: g, metal.core_cycles: h}\n",
+         "error: 'metal.core_cycles' lists 1 numbers and 'metal.core_simds' 2: one a point"},
+        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, mm_simdgroups: 4, "
+         "core_simds: [4, 8], core_cycles: [1.8, -1]}\n"
+         "sources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, "
+         "metal.mm_simdgroups: f, metal.core_simds: g, metal.core_cycles: h}\n",
+         "error: 'metal.core_cycles' item 2 must be a positive number"},
+        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, mm_simdgroups: 4, "
+         "core_simds: [4, 8], core_cycles: [1.8, 1.3]}\n"
+         "sources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, "
+         "metal.mm_simdgroups: f, metal.core_simds: g}\n",
+         "'metal.core_cycles' has no source"},
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         write_file(path, BAD[i].text, strlen(BAD[i].text));

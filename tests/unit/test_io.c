@@ -86,6 +86,10 @@ TEST(io_calparams_round_trip)
     ep.metal.ext_kquant_min = 4;
     ep.metal.mm_id_min = 32;
     ep.metal.fa_vec_below = 20;
+    ep.metal.mm_simdgroups = 4;
+    ep.metal.occ_n = 3;
+    memcpy(ep.metal.core_simds, (double[]){4, 8, 24}, 3 * sizeof(double));
+    memcpy(ep.metal.core_cycles, (double[]){1.79, 1.29, 1.02}, 3 * sizeof(double));
     ep.mmq_id_above = 1;
     ep.mmq_tile_step = 8;
     ep.mmq_tile_tokens = 128;
@@ -114,7 +118,10 @@ TEST(io_calparams_round_trip)
                     "mmq_id_above",
                     "mmq_tile_step",
                     "fa_mask_bytes",
-                    "metal.fa_vec_below"},
+                    "metal.fa_vec_below",
+                    "metal.mm_simdgroups",
+                    "metal.core_simds",
+                    "metal.core_cycles"},
          *texts[] = {"llama.cpp default -ub 512",
                      "cuBLAS path",
                      "MMQ_MAX_BATCH_SIZE 32",
@@ -135,10 +142,13 @@ TEST(io_calparams_round_trip)
                      "ne2 == 1",
                      "mmq_x += 8",
                      "flash_attn_ext_f16_load_mask",
-                     "ne01 < 20"};
+                     "ne01 < 20",
+                     "128 threads",
+                     "4 simds/core",
+                     "FFMA16 ILP 4"};
     ep.source_keys = keys;
     ep.source_texts = texts;
-    ep.n_sources = 21;
+    ep.n_sources = 24;
     struct err_list errs = {0};
     CHECK(calparams_save(dir, dev, &bands, &ep, 1, "test on 2026-01-01", &errs) == 0);
     print_errs(&errs);
