@@ -18,6 +18,18 @@ passed=0
 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# timeout(1) runs its command in a process group of its own, which a terminal's ^C does not
+# reach: limited CMD... runs it in the background and waits, and ^C or a TERM to this script
+# stops it (timeout passes the TERM on to the whole group)
+tpid=""
+trap '[ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null; exit 130' INT TERM HUP
+limited() {
+    timeout -k 10 "$limit" "$@" &
+    tpid=$!
+    wait "$tpid"
+    rc=$?
+    tpid=""
+}
 : >"$tmp/failed"
 
 # note NAME REASON: one failure, on stderr now and in the closing line
@@ -37,8 +49,7 @@ why() {
 }
 
 # 1. unit tests
-(cd "$top" && timeout -k 10 "$limit" "$UNIT") >"$tmp/unit.out" 2>"$tmp/unit.err"
-rc=$?
+limited sh -c 'cd "$1" && exec "$2"' unit "$top" "$UNIT" >"$tmp/unit.out" 2>"$tmp/unit.err"
 line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed$' "$tmp/unit.out" | tail -n 1)
 if [ -n "$line" ]; then
     up=$(echo "$line" | sed -E 's/^unit: ([0-9]+) passed, ([0-9]+) failed$/\1/')
@@ -72,8 +83,7 @@ for t in "$here"/cli/*.sh; do
     [ "$s" = lib.sh ] && continue
     # CLI_SKIP: space-separated script names to leave out (partial local builds)
     case " ${CLI_SKIP:-} " in *" $s "*) continue ;; esac
-    timeout -k 10 "$limit" sh "$t" >"$tmp/cli.out" 2>&1
-    rc=$?
+    limited sh "$t" >"$tmp/cli.out" 2>&1
     p=$(grep -c '^ok ' "$tmp/cli.out")
     f=$(grep -c '^not ok ' "$tmp/cli.out")
     passed=$((passed + p))
