@@ -90,7 +90,8 @@ $(BUILD)/bench_report: $(BUILD)/tests/perf/bench_report.o $(BUILD)/libroofline.a
 $(BUILD)/bench_plan: $(BUILD)/tests/perf/bench_plan.o $(BUILD)/libroofline.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 
-# The whole suite: unit tests plus CLI tests; the last line is "N passed, N failed".
+# The whole suite: unit tests plus CLI tests; the last line is "N passed, N failed", then
+# " (failed: NAME, ...)" when any failed (tests/run.sh).
 test: $(BIN) $(BUILD)/unit_tests check-layers check-links
 	@LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	  ROOFLINE=$(abspath $(BIN)) UNIT=$(abspath $(BUILD)/unit_tests) sh tests/run.sh

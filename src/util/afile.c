@@ -150,9 +150,18 @@ afile_open(struct afile *af, const char *path, struct err_list *errs)
     int fd = -1;
     for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
         snprintf(af->tmp, n, "%s.tmp%ld.%lu", path, (long)getpid(), tmp_counter++);
+        /* known to the signal handler before the file exists: registered after open(), a
+         * signal that came in between (a process preempted there, seen under load) left the
+         * temporary behind; a name that turns out to be taken is only ever a stale temporary
+         * of an earlier process with this PID */
+        live_set(af->tmp, true);
         fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
+        if (fd < 0) {
+            int e = errno;
+            live_set(af->tmp, false);
+            if (e != EEXIST)
+                break;
+        }
     }
     if (fd >= 0)
         af->fp = fdopen(fd, "wb");
@@ -165,7 +174,6 @@ afile_open(struct afile *af, const char *path, struct err_list *errs)
         release(af);
         return -1;
     }
-    live_set(af->tmp, true);
     return 0;
 }
 

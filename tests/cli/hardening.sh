@@ -40,11 +40,12 @@ expect_err list-broken-count "error: 4 of $((good + 4)) profiles in '$T/data/har
 [ "$(tail -n 1 "$T/err" | cut -c1-9)" = "error: 4 " ] && echo "ok list-broken-count-last" || echo "not ok list-broken-count-last"
 
 # inputs must be regular files of at most 64 MiB: a FIFO blocked forever, /dev/zero read
-# without limit, and the limit was really 128 MiB
+# without limit, and the limit was really 128 MiB (the timeouts only stop a hang: refused at
+# once, these take milliseconds, but a starved process on a loaded machine needs seconds)
 mkfifo "$T/fifo.yaml"
-run input-fifo 1 -- timeout 10 "$ROOFLINE" validate --measurements "$T/fifo.yaml"
+run input-fifo 1 -- timeout 120 "$ROOFLINE" validate --measurements "$T/fifo.yaml"
 expect_err input-fifo-msg "$T/fifo.yaml: error: not a regular file"
-run input-dev-zero 1 -- timeout 10 "$ROOFLINE" validate --measurements /dev/zero
+run input-dev-zero 1 -- timeout 120 "$ROOFLINE" validate --measurements /dev/zero
 expect_err input-dev-zero-msg "/dev/zero: error: not a regular file"
 run input-dir 1 -- "$ROOFLINE" validate --measurements "$T"
 expect_err input-dir-msg "error: not a regular file"
@@ -74,7 +75,7 @@ expect_err dup-ids-msg "$T/rows.yaml:1501:8: error: duplicate id 'r0' (first at 
 mkfifo "$T/trace.fifo"
 for tr in "$T/trace.fifo" /dev/zero; do
     printf 'name: t\nmodel: llama-3-8b\nhardware: {id: h100-sxm, count: 1}\nscheduler: {policy: continuous}\narrivals: {process: trace, trace: %s}\nlengths: {prompt: trace, output: trace}\n' "$tr" >"$T/trsc.yaml"
-    run "trace-not-regular-$(basename "$tr")" 1 -- timeout 10 "$ROOFLINE" simulate --scenario "$T/trsc.yaml"
+    run "trace-not-regular-$(basename "$tr")" 1 -- timeout 120 "$ROOFLINE" simulate --scenario "$T/trsc.yaml"
     expect_err "trace-not-regular-$(basename "$tr")-msg" "cannot read the trace '$tr': not a regular file"
 done
 
@@ -104,20 +105,31 @@ run req-out-missing-dir 1 -- "$ROOFLINE" simulate --scenario "$sc" --requests-ou
 expect_err req-out-missing-dir-msg "$T/none/r.csv: error: cannot create '$T/none/r.csv.tmp"
 expect_err req-out-missing-dir-why "': No such file or directory"
 sed -e 's/requests: [0-9]*/requests: 1000000/' -e 's/warmup_requests: .*/warmup_requests: 10/' "$sc" >"$T/long.yaml"
-# (SIGINT is ignored by background jobs of a non-interactive shell: TERM and HUP here)
+# (SIGINT is ignored by background jobs of a non-interactive shell: TERM and HUP here). The
+# signal goes as soon as the temporary exists: a loaded machine can stop the process right after
+# it created the file (that window left the file behind, util/afile.c). Waiting for the file
+# has no deadline (a starved process took over 10 s to get there): it ends when the file
+# appears or the process has ended; the runner's TEST_TIMEOUT stops a hang.
+# wait_tmp PID GLOB: until a file matching GLOB exists or PID has ended; 0 when the file is there
+wait_tmp() {
+    while kill -0 "$1" 2>/dev/null; do
+        ls $2 >/dev/null 2>&1 && return 0
+        sleep 0.05
+    done
+    ls $2 >/dev/null 2>&1
+}
 for sig in TERM HUP; do
     rm -f "$T/sig.csv"*
     "$ROOFLINE" simulate --scenario "$T/long.yaml" --requests-out "$T/sig.csv" >/dev/null 2>&1 &
     pid=$!
-    i=0
-    while [ $i -lt 100 ] && ! ls "$T/sig.csv.tmp$pid."* >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+    wait_tmp $pid "$T/sig.csv.tmp$pid.*" && seen=1 || seen=0
     kill -$sig $pid
     wait $pid
     rc=$?
-    if [ $i -lt 100 ] && [ $rc -gt 128 ] && ! ls "$T/sig.csv"* >/dev/null 2>&1; then
+    if [ $seen = 1 ] && [ $rc -gt 128 ] && ! ls "$T/sig.csv"* >/dev/null 2>&1; then
         echo "ok req-out-sig$sig-cleans"
     else
-        echo "not ok req-out-sig$sig-cleans: rc $rc, waited $i, left: $(ls "$T" | grep sig.csv)"
+        echo "not ok req-out-sig$sig-cleans: rc $rc, temporary seen $seen, left: $(ls "$T" | grep sig.csv)"
     fi
 done
 
@@ -156,9 +168,14 @@ run ex-moe-no-fit 0 -- "$ROOFLINE" explain moe --model mixtral-8x7b --gpu h100-s
 expect_out ex-moe-no-fit-says "does not fit: needs 102 GB per device"
 expect_err ex-moe-no-fit-warn "warning: mixtral-8x7b in bf16 does not fit on one h100-sxm"
 
-# bench --write-profile into a missing directory fails before measuring (it measured for 14 s)
-run bench-write-missing-dir 1 -- timeout 5 "$ROOFLINE" bench --quick --write-profile "$T/nodir/host.yaml"
+# bench --write-profile into a missing directory fails before measuring (it measured for 14 s):
+# no progress line of a measurement on stderr. This was a wall-clock limit of 5 s, which a
+# starved process on a loaded machine can miss (dup-ids-80k below took 30 s for 0.8 s of CPU);
+# the timeout only stops a hang.
+run bench-write-missing-dir 1 -- timeout 300 "$ROOFLINE" bench --quick --write-profile "$T/nodir/host.yaml"
 expect_err bench-write-missing-dir-msg "$T/nodir/host.yaml: error: cannot write into '$T/nodir': No such file or directory"
+grep -q '] [a-z]*: ' "$T/err" && echo "not ok bench-write-missing-dir-measured-nothing: $(grep -c '] [a-z]*: ' "$T/err") progress lines" ||
+    echo "ok bench-write-missing-dir-measured-nothing"
 
 # a chart that cannot be written says why, with the path (a full disk said "drawing failed", or
 # for PDF "canvas too small for its text?"): /dev/full through a symlink (written directly), a
@@ -207,8 +224,7 @@ done
 # the temporaries of processes that no longer run
 "$ROOFLINE" simulate --scenario "$T/long.yaml" --requests-out "$T/k9.csv" >/dev/null 2>&1 &
 pid=$!
-i=0
-while [ $i -lt 100 ] && ! ls "$T/k9.csv.tmp$pid."* >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+wait_tmp $pid "$T/k9.csv.tmp$pid.*"
 kill -9 $pid
 { wait $pid; } 2>/dev/null
 left=$(ls "$T" | grep -c "^k9\.csv\.tmp$pid\.")
@@ -217,21 +233,28 @@ left=$(ls "$T" | grep -c "^k9\.csv\.tmp$pid\.")
     echo "ok kill9-temp-removed-by-next-run" || echo "not ok kill9-temp-removed-by-next-run: left $left, now $(ls "$T" | grep k9)"
 
 # 80,000 keys in one mapping, each a duplicate or unknown (the pairwise check took 17 s, then
-# sorting 120k errors by insertion 11 s): both now take about a second (5 s under ASan)
+# sorting 120k errors by insertion 11 s): both now take about a second of CPU (5 s under ASan).
+# The limit is CPU time (ulimit -t: killed, exit 137 or 152), which a loaded machine does not
+# stretch: a 30 s wall-clock limit killed the 0.8 s of work of dup-ids-80k after 30 s with the
+# test at idle priority beside two busy loops. timeout only stops a hang.
+# cpu_limit S CMD...: CMD with at most S seconds of CPU time and 600 s of wall-clock time
+cpu_limit() {
+    (ulimit -t "$1" && shift && exec timeout 600 "$@")
+}
 {
     printf 'name: x\nvendor: nvidia\nkind: gpu\nmemory: {capacity: 80 GB, bandwidth: 3 TB/s}\n'
     printf 'compute: {fp16: 1 TFLOPS}\nsources: {memory: a, compute: b, cache_bandwidth: c}\n'
     printf 'cache_bandwidth:\n  l1: 1 TB/s\n'
     awk 'BEGIN { for (i = 0; i < 80000; i++) printf "  k%d: 1 TB/s\n", i % 40000 }'
 } >"$T/keys80k.yaml"
-run dup-keys-80k 1 -- timeout 30 "$ROOFLINE" show gpu "$T/keys80k.yaml"
+run dup-keys-80k 1 -- cpu_limit 30 "$ROOFLINE" show gpu "$T/keys80k.yaml"
 [ "$(grep -c "error: duplicate key 'cache_bandwidth.k" "$T/err")" = 40000 ] && echo "ok dup-keys-80k-all" || echo "not ok dup-keys-80k-all"
 expect_err dup-keys-80k-msg "$T/keys80k.yaml:40009:3: error: duplicate key 'cache_bandwidth.k0' (first at line 9)"
 awk -v row="$row" 'BEGIN { for (i = 0; i < 80000; i++) printf "- {id: r%d, %s\n", i % 40000, row }' >"$T/rows80k.yaml"
-run dup-ids-80k 1 -- timeout 30 "$ROOFLINE" validate --measurements "$T/rows80k.yaml"
+run dup-ids-80k 1 -- cpu_limit 30 "$ROOFLINE" validate --measurements "$T/rows80k.yaml"
 expect_err dup-ids-80k-msg "$T/rows80k.yaml:40001:8: error: duplicate id 'r0' (first at line 1)"
 
 # chart --measured with 20,000 labelled points took 20 s and 2.3 GB: labels go to the first 100
 awk 'BEGIN { printf "{\"points\": [\n"; for (i = 0; i < 20000; i++) printf "  {\"label\": \"p%d\", \"intensity_flop_per_byte\": %g, \"flops_per_s\": %g}%s\n", i, 0.01 * exp(i / 2000), 1e11 * exp(i / 3000), i < 19999 ? "," : ""; printf "]}\n" }' >"$T/many.json"
-run chart-20k-points 0 -- timeout 30 "$ROOFLINE" chart roofline --gpu h100-sxm --model llama-3-8b --measured "$T/many.json" -o "$T/many.png"
+run chart-20k-points 0 -- cpu_limit 30 "$ROOFLINE" chart roofline --gpu h100-sxm --model llama-3-8b --measured "$T/many.json" -o "$T/many.png"
 expect_err chart-20k-points-msg "warning: $T/many.json: 20000 measured points have labels; only the first 100 are labelled on the chart"

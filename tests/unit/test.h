@@ -20,13 +20,11 @@ extern int test_current_failed;
     }                                                                                              \
     static void test_##name(void)
 
-#define FAIL_AT(...)                                                                               \
-    do {                                                                                           \
-        fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                            \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fputc('\n', stderr);                                                                       \
-        test_current_failed = 1;                                                                   \
-    } while (0)
+/* Prints "file:line: message" on stderr and marks the current case failed; the first message
+ * of a case is repeated on its "FAIL name: ..." line (tests/unit/main.c). */
+void test_fail_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define FAIL_AT(...) test_fail_at(__FILE__, __LINE__, __VA_ARGS__)
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
