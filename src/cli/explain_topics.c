@@ -286,12 +286,13 @@ ex_tp(const struct roof_config *cfg, const struct cli_args *a)
         return -1;
     }
     double lat = cfg->link_latency_s >= 0 ? cfg->link_latency_s : roof_link_latency_default_s(hw);
-    double a_b = dtype_bytes(cfg->act), h = (double)cfg->model->hidden_size;
+    double a_b = roof_hidden_bytes(cfg->act), h = (double)cfg->model->hidden_size;
     printf("Step 1. Split\n");
     printf("  each of N devices holds 1/N of every weight matrix (heads, MLP columns, vocabulary) "
            "and does 1/N of the FLOPs (Megatron-LM)\n");
     printf("Step 2. Communication\n");
-    printf("  two all-reduces per layer of tokens x hidden x bytes = %.0f x %.0f x %g B = %s\n",
+    printf("  two all-reduces per layer of tokens x hidden x bytes = %.0f x %.0f x %g B = %s (the "
+           "residual stream: 8-bit GEMMs return 16-bit outputs)\n",
            cfg->batch, h, a_b, Q(cfg->batch * h * a_b, "B", 3));
     printf("  ring all-reduce: t = 2 (N-1)/N x bytes / link bandwidth per direction + 2 (N-1) x "
            "latency, with %s per direction (%s) and %s per step\n",

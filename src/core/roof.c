@@ -1461,6 +1461,13 @@ roof_step_time(const struct roof_config *cfg, const struct roof_seq *seqs, int n
 }
 
 double
+roof_hidden_bytes(enum dtype act)
+{
+    double a = dtype_bytes(act);
+    return a < 2.0 ? 2.0 : a;
+}
+
+double
 roof_allreduce_time_s(double bytes, int n, double bw, double latency_s)
 {
     if (n <= 1)
@@ -1674,7 +1681,7 @@ roof_pass(const struct roof_config *cfg, const struct roof_config *sc, const str
         pipelined = false; /* one micro-batch: nothing to overlap */
     }
     out->cfg = *cfg;
-    double a = dtype_bytes(cfg->act), h = (double)cfg->model->hidden_size;
+    double a = roof_hidden_bytes(cfg->act), h = (double)cfg->model->hidden_size;
     double rows = q.count * q.new_tokens;
     double bw_link = hw_link_bytes_per_s_per_direction(cfg->hw);
     double lat =

@@ -385,6 +385,12 @@ double roof_dequant_ops_per_weight(enum dtype weights, enum dtype compute);
 double roof_mmq_bytes(double rows, double n, double k, double weight_bytes, double experts,
                       double act, double tile_tokens, double tile_rows, double *weights_read,
                       double *act_read);
+/* Bytes an element of the residual stream takes between devices (the tensor-parallel
+ * all-reduce, the pipeline send): the activation format, but at least the 16-bit model dtype,
+ * since a GEMM with 8-bit (or narrower) activations returns its output in the input's dtype
+ * (vLLM Fp8LinearOp.apply: out_dtype = input.dtype; RowParallelLinear.forward all-reduces that
+ * output). */
+double roof_hidden_bytes(enum dtype act);
 /* Ring all-reduce of `bytes` over `n` devices: 2 (n-1)/n x bytes / bandwidth + 2 (n-1) latency. */
 double roof_allreduce_time_s(double bytes, int n, double bw_per_direction, double latency_s);
 /* vLLM's custom all-reduce (csrc/custom_all_reduce.cuh) of `bytes` over `n` fully connected

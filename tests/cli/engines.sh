@@ -101,8 +101,9 @@ grep '^decode' "$T/out" | cmp -s - "$T/bar.itl" && echo "ok engines-like-ok-itl"
     { echo "not ok engines-like-ok-itl"; cat "$T/bar.itl"; }
 # the all-reduce: vLLM's custom kernel below custom_allreduce_max, inherited through like unless
 # the file says `allreduce: ring`; Llama-3-70B fp8 decode at tp 8 on MI300X (448 GB/s per
-# direction, 2 us): 160 x (7 x 8192 B / 448e9 + 4 us) = 660.48 us custom, 160 x (1.75 x 8192 /
-# 448e9 + 28 us) = 4485.12 us ring
+# direction, 2 us), its 8192 elements in 16 bits (8-bit GEMMs return 16-bit outputs): 160 x (7 x
+# 16384 B / 448e9 + 4 us) = 680.96 us custom, 160 x (1.75 x 16384 / 448e9 + 28 us) = 4490.24 us
+# ring
 mkdir -p "$T/ar" && cp engine_profiles/vllm-v0.yaml "$T/ar/base.yaml"
 sed -i 's/^name: vllm-v0$/name: base/' "$T/ar/base.yaml"
 printf 'custom_allreduce_max: 8 MiB\n' >>"$T/ar/base.yaml"
@@ -115,18 +116,19 @@ for e in base child ringy; do
         --tp 8 --weights fp8 --engine "$T/ar/$e.yaml" -o csv
     awk -F, '$2 == "allreduce" { print $17 }' "$T/out" >"$T/ar/$e.t"
 done
-if awk '{ d = $1 - 0.00066048; exit !(d < 1e-12 && d > -1e-12) }' "$T/ar/base.t" &&
+if awk '{ d = $1 - 0.00068096; exit !(d < 1e-12 && d > -1e-12) }' "$T/ar/base.t" &&
     cmp -s "$T/ar/base.t" "$T/ar/child.t" &&
-    awk '{ d = $1 - 0.00448512; exit !(d < 1e-11 && d > -1e-11) }' "$T/ar/ringy.t"; then
+    awk '{ d = $1 - 0.00449024; exit !(d < 1e-11 && d > -1e-11) }' "$T/ar/ringy.t"; then
     echo "ok engines-allreduce-custom-like-ring"; else echo "not ok engines-allreduce-custom-like-ring"
     cat "$T/ar/base.t" "$T/ar/child.t" "$T/ar/ringy.t"; fi
 run engines-ar-bad 1 -- "$ROOFLINE" analyze --gpu mi300x --model llama-3-70b --engine "$T/ar/bad.yaml"
 expect_err engines-ar-bad-msg "bad.yaml:2:12: error: 'allreduce: custom' needs 'custom_allreduce_max'"
-# explain tp times the engine's all-reduce: SGLang's at tp 8 on MI300X is 4.13 us (one stage)
+# explain tp times the engine's all-reduce: SGLang's at tp 8 on MI300X is 7 x 16384 B / 448e9 +
+# 4 us = 4.26 us (one stage, 16-bit elements)
 run engines-explain-tp 0 -- "$ROOFLINE" explain tp --gpu mi300x --model llama-3-70b --weights fp8 \
     --engine sglang
 expect_out engines-explain-tp-custom "the engine's own all-reduce: one stage"
-grep -Eq '^ +8 +[0-9.]+ ms +4\.13 us ' "$T/out" && echo "ok engines-explain-tp-time" ||
+grep -Eq '^ +8 +[0-9.]+ ms +4\.26 us ' "$T/out" && echo "ok engines-explain-tp-time" ||
     { echo "not ok engines-explain-tp-time"; grep -E '^ +[0-9]+ ' "$T/out"; }
 run engines-unknown 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine vlm
 expect_err engines-unknown-msg "unknown engine 'vlm'"

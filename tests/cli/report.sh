@@ -224,7 +224,7 @@ tornado_base small "$T/small-answer.txt" "$T/reports/small.pdf"
 tornado_base growing-service "$T/gs-answer.txt" "$T/gs.pdf"
 # page 1 says when the chosen fleet runs out under growth, the month the sensitivity section gives
 pdftotext -f 1 -l 1 "$T/gs.pdf" - | tr '\n' ' ' >"$T/gs1.txt"
-pdftotext "$T/gs.pdf" - | tr '\n' ' ' | sed -n 's/.*the chosen .\{1,120\} runs out in month \([0-9]*\).*/\1/p' >"$T/gsm.txt"
+pdftotext "$T/gs.pdf" - | tr '\n' ' ' | sed -n 's/.*the chosen [^;]\{1,120\} runs out in month \([0-9]*\).*/\1/p' >"$T/gsm.txt"
 m=$(cat "$T/gsm.txt")
 if [ -n "$m" ] && [ "$m" -gt 1 ] && grep -qF "covers growth until month $((m - 1)) " "$T/gs1.txt" &&
     grep -qF "in month $m (" "$T/gs1.txt"; then

@@ -160,8 +160,8 @@ TEST(serving_custom_allreduce_by_message_size)
     CHECK_NEAR(roof_allreduce_engine_s(mi, &tu, 16384, 3, 448e9, 2e-6),
                4.0 / 3.0 * 16384 / 128e9 + 8e-6, 1e-15);
     /* a decode step of Llama-3-70B at tp 8 on MI300X, fp8 activations, batch 1: 160
-     * all-reduces of 8192 B, each 7 x 8192 / 448e9 + 4 us = 4.128 us: 660.48 us in all,
-     * where the ring takes 160 x (1.75 x 8192 / 448e9 + 28 us) = 4.4851 ms */
+     * all-reduces of 8192 16-bit elements (16384 B), each 7 x 16384 / 448e9 + 4 us = 4.256 us:
+     * 680.96 us in all, where the ring takes 160 x (1.75 x 16384 / 448e9 + 28 us) = 4.4902 ms */
     struct mdl_profile *m = test_model("llama-3-70b");
     struct roof_config c;
     roof_config_init(&c, mi, m, ROOF_DECODE);
@@ -170,13 +170,27 @@ TEST(serving_custom_allreduce_by_message_size)
     c.tp = 8;
     struct roof_result r;
     CHECK(roof_evaluate(&c, &r) == 0);
-    CHECK_NEAR(r.link_time_s, 160 * (1.75 * 8192 / 448e9 + 28e-6), 1e-12);
+    CHECK_NEAR(r.link_time_s, 160 * (1.75 * 16384 / 448e9 + 28e-6), 1e-12);
     c.tuning.custom_allreduce_max_bytes = 8.0 * 1024 * 1024;
     CHECK(roof_evaluate(&c, &r) == 0);
-    CHECK_NEAR(r.link_time_s, 660.48e-6, 1e-12);
+    CHECK_NEAR(r.link_time_s, 680.96e-6, 1e-12);
     hw_free(mi);
     hw_free(l40s);
     mdl_free(m);
+}
+
+/* The residual stream between devices is 16-bit when the GEMMs take 8-bit or 4-bit activations
+ * (a W8A8 GEMM returns its input's dtype, vLLM Fp8LinearOp.apply): Llama-3-70B fp8 at batch 128
+ * all-reduces 128 x 8192 x 2 = 2,097,152 B, not 1,048,576; fp16 stays 2 B, fp32 4 B. */
+TEST(allreduce_hidden_bytes_16_bit)
+{
+    CHECK_NEAR(roof_hidden_bytes(DT_FP8), 2.0, 0);
+    CHECK_NEAR(roof_hidden_bytes(DT_INT8), 2.0, 0);
+    CHECK_NEAR(roof_hidden_bytes(DT_INT4), 2.0, 0);
+    CHECK_NEAR(roof_hidden_bytes(DT_FP16), 2.0, 0);
+    CHECK_NEAR(roof_hidden_bytes(DT_BF16), 2.0, 0);
+    CHECK_NEAR(roof_hidden_bytes(DT_FP32), 4.0, 0);
+    CHECK_NEAR(128 * 8192 * roof_hidden_bytes(DT_FP8), 2097152.0, 0);
 }
 
 TEST(serving_tensor_and_pipeline_parallel)
