@@ -917,8 +917,6 @@ fused_decode_attention(struct acc_ctx *c, const struct batch_agg *b, double toke
     /* the last add() of each op was this layer class: replace its memory term and time; one
      * launch for the fused kernel */
     double times = c->times;
-    double old_m = sc->memory_time_s / sc->instances * times; /* this class's share */
-    (void)old_m;
     double per_op = t / 2.0;
     double launch = tu->kernel_overhead_s / 2.0;
     for (int i = 0; i < 2; i++) {
