@@ -252,8 +252,12 @@ print_table(const struct bench_report *r)
         printf("\n");
     }
     if (r->n_cases > 0) {
-        struct out_table *t =
-            out_table_new(OUT_TABLE, "kernels and model passes:", CASE_FIELDS, NF(CASE_FIELDS));
+        char title[128] = "kernels and model passes:";
+        if (r->rounds > 1) /* docs/bench.md#round-robin-rounds */
+            snprintf(
+                title, sizeof title,
+                "kernels and model passes (samples spread over %d round-robin rounds):", r->rounds);
+        struct out_table *t = out_table_new(OUT_TABLE, title, CASE_FIELDS, NF(CASE_FIELDS));
         for (int i = 0; i < r->n_cases; i++) {
             const struct bench_case *c = &r->cases[i];
             struct out_value v[] = {{c->id, 0},

@@ -33,7 +33,26 @@ expect_out bench-json-fit '"fit": {'
 expect_out bench-json-model '"id": "bench-small"'
 expect_out bench-json-checks '"validation": "ok"'
 expect_err bench-progress "] memory: STREAM triad"
-expect_err bench-progress-model "] model: bench-small_decode_2048"
+expect_err bench-progress-model "] model: round 3/3: bench-small_decode_2048"
+expect_out bench-json-rounds '"rounds": 3'
+# round-robin rounds (docs/bench.md#shared-noisy-hosts): every LLM case visited in each round it
+# has samples due (--quick: 3 samples, 1 per round; prefill 2, none in round 3), its samples
+# tagged with their rounds, its probe within its rounds' probes (the mean of two when the median
+# falls between samples of two rounds)
+python3 - "$T/bench.json" <<'PY' && echo "ok bench-json-round-robin" || echo "not ok bench-json-round-robin"
+import json, sys
+d = json.load(open(sys.argv[1]))
+llm = [c for c in d["cases"] if c["kind"] != "stream" and not c.get("calibration")]
+assert len(llm) == 10, len(llm)
+for c in llm:
+    n = len(c["time_s"]["samples"])
+    want = [1, 2] if c["phase"] == "prefill" else [1, 2, 3]
+    assert c["rounds"] == len(want) and n == len(want), c["id"]
+    assert sorted(c["sample_rounds"]) == want, c["id"]
+    p = [x for x in c["round_probes_bytes_per_s"] if x > 0]
+    assert len(p) == len(want), c["id"]
+    assert min(p) <= c["probe_bandwidth_bytes_per_s"] <= max(p), c["id"]
+PY
 expect_err bench-wrote-profile "wrote $T/host.yaml"
 # the profile is in place and no temporary file is left beside it (whatever its name scheme)
 if [ -f "$T/host.yaml" ] && [ -z "$(find "$T" -name 'host.yaml?*' -print)" ]; then
