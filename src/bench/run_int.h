@@ -35,6 +35,7 @@ struct run {
     int step, total;
     const char *stage;
     struct wstream_ctx *probe; /* the bandwidth probe beside the LLM cases, or NULL */
+    long probe_reps;           /* its repetitions per sample once calibrated (0 before) */
     char round_label[32];
 };
 
