@@ -20,6 +20,7 @@
 #define BENCH_MAX_AI 16
 #define BENCH_MAX_CASES 48
 #define BENCH_DEFAULT_SEED 20240601UL
+#define BENCH_DEFAULT_ROUNDS 3 /* round-robin rounds of the LLM cases */
 
 /* Parts of the run (options.parts). */
 enum {
@@ -39,6 +40,9 @@ struct bench_options {
     unsigned parts;
     const struct mdl_profile *model; /* for BENCH_PART_MODEL; borrowed */
     unsigned long seed;
+    /* round-robin rounds over the LLM cases (docs/bench.md#shared-noisy-hosts); 0 = the default,
+     * BENCH_DEFAULT_ROUNDS; at most BENCH_MAX_ROUNDS */
+    int rounds;
     /* progress: `stage` ("memory", "compute", ...), `what` one line, done of total steps */
     void (*progress)(void *user, const char *stage, const char *what, int done, int total);
     void *progress_user;
@@ -69,8 +73,13 @@ struct bench_case {
     double flops, bytes;
     struct bench_measure meas;
     /* the all-thread weight stream's best rate in a short probe just before this case was timed
-     * (bytes/s; 0 = none): what the DRAM roof was beside it on a shared host */
+     * (bytes/s; 0 = none): what the DRAM roof was beside it on a shared host. With round-robin
+     * rounds, the probe of the round of the median sample (the mean of two rounds' probes when
+     * the middle samples come from two) */
     double probe_bandwidth_bytes_per_s;
+    /* the rounds the case was measured in: each round's probe, each sample's round (rr.rounds
+     * = 0: not measured in rounds) */
+    struct bench_rounds_log rr;
     /* fork-joins of the thread pool per repetition (kernels run on more than one thread);
      * validate --host charges each the measured round trip (roofs.launch_s) */
     double launches;
@@ -131,8 +140,8 @@ struct bench_roofs {
     double gemm_efficiency;
     /* best all-thread fp32 FMA peak over the best one-thread peak; 0 = not measured */
     double fp32_thread_scaling;
-    /* the bandwidth probes beside the cases: fastest and slowest (bytes/s) and the drift
-     * max / min - 1; 0 = fewer than two probes */
+    /* the bandwidth probes beside the cases (each case's and each of its rounds'): fastest and
+     * slowest (bytes/s) and the drift max / min - 1; 0 = fewer than two probes */
     double probe_max_bytes_per_s, probe_min_bytes_per_s, probe_drift;
     /* the pool's fork-join round trip on all threads: an empty parallel kernel, best sample
      * (seconds); 0 = not measured or one thread */
@@ -165,6 +174,7 @@ struct bench_report {
     bool have_fit;
     struct bench_case cases[BENCH_MAX_CASES];
     int n_cases;
+    int rounds; /* round-robin rounds over the LLM cases; 0 = none were measured */
     /* the fork-join round trip (an empty kernel on all threads), per repetition; n_samples = 0
      * when not measured (one thread, or no kernels or model) */
     struct bench_measure launch;
@@ -195,7 +205,8 @@ void bench_options_init(struct bench_options *o);
 int bench_run(const struct bench_options *o, struct bench_report *r, struct err_list *errs);
 /* Fill r->roofs from the measurements (bench_run does this at the end). */
 void bench_derive_roofs(struct bench_report *r);
-/* Only the probe figures of r->roofs, from the cases' probes (for a report read back). */
+/* Only the probe figures of r->roofs, from the cases' probes and their rounds' (for a report
+ * read back). */
 void bench_derive_probes(struct bench_report *r);
 /* A warning about the run for stderr, or NULL: the threads reached less than 75% of
  * threads x one thread's FMA peak, so they share physical cores (SMT siblings, or a VM's vCPUs

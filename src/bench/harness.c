@@ -139,6 +139,113 @@ bench_measure_run(const struct bench_plan *plan, bench_fn fn, void *ctx, struct 
     return 0;
 }
 
+int
+bench_measure_more(bench_fn fn, void *ctx, int samples, struct bench_measure *m)
+{
+    if (m->reps < 1 || samples < 0 || m->n_samples + samples > BENCH_MAX_SAMPLES)
+        return -1;
+    if (samples == 0)
+        return 0;
+    if (m->reps > 1) { /* a repetition of a one-repetition sample is the minimum sample long */
+        (void)timed(fn, ctx, 1);
+        m->n_warmup++;
+    }
+    for (int i = 0; i < samples; i++)
+        m->samples_s[m->n_samples++] = timed(fn, ctx, m->reps) / (double)m->reps;
+    bench_stats_compute(m->samples_s, m->n_samples, &m->s);
+    return 0;
+}
+
+int
+bench_round_order(int round, int n, int i)
+{
+    return round % 2 == 0 ? i : n - 1 - i;
+}
+
+int
+bench_round_samples(int total, int rounds, int round)
+{
+    if (rounds < 1 || round < 0 || round >= rounds || total < 1)
+        return 0;
+    return total / rounds + (round < total % rounds ? 1 : 0);
+}
+
+/* the round of the k-th smallest sample */
+static int
+round_of_rank(const struct bench_measure *m, const struct bench_rounds_log *lg, int k)
+{
+    int idx[BENCH_MAX_SAMPLES];
+    int n = m->n_samples;
+    for (int i = 0; i < n; i++)
+        idx[i] = i;
+    for (int i = 1; i < n; i++) /* insertion sort by time, stable: ties keep measuring order */
+        for (int j = i; j > 0 && m->samples_s[idx[j]] < m->samples_s[idx[j - 1]]; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+        }
+    return lg->sample_round[idx[k]];
+}
+
+double
+bench_rounds_median_probe(const struct bench_measure *m, const struct bench_rounds_log *lg)
+{
+    int n = m->n_samples;
+    if (n < 1 || n > BENCH_MAX_SAMPLES)
+        return 0;
+    int a = round_of_rank(m, lg, (n - 1) / 2), b = round_of_rank(m, lg, n / 2);
+    if (a < 0 || b < 0 || a >= BENCH_MAX_ROUNDS || b >= BENCH_MAX_ROUNDS)
+        return 0;
+    return 0.5 * (lg->probe[a] + lg->probe[b]);
+}
+
+int
+bench_rounds_run(struct bench_rr_item *items, int n, int rounds, double (*probe)(void *),
+                 void *probe_ctx)
+{
+    if (rounds < 1 || rounds > BENCH_MAX_ROUNDS)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        const struct bench_plan *p = items[i].plan;
+        if (p->samples < 1 || p->samples > BENCH_MAX_SAMPLES || !(p->min_sample_s > 0))
+            return -1;
+        memset(items[i].meas, 0, sizeof *items[i].meas);
+        memset(items[i].log, 0, sizeof *items[i].log);
+        memset(items[i].log->sample_round, -1, sizeof items[i].log->sample_round);
+    }
+    for (int r = 0; r < rounds; r++)
+        for (int j = 0; j < n; j++) {
+            struct bench_rr_item *it = &items[bench_round_order(r, n, j)];
+            int k = bench_round_samples(it->plan->samples, rounds, r);
+            if (k == 0)
+                continue;
+            if (it->open && it->open(it->ctx, r) != 0)
+                return -1;
+            it->log->probe[r] = probe ? probe(probe_ctx) : 0;
+            it->log->rounds++;
+            int before = it->meas->n_samples;
+            int rc;
+            if (r == 0) {
+                struct bench_plan p = *it->plan;
+                p.samples = k;
+                rc = bench_measure_run(&p, it->fn, it->ctx, it->meas);
+            } else {
+                rc = bench_measure_more(it->fn, it->ctx, k, it->meas);
+            }
+            for (int q = before; q < it->meas->n_samples; q++)
+                it->log->sample_round[q] = (signed char)r;
+            bool last = true;
+            for (int q = r + 1; q < rounds; q++)
+                if (bench_round_samples(it->plan->samples, rounds, q) > 0)
+                    last = false;
+            if (it->close && it->close(it->ctx, r, last) != 0)
+                rc = -1;
+            if (rc != 0)
+                return -1;
+        }
+    return 0;
+}
+
 void
 bench_split(long items, int tid, int n, long align, long *lo, long *hi)
 {

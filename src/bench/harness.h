@@ -57,6 +57,59 @@ struct bench_plan {
 int bench_measure_run(const struct bench_plan *plan, bench_fn fn, void *ctx,
                       struct bench_measure *out);
 
+/* More samples of a measurement whose repetition count is already calibrated (m->reps > 0):
+ * one warm-up repetition when m->reps > 1 (the caches and TLB are cold after the other cases
+ * ran; with one repetition per sample, itself at least the minimum sample time, a warm-up
+ * would double the cost for a cold start that is a small part of it), then
+ * `samples` samples of m->reps repetitions appended to m->samples_s; the statistics cover every
+ * sample. Returns 0, or -1 when m is not calibrated or the samples would not fit. */
+int bench_measure_more(bench_fn fn, void *ctx, int samples, struct bench_measure *m);
+
+/* ---- round-robin rounds (docs/bench.md#shared-noisy-hosts) ----
+ * A case's samples are spread over R passes through all cases, so that every case sees the same
+ * mix of a shared host's quiet and busy moments. */
+#define BENCH_MAX_ROUNDS 8
+
+/* The item visited at step i (0..n-1) of round `round` (0-based): forward in even rounds,
+ * backward in odd ones (0 1 2, 2 1 0, 0 1 2, ...). */
+int bench_round_order(int round, int n, int i);
+/* The samples of `total` taken in round `round` of `rounds`: total / rounds each, the first
+ * total % rounds rounds one more (7 over 3: 3 2 2; 2 over 3: 1 1 0). */
+int bench_round_samples(int total, int rounds, int round);
+
+/* What the rounds left for one case: the bandwidth probe of each round it was visited in
+ * (bytes/s; 0 = not visited or no probe) and the round of each sample of its measurement. */
+struct bench_rounds_log {
+    int rounds; /* rounds the case was visited in */
+    double probe[BENCH_MAX_ROUNDS];
+    signed char sample_round[BENCH_MAX_SAMPLES];
+};
+
+/* The probe beside the sample validate compares with, the median: the probe of the round of
+ * the middle sample (n odd), the mean of the two middle samples' rounds' probes (n even);
+ * 0 without samples or probes. */
+double bench_rounds_median_probe(const struct bench_measure *m, const struct bench_rounds_log *lg);
+
+/* One case of a round-robin run. `open` (optional) prepares the case before each visit and
+ * `close` (optional) follows each visit (`last`: the case's last visit); each returns 0 or -1. */
+struct bench_rr_item {
+    const struct bench_plan *plan; /* plan->samples in all, spread over the rounds */
+    bench_fn fn;
+    void *ctx;
+    int (*open)(void *ctx, int round);
+    int (*close)(void *ctx, int round, bool last);
+    struct bench_measure *meas;
+    struct bench_rounds_log *log;
+};
+
+/* Measures n items in `rounds` rounds (1..BENCH_MAX_ROUNDS). In each round every item with
+ * samples due (bench_round_samples) is visited in bench_round_order: open, `probe(probe_ctx)`
+ * (NULL: none), its samples of the round (the first visit calibrates the repetition count as
+ * bench_measure_run does), close. Returns 0, or -1 on a bad plan or a failed open/close (the
+ * items measured so far keep their samples). */
+int bench_rounds_run(struct bench_rr_item *items, int n, int rounds, double (*probe)(void *),
+                     void *probe_ctx);
+
 /* A pool of worker threads; the calling thread works as thread 0. Threads are pinned to the
  * CPUs of the process's affinity mask in order where the system allows it. */
 struct bench_pool;

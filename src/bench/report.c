@@ -142,6 +142,27 @@ render_cases(struct strbuf *t, const struct bench_report *r)
         jkv_num(t, &f, "launches", c->launches);
         if (c->calibration)
             jkv_bool(t, &f, "calibration", true);
+        if (c->rr.rounds > 0) {
+            /* each round's probe (0: the case had no samples due in that round) and the round
+             * of each sample in time_s.samples, 1-based */
+            int R = 0;
+            for (int q = 0; q < c->meas.n_samples; q++)
+                if (c->rr.sample_round[q] + 1 > R)
+                    R = c->rr.sample_round[q] + 1;
+            jkv_num(t, &f, "rounds", c->rr.rounds);
+            jkey(t, &f, "round_probes_bytes_per_s");
+            strbuf_addf(t, "[");
+            for (int q = 0; q < R; q++) {
+                strbuf_addf(t, "%s", q ? ", " : "");
+                jnum(t, c->rr.probe[q]);
+            }
+            strbuf_addf(t, "]");
+            jkey(t, &f, "sample_rounds");
+            strbuf_addf(t, "[");
+            for (int q = 0; q < c->meas.n_samples; q++)
+                strbuf_addf(t, "%s%d", q ? ", " : "", c->rr.sample_round[q] + 1);
+            strbuf_addf(t, "]");
+        }
         jkey(t, &f, "time_s");
         jmeasure(t, &c->meas);
         strbuf_addf(t, "}");
@@ -162,6 +183,8 @@ bench_render_json(const struct bench_report *r, struct strbuf *t)
     jkv_num(t, &f, "threads", r->threads);
     jkv_num(t, &f, "pinned_threads", r->pinned);
     jkv_num(t, &f, "seed", (double)r->opt.seed);
+    if (r->rounds > 0)
+        jkv_num(t, &f, "rounds", r->rounds);
     jkv_num(t, &f, "elapsed_s", r->elapsed_s);
     strbuf_addf(t, ",\n");
     render_host(t, r);

@@ -183,16 +183,18 @@ bench_derive_probes(struct bench_report *r)
     struct bench_roofs *R = &r->roofs;
     R->probe_max_bytes_per_s = R->probe_min_bytes_per_s = R->probe_drift = 0;
     int probes = 0;
-    for (int i = 0; i < r->n_cases; i++) {
-        double p = r->cases[i].probe_bandwidth_bytes_per_s;
-        if (!(p > 0) || !isfinite(p))
-            continue;
-        probes++;
-        if (p > R->probe_max_bytes_per_s)
-            R->probe_max_bytes_per_s = p;
-        if (R->probe_min_bytes_per_s == 0 || p < R->probe_min_bytes_per_s)
-            R->probe_min_bytes_per_s = p;
-    }
+    /* every probe of the run: each case's, and each of its rounds' (round-robin rounds) */
+    for (int i = 0; i < r->n_cases; i++)
+        for (int q = -1; q < BENCH_MAX_ROUNDS; q++) {
+            double p = q < 0 ? r->cases[i].probe_bandwidth_bytes_per_s : r->cases[i].rr.probe[q];
+            if (!(p > 0) || !isfinite(p))
+                continue;
+            probes++;
+            if (p > R->probe_max_bytes_per_s)
+                R->probe_max_bytes_per_s = p;
+            if (R->probe_min_bytes_per_s == 0 || p < R->probe_min_bytes_per_s)
+                R->probe_min_bytes_per_s = p;
+        }
     if (probes >= 2)
         R->probe_drift = R->probe_max_bytes_per_s / R->probe_min_bytes_per_s - 1;
 }

@@ -568,15 +568,33 @@ bench_run_probe_release(struct run *s)
 }
 
 double
+bench_run_probe_cb(void *run)
+{
+    return bench_run_probe(run);
+}
+
+double
 bench_run_probe(struct run *s)
 {
     if (!s->probe)
         return 0;
-    struct bench_plan plan = {.samples = 3, .min_sample_s = s->r->timer.min_sample_s};
     struct bench_measure m;
     s->probe->active = s->T;
-    if (bench_measure_run(&plan, wstream_fn, s->probe, &m) != 0)
-        return 0;
+    /* the first probe calibrates the repetition count (warm-up, three samples); later ones,
+     * taken once per case and round, keep it and take two samples (a warm-up repetition only
+     * when a sample holds more than one), so that three rounds of probes cost about what one
+     * probe per case did */
+    if (s->probe_reps == 0) {
+        struct bench_plan plan = {.samples = 3, .min_sample_s = s->r->timer.min_sample_s};
+        if (bench_measure_run(&plan, wstream_fn, s->probe, &m) != 0)
+            return 0;
+        s->probe_reps = m.reps;
+    } else {
+        memset(&m, 0, sizeof m);
+        m.reps = s->probe_reps;
+        if (bench_measure_more(wstream_fn, s->probe, 2, &m) != 0)
+            return 0;
+    }
     return bench_rate_best(
         4.0 * (double)s->probe->w[0].k * (double)s->probe->w[0].n * (double)s->probe->copies, &m);
 }
@@ -875,8 +893,10 @@ run_ai(struct run *s)
 /* ---- the whole run ---- */
 
 static int
-count_steps(const struct bench_options *o, int T, double sweep_bytes)
+count_steps(const struct run *s, double sweep_bytes)
 {
+    const struct bench_options *o = s->o;
+    int T = s->T;
     int n = 0;
     if (o->parts & BENCH_PART_SWEEP)
         n += (int)ceil(log(sweep_bytes / T / 16384) / log(o->quick ? 2.0 : sqrt(2.0))) + 1;
@@ -886,10 +906,8 @@ count_steps(const struct bench_options *o, int T, double sweep_bytes)
         n += (3 * (T > 1 ? 2 : 1) + 1) * (o->parts != BENCH_PART_PEAK ? 2 : 1);
     if (o->parts & BENCH_PART_AI)
         n += o->quick ? 6 : 11;
-    if (o->parts & BENCH_PART_KERNELS)
-        n += o->quick ? 6 : 10;
-    if ((o->parts & BENCH_PART_MODEL) && o->model)
-        n += o->quick ? 5 : 9;
+    n += bench_run_llm_steps(s, (o->parts & BENCH_PART_KERNELS) != 0,
+                             (o->parts & BENCH_PART_MODEL) && o->model);
     if (T > 1 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL)))
         n++; /* the fork-join round trip */
     if (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL))
@@ -972,7 +990,7 @@ bench_run(const struct bench_options *o, struct bench_report *r, struct err_list
         snprintf(r->model_id, sizeof r->model_id, "%s", o->model->id);
         r->model_params = bench_tfm_params(&sh);
     }
-    s.total = count_steps(o, s.T, r->array_bytes);
+    s.total = count_steps(&s, r->array_bytes);
     int rc = 0;
     if (rc == 0 && (o->parts & BENCH_PART_SWEEP)) {
         s.stage = "caches";
@@ -1004,14 +1022,9 @@ bench_run(const struct bench_options *o, struct bench_report *r, struct err_list
         s.stage = "kernels";
         rc = run_overlap(&s, &sh);
     }
-    if (rc == 0 && (o->parts & BENCH_PART_KERNELS)) {
-        s.stage = "kernels";
-        rc = bench_run_kernels(&s, &sh);
-    }
-    if (rc == 0 && (o->parts & BENCH_PART_MODEL) && o->model) {
-        s.stage = "model";
-        rc = bench_run_model(&s, &sh);
-    }
+    if (rc == 0 && (o->parts & BENCH_PART_KERNELS || ((o->parts & BENCH_PART_MODEL) && o->model)))
+        rc = bench_run_llm(&s, &sh, (o->parts & BENCH_PART_KERNELS) != 0,
+                           (o->parts & BENCH_PART_MODEL) && o->model);
     /* the peaks once more at the end: a roof is a ceiling, and on a shared machine a
      * neighbour can hold a core for a whole round of samples (the best of both is kept) */
     if (rc == 0 && (o->parts & BENCH_PART_PEAK) && o->parts != BENCH_PART_PEAK) {

@@ -35,6 +35,8 @@ struct run {
     int step, total;
     const char *stage;
     struct wstream_ctx *probe; /* the bandwidth probe beside the LLM cases, or NULL */
+    long probe_reps;           /* its repetitions per sample once calibrated (0 before) */
+    char round_label[32];
 };
 
 /* One step done: counts it and reports `fmt` through the options' progress callback. */
@@ -79,13 +81,21 @@ void bench_run_attn_release(struct bench_attn *c);
  * bytes/s; 0 without a probe), free it. */
 int bench_run_probe_init(struct run *s, const struct bench_tfm_shape *sh);
 double bench_run_probe(struct run *s);
+double bench_run_probe_cb(void *run); /* bench_run_probe for bench_rounds_run */
 void bench_run_probe_release(struct run *s);
 
-/* The LLM kernels (GEMV, GEMM, decode attention) at the shapes of `sh` and of a Llama-3-8B
- * layer; the calibration GEMM of round 1 or 2; the small transformer's prefill and decode
- * passes (run_llm.c). Each returns 0, or -1 with a message in s->errs. */
-int bench_run_kernels(struct run *s, const struct bench_tfm_shape *sh);
+/* The calibration GEMM of round 1 or 2 (run_llm.c); 0, or -1 with a message in s->errs. */
 int bench_run_gemm_calibration(struct run *s, int round);
-int bench_run_model(struct run *s, const struct bench_tfm_shape *sh);
+/* The LLM cases (run_llm.c) in round-robin rounds (bench_rounds_run): the kernels (GEMV, GEMM,
+ * decode attention at the shapes of `sh` and of a Llama-3-8B layer) and the small
+ * transformer's prefill and decode passes, each case's probe the one beside its median sample.
+ * 0, or -1 with a message in s->errs. */
+int bench_run_llm(struct run *s, const struct bench_tfm_shape *sh, bool kernels, bool model);
+/* Its progress steps (one per visit of a case, one for building the model), with s's plans. */
+int bench_run_llm_steps(const struct run *s, bool kernels, bool model);
+/* The rounds of a run: options.rounds, or BENCH_DEFAULT_ROUNDS when 0. */
+int bench_run_rounds(const struct bench_options *o);
+/* "round r/R: " for progress lines (round 0-based), "" with one round; kept in s. */
+const char *bench_run_round(struct run *s, int round);
 
 #endif

@@ -26,6 +26,7 @@ static const struct cli_opt OPTS[] = {
     OPT_VALUE("model", "ID|PATH", "the model of the LLM kernels (default bench-small)"),
     OPT_VALUE("parts", "LIST", "sweep,stream,peak,intensity,kernels,model (default all)"),
     OPT_FLAG("no-pin", "do not pin threads to cores"),
+    OPT_VALUE("rounds", "N", "round-robin rounds over the LLM cases, 1 to 8 (default 3)"),
     OPT_VALUE("output", "table|json", "output format (-o; default table)"),
 };
 
@@ -252,8 +253,12 @@ print_table(const struct bench_report *r)
         printf("\n");
     }
     if (r->n_cases > 0) {
-        struct out_table *t =
-            out_table_new(OUT_TABLE, "kernels and model passes:", CASE_FIELDS, NF(CASE_FIELDS));
+        char title[128] = "kernels and model passes:";
+        if (r->rounds > 1) /* docs/bench.md#round-robin-rounds */
+            snprintf(
+                title, sizeof title,
+                "kernels and model passes (samples spread over %d round-robin rounds):", r->rounds);
+        struct out_table *t = out_table_new(OUT_TABLE, title, CASE_FIELDS, NF(CASE_FIELDS));
         for (int i = 0; i < r->n_cases; i++) {
             const struct bench_case *c = &r->cases[i];
             struct out_value v[] = {{c->id, 0},
@@ -323,8 +328,14 @@ run(int argc, char **argv)
         fprintf(stderr, "error: -o: expected table or json\n");
         return cli_end(&c, CLI_USAGE);
     }
-    long threads = 0;
+    long threads = 0, rounds = BENCH_DEFAULT_ROUNDS;
     unsigned parts = BENCH_PART_ALL;
+    if (cli_long(&a, "rounds", BENCH_DEFAULT_ROUNDS, 1, &rounds) != 0)
+        return cli_end(&c, CLI_USAGE);
+    if (rounds > BENCH_MAX_ROUNDS) {
+        fprintf(stderr, "error: --rounds: must be at most %d, got %ld\n", BENCH_MAX_ROUNDS, rounds);
+        return cli_end(&c, CLI_USAGE);
+    }
     if (cli_long(&a, "threads", 0, 1, &threads) != 0 ||
         (cli_has(&a, "parts") && parse_parts(cli_get(&a, "parts"), &parts) != 0))
         return cli_end(&c, CLI_USAGE);
@@ -348,6 +359,7 @@ run(int argc, char **argv)
     o.pin = !cli_has(&a, "no-pin");
     o.model = model;
     o.parts = parts;
+    o.rounds = (int)rounds;
     double t0 = bench_now_s();
     o.progress = progress;
     o.progress_user = &t0;

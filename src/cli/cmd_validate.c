@@ -220,6 +220,15 @@ read_bench_json(const char *path, struct bench_report *r)
         bc->launches = isfinite(launches) && launches > 0 ? launches : 0;
         double probe = num_at(c, "probe_bandwidth_bytes_per_s");
         bc->probe_bandwidth_bytes_per_s = isfinite(probe) && probe > 0 ? probe : 0;
+        /* the probes of the rounds it was measured in (they set the run's fastest probe) */
+        const struct ynode *rp = ynode_get(c, "round_probes_bytes_per_s");
+        for (size_t k = 0; rp && rp->kind == YNODE_SEQ && k < rp->n && k < BENCH_MAX_ROUNDS; k++) {
+            double v;
+            if (ynode_double(rp->items[k], &v) == 0 && isfinite(v) && v > 0) {
+                bc->rr.probe[k] = v;
+                bc->rr.rounds++;
+            }
+        }
         const struct ynode *cal = ynode_get(c, "calibration");
         bool is_cal = false;
         bc->calibration = cal && ynode_bool(cal, &is_cal) == 0 && is_cal;

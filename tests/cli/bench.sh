@@ -9,6 +9,10 @@ run bench-bad-format 2 -- "$ROOFLINE" bench -o csv
 expect_err bench-bad-format-msg "error: -o: expected table or json"
 run bench-bad-threads 2 -- "$ROOFLINE" bench --threads 0
 expect_err bench-bad-threads-msg "error: --threads: must be at least 1, got '0'"
+run bench-bad-rounds 2 -- "$ROOFLINE" bench --rounds 9
+expect_err bench-bad-rounds-msg "error: --rounds: must be at most 8, got 9"
+run bench-zero-rounds 2 -- "$ROOFLINE" bench --rounds 0
+expect_err bench-zero-rounds-msg "error: --rounds: must be at least 1"
 run bench-bad-parts 2 -- "$ROOFLINE" bench --parts stream,gpu
 expect_err bench-bad-parts-msg "error: --parts: unknown part 'gpu'"
 run bench-extra-arg 2 -- "$ROOFLINE" bench now
@@ -33,8 +37,36 @@ expect_out bench-json-fit '"fit": {'
 expect_out bench-json-model '"id": "bench-small"'
 expect_out bench-json-checks '"validation": "ok"'
 expect_err bench-progress "] memory: STREAM triad"
-expect_err bench-progress-model "] model: bench-small_decode_2048"
+expect_err bench-progress-model "] model: round 3/3: bench-small_decode_2048"
+expect_out bench-json-rounds '"rounds": 3'
+# round-robin rounds (docs/bench.md#shared-noisy-hosts): every LLM case visited in each round it
+# has samples due (--quick: 3 samples, 1 per round; prefill 2, none in round 3), its samples
+# tagged with their rounds, its probe within its rounds' probes (the mean of two when the median
+# falls between samples of two rounds)
+python3 - "$T/bench.json" <<'PY' && echo "ok bench-json-round-robin" || echo "not ok bench-json-round-robin"
+import json, sys
+d = json.load(open(sys.argv[1]))
+llm = [c for c in d["cases"] if c["kind"] != "stream" and not c.get("calibration")]
+assert len(llm) == 10, len(llm)
+for c in llm:
+    n = len(c["time_s"]["samples"])
+    want = [1, 2] if c["phase"] == "prefill" else [1, 2, 3]
+    assert c["rounds"] == len(want) and n == len(want), c["id"]
+    assert sorted(c["sample_rounds"]) == want, c["id"]
+    p = [x for x in c["round_probes_bytes_per_s"] if x > 0]
+    assert len(p) == len(want), c["id"]
+    assert min(p) <= c["probe_bandwidth_bytes_per_s"] <= max(p), c["id"]
+PY
 expect_err bench-wrote-profile "wrote $T/host.yaml"
+# --rounds 1: the former protocol, every sample of a case in one visit (kernels only, about 5 s)
+run bench-one-round 0 -- "$ROOFLINE" bench --quick --parts kernels --rounds 1 -o json
+python3 - "$T/out" <<'PY' && echo "ok bench-one-round-samples" || echo "not ok bench-one-round-samples"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["rounds"] == 1 and len(d["cases"]) == 6
+for c in d["cases"]:
+    assert c["rounds"] == 1 and c["sample_rounds"] == [1, 1, 1], c["id"]
+PY
 # the profile is in place and no temporary file is left beside it (whatever its name scheme)
 if [ -f "$T/host.yaml" ] && [ -z "$(find "$T" -name 'host.yaml?*' -print)" ]; then
     echo "ok bench-profile-file"

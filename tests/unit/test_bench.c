@@ -100,6 +100,163 @@ TEST(bench_measure_protocol)
     CHECK(bench_measure_run(&bad, spin_fn, &c, &m) != 0);
 }
 
+/* ---- round-robin rounds ---- */
+
+TEST(bench_round_order_and_sample_split)
+{
+    /* 3 items over 3 rounds: 0 1 2, then 2 1 0, then 0 1 2 */
+    int want[3][3] = {{0, 1, 2}, {2, 1, 0}, {0, 1, 2}};
+    for (int r = 0; r < 3; r++)
+        for (int i = 0; i < 3; i++)
+            CHECK(bench_round_order(r, 3, i) == want[r][i]);
+    /* 7 over 3: 3 2 2; 5 over 3: 2 2 1; 2 over 3: 1 1 0; 3 over 1: 3 */
+    int split[3][3] = {{7, 3, 2}, {5, 2, 2}, {2, 1, 1}};
+    int last[3] = {2, 1, 0};
+    for (int k = 0; k < 3; k++) {
+        CHECK(bench_round_samples(split[k][0], 3, 0) == split[k][1]);
+        CHECK(bench_round_samples(split[k][0], 3, 1) == split[k][2]);
+        CHECK(bench_round_samples(split[k][0], 3, 2) == last[k]);
+    }
+    CHECK(bench_round_samples(3, 1, 0) == 3);
+    CHECK(bench_round_samples(3, 3, 3) == 0);
+}
+
+/* A fake case of the round-robin driver: it records its visits and their order, and its
+ * kernel spins a few microseconds. */
+struct rr_fake {
+    int id;
+    int *trace, *n_trace; /* 10 x round + id of each open, in order */
+    int opens, closes, lasts, last_round, calls;
+    bool fail_open;
+};
+static double rr_probe_value;
+
+static double
+rr_probe(void *ctx)
+{
+    (void)ctx;
+    return rr_probe_value += 1;
+}
+
+static void
+rr_fn(void *ctx, long reps)
+{
+    struct rr_fake *f = ctx;
+    f->calls++;
+    volatile double x = 0;
+    for (long i = 0; i < reps * 200; i++)
+        x += 1e-9;
+}
+
+static int
+rr_open(void *ctx, int round)
+{
+    struct rr_fake *f = ctx;
+    f->opens++;
+    f->trace[(*f->n_trace)++] = 10 * round + f->id;
+    return f->fail_open ? -1 : 0;
+}
+
+static int
+rr_close(void *ctx, int round, bool last)
+{
+    struct rr_fake *f = ctx;
+    f->closes++;
+    if (last) {
+        f->lasts++;
+        f->last_round = round;
+    }
+    return 0;
+}
+
+TEST(bench_rounds_visit_order_samples_and_probes)
+{
+    int trace[16], n_trace = 0;
+    struct bench_plan plans[3] = {{3, 1e-4, 0}, {7, 1e-4, 0}, {2, 1e-4, 0}};
+    struct rr_fake f[3];
+    struct bench_measure m[3];
+    struct bench_rounds_log lg[3];
+    struct bench_rr_item it[3];
+    for (int i = 0; i < 3; i++) {
+        f[i] = (struct rr_fake){.id = i, .trace = trace, .n_trace = &n_trace};
+        it[i] = (struct bench_rr_item){&plans[i], rr_fn, &f[i], rr_open, rr_close, &m[i], &lg[i]};
+    }
+    rr_probe_value = 0;
+    CHECK(bench_rounds_run(it, 3, 3, rr_probe, NULL) == 0);
+    /* forward, backward, forward; item 2 (2 samples) has none due in round 3 */
+    int want[] = {0, 1, 2, 12, 11, 10, 20, 21};
+    CHECK(n_trace == 8);
+    for (int i = 0; i < 8 && i < n_trace; i++)
+        CHECK(trace[i] == want[i]);
+    /* the probe beside each visit, numbered in visiting order */
+    double probes[3][3] = {{1, 6, 7}, {2, 5, 8}, {3, 4, 0}};
+    int rounds[3] = {3, 3, 2}, last_round[3] = {2, 2, 1};
+    /* the samples' rounds: 1 1 1 | 0 0 0 1 1 2 2 | 0 1 */
+    signed char sr[3][7] = {{0, 1, 2}, {0, 0, 0, 1, 1, 2, 2}, {0, 1}};
+    for (int i = 0; i < 3; i++) {
+        CHECK(m[i].n_samples == plans[i].samples);
+        CHECK(lg[i].rounds == rounds[i]);
+        CHECK(f[i].opens == rounds[i] && f[i].closes == rounds[i]);
+        CHECK(f[i].lasts == 1 && f[i].last_round == last_round[i]);
+        for (int q = 0; q < 3; q++)
+            CHECK(lg[i].probe[q] == probes[i][q]);
+        for (int q = 0; q < m[i].n_samples; q++)
+            CHECK(lg[i].sample_round[q] == sr[i][q]);
+        /* every kernel call is a warm-up or a sample; the statistics cover all rounds */
+        CHECK(f[i].calls == m[i].n_warmup + m[i].n_samples);
+        CHECK(m[i].reps >= 1 && m[i].s.n == m[i].n_samples);
+        CHECK(m[i].s.min <= m[i].s.median && m[i].s.median <= m[i].s.max);
+    }
+    /* one round is the plain protocol: all samples in one visit */
+    n_trace = 0;
+    CHECK(bench_rounds_run(it, 2, 1, NULL, NULL) == 0);
+    CHECK(n_trace == 2 && m[1].n_samples == 7 && lg[1].probe[0] == 0);
+    /* a failed open stops the run; bad round counts and plans are refused */
+    f[1].fail_open = true;
+    CHECK(bench_rounds_run(it, 3, 3, rr_probe, NULL) != 0);
+    f[1].fail_open = false;
+    CHECK(bench_rounds_run(it, 3, 0, rr_probe, NULL) != 0);
+    CHECK(bench_rounds_run(it, 3, BENCH_MAX_ROUNDS + 1, rr_probe, NULL) != 0);
+    struct bench_plan bad = {0, 1e-4, 0};
+    it[0].plan = &bad;
+    CHECK(bench_rounds_run(it, 3, 3, rr_probe, NULL) != 0);
+    /* more samples need a calibrated measurement and room */
+    struct bench_measure empty = {0};
+    CHECK(bench_measure_more(rr_fn, &f[0], 1, &empty) != 0);
+    CHECK(bench_measure_more(rr_fn, &f[0], BENCH_MAX_SAMPLES, &m[1]) != 0);
+}
+
+/* The probe kept for a case is the one beside its median sample, the sample validate compares
+ * with. Samples 3, 1, 2 ms from rounds 1, 2, 3 with probes 10, 20, 30 GB/s: the median, 2 ms,
+ * came in round 3: 30. Four samples 1 2 3 4 from rounds 1 2 1 2 (probes 10, 20): the middle two
+ * come from rounds 2 and 1: (20 + 10) / 2 = 15; from rounds 1 2 2 1: 20. */
+TEST(bench_rounds_median_probe_pairs_sample_and_probe)
+{
+    struct bench_measure m = {0};
+    struct bench_rounds_log lg = {0};
+    double t3[3] = {3e-3, 1e-3, 2e-3};
+    for (int i = 0; i < 3; i++) {
+        m.samples_s[i] = t3[i];
+        lg.sample_round[i] = (signed char)i;
+        lg.probe[i] = 10e9 * (i + 1);
+    }
+    m.n_samples = 3;
+    CHECK_NEAR(bench_rounds_median_probe(&m, &lg), 30e9, 1e-9);
+    double t4[4] = {1e-3, 2e-3, 3e-3, 4e-3};
+    signed char r4a[4] = {0, 1, 0, 1}, r4b[4] = {0, 1, 1, 0};
+    for (int i = 0; i < 4; i++) {
+        m.samples_s[i] = t4[i];
+        lg.sample_round[i] = r4a[i];
+    }
+    m.n_samples = 4;
+    CHECK_NEAR(bench_rounds_median_probe(&m, &lg), 15e9, 1e-9);
+    for (int i = 0; i < 4; i++)
+        lg.sample_round[i] = r4b[i];
+    CHECK_NEAR(bench_rounds_median_probe(&m, &lg), 20e9, 1e-9);
+    m.n_samples = 0;
+    CHECK(bench_rounds_median_probe(&m, &lg) == 0);
+}
+
 struct mark_ctx {
     int seen[8];
     int nthreads[8];
@@ -691,6 +848,9 @@ fake_report(struct bench_report *r)
     c->flops = 2.0 * 4096 * 4096 * 8;
     c->bytes = 8 * 4.0 * (4096.0 * 4096 + 2 * 4096);
     c->meas = s->meas;
+    r->rounds = 2; /* its samples from rounds 1, 2, 2 beside probes of 20 and 25 GB/s */
+    c->rr =
+        (struct bench_rounds_log){.rounds = 2, .probe = {20e9, 25e9}, .sample_round = {0, 1, 1}};
     c = &r->cases[r->n_cases++];
     snprintf(c->id, sizeof c->id, "bench-small_decode_512");
     c->kind = BENCH_CASE_MODEL;
@@ -759,6 +919,7 @@ TEST(bench_probe_drift_and_case_bandwidth)
 {
     struct bench_report *r = calloc(1, sizeof *r);
     fake_report(r);
+    r->cases[0].rr = (struct bench_rounds_log){0};
     double probes[4] = {20e9, 30e9, 0, 25e9};
     struct bench_case *c = &r->cases[r->n_cases];
     for (int i = 0; i < 4; i++)
@@ -782,6 +943,14 @@ TEST(bench_probe_drift_and_case_bandwidth)
     c[0].probe_bandwidth_bytes_per_s = c[3].probe_bandwidth_bytes_per_s = 0;
     bench_derive_probes(r);
     CHECK(r->roofs.probe_drift == 0);
+    /* every round's probe counts: the 30 GB/s case measured in rounds beside 30, 24 and 40 GB/s
+     * spans 24..40 (drift 40 / 24 - 1) and runs against 30 / 40 of a 45 GB/s roof */
+    c[1].rr = (struct bench_rounds_log){.rounds = 3, .probe = {30e9, 24e9, 40e9}};
+    bench_derive_probes(r);
+    CHECK_NEAR(r->roofs.probe_max_bytes_per_s, 40e9, 1e-12);
+    CHECK_NEAR(r->roofs.probe_min_bytes_per_s, 24e9, 1e-12);
+    CHECK_NEAR(r->roofs.probe_drift, 40.0 / 24 - 1, 1e-12);
+    CHECK_NEAR(bench_case_bandwidth(r, &c[1], 45e9), 33.75e9, 1e-9);
     free(r);
 }
 
@@ -888,6 +1057,14 @@ TEST(bench_json_and_points_read_back)
         const struct ynode *samples = ts ? ynode_get(ts, "samples") : NULL;
         CHECK(samples && samples->n == 3);
         double v;
+        CHECK(ynode_double(ynode_get(root, "rounds"), &v) == 0 && v == 2);
+        CHECK(ynode_double(ynode_get(cases->items[0], "rounds"), &v) == 0 && v == 2);
+        const struct ynode *rp = ynode_get(cases->items[0], "round_probes_bytes_per_s");
+        CHECK(rp && rp->n == 2 && ynode_double(rp->items[1], &v) == 0 && v == 25e9);
+        const struct ynode *sr = ynode_get(cases->items[0], "sample_rounds");
+        CHECK(sr && sr->n == 3 && ynode_double(sr->items[0], &v) == 0 && v == 1 &&
+              ynode_double(sr->items[2], &v) == 0 && v == 2);
+        CHECK(ynode_get(cases->items[1], "rounds") == NULL);
         CHECK(ynode_double(ynode_get(ts, "median"), &v) == 0 && v == 0.11);
         const struct ynode *roofs = ynode_get(root, "roofs");
         CHECK(ynode_double(ynode_get(roofs, "dram_bandwidth_bytes_per_s"), &v) == 0);
