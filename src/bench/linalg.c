@@ -64,6 +64,15 @@ bench_linear_release(struct bench_linear *l)
     l->w = NULL;
 }
 
+void
+bench_linears_free(struct bench_linear *w, long n)
+{
+    if (w)
+        for (long i = 0; i < n; i++)
+            bench_linear_release(&w[i]);
+    free(w);
+}
+
 float *
 bench_linear_at(const struct bench_linear *l, long r, long c)
 {

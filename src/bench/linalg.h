@@ -43,6 +43,8 @@ struct bench_linear {
  * bench_linear_release. */
 int bench_linear_init(struct bench_linear *l, long k, long n);
 void bench_linear_release(struct bench_linear *l);
+/* Release n matrices of an array from calloc (zeroed entries are skipped) and free the array. */
+void bench_linears_free(struct bench_linear *w, long n);
 /* The element at logical row r, column c. */
 float *bench_linear_at(const struct bench_linear *l, long r, long c);
 /* Bytes of the logical matrix (k x n x 4). */

@@ -475,10 +475,7 @@ wstream_init(struct run *s, struct wstream_ctx *c, long k, long n, double bytes)
 static void
 wstream_release(struct wstream_ctx *c)
 {
-    if (c->w)
-        for (long i = 0; i < c->copies; i++)
-            bench_linear_release(&c->w[i]);
-    free(c->w);
+    bench_linears_free(c->w, c->copies);
     free(c->x);
     free(c->y);
     memset(c, 0, sizeof *c);

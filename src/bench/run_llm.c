@@ -39,10 +39,7 @@ lin_fn(void *ctx, long reps)
 static void
 lin_free(struct lin_ctx *c)
 {
-    if (c->w)
-        for (long i = 0; i < c->copies; i++)
-            bench_linear_release(&c->w[i]);
-    free(c->w);
+    bench_linears_free(c->w, c->copies);
     free(c->x);
     free(c->y);
     free(c->work);
@@ -68,13 +65,8 @@ lin_open(void *ctx, int round)
     c->work = bench_alloc((size_t)(BENCH_GEMM_WORK_FLOATS * s->T) * sizeof(float));
     bool ok = c->w && c->x && c->y && c->work;
     for (long i = 0; ok && i < c->copies; i++)
-        if (bench_linear_init(&c->w[i], k, c->n) != 0) {
-            for (long j = 0; j < i; j++)
-                bench_linear_release(&c->w[j]);
-            free(c->w);
-            c->w = NULL;
-            ok = false;
-        }
+        if (bench_linear_init(&c->w[i], k, c->n) != 0)
+            ok = false; /* lin_free releases the ones made (the rest are zeroed) */
     if (!ok) {
         lin_free(c);
         err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the %ldx%ldx%ld GEMM case", m, k,

@@ -178,6 +178,13 @@ kernel_time(const struct hw_profile *hw, const struct roof_tuning *tu, enum dtyp
     return t + tu->kernel_overhead_s;
 }
 
+/* FlashAttention-2's KV block (kBlockN) by head dimension, the forward kernels' choice */
+static double
+fa2_block_n(double d)
+{
+    return d <= 64 ? 256 : d <= 128 ? 128 : 64;
+}
+
 double
 calib_kvcache_append_bytes(double chunk, double past, double heads, double d, double elem)
 {
@@ -185,7 +192,7 @@ calib_kvcache_append_bytes(double chunk, double past, double heads, double d, do
         return 0.0;
     if (!(past >= 0))
         past = 0;
-    const double block_m = 64, block_n = d <= 64 ? 256 : d <= 128 ? 128 : 64;
+    const double block_m = 64, block_n = fa2_block_n(d);
     double total = past + chunk, first = floor(past / block_n), rows = 0;
     double m_blocks = ceil(chunk / block_m);
     for (double m = 0; m < m_blocks; m++) {
@@ -237,20 +244,16 @@ calib_fa2_decode_s(const struct hw_profile *hw, const struct roof_tuning *tu, do
     double units = tu->compute_units;
     if (!(units > 0) || !(tu->memory_latency_s > 0))
         return -1.0;
-    double block_n = d <= 64 ? 256 : d <= 128 ? 128 : 64;
+    double block_n = fa2_block_n(d);
     double n_blocks = ceil(tokens / block_n);
     if (n_blocks < 1)
         n_blocks = 1;
     double base = seqs * kv_heads;
     double splits = calib_fa2_splits(base, units, n_blocks);
     double span = ceil(n_blocks / splits) * block_n;
-    double slice = (span < tokens ? span : tokens) * bytes_per_token_head;
-    double bw_unit = roof_tuned_bandwidth(hw, tu, hw->memory_bandwidth_bytes_per_s) / units;
-    double per_cta = slice / bw_unit, floor_s = ROOF_ATTN_ROUND_TRIPS * tu->memory_latency_s;
-    if (per_cta < floor_s)
-        per_cta = floor_s;
     /* whole waves: every CTA reads its whole slice, so a last partial wave costs a full one */
-    return ceil(base * splits / units) * per_cta;
+    return roof_attn_waves_s(hw, tu, base * splits,
+                             (span < tokens ? span : tokens) * bytes_per_token_head, true);
 }
 
 static int

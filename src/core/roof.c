@@ -461,20 +461,26 @@ double
 roof_attn_decode_s(const struct hw_profile *hw, const struct roof_tuning *tu, double seqs,
                    double kv_heads, double tokens, double bytes_per_token_head)
 {
-    double units = tu->compute_units;
-    if (!(units > 0) || !(tu->memory_latency_s > 0))
-        return -1.0;
     double parts = ceil(tokens / ROOF_ATTN_PARTITION);
     if (parts < 1)
         parts = 1;
-    double ctas = seqs * kv_heads * parts;
-    double slice = tokens / parts * bytes_per_token_head;
+    return roof_attn_waves_s(hw, tu, seqs * kv_heads * parts, tokens / parts * bytes_per_token_head,
+                             false);
+}
+
+double
+roof_attn_waves_s(const struct hw_profile *hw, const struct roof_tuning *tu, double ctas,
+                  double slice_bytes, bool whole_waves)
+{
+    double units = tu->compute_units;
+    if (!(units > 0) || !(tu->memory_latency_s > 0))
+        return -1.0;
     double bw_unit = roof_tuned_bandwidth(hw, tu, hw->memory_bandwidth_bytes_per_s) / units;
-    double per_cta = slice / bw_unit;
+    double per_cta = slice_bytes / bw_unit;
     double floor_s = ROOF_ATTN_ROUND_TRIPS * tu->memory_latency_s;
     if (per_cta < floor_s)
         per_cta = floor_s;
-    double waves = ctas / units;
+    double waves = whole_waves ? ceil(ctas / units) : ctas / units;
     if (waves < 1)
         waves = 1;
     return waves * per_cta;

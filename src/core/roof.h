@@ -351,6 +351,13 @@ double roof_gemm_compute_direct_s(double M, double N, double K, double peak, dou
 double roof_pipeline_group_s(double sum_s, double max_s, int stages);
 double roof_attn_decode_s(const struct hw_profile *hw, const struct roof_tuning *tu, double seqs,
                           double kv_heads, double tokens_per_seq, double bytes_per_token_head);
+/* The memory side of `ctas` CTAs each reading `slice_bytes`, one per compute unit at a time at its
+ * share of the tuned bandwidth, at least ROOF_ATTN_ROUND_TRIPS memory latencies each: waves x the
+ * CTA's time, waves = ctas / units (at least 1) or, with whole_waves, rounded up (a last partial
+ * wave costs a full one); -1 when the kernel model is off. roof_attn_decode_s's and
+ * calib_fa2_decode_s's common part. */
+double roof_attn_waves_s(const struct hw_profile *hw, const struct roof_tuning *tu, double ctas,
+                         double slice_bytes, bool whole_waves);
 /* ggml-metal's decode flash attention (kernel_flash_attn_ext_vec, docs/physics.md#metal-kernels):
  * one threadgroup per query head (and KV split), so a grouped-query cache crosses each core's
  * data path once per query head: seqs x q_heads x tokens_per_seq x bytes_per_token_head over

@@ -98,6 +98,14 @@ host_time(struct sim_cost *c, const struct roof_seq *seqs, int n)
     return c->host0 + c->host_row * rows;
 }
 
+/* A step of `total` seconds of which `host` is the engine's host work, with that work beside the
+ * device's (asynchronous scheduling): max(device, host). */
+static double
+hide_host(double total, double host)
+{
+    return total - host > host ? total - host : host;
+}
+
 void
 sim_cost_free(struct sim_cost *c)
 {
@@ -134,10 +142,8 @@ cost_step(struct sim_cost *c, struct roof_seq *seqs, int n)
         if (roof_pass(&c->whole, &c->cfg, seqs, 1.0, &c->res) != 0)
             return -1.0;
         double t = c->res.time_s;
-        if (c->overlap && c->res.ops[ROOF_OP_STEP].present) {
-            double h = c->res.ops[ROOF_OP_STEP].time_s;
-            t = t - h > h ? t - h : h;
-        }
+        if (c->overlap && c->res.ops[ROOF_OP_STEP].present)
+            t = hide_host(t, c->res.ops[ROOF_OP_STEP].time_s);
         return t;
     }
     double total = 0, rows = 0;
@@ -183,7 +189,7 @@ cost_step(struct sim_cost *c, struct roof_seq *seqs, int n)
         double h = host_time(c, seqs, n);
         if (h < 0)
             return -1.0;
-        return stage - h > h ? stage - h : h;
+        return hide_host(stage, h);
     }
     double send = c->pp > 1 ? bytes / hw_link_group_bytes_per_s(c->cfg.hw, 2, c->link_bytes_per_s) +
                                   c->link_latency_s
