@@ -2,6 +2,7 @@
 #include "core/model.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 bool
 mdl_is_mla(const struct mdl_profile *m)
@@ -141,6 +142,27 @@ mdl_weight_bytes(const struct mdl_profile *m, enum dtype w)
     return experts * dtype_bytes(dtype_part_format(w, DT_PART_EXPERTS)) +
            router * dtype_bytes(dtype_part_format(w, DT_PART_ROUTER)) +
            other * dtype_bytes(dtype_part_format(w, DT_PART_OTHER));
+}
+
+/* norm_w / scale_w / gating per architecture as llama-model.cpp passes them to build_moe_ffn
+ * (src/llama-graph.cpp at 434f71a5b4d1ff9c9c9b59e08326f0fe3d15193a; roof_moe_graph_kernels) */
+enum mdl_moe_graph
+mdl_moe_graph_of(const char *model_type)
+{
+    static const struct {
+        const char *model_type;
+        enum mdl_moe_graph kind;
+    } kinds[] = {
+        {"gpt_oss", MDL_MOE_GRAPH_GPT_OSS},
+        {"deepseek_v3", MDL_MOE_GRAPH_DEEPSEEK_V3},
+        {"deepseek_v2", MDL_MOE_GRAPH_DEEPSEEK_V2},
+        {"qwen3_moe", MDL_MOE_GRAPH_NORM},
+        {"mixtral", MDL_MOE_GRAPH_NORM},
+    };
+    for (size_t i = 0; model_type && i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(model_type, kinds[i].model_type) == 0)
+            return kinds[i].kind;
+    return MDL_MOE_GRAPH_PLAIN;
 }
 
 void

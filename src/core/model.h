@@ -7,8 +7,20 @@
 
 #include <stdbool.h>
 
+/* The MoE FFN's graph in llama.cpp's build_moe_ffn by architecture (roof_moe_graph_kernels),
+ * resolved from model_type once when the profile is read (mdl_moe_graph_of), so that an
+ * evaluation compares no strings. */
+enum mdl_moe_graph {
+    MDL_MOE_GRAPH_PLAIN = 0,   /* softmax gating; weights neither normalized nor scaled */
+    MDL_MOE_GRAPH_NORM,        /* softmax + norm_w: qwen3_moe, mixtral */
+    MDL_MOE_GRAPH_GPT_OSS,     /* logits bias, softmax after the top-k, expert biases */
+    MDL_MOE_GRAPH_DEEPSEEK_V2, /* softmax + scale_w */
+    MDL_MOE_GRAPH_DEEPSEEK_V3, /* sigmoid, selection bias, groups, norm_w + scale_w */
+};
+
 struct mdl_profile {
     char *id, *path, *model_type, *torch_dtype;
+    enum mdl_moe_graph moe_graph; /* mdl_moe_graph_of(model_type); PLAIN when none */
     long hidden_size, intermediate_size, num_layers, num_heads, num_kv_heads, head_dim;
     long vocab_size, max_position_embeddings;
     bool tie_word_embeddings, qkv_bias, o_bias, mlp_bias;
@@ -50,6 +62,8 @@ long mdl_layer_window(const struct mdl_profile *m, long layer);
 double mdl_kv_elems_per_token_layer(const struct mdl_profile *m);
 /* KV-cache bytes per token summed over layers at `bytes_per_elem`, ignoring windows. */
 double mdl_kv_bytes_per_token(const struct mdl_profile *m, double bytes_per_elem);
+/* The MoE graph kind of a Hugging Face model_type (NULL or unknown: MDL_MOE_GRAPH_PLAIN). */
+enum mdl_moe_graph mdl_moe_graph_of(const char *model_type);
 void mdl_free(struct mdl_profile *m);
 
 #endif

@@ -869,17 +869,18 @@ roof_moe_choose(const struct roof_tuning *tu, double E, double k, double T,
  * MUL by the weights, and k - 1 ADDs of the experts' views; a shared expert is build_ffn's
  * four nodes and one ADD. norm_w / scale_w / gating per architecture as llama-model.cpp passes
  * them: qwen3_moe and mixtral softmax + norm_w; deepseek_v2 softmax + scale_w (V2-Lite's
- * expert_weights_norm is false); deepseek_v3 sigmoid + bias + groups + norm_w + scale_w. */
+ * expert_weights_norm is false); deepseek_v3 sigmoid + bias + groups + norm_w + scale_w. The
+ * architecture is m->moe_graph, resolved when the profile was read. */
 void
 roof_moe_graph_kernels(const struct mdl_profile *m, double add_fuse, struct roof_moe_graph *out)
 {
     memset(out, 0, sizeof *out);
     if (!m || m->n_experts <= 0 || m->experts_per_token <= 0)
         return;
-    const char *t = m->model_type ? m->model_type : "";
-    bool oss = strcmp(t, "gpt_oss") == 0, v3 = strcmp(t, "deepseek_v3") == 0;
-    bool v2 = strcmp(t, "deepseek_v2") == 0;
-    bool norm = v3 || strcmp(t, "qwen3_moe") == 0 || strcmp(t, "mixtral") == 0;
+    enum mdl_moe_graph kind = m->moe_graph;
+    bool oss = kind == MDL_MOE_GRAPH_GPT_OSS, v3 = kind == MDL_MOE_GRAPH_DEEPSEEK_V3;
+    bool v2 = kind == MDL_MOE_GRAPH_DEEPSEEK_V2;
+    bool norm = v3 || kind == MDL_MOE_GRAPH_NORM;
     double k = (double)m->experts_per_token;
     double fuse = add_fuse >= 1 ? floor(add_fuse) : 1.0;
     /* router, gating (gpt-oss: logits bias and the softmax after the top-k), top-k, get_rows */

@@ -199,6 +199,7 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     const char *s;
     if (ycheck_str(y, root, "", "model_type", false, &s))
         m->model_type = str_dup(s);
+    m->moe_graph = mdl_moe_graph_of(m->model_type);
     if (ycheck_str(y, root, "", "torch_dtype", false, &s) ||
         ycheck_str(y, root, "", "dtype", false, &s))
         m->torch_dtype = str_dup(s);

@@ -808,6 +808,23 @@ TEST(roof_moe_graph_kernels_by_architecture)
     mdl_free(dense);
 }
 
+/* The architecture is read once with the profile: the loader's kind is the one model_type names,
+ * and a name it does not know (or none) is the plain softmax graph. */
+TEST(mdl_moe_graph_resolved_at_load)
+{
+    struct mdl_profile *m = test_model("deepseek-v2-lite");
+    CHECK(m->moe_graph == MDL_MOE_GRAPH_DEEPSEEK_V2);
+    mdl_free(m);
+    m = test_model("gpt-oss-20b");
+    CHECK(m->moe_graph == MDL_MOE_GRAPH_GPT_OSS);
+    mdl_free(m);
+    CHECK(mdl_moe_graph_of("mixtral") == MDL_MOE_GRAPH_NORM);
+    CHECK(mdl_moe_graph_of("qwen3_moe") == MDL_MOE_GRAPH_NORM);
+    CHECK(mdl_moe_graph_of("deepseek_v3") == MDL_MOE_GRAPH_DEEPSEEK_V3);
+    CHECK(mdl_moe_graph_of("qwen2_moe") == MDL_MOE_GRAPH_PLAIN);
+    CHECK(mdl_moe_graph_of(NULL) == MDL_MOE_GRAPH_PLAIN);
+}
+
 /* Their cost, charged on Metal only: Qwen3-30B-A3B Q8_0 decoding one token on the M2 Ultra's
  * Metal (ADDs fused by 8):
  * 7 launches a layer beyond the router GEMM's, and their traffic at fp16 activations: 5
