@@ -429,7 +429,8 @@ write_request(void *ctx, const struct sim_request *q)
         fputc(',', f);
         csv_num(f, t[k]);
     }
-    fprintf(f, ",%d,%s\n", q->preemptions, o->has_slo ? (q->slo_met ? "1" : "0") : "");
+    fprintf(f, ",%d,%s,%ld\n", q->preemptions, o->has_slo ? (q->slo_met ? "1" : "0") : "",
+            q->recomputed_tokens);
 }
 
 static int
@@ -444,7 +445,8 @@ requests_open(struct req_out *o, const char *path, bool has_slo)
     }
     o->f = o->af.fp;
     fprintf(o->f, "id,arrival_s,prompt_tokens,output_tokens,status,reject,warmup,instance,"
-                  "queue_s,ttft_s,tpot_s,max_itl_s,e2e_s,finish_s,preemptions,slo_met\n");
+                  "queue_s,ttft_s,tpot_s,max_itl_s,e2e_s,finish_s,preemptions,slo_met,"
+                  "recomputed_tokens\n");
     return 0;
 }
 

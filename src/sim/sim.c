@@ -1386,9 +1386,11 @@ step_done(struct sim *s, int i)
         if (r->state != RS_RUNNING)
             continue;
         if (r->prefilled < r->need) {
-            if (r->kv < r->kv_high) /* again, after a preemption */
-                s->recomputed +=
-                    (double)((r->kv + n < r->kv_high ? r->kv + n : r->kv_high) - r->kv);
+            if (r->kv < r->kv_high) { /* again, after a preemption */
+                long again = (r->kv + n < r->kv_high ? r->kv + n : r->kv_high) - r->kv;
+                s->recomputed += (double)again;
+                s->req[id].recomputed_tokens += again;
+            }
             r->prefilled += n;
             r->kv += n;
             if (r->kv > r->kv_high)

@@ -174,6 +174,7 @@ struct sim_request {
     double max_itl_s; /* longest gap between two of its tokens */
     double e2e_s;     /* arrival -> last token */
     double finish_s;  /* absolute time of the last token (rejected: the arrival) */
+    long recomputed_tokens; /* prompt tokens computed again after its preemptions */
     int preemptions;
     bool slo_met;
 };

@@ -37,10 +37,42 @@ cmp -s "$T/r1.csv" "$T/r2.csv" && echo "ok sim-deterministic-requests" || echo "
 "$ROOFLINE" simulate --scenario scenarios/chunked.yaml -o json --seed 7 >"$T/c.json" 2>/dev/null
 cmp -s "$T/a.json" "$T/c.json" && echo "not ok sim-seed-matters" || echo "ok sim-seed-matters"
 grep -q '"seed": 7,' "$T/c.json" && echo "ok sim-seed-in-json" || echo "not ok sim-seed-in-json"
-head -n 1 "$T/r1.csv" | grep -qx 'id,arrival_s,prompt_tokens,output_tokens,status,reject,warmup,instance,queue_s,ttft_s,tpot_s,max_itl_s,e2e_s,finish_s,preemptions,slo_met' &&
+head -n 1 "$T/r1.csv" | grep -qx 'id,arrival_s,prompt_tokens,output_tokens,status,reject,warmup,instance,queue_s,ttft_s,tpot_s,max_itl_s,e2e_s,finish_s,preemptions,slo_met,recomputed_tokens' &&
     echo "ok sim-requests-header" || echo "not ok sim-requests-header"
 [ "$(wc -l <"$T/r1.csv")" = 2001 ] && echo "ok sim-requests-rows" || echo "not ok sim-requests-rows"
 [ ! -e "$T/r1.csv.tmp" ] && echo "ok sim-requests-renamed" || echo "not ok sim-requests-renamed"
+
+# each request's recomputed prompt tokens (the last column): under vllm admission on a small KV
+# pool requests are preempted and their column sums to the summary's recomputed_tokens (every
+# request leaves); with room for all nothing is preempted and the column is all 0
+cat >"$T/pre.yaml" <<'EOF'
+model: llama-3-8b
+hardware: {id: h100-sxm}
+scheduler:
+  policy: continuous
+  admission: vllm
+  kv_fraction: 0.02
+arrivals: {process: poisson, rate_per_s: 40}
+lengths:
+  prompt: {dist: fixed, value: 1000}
+  output: {dist: fixed, value: 400}
+run: {requests: 300, warmup_requests: 20}
+EOF
+# the summary's value in column NAME of the CSV on stdin
+sum_col() { awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i } NR == 2 { print $c }'; }
+"$ROOFLINE" simulate --scenario "$T/pre.yaml" -o csv --requests-out "$T/pre.csv" >"$T/pre.sum" 2>/dev/null
+want=$(sum_col recomputed_tokens <"$T/pre.sum")
+got=$(awk -F, 'NR > 1 { s += $NF; n += ($NF > 0) } END { print s, n }' "$T/pre.csv")
+if [ "$(sum_col preemptions <"$T/pre.sum")" -gt 0 ] && [ "${want:-0}" -gt 0 ] &&
+    [ "${got% *}" = "$want" ] && [ "${got#* }" -gt 0 ]; then
+    echo "ok sim-requests-recomputed-sum"
+else echo "not ok sim-requests-recomputed-sum ($want vs $got)"; fi
+sed 's/kv_fraction: 0.02/kv_fraction: 0.9/' "$T/pre.yaml" >"$T/nopre.yaml"
+"$ROOFLINE" simulate --scenario "$T/nopre.yaml" -o csv --requests-out "$T/nopre.csv" >"$T/nopre.sum" 2>/dev/null
+if [ "$(sum_col preemptions <"$T/nopre.sum")" = 0 ] && [ "$(wc -l <"$T/nopre.csv")" = 301 ] &&
+    awk -F, 'NR > 1 && $NF != "0" { bad = 1 } END { exit bad }' "$T/nopre.csv"; then
+    echo "ok sim-requests-recomputed-none"
+else echo "not ok sim-requests-recomputed-none"; fi
 
 # a trace with requests a real engine turns away: counted, the rest served
 cat >"$T/trace.csv" <<'EOF'

@@ -769,6 +769,7 @@ TEST(sim_vllm_preempt_and_cache_hits_by_hand)
     CHECK_NEAR(r.requests[0].e2e_s, a_done, 1e-9);
     CHECK_NEAR(r.requests[1].e2e_s, t, 1e-9);
     CHECK(r.requests[1].preemptions == 1);
+    CHECK(r.requests[0].recomputed_tokens == 0 && r.requests[1].recomputed_tokens == 32);
     check_little(&r);
     sim_result_release(&r);
 }
@@ -799,6 +800,8 @@ TEST(sim_vllm_victim_is_last_by_hand)
     CHECK(r.requests[0].preemptions == 0 && r.requests[1].preemptions == 0);
     CHECK(r.requests[2].preemptions == 1);
     CHECK_NEAR(r.recomputed_tokens, 8, 1e-12);
+    CHECK(r.requests[0].recomputed_tokens == 0 && r.requests[1].recomputed_tokens == 0);
+    CHECK(r.requests[2].recomputed_tokens == 8);
     struct sim_cost *cost = sim_cost_new(&c.engine);
     struct roof_seq three[3] = {{1, 64, 0, true}, {1, 80, 0, true}, {1, 40, 0, true}};
     double t = sim_cost_step(cost, three, 3), a_done, b_done;
