@@ -260,6 +260,18 @@ resid_tail_f(double r, void *v)
     return 0.01 - p->busy * tail / p->ET;
 }
 
+/* The admission delay of asynchronous scheduling (vLLM's AsyncScheduler; sim_async): step k + 1
+ * is planned when step k starts, so a request that arrives while step k runs is first planned
+ * into step k + 2 (docs/simulate.md#asynchronous-scheduling). Arriving at a uniform point of
+ * step k it waits for the rest of it (half a step on average: the models' residual, as when
+ * synchronous) and then for the whole of step k + 1, one mean step `step_s` more. The engine
+ * steps with probability `busy`; an arrival at an idle engine is planned at once. */
+static double
+async_delay(const struct sim_config *cfg, double busy, double step_s)
+{
+    return sim_async(&cfg->sched) ? busy * step_s : 0.0;
+}
+
 /* The figures every model fills the same way: a request's prefill and service times, the
  * decode step, the mean batch and the utilisation of the servers. */
 static void
@@ -393,6 +405,10 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
      * prefilled together with this one */
     double step_mix = (1.0 - f) * s + f * tp;
     double resid = m->slots > 1 ? busy * step_mix / 2.0 : 0.0;
+    /* asynchronous scheduling: the step after the one in progress was planned when that one
+     * started, so an arrival waits for it too (admitted in step k + 2, not k + 1): one more
+     * whole step on average, on top of the residual (async_delay) */
+    double late = m->slots > 1 ? async_delay(cfg, busy, step_mix) : 0.0;
     double tp_batch = prefill_s(m, (1.0 + rate * resid) * m->P);
     /* bursts: prompts that arrive together queue for prefill behind one another. The terms
      * above hold for Poisson arrivals (tested against the simulation); other arrivals add
@@ -408,10 +424,10 @@ colocated(struct model *m, const struct sim_config *cfg, double rate, double ca2
         xq99 = w991 > w990 ? w991 - w990 : 0;
     }
     out->wait_prob = pw;
-    out->queue_mean_s = wq + resid + xq;
-    out->queue_p99_s = w99 + (m->slots > 1 ? busy * (s > tp ? s : tp) : 0.0);
+    out->queue_mean_s = wq + resid + late + xq;
+    out->queue_p99_s = w99 + (m->slots > 1 ? busy * (s > tp ? s : tp) : 0.0) + late;
     if (xq99 > 0) { /* independent excesses over the means: root-sum-square */
-        double a = out->queue_p99_s - (wq + resid), x = xq99 - xq;
+        double a = out->queue_p99_s - (wq + resid + late), x = xq99 - xq;
         out->queue_p99_s = out->queue_mean_s + sqrt(a * a + (x > 0 ? x * x : 0));
     }
     out->ttft_mean_s = out->queue_mean_s + tp_batch;
@@ -540,11 +556,14 @@ chunked(struct model *m, const struct sim_config *cfg, double rate, double ca2, 
     /* finding the prompt server idle, a prompt waits for the decode step in progress */
     double busy = 1.0 - exp(-b);
     double resid = (1.0 - rho) * busy * td / 2.0;
+    /* and, scheduled asynchronously, for the step planned while that one runs (async_delay);
+     * behind a backlog the prompt waits for the backlog's steps either way */
+    double late = (1.0 - rho) * async_delay(cfg, busy, td);
     double p99_steps = (1.0 - rho) * own_steps_s(m, b, room, tf, P99, 0) +
                        rho * own_steps_s(m, b, room, tf, P99, bk);
     out->wait_prob = pw > pws ? pw : pws;
-    out->queue_mean_s = wq + wqs + resid;
-    out->queue_p99_s = w99 + w99s + busy * td;
+    out->queue_mean_s = wq + wqs + resid + late;
+    out->queue_p99_s = w99 + w99s + busy * td + late;
     out->ttft_mean_s = out->queue_mean_s + own;
     out->e2e_mean_s = out->queue_mean_s + S;
     /* the wait, the prompt's own steps and its decode steps are nearly independent: their

@@ -1362,6 +1362,58 @@ TEST(sim_analytic_fixed_point_by_hand)
     CHECK_NEAR(a.tpot_mean_s, s / (1.0 - f), 1e-12);
 }
 
+/* Asynchronous scheduling's admission delay in the analytic model by hand (sim/analytic.c,
+ * async_delay): the case above (P = 128, O = 32, Poisson at 40 requests/s, no host work, so
+ * the overlapped step is the synchronous one and the fixed point does not move). An arrival
+ * while step k runs waits for its rest, busy x step / 2 as before, and then for step k + 1:
+ * the TTFT, the queue and the E2E means grow by busy x step = (1 - e^-b) ((1 - f) s + f t_p),
+ * f = 40 t_p, with b the batch and s its decode step; their p99s by as much; the TPOT not.
+ * Here (2026-11-27 profiles) b = 7.2023, 1 - e^-b = 0.99926, s = 4.5447 ms, t_p = 4.8926 ms,
+ * f = 0.19570: 0.99926 x (0.80430 x 4.5447 + 0.19570 x 4.8926) = 0.99926 x 4.6128 = 4.6093 ms. */
+TEST(sim_analytic_async_delay_by_hand)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CONTINUOUS);
+    c.work.rate_per_s = 40;
+    c.sched.admission = SIM_ADMIT_NO_EVICT;
+    CHECK(c.engine.tuning.step_overhead_s == 0 && c.engine.tuning.token_overhead_s == 0);
+    struct sim_analytic sync, async;
+    CHECK(sim_analytic(&c, &sync) == 0);
+    c.sched.async_scheduling = true;
+    CHECK(sim_analytic(&c, &async) == 0);
+    CHECK(sync.stable && async.stable);
+    CHECK(async.batch == sync.batch && async.tpot_mean_s == sync.tpot_mean_s);
+    struct sim_cost *cost = sim_cost_new(&c.engine);
+    struct roof_seq p = {1, 128, 0, true}, q = {sync.batch, 1, 143, true};
+    double tp = sim_cost_step(cost, &p, 1), s = sim_cost_step(cost, &q, 1);
+    sim_cost_free(cost);
+    double f = 40 * tp, late = (1.0 - exp(-sync.batch)) * ((1.0 - f) * s + f * tp);
+    CHECK_NEAR(late, 4.6093e-3, 1e-4);
+    CHECK_NEAR(async.ttft_mean_s - sync.ttft_mean_s, late, 1e-12);
+    CHECK_NEAR(async.queue_mean_s - sync.queue_mean_s, late, 1e-12);
+    CHECK_NEAR(async.e2e_mean_s - sync.e2e_mean_s, late, 1e-12);
+    CHECK_NEAR(async.ttft_p99_s - sync.ttft_p99_s, late, 1e-12);
+    /* chunked prefill: only an arrival that finds no prompt backlog waits the extra step, at
+     * most busy x t_d */
+    base_config(&c, SIM_CHUNKED);
+    c.work.rate_per_s = 40;
+    CHECK(sim_analytic(&c, &sync) == 0);
+    c.sched.async_scheduling = true;
+    CHECK(sim_analytic(&c, &async) == 0);
+    double d = async.ttft_mean_s - sync.ttft_mean_s;
+    CHECK(d > 0 && d < (1.0 - exp(-sync.batch)) * sync.step_s + 1e-12);
+    /* static batching and disaggregated serving have no asynchronous scheduling */
+    for (int k = 0; k < 2; k++) {
+        base_config(&c, k ? SIM_DISAGGREGATED : SIM_STATIC);
+        if (k)
+            c.instances = 2;
+        CHECK(sim_analytic(&c, &sync) == 0);
+        c.sched.async_scheduling = true;
+        CHECK(sim_analytic(&c, &async) == 0);
+        CHECK(memcmp(&sync, &async, sizeof sync) == 0);
+    }
+}
+
 /* A warm start (sim_analytic_from, the planner's bisection) from the batch at a 10% lower rate
  * reaches the cold start's fixed point: within 1e-5 as above (both stop at |g(b) - b| <= 1e-9 b),
  * the same stability and capacity; static batching ignores it (bit for bit). */
