@@ -21,6 +21,13 @@ done
 PATH=$PATH:/usr/sbin:/sbin
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+# within START SECONDS: true while less than SECONDS have passed since START (the waits below
+# poll until a deadline in time, not a count of polls: on a loaded machine each poll's own
+# commands take long, and a start that takes a few seconds on an idle one can take tens)
+within() { awk -v a="$1" -v b="$(now)" -v t="$2" 'BEGIN { exit !(b - a < t) }'; }
+# how long munged and the node may take to come up
+MUNGE_WAIT_S=${CLUSTER_MUNGE_WAIT_S:-60}
+NODE_WAIT_S=${CLUSTER_NODE_WAIT_S:-120}
 t_start=$(now)
 
 # munged insists that every directory above its socket be searchable by all: 755, not 700
@@ -127,14 +134,16 @@ munged --foreground --socket="$sock" --key-file="$dir/munge/munge.key" \
     --pid-file="$dir/munge/munged.pid" --seed-file="$dir/munge/seed" \
     --log-file="$dir/log/munged.log" >"$dir/log/munged.log" 2>&1 &
 pid_munged=$!
-i=0
-while [ ! -S "$sock" ] && [ "$i" -lt 100 ]; do
+# up when a credential it encodes decodes again: polled, MUNGE_WAIT_S at most
+t_munge=$(now)
+until [ -S "$sock" ] &&
+    timeout 5 munge -n -S "$sock" 2>/dev/null | timeout 5 unmunge -S "$sock" >/dev/null 2>&1; do
     kill -0 "$pid_munged" 2>/dev/null || fail "munged exited (log: $dir/log/munged.log)"
+    within "$t_munge" "$MUNGE_WAIT_S" ||
+        fail "munged does not answer on $sock after $MUNGE_WAIT_S s"
     sleep 0.1
-    i=$((i + 1))
 done
-timeout 5 munge -n -S "$sock" | timeout 5 unmunge -S "$sock" >/dev/null 2>&1 ||
-    fail "munged does not answer on $sock"
+echo "slurm-local: munged answered after $(since "$t_munge") s (at most $MUNGE_WAIT_S)"
 
 # 2. slurm.conf: the node as slurmd sees it (CPUs, sockets, memory), two free TCP ports
 node_hw=$(timeout 10 slurmd -C 2>/dev/null | head -n 1 | sed -E 's/^NodeName=[^ ]+ //')
@@ -191,16 +200,16 @@ EOF
 }
 
 # 3. the daemons in the foreground of their own background jobs, so that $! is their PID;
-# up when the node is idle, 30 s at most. Returns 2 when a port was taken meanwhile (the
-# ports are free when chosen, not reserved), after stopping both daemons.
+# up when the node is idle: polled, NODE_WAIT_S at most. Returns 2 when a port was taken
+# meanwhile (the ports are free when chosen, not reserved), after stopping both daemons.
 start_slurm() {
     slurmctld -D -i >>"$dir/log/slurmctld.out" 2>&1 &
     pid_ctld=$!
     slurmd -D -N localnode >>"$dir/log/slurmd.out" 2>&1 &
     pid_slurmd=$!
-    i=0
+    t_node=$(now)
     state=
-    while [ $i -lt 150 ]; do
+    while within "$t_node" "$NODE_WAIT_S"; do
         if ! kill -0 "$pid_ctld" 2>/dev/null || ! kill -0 "$pid_slurmd" 2>/dev/null; then
             if grep -q -s 'Address already in use' "$dir"/log/slurm*; then
                 stop "$pid_slurmd" slurmd
@@ -214,11 +223,13 @@ start_slurm() {
             fail "slurmd exited ($(tail -n 3 "$dir/log/slurmd.out"))"
         fi
         state=$(timeout 5 sinfo -h -n localnode -o %t 2>/dev/null)
-        [ "$state" = idle ] && return 0
+        if [ "$state" = idle ]; then
+            echo "slurm-local: node idle after $(since "$t_node") s (at most $NODE_WAIT_S)"
+            return 0
+        fi
         sleep 0.2
-        i=$((i + 1))
     done
-    fail "node not idle after 30 s (state '$state')"
+    fail "node not idle after $NODE_WAIT_S s (state '$state')"
 }
 
 for attempt in 1 2 3; do
