@@ -16,10 +16,11 @@
 /* Temporary names differ by process and by a per-process counter; O_EXCL settles any race. */
 static unsigned long tmp_counter;
 
+void (*afile_publish_all_hook)(void);
+
 /* the temporaries open now, for the signal handler (a slot holds a pointer or NULL) */
 #define LIVE_MAX 64
 static char *volatile live[LIVE_MAX];
-static volatile sig_atomic_t handlers_set;
 
 static void
 on_signal(int sig)
@@ -31,12 +32,11 @@ on_signal(int sig)
     raise(sig);
 }
 
+/* at every afile_open, where the signal's action is the default (a program's own handler, or an
+ * ignored signal, stays): three sigaction calls, beside afile_open's directory scan */
 static void
 set_handlers(void)
 {
-    if (handlers_set)
-        return;
-    handlers_set = 1;
     static const int SIGS[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof SIGS / sizeof SIGS[0]; i++) {
         struct sigaction old, sa;
@@ -253,7 +253,12 @@ afile_publish_all(struct afile *af, int n, struct err_list *errs)
         int e = EEXIST;
         for (int attempt = 0; attempt < 100 && e == EEXIST; attempt++) {
             snprintf(old[i], len, "%s.tmp%ld.%lu", af[i].path, (long)getpid(), tmp_counter++);
+            /* known to the signal handler before the link exists, as afile_open's temporaries:
+             * an interrupted publish leaves no old copy behind */
+            live_set(old[i], true);
             e = link(af[i].path, old[i]) == 0 ? 0 : errno;
+            if (e != 0)
+                live_set(old[i], false);
         }
         if (e != 0) {
             err_add(errs, af[i].path, 0, 0, ERR_ERROR, "cannot keep the old '%s' as '%s': %s",
@@ -263,6 +268,8 @@ afile_publish_all(struct afile *af, int n, struct err_list *errs)
             rc = -1;
         }
     }
+    if (rc == 0 && afile_publish_all_hook)
+        afile_publish_all_hook();
     int done = 0;
     while (rc == 0 && done < n)
         if (afile_publish(&af[done++], errs) != 0)
@@ -277,6 +284,7 @@ afile_publish_all(struct afile *af, int n, struct err_list *errs)
         }
         if (old && old[i]) {
             unlink(old[i]);
+            live_set(old[i], false);
             free(old[i]);
         }
         free(path[i]);

@@ -33,10 +33,13 @@ int afile_publish(struct afile *af, struct err_list *errs);
  * already renamed get their old contents back (kept as hard links until the end) or are removed
  * when they are new, and the rest are rolled back. Releases every `af`. Returns 0 or -1. */
 int afile_publish_all(struct afile *af, int n, struct err_list *errs);
+/* For tests: when set, afile_publish_all calls it after keeping the old targets and before the
+ * first rename, where an interruption finds the most files on disk. */
+extern void (*afile_publish_all_hook)(void);
 /* Temporary files are named `path`.tmp<PID>.<N>: afile_open removes those beside `path` whose
- * process is gone (left by kill -9), and the first afile_open installs SIGINT/SIGTERM/SIGHUP
- * handlers (where the default action is in place) that remove the open temporaries and then
- * die of the signal. */
+ * process is gone (left by kill -9), and afile_open installs SIGINT/SIGTERM/SIGHUP handlers
+ * (where the default action is in place) that remove the open temporaries, and the old
+ * copies afile_publish_all keeps, and then die of the signal. */
 /* Before long work: whether `path` could be written (an existing non-regular target, or a
  * directory that exists and is writable). Returns 0, or -1 with the reason in `errs`. */
 int afile_check(const char *path, struct err_list *errs);

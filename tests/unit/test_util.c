@@ -6,8 +6,10 @@
 #include "util/strbuf.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 TEST(util_array_size)
@@ -116,6 +118,68 @@ TEST(util_afile_commit_rollback_and_failure)
     }
     err_list_release(&errs);
     unlink(path);
+    rmdir(dir);
+}
+
+static void
+raise_sigterm(void)
+{
+    raise(SIGTERM);
+}
+
+/* A publish of a set interrupted (SIGTERM) after the old targets were kept as hard links and
+ * before any rename: the signal handler removes the new temporaries and the old copies, so the
+ * directory holds the two targets with their old contents and nothing else (before, the two
+ * copies `a.txt.tmp<PID>.<N>` and `b.txt.tmp<PID>.<N>` stayed). Run in a child process, whose
+ * SIGTERM afile_open finds at its default action and takes. */
+TEST(util_afile_publish_all_interrupted_leaves_nothing)
+{
+    char dir[] = "/tmp/roofline-test-afile-XXXXXX";
+    if (!mkdtemp(dir)) {
+        FAIL_AT("mkdtemp failed");
+        return;
+    }
+    char a[128], b[128];
+    snprintf(a, sizeof a, "%s/a.txt", dir);
+    snprintf(b, sizeof b, "%s/b.txt", dir);
+    CHECK(afile_write(a, "old a\n", 6, NULL) == 0);
+    CHECK(afile_write(b, "old b\n", 6, NULL) == 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGTERM, SIG_DFL); /* the test runner's own handler out of the way */
+        struct afile af[2];
+        if (afile_open(&af[0], a, NULL) != 0 || afile_open(&af[1], b, NULL) != 0)
+            _exit(3);
+        fputs("new a\n", af[0].fp);
+        fputs("new b\n", af[1].fp);
+        if (afile_finish(&af[0], NULL) != 0 || afile_finish(&af[1], NULL) != 0)
+            _exit(4);
+        afile_publish_all_hook = raise_sigterm;
+        afile_publish_all(af, 2, NULL);
+        _exit(5); /* not reached: the handler dies of the signal */
+    }
+    int st = 0;
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+    CHECK(count_prefixed(dir, "a.txt") == 1);
+    CHECK(count_prefixed(dir, "b.txt") == 1);
+    FILE *f = fopen(a, "r");
+    char got[16] = {0};
+    CHECK(f && fread(got, 1, sizeof got - 1, f) == 6);
+    if (f)
+        fclose(f);
+    CHECK_STR(got, "old a\n");
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char full[400];
+    while (d && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.') {
+            snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+            unlink(full);
+        }
+    if (d)
+        closedir(d);
     rmdir(dir);
 }
 
