@@ -167,13 +167,13 @@ struct sim_request {
     int instance; /* where it was served (disaggregated: the decode instance; -1 rejected) */
     enum sim_status status;
     enum sim_reject reject;
-    bool warmup;      /* excluded from the statistics */
-    double queue_s;   /* arrival -> first scheduled */
-    double ttft_s;    /* arrival -> first token */
-    double tpot_s;    /* mean time between output tokens: (e2e - ttft) / (output - 1) */
-    double max_itl_s; /* longest gap between two of its tokens */
-    double e2e_s;     /* arrival -> last token */
-    double finish_s;  /* absolute time of the last token (rejected: the arrival) */
+    bool warmup;            /* excluded from the statistics */
+    double queue_s;         /* arrival -> first scheduled */
+    double ttft_s;          /* arrival -> first token */
+    double tpot_s;          /* mean time between output tokens: (e2e - ttft) / (output - 1) */
+    double max_itl_s;       /* longest gap between two of its tokens */
+    double e2e_s;           /* arrival -> last token */
+    double finish_s;        /* absolute time of the last token (rejected: the arrival) */
     long recomputed_tokens; /* prompt tokens computed again after its preemptions */
     int preemptions;
     bool slo_met;
