@@ -44,6 +44,20 @@ TEST(util_strbuf_grows_and_formats)
     CHECK(sb.buf == NULL && sb.len == 0 && sb.alloc == 0);
 }
 
+/* The first size - 1 bytes of `path` into `buf`, NUL-terminated: their count, -1 without the
+ * file. */
+static long
+read_head(const char *path, char *buf, size_t size)
+{
+    memset(buf, 0, size);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, size - 1, f);
+    fclose(f);
+    return (long)n;
+}
+
 /* Number of entries in dir whose name starts with prefix. */
 static int
 count_prefixed(const char *dir, const char *prefix)
@@ -71,11 +85,8 @@ TEST(util_afile_commit_rollback_and_failure)
 
     /* commit: the content lands under the target name, no temporary left */
     CHECK(afile_write(path, "hello\n", 6, &errs) == 0);
-    FILE *f = fopen(path, "r");
-    char got[16] = {0};
-    CHECK(f && fread(got, 1, sizeof got - 1, f) == 6);
-    if (f)
-        fclose(f);
+    char got[16];
+    CHECK(read_head(path, got, sizeof got) == 6);
     CHECK_STR(got, "hello\n");
     CHECK(count_prefixed(dir, "out.txt") == 1);
 
@@ -87,11 +98,7 @@ TEST(util_afile_commit_rollback_and_failure)
     CHECK(count_prefixed(dir, "out.txt") == 2);
     afile_rollback(&af);
     CHECK(count_prefixed(dir, "out.txt") == 1);
-    f = fopen(path, "r");
-    memset(got, 0, sizeof got);
-    CHECK(f && fread(got, 1, sizeof got - 1, f) == 6);
-    if (f)
-        fclose(f);
+    CHECK(read_head(path, got, sizeof got) == 6);
     CHECK_STR(got, "hello\n");
 
     /* two open at once get different temporary names */
@@ -164,12 +171,11 @@ TEST(util_afile_publish_all_interrupted_leaves_nothing)
     CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
     CHECK(count_prefixed(dir, "a.txt") == 1);
     CHECK(count_prefixed(dir, "b.txt") == 1);
-    FILE *f = fopen(a, "r");
-    char got[16] = {0};
-    CHECK(f && fread(got, 1, sizeof got - 1, f) == 6);
-    if (f)
-        fclose(f);
+    char got[16];
+    CHECK(read_head(a, got, sizeof got) == 6);
     CHECK_STR(got, "old a\n");
+    CHECK(read_head(b, got, sizeof got) == 6);
+    CHECK_STR(got, "old b\n");
     DIR *d = opendir(dir);
     struct dirent *e;
     char full[400];
