@@ -16,7 +16,8 @@
 # itself (calibration/public-sweeps.csv does for its vLLM 0.7 rows): the same V0 rules.
 # Rows of calibration/public-sweeps.csv may also state the prompts per run (requests), the client's
 # --random-range-ratio r (lengths uniform in [floor(r L), L]) and server arguments (max_batch,
-# max_tokens, max_model_len); empty = the mode's rounds, fixed lengths, the engine's defaults.
+# max_tokens, max_model_len, SGLang's recv_interval); empty = the mode's rounds, fixed lengths,
+# the engine's defaults.
 # Errors are (simulated - public) / public; ITL is compared with the simulated mean TPOT.
 # Environment: ROOFLINE_DATA (profiles); ACT (activation format for every row, a what-if:
 # ACT=bf16 runs the GEMMs at the 16-bit rate, as a weight-only fp8 kernel would). Python 3 standard library only.
@@ -73,6 +74,8 @@ def scheduler(r, policy):
         extra += ', max_batch: ' + r['max_batch']
     if r.get('max_tokens'):
         extra += ', max_tokens_per_step: ' + r['max_tokens']
+    if r.get('recv_interval'):
+        extra += ', recv_interval: ' + r['recv_interval']
     return '{policy: %s%s}' % (policy, extra)
 
 

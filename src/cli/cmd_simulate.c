@@ -322,6 +322,8 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
     printf(", preemption %s", cfg->sched.preempt == SIM_PREEMPT_SWAP ? "swap" : "recompute");
     if (sim_async(&cfg->sched))
         printf(", asynchronous scheduling");
+    if (cfg->sched.recv_interval > 1)
+        printf(", input polled every %ld decode steps", cfg->sched.recv_interval);
     if (cfg->sched.policy == SIM_DISAGGREGATED)
         printf(", %d prefill + %d decode instances", cfg->sched.prefill_instances,
                cfg->instances - cfg->sched.prefill_instances);

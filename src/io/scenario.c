@@ -25,8 +25,9 @@ static const char *const TOP_KEYS[] = {"name",      "model",    "hardware", "dty
 static const char *const HW_KEYS[] = {"id", "count", "tp", "pp", "reserve"};
 static const char *const DTYPE_KEYS[] = {"weights", "act", "kv"};
 static const char *const SCHED_KEYS[] = {
-    "policy",     "max_batch",      "max_tokens_per_step", "block_size", "kv_fraction",
-    "preemption", "swap_bandwidth", "prefill_instances",   "admission",  "async_scheduling"};
+    "policy",      "max_batch",        "max_tokens_per_step", "block_size",
+    "kv_fraction", "preemption",       "swap_bandwidth",      "prefill_instances",
+    "admission",   "async_scheduling", "recv_interval"};
 static const char *const ARR_KEYS[] = {"process", "rate_per_s", "cv",
                                        "users",   "think_time", "trace"};
 static const char *const LEN_KEYS[] = {"prompt", "output", "trace"};
@@ -577,6 +578,8 @@ load_scheduler(struct ctx *c, const struct ynode *root)
                          "'scheduler.async_scheduling' applies only to policies continuous and "
                          "chunked");
     }
+    if (long_in(c->y, sc, "scheduler", "recv_interval", 1000000, &v))
+        s->sched.recv_interval = v;
     c->pf_node = ynode_get(sc, "prefill_instances");
     if (long_in(c->y, sc, "scheduler", "prefill_instances", 1 << 20, &v)) {
         s->sched.prefill_instances = (int)v;

@@ -110,6 +110,7 @@ sim_sched_defaults(struct sim_sched *s, enum sim_policy policy, const struct mdl
     s->admission = SIM_ADMIT_VLLM;
     s->swap_bytes_per_s = 25e9; /* PCIe 4.0 x16, about 80% of its 32 GB/s */
     s->prefill_instances = 1;
+    s->recv_interval = 1;
 }
 
 /* ---- queues ---- */
@@ -196,6 +197,10 @@ struct rt {
 struct inst {
     enum role role;
     struct lq waiting, swapped, pending;
+    /* sched.recv_interval > 1: arrived while busy, not yet polled (arrival order), and the poll
+     * counter (SGLang's SchedulerRecvSkipper._counter) */
+    struct lq intake;
+    long recv_count;
     long *run; /* admission order */
     long n_run;
     long *step; /* ids in the step now running */
@@ -1093,7 +1098,7 @@ timeline_sample(struct sim *s, const struct inst *step_inst, long batch)
     double queued = 0, running = 0, used = 0, total = 0;
     for (int i = 0; i < s->n_inst; i++) {
         const struct inst *in = &s->inst[i];
-        queued += (double)(in->waiting.n + in->swapped.n + in->pending.n);
+        queued += (double)(in->waiting.n + in->intake.n + in->swapped.n + in->pending.n);
         running += (double)in->n_run;
         used += (double)(in->total_blocks - in->free_blocks);
         total += (double)in->total_blocks;
@@ -1155,6 +1160,21 @@ step_time(struct sim *s, struct inst *in)
     return t + in->swap_s;
 }
 
+/* sched.recv_interval: the scheduler polls its input; what arrived while it was busy joins the
+ * waiting queue in arrival order (SGLang's Scheduler.recv_requests) */
+static void
+poll_intake(struct sim *s, struct inst *in)
+{
+    while (in->intake.n > 0) {
+        if (lq_push_back(&in->waiting, lq_front(&in->intake)) != 0) {
+            fail(s, "out of memory");
+            return;
+        }
+        lq_pop_front(&in->intake);
+    }
+    in->recv_count = 0;
+}
+
 static void
 try_start(struct sim *s, int i)
 {
@@ -1162,6 +1182,12 @@ try_start(struct sim *s, int i)
     if (in->busy || s->failed)
         return;
     plan(s, in);
+    if (in->n_step == 0 && in->intake.n > 0) {
+        /* nothing to run: the idle loop polls at once (its idle passes weigh 1 each and take
+         * microseconds) */
+        poll_intake(s, in);
+        plan(s, in);
+    }
     if (in->n_step == 0)
         return;
     double dt = step_time(s, in);
@@ -1377,7 +1403,7 @@ step_done(struct sim *s, int i)
     in->busy = false;
     in->idle_since_s = s->now;
     s->busy_done += s->now - in->step_start_s;
-    bool handed = false, left = false;
+    bool handed = false, left = false, prompt_work = false;
     for (long k = 0; k < in->n_step; k++) {
         long id = in->step[k];
         struct rt *r = &s->rt[id];
@@ -1386,6 +1412,7 @@ step_done(struct sim *s, int i)
         if (r->state != RS_RUNNING)
             continue;
         if (r->prefilled < r->need) {
+            prompt_work = true;
             if (r->kv < r->kv_high) { /* again, after a preemption */
                 long again = (r->kv + n < r->kv_high ? r->kv + n : r->kv_high) - r->kv;
                 s->recomputed += (double)again;
@@ -1424,6 +1451,13 @@ step_done(struct sim *s, int i)
             if (s->rt[in->run[k]].state == RS_RUNNING)
                 in->run[w++] = in->run[k];
         in->n_run = w;
+    }
+    /* SGLang's SchedulerRecvSkipper.handle: a decode step weighs 1, any other forward mode
+     * (extend, mixed) 1000; the scheduler polls when the sum reaches the interval */
+    if (s->cfg->sched.recv_interval > 1) {
+        in->recv_count += prompt_work ? 1000 : 1;
+        if (in->recv_count >= s->cfg->sched.recv_interval)
+            poll_intake(s, in);
     }
     if (handed || s->cfg->sched.policy == SIM_DISAGGREGATED)
         for (int d = 0; d < s->n_inst; d++)
@@ -1546,7 +1580,7 @@ route(const struct sim *s)
         const struct inst *in = &s->inst[i];
         if (in->role == ROLE_DECODE)
             continue;
-        long l = in->n_run + (long)in->waiting.n + (long)in->swapped.n;
+        long l = in->n_run + (long)in->waiting.n + (long)in->intake.n + (long)in->swapped.n;
         if (best < 0 || l < load) {
             best = i;
             load = l;
@@ -1604,7 +1638,12 @@ arrival(struct sim *s, long subject)
     int i = route(s);
     r->inst = i;
     r->state = RS_WAITING;
-    if (lq_push_back(&s->inst[i].waiting, id) != 0) {
+    struct inst *in = &s->inst[i];
+    /* a scheduler with requests running sees it at its next poll (sched.recv_interval), also
+     * when it comes at the end of a step: the poll before the next step has passed by the time
+     * a finished request's user sends the next one; an idle scheduler takes it at once */
+    bool later = s->cfg->sched.recv_interval > 1 && (in->busy || in->n_run > 0 || in->intake.n > 0);
+    if (lq_push_back(later ? &in->intake : &in->waiting, id) != 0) {
         fail(s, "out of memory");
         return;
     }
@@ -1955,6 +1994,7 @@ teardown(struct sim *s)
         for (int i = 0; i < s->n_inst; i++) {
             struct inst *in = &s->inst[i];
             free(in->waiting.v);
+            free(in->intake.v);
             free(in->swapped.v);
             free(in->pending.v);
             free(in->run);

@@ -73,6 +73,12 @@ struct sim_sched {
      * step k nor the seats and blocks of the requests that finish in it, and the engine's host
      * work per step overlaps the device's step: a step takes max(device, host) */
     bool async_scheduling;
+    /* SGLang's --scheduler-recv-interval (docs/simulate.md#receive-interval): a request that
+     * arrives while the instance is busy reaches its queue only when the scheduler next polls
+     * its input, after decode steps (weight 1 each) or one step with prompt work (weight 1000)
+     * reach this count since the last poll; an idle instance polls at once. 1 (or 0) = every
+     * step, as every other engine */
+    long recv_interval;
 };
 
 /* Service-level objectives: 0 = no bound. A request meets them when its TTFT, its mean time

@@ -159,6 +159,17 @@ tail -n 1 "$T/out" | grep -q ',no$' && echo "ok sim-engine-vllm-sync-no" ||
 run sim-engine-trt-no-async 0 -- "$ROOFLINE" simulate --scenario "$T/trt.yaml"
 grep -q '^asynchronous scheduling  *no$' "$T/out" && echo "ok sim-engine-trt-no-async-table" ||
     echo "not ok sim-engine-trt-no-async-table"
+# SGLang's receive interval (docs/simulate.md#receive-interval): named in the header; requests
+# that arrive while others run wait for the poll, so the mean TTFT grows
+sed 's/^scheduler:$/scheduler:\n  recv_interval: 30/' scenarios/chunked.yaml >"$T/recv.yaml"
+run sim-recv-interval 0 -- "$ROOFLINE" simulate --scenario "$T/recv.yaml" -o csv
+cp "$T/out" "$T/recv.csv"
+run sim-recv-interval-one 0 -- "$ROOFLINE" simulate --scenario scenarios/chunked.yaml -o csv
+awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) if ($i == "ttft_mean_s") k = i }
+         FNR == 2 { v[++n] = $k } END { exit !(n == 2 && v[1] > v[2]) }' "$T/recv.csv" "$T/out" &&
+    echo "ok sim-recv-interval-ttft" || echo "not ok sim-recv-interval-ttft"
+run sim-recv-interval-table 0 -- "$ROOFLINE" simulate --scenario "$T/recv.yaml"
+expect_out sim-recv-interval-header "input polled every 30 decode steps"
 grep -v '^engine:' scenarios/chunked.yaml >"$T/noeng.yaml"
 run sim-engine-default 0 -- "$ROOFLINE" simulate --scenario "$T/noeng.yaml"
 expect_out sim-engine-default-kernel "engine kernel"

@@ -1010,6 +1010,65 @@ TEST(sim_separate_prefill_by_hand)
     sim_result_release(&r);
 }
 
+/* recv_interval (SGLang's --scheduler-recv-interval, SchedulerRecvSkipper): the scheduler
+ * polls its input after decode steps weighing 1 each, or one step with prompt work weighing
+ * 1000, reach the interval; an idle one polls at once. Interval 3, chunked, vllm admission:
+ * (1) A (64-token prompt, 8 outputs) arrives at 0 into an idle instance and is prefilled at
+ * once (step 1, whose prompt work polls); B (64, 2) arrives just after, during A's first
+ * decode (step 2), and is polled after the third decode step (steps 2-4 weigh 3), so its
+ * prompt goes into step 5 beside A's decode at context 67: TTFT t5 - tb. With interval 1 it
+ * joins step 3. (2) A (64, 2) ends in step 2 with B in the intake (count 1 of 3): nothing is
+ * left to run, so the idle loop polls and B's prefill is step 3. */
+TEST(sim_recv_interval_by_hand)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CHUNKED);
+    c.sched.admission = SIM_ADMIT_VLLM;
+    struct sim_cost *cost = sim_cost_new(&c.engine);
+    struct roof_seq pa = {1, 64, 0, true};
+    double t1 = sim_cost_step(cost, &pa, 1), tb = t1 + 1e-6;
+    double t = t1;
+    for (int k = 0; k < 3; k++) { /* steps 2-4: A decodes at context 64, 65, 66 */
+        struct roof_seq d = {1, 1, 64 + k, true};
+        t += sim_cost_step(cost, &d, 1);
+    }
+    struct roof_seq s5[2] = {{1, 1, 67, true}, {1, 64, 0, true}};
+    double t5 = t + sim_cost_step(cost, s5, 2);
+    struct roof_seq d2 = {1, 1, 64, true};
+    double t2 = t1 + sim_cost_step(cost, &d2, 1);
+    struct roof_seq s3[2] = {{1, 1, 65, true}, {1, 64, 0, true}};
+    double t3 = t2 + sim_cost_step(cost, s3, 2);
+    double t3_idle = t2 + sim_cost_step(cost, &pa, 1);
+    sim_cost_free(cost);
+
+    struct sim_trace_row rows[] = {{0.0, 64, 8}, {tb, 64, 2}};
+    struct sim_trace tr = {rows, 2};
+    use_trace(&c, &tr);
+    c.sched.recv_interval = 3;
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.completed == 2 && r.preemptions == 0);
+    CHECK_NEAR(r.requests[0].ttft_s, t1, 1e-9);
+    CHECK_NEAR(r.requests[1].ttft_s, t5 - tb, 1e-9);
+    check_little(&r);
+    sim_result_release(&r);
+    c.sched.recv_interval = 1;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK_NEAR(r.requests[1].ttft_s, t3 - tb, 1e-9);
+    sim_result_release(&r);
+
+    struct sim_trace_row rows2[] = {{0.0, 64, 2}, {tb, 64, 2}};
+    struct sim_trace tr2 = {rows2, 2};
+    use_trace(&c, &tr2);
+    c.sched.recv_interval = 3;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.completed == 2 && r.steps == 4);
+    CHECK_NEAR(r.requests[0].e2e_s, t2, 1e-9);
+    CHECK_NEAR(r.requests[1].ttft_s, t3_idle - tb, 1e-9);
+    check_little(&r);
+    sim_result_release(&r);
+}
+
 /* The step-time arithmetic of a saturated closed loop (docs/simulate.md#saturation): B
  * sequences decode together at the mean context P + O/2, and every request adds its prompt's
  * prefill. R tokens per request recomputed after preemptions are priced as prompt work. Where
