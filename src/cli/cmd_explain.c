@@ -252,11 +252,19 @@ explain_metal(const struct roof_result *r, bool pre)
     /* decode attention: the vector kernel reads the KV once per query head through L2 */
     double hq = (double)m->num_heads, hkv = (double)m->num_kv_heads;
     if (!pre && roof_flash_attention(cfg) && hkv > 0 && !mdl_is_mla(m) &&
-        roof_metal_fa_vec_s(cfg->hw, &cfg->tuning, 1, 1, hq, (double)m->head_dim, 1, 1) > 0)
+        roof_metal_fa_vec_s(cfg->hw, &cfg->tuning, 1, 1, hq, hkv, (double)m->head_dim, 1, 1) > 0) {
         printf("  Its decode attention runs flash_attn_ext_vec, one threadgroup per query head: "
                "the KV cache crosses the GPU's L2 (%.2f TB/s) %.0f times, once per query head "
-               "of a KV head (docs/physics.md#metal-kernels).\n",
+               "of a KV head",
                cfg->hw->cache_bandwidth_bytes_per_s[HW_L2] / 1e12, hq / hkv);
+        double f = cfg->tuning.metal.fa_vec_kv_fraction;
+        if (f > 0)
+            printf(", and the kernel streams it from memory at %.0f GB/s (%.0f%% of %.0f GB/s), "
+                   "the slower of the two",
+                   f * cfg->hw->memory_bandwidth_bytes_per_s / 1e9, 100.0 * f,
+                   cfg->hw->memory_bandwidth_bytes_per_s / 1e9);
+        printf(" (docs/physics.md#metal-kernels).\n");
+    }
     if (!(mt->mm_id_min > 0) || !(m->n_experts > 0) || !(m->experts_per_token > 0))
         return;
     struct roof_moe_choice me;

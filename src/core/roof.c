@@ -488,16 +488,24 @@ roof_attn_waves_s(const struct hw_profile *hw, const struct roof_tuning *tu, dou
 
 double
 roof_metal_fa_vec_s(const struct hw_profile *hw, const struct roof_tuning *tu, double seqs,
-                    double queries_per_seq, double q_heads, double head_dim, double tokens_per_seq,
-                    double bytes_per_token_head)
+                    double queries_per_seq, double q_heads, double kv_heads, double head_dim,
+                    double tokens_per_seq, double bytes_per_token_head)
 {
     double l2 = hw->cache_bandwidth_bytes_per_s[HW_L2];
     if (!(tu->metal.fa_vec_below > 0) || !(queries_per_seq < tu->metal.fa_vec_below) || !(l2 > 0) ||
         !(head_dim > 0) || fmod(head_dim, 32.0) != 0)
         return -1.0;
-    /* the profile's L2 figure is a measured rate (a microbenchmark's), not a datasheet peak: no
-     * memory efficiency on top */
-    return seqs * q_heads * tokens_per_seq * bytes_per_token_head / l2;
+    /* the cores' data path: every query head's threadgroups load their KV head's cache; the
+     * profile's L2 figure is taken as the achieved rate (no memory efficiency on top) */
+    double t = seqs * q_heads * tokens_per_seq * bytes_per_token_head / l2;
+    /* the kernel's own streaming rate of the cache, each KV head once */
+    double f = tu->metal.fa_vec_kv_fraction, bw = hw->memory_bandwidth_bytes_per_s;
+    if (f > 0 && bw > 0 && kv_heads > 0) {
+        double tk = seqs * kv_heads * tokens_per_seq * bytes_per_token_head / (f * bw);
+        if (tk > t)
+            t = tk;
+    }
+    return t;
 }
 
 double
@@ -913,10 +921,10 @@ fused_decode_attention(struct acc_ctx *c, const struct batch_agg *b, double toke
     if (t < 0)
         return;
     /* Metal's vector kernel: the keys and values cross each core's data path once per query
-     * head; the memory side stays the larger of the two */
+     * head, and the kernel streams the cache at its own rate; the memory side stays the larger */
     double tv =
         roof_metal_fa_vec_s(c->cfg->hw, tu, b->seqs, b->tokens / b->seqs, (double)m->num_heads,
-                            (double)m->head_dim, tokens_per_seq, bytes_per_token_head);
+                            kv_heads, (double)m->head_dim, tokens_per_seq, bytes_per_token_head);
     if (tv > t)
         t = tv;
     struct roof_op_result *sc = &c->res->ops[ROOF_OP_ATTN_SCORE];

@@ -37,6 +37,10 @@ struct roof_metal {
      * (kernel_flash_attn_ext_vec), one threadgroup per query head, each reading its KV head's
      * keys and values itself; 0 = not modelled */
     double fa_vec_below;
+    /* ... and streams each KV head's keys and values at this fraction of the device's memory
+     * bandwidth (the kernel's own rate, measured: docs/physics.md#metal-kernels); 0 = no such
+     * term (the cores' data path alone) */
+    double fa_vec_kv_fraction;
     /* a core's arithmetic rate by its resident simdgroups (docs/physics.md#metal-kernels):
      * mul_mm's threadgroup holds mm_simdgroups; a core running n of them at once has
      * n x mm_simdgroups resident and issues at core_cycles[0] / ... cycles per instruction,
@@ -361,11 +365,14 @@ double roof_attn_waves_s(const struct hw_profile *hw, const struct roof_tuning *
 /* ggml-metal's decode flash attention (kernel_flash_attn_ext_vec, docs/physics.md#metal-kernels):
  * one threadgroup per query head (and KV split), so a grouped-query cache crosses each core's
  * data path once per query head: seqs x q_heads x tokens_per_seq x bytes_per_token_head over
- * the GPU's L2 bandwidth (hw cache_bandwidth.l2, a measured rate: no efficiency). -1 when it
- * does not apply: no tu->metal.fa_vec_below, queries_per_seq not below it, a head size that is
- * no multiple of 32 (the vector kernel's condition), or no L2 bandwidth in the profile. */
+ * the GPU's L2 bandwidth (hw cache_bandwidth.l2); and the kernel streams the cache itself, each
+ * KV head's keys and values once, at tu->metal.fa_vec_kv_fraction of the device's memory
+ * bandwidth (seqs x kv_heads x tokens_per_seq x bytes_per_token_head over it, where the fraction
+ * is set): the larger of the two. -1 when it does not apply: no tu->metal.fa_vec_below,
+ * queries_per_seq not below it, a head size that is no multiple of 32 (the vector kernel's
+ * condition), or no L2 bandwidth in the profile. */
 double roof_metal_fa_vec_s(const struct hw_profile *hw, const struct roof_tuning *tu, double seqs,
-                           double queries_per_seq, double q_heads, double head_dim,
+                           double queries_per_seq, double q_heads, double kv_heads, double head_dim,
                            double tokens_per_seq, double bytes_per_token_head);
 /* The peak and the bandwidth a tuned kernel achieves: efficiencies, the fp16-accumulate rate
  * where the engine uses it, and the bytes-in-flight (Little's law) cap. */

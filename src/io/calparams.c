@@ -201,6 +201,8 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
             strbuf_addf(out, "  mm_id_min: %.0f\n", m->mm_id_min);
         if (m->fa_vec_below > 0)
             strbuf_addf(out, "  fa_vec_below: %.0f\n", m->fa_vec_below);
+        if (m->fa_vec_kv_fraction > 0)
+            strbuf_addf(out, "  fa_vec_kv_fraction: %.4f\n", m->fa_vec_kv_fraction);
         if (m->occ_n > 0 && m->mm_simdgroups > 0) {
             strbuf_addf(out, "  mm_simdgroups: %.0f\n", m->mm_simdgroups);
             const double *list[2] = {m->core_simds, m->core_cycles};

@@ -647,8 +647,9 @@ static void
 load_metal(struct ycheck *y, const struct ynode *root, struct roof_metal *out)
 {
     static const char *const KEYS[] = {
-        "mm_above",  "mm_tile",      "mm_tile_rows",  "ext_group",  "ext_kquant_min",
-        "mm_id_min", "fa_vec_below", "mm_simdgroups", "core_simds", "core_cycles"};
+        "mm_above",       "mm_tile",    "mm_tile_rows", "ext_group",
+        "ext_kquant_min", "mm_id_min",  "fa_vec_below", "fa_vec_kv_fraction",
+        "mm_simdgroups",  "core_simds", "core_cycles"};
     const struct ynode *sec = ycheck_section(y, root, "metal", KEYS, N(KEYS));
     if (!sec)
         return;
@@ -663,6 +664,16 @@ load_metal(struct ycheck *y, const struct ynode *root, struct roof_metal *out)
     if (ynode_get(sec,
                   "fa_vec_below")) /* flash attention's vector kernel below this many queries */
         ok &= metal_count(y, sec, "fa_vec_below", MAX_UBATCH, " queries", &m.fa_vec_below);
+    double f;
+    if (ycheck_num(y, sec, "metal", "fa_vec_kv_fraction", false, &f)) {
+        /* the vector kernel's KV stream, a fraction of the memory bandwidth */
+        if (!(f > 0 && f <= 1)) {
+            ycheck_error(y, ynode_get(sec, "fa_vec_kv_fraction"),
+                         "'metal.fa_vec_kv_fraction' must be a fraction in (0, 1], got %g", f);
+            ok = false;
+        } else
+            m.fa_vec_kv_fraction = f;
+    }
     if (ynode_get(sec, "ext_kquant_min")) {
         if (ycheck_long(y, sec, "metal", "ext_kquant_min", false, 2, &v))
             m.ext_kquant_min = (double)v;

@@ -69,6 +69,8 @@ expect_out metal-mix-line "a weight GEMM of 4 tokens on the q8_0 attention and d
 # flash attention's vector kernel at decode: the KV through L2 once per query head (M1/M2 only)
 run metal-fa-vec 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model qwen3-30b-a3b --weights q8_0 --context 32768 --flash on --engine llama.cpp
 expect_out metal-fa-vec-line "Its decode attention runs flash_attn_ext_vec, one threadgroup per query head: the KV cache crosses the GPU's L2 (3.40 TB/s) 8 times, once per query head of a KV head"
+# ... and the kernel's own stream of the cache (metal.fa_vec_kv_fraction 0.4187 of 800 GB/s)
+expect_out metal-fa-vec-stream "and the kernel streams it from memory at 335 GB/s (42% of 800 GB/s), the slower of the two (docs/physics.md#metal-kernels)."
 run metal-fa-off 0 -- "$ROOFLINE" explain decode --gpu m2-ultra-76c --model qwen3-30b-a3b --weights q8_0 --context 32768 --flash off --engine llama.cpp
 expect_no metal-fa-off-none "flash_attn_ext_vec"
 run metal-fa-m3 0 -- "$ROOFLINE" explain decode --gpu m3-max-40c --model qwen3-30b-a3b --weights q8_0 --context 32768 --flash on --engine llama.cpp

@@ -138,8 +138,9 @@ TEST(engine_profile_metal_section)
     /* a good section loads; ext_group lists the columns per weight read for 2, 3, ... */
     const char *good =
         "name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, ext_group: [2, 3, 4], "
-        "ext_kquant_min: 4}\nsources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, "
-        "metal.ext_group: c, metal.ext_kquant_min: d}\n";
+        "ext_kquant_min: 4, fa_vec_kv_fraction: 0.4187}\nsources: {metal.mm_above: a, "
+        "metal.mm_tile: b, metal.mm_tile_rows: e, metal.ext_group: c, metal.ext_kquant_min: d, "
+        "metal.fa_vec_kv_fraction: f}\n";
     write_file(path, good, strlen(good));
     struct err_list errs = {0};
     struct engine_profile *e = engine_load(path, &errs);
@@ -151,6 +152,7 @@ TEST(engine_profile_metal_section)
         CHECK_NEAR(e->metal.ext_group[4], 4, 0);
         CHECK_NEAR(e->metal.ext_group[5], 0, 0);
         CHECK_NEAR(e->metal.ext_kquant_min, 4, 0);
+        CHECK_NEAR(e->metal.fa_vec_kv_fraction, 0.4187, 0);
         CHECK(e->metal.occ_n == 0); /* no occupancy table: the full rate */
     }
     engine_profile_free(e);
@@ -177,6 +179,11 @@ TEST(engine_profile_metal_section)
         {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64}\nsources: {metal.mm_above: "
          "a, metal.mm_tile_rows: e}\n",
          "'metal.mm_tile' has no source"},
+        /* the vector kernel's KV stream: a fraction of the memory bandwidth */
+        {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, fa_vec_kv_fraction: 1.5}\n"
+         "sources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, "
+         "metal.fa_vec_kv_fraction: f}\n",
+         ":2:73: error: 'metal.fa_vec_kv_fraction' must be a fraction in (0, 1], got 1.5"},
         /* the occupancy table: all three keys, ascending simdgroups, one cycle count a point */
         {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, mm_simdgroups: 4}\n"
          "sources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, "

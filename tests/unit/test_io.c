@@ -86,6 +86,7 @@ TEST(io_calparams_round_trip)
     ep.metal.ext_kquant_min = 4;
     ep.metal.mm_id_min = 32;
     ep.metal.fa_vec_below = 20;
+    ep.metal.fa_vec_kv_fraction = 0.4187;
     ep.metal.mm_simdgroups = 4;
     ep.metal.occ_n = 3;
     memcpy(ep.metal.core_simds, (double[]){4, 8, 24}, 3 * sizeof(double));
@@ -121,7 +122,8 @@ TEST(io_calparams_round_trip)
                     "metal.fa_vec_below",
                     "metal.mm_simdgroups",
                     "metal.core_simds",
-                    "metal.core_cycles"},
+                    "metal.core_cycles",
+                    "metal.fa_vec_kv_fraction"},
          *texts[] = {"llama.cpp default -ub 512",
                      "cuBLAS path",
                      "MMQ_MAX_BATCH_SIZE 32",
@@ -145,10 +147,11 @@ TEST(io_calparams_round_trip)
                      "ne01 < 20",
                      "128 threads",
                      "4 simds/core",
-                     "FFMA16 ILP 4"};
+                     "FFMA16 ILP 4",
+                     "PR #26570 master"};
     ep.source_keys = keys;
     ep.source_texts = texts;
-    ep.n_sources = 24;
+    ep.n_sources = 25;
     struct err_list errs = {0};
     CHECK(calparams_save(dir, dev, &bands, &ep, 1, "test on 2026-01-01", &errs) == 0);
     print_errs(&errs);
@@ -206,6 +209,7 @@ TEST(io_calparams_round_trip)
         CHECK_NEAR(e->mmq_tile_step, 8, 0);
         CHECK_NEAR(e->metal.mm_id_min, 32, 0);
         CHECK_NEAR(e->metal.fa_vec_below, 20, 0);
+        CHECK_NEAR(e->metal.fa_vec_kv_fraction, 0.4187, 1e-12);
         for (int k = 16; k < 21; k++) {
             bool kept = false;
             for (int j = 0; j < e->n_sources; j++)

@@ -649,20 +649,33 @@ TEST(roof_metal_flash_attn_vec)
     struct roof_tuning tu = {0};
     tu.memory_efficiency = 0.8;
     tu.metal.fa_vec_below = 20;
-    double t = roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 128, 32769, 512);
+    double t = roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 4, 128, 32769, 512);
     CHECK_NEAR(t, 536887296.0 / 3.4e12, 1e-15);
     CHECK_NEAR(t, 157.908e-6, 1e-6);
     /* a measured rate: the class's memory efficiency does not scale it */
     tu.memory_efficiency = 0.5;
-    CHECK_NEAR(roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 128, 32769, 512), t, 1e-15);
+    CHECK_NEAR(roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 4, 128, 32769, 512), t, 1e-15);
     /* 16 sequences: 16 times the bytes */
-    CHECK_NEAR(roof_metal_fa_vec_s(hw, &tu, 16, 1, 32, 128, 32769, 512), 16 * t, 1e-15);
+    CHECK_NEAR(roof_metal_fa_vec_s(hw, &tu, 16, 1, 32, 4, 128, 32769, 512), 16 * t, 1e-15);
     /* not the vector kernel: 20 queries a sequence, a head of 80, no key, no L2 figure */
-    CHECK(roof_metal_fa_vec_s(hw, &tu, 1, 20, 32, 128, 32769, 512) < 0);
-    CHECK(roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 80, 32769, 320) < 0);
+    CHECK(roof_metal_fa_vec_s(hw, &tu, 1, 20, 32, 4, 128, 32769, 512) < 0);
+    CHECK(roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 4, 80, 32769, 320) < 0);
     tu.metal.fa_vec_below = 0;
-    CHECK(roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 128, 32769, 512) < 0);
+    CHECK(roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 4, 128, 32769, 512) < 0);
     tu.metal.fa_vec_below = 20;
+    /* the kernel's own stream (PR #26570's M2 Ultra master column: 0.4187 of 800 GB/s =
+     * 334.96 GB/s): the 4 KV heads once, 4 x 32769 x 512 = 67,110,912 B / 334.96e9 = 200.355 us,
+     * slower than the data path's 157.908 us, so it sets the time */
+    tu.metal.fa_vec_kv_fraction = 0.4187;
+    double tk = roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 4, 128, 32769, 512);
+    CHECK_NEAR(tk, 67110912.0 / (0.4187 * 800e9), 1e-15);
+    CHECK_NEAR(tk, 200.355e-6, 1e-6);
+    /* 16 sequences stream 16 caches */
+    CHECK_NEAR(roof_metal_fa_vec_s(hw, &tu, 16, 1, 32, 4, 128, 32769, 512), 16 * tk, 1e-15);
+    /* at the full memory bandwidth the stream (83.889 us) is under the data path: 157.908 us */
+    tu.metal.fa_vec_kv_fraction = 1.0;
+    CHECK_NEAR(roof_metal_fa_vec_s(hw, &tu, 1, 1, 32, 4, 128, 32769, 512), t, 1e-15);
+    tu.metal.fa_vec_kv_fraction = 0;
 
     /* in a decode step: the fused attention's memory side is the larger of the two */
     struct mdl_profile *m = test_model("qwen3-30b-a3b");
@@ -682,6 +695,12 @@ TEST(roof_metal_flash_attn_vec)
     CHECK(roof_evaluate(&c, &r) == 0);
     double both = r.ops[ROOF_OP_ATTN_SCORE].memory_time_s + r.ops[ROOF_OP_ATTN_AV].memory_time_s;
     CHECK_NEAR(both, 48 * 536887296.0 / 3.4e12, 1e-9);
+    /* with the kernel's stream: 48 layers x 200.355 us */
+    c.tuning.metal.fa_vec_kv_fraction = 0.4187;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    both = r.ops[ROOF_OP_ATTN_SCORE].memory_time_s + r.ops[ROOF_OP_ATTN_AV].memory_time_s;
+    CHECK_NEAR(both, 48 * 67110912.0 / (0.4187 * 800e9), 1e-9);
+    c.tuning.metal.fa_vec_kv_fraction = 0;
     /* without the key (ggml-cuda): the KV once from memory, 3.42 waves of 30.65 us */
     c.tuning.metal.fa_vec_below = 0;
     CHECK(roof_evaluate(&c, &r) == 0);
