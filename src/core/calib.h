@@ -56,8 +56,10 @@ struct engine_profile {
     double fa_mask_bytes;              /* fused prefill (CUDA): KQ-mask bytes per element, 0 off */
     double pipeline_copies;            /* layer split: micro-batches in flight (0 = no pipeline) */
     double custom_allreduce_max_bytes; /* its own all-reduce below this size; 0 = NCCL's ring */
-    double kv_bucket;                  /* decode attention reads the cache padded to a multiple
-                                        * of this many tokens (static shapes); 0 = exact */
+    double triton_moe_kernels; /* launches of an MXFP4 MoE layer through triton_kernels (routing,
+                                * two grouped GEMMs, combine; not the router); 0 = not modelled */
+    double kv_bucket;          /* decode attention reads the cache padded to a multiple
+                                * of this many tokens (static shapes); 0 = exact */
     /* its Metal backend's weight kernels (the `metal` section), applied on Apple devices;
      * all zero: none */
     struct roof_metal metal;

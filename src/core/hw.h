@@ -58,6 +58,9 @@ struct hw_profile {
      * streaming kernels' fraction (memory_vs_class) gives more; 0 = not given.
      * docs/physics.md#a-devices-own-gemm-fraction */
     double gemm_bandwidth_bytes_per_s;
+    /* NVIDIA's compute capability (9.0 for Hopper), which engines read to pick their kernels
+     * (vLLM's MXFP4 MoE backend); 0 = not given */
+    double cuda_capability;
     /* the vector (non-tensor) units, for a profile whose datasheet gives no fp32 peak: fp32
      * FLOPs per cycle per compute unit (an FMA lane counts 2), or the vector rate as a fraction
      * of the tensor peak of format `vector_fraction_of` (both from architecture facts, cited);

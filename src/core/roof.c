@@ -906,6 +906,18 @@ roof_moe_graph_kernels(const struct mdl_profile *m, double add_fuse, struct roof
     out->uncharged = out->total - 5.0;
 }
 
+bool
+roof_triton_moe_device(double cc)
+{
+    return cc >= 9.0 && !(cc >= 10.0 && cc < 11.0);
+}
+
+double
+roof_triton_moe_extra(double launches)
+{
+    return launches > 4.0 ? launches - 4.0 : 0.0;
+}
+
 /* With the kernel model on, decode attention is one fused kernel whose memory side follows the
  * CTA-wave model; its time replaces the streaming estimate of the score and PV operators. */
 static void
@@ -1154,6 +1166,21 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                      .act_in_bytes = bytes,
                                      .kernels = g.uncharged});
         }
+        /* MXFP4 experts through triton_kernels (vLLM on Hopper): its routing (top-k, the
+         * bitmatrix and its metadata, index casts and gathers) and the grouped reduction of the
+         * k outputs are launches of their own; their traffic is the T x E logits and the k rows
+         * of each token read and summed. Charged on the router. */
+        enum dtype wx = wfmt(cfg, DT_PART_EXPERTS);
+        double tx = (wx == DT_FP4 || wx == DT_MXFP4) && !metal
+                        ? roof_triton_moe_extra(tu->triton_moe_kernels)
+                        : 0.0;
+        if (tx > 0)
+            add_op(c, ROOF_OP_ROUTER,
+                   &(struct op_cost){.compute = DT_FP32,
+                                     .flops = T * k * h,
+                                     .act_in_bytes = 2.0 * T * E * a + T * k * h * a,
+                                     .act_out_bytes = T * h * a,
+                                     .kernels = tx});
         add_gemm(c, ROOF_OP_ROUTER, wfmt(cfg, DT_PART_ROUTER), T, E, h, E * h);
         double distinct = mc.distinct;
         double rows = T * (k + S);

@@ -116,6 +116,15 @@ struct roof_moe_graph {
 void roof_moe_graph_kernels(const struct mdl_profile *m, double add_fuse,
                             struct roof_moe_graph *out);
 
+/* vLLM's MXFP4 MoE backend on CUDA (select_mxfp4_moe_backend): FlashInfer's TensorRT-LLM kernels
+ * on capability 10.x, triton_kernels from 9.0 up otherwise, Marlin below. True where a device of
+ * this capability (the hardware profile's cuda_capability; 0 = not given) takes triton_kernels. */
+bool roof_triton_moe_device(double cuda_capability);
+/* The MXFP4 MoE launches charged beyond the model's own chain of four (gate, up, activation,
+ * down) when an engine runs `launches` per MoE layer through triton_kernels: launches - 4, 0 when
+ * fewer or not given (docs/physics.md#moe-kernels). */
+double roof_triton_moe_extra(double launches);
+
 /* Departures from the datasheet roofline. The defaults (1, 1, 0) give the pure roofline; later
  * models of kernels and engines set these. */
 struct roof_tuning {
@@ -164,6 +173,11 @@ struct roof_tuning {
      * kernel over a fully connected link instead of NCCL/RCCL's ring (vLLM's custom
      * all-reduce, docs/physics.md#parallelism); 0 = always the ring */
     double custom_allreduce_max_bytes;
+    /* launches of one MoE layer with MXFP4 experts through triton_kernels' matmul_ogs and
+     * routing (vLLM on a device of CUDA capability 9.x, 11.x or 12.x): the model's chain
+     * charges its four expert launches, the rest are charged as routing kernels
+     * (docs/physics.md#moe-kernels); 0 = not this path */
+    double triton_moe_kernels;
     /* static shapes: a decode step's attention runs over the KV cache padded to the next
      * multiple of this many tokens (optimum-habana's --bucket_size); 0 = the exact length */
     double kv_bucket_tokens;

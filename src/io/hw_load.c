@@ -11,12 +11,12 @@
 #include <string.h>
 
 static const char *const TOP_KEYS[] = {
-    "name",           "vendor",          "kind",          "memory",
-    "compute",        "compute_units",   "boost_clock",   "cache",
-    "interconnect",   "power",           "price",         "notes",
-    "sources",        "cache_bandwidth", "provenance",    "gemm_efficiency",
-    "server_devices", "vector",          "gemm_vs_class", "memory_vs_class",
-    "gemm_floor",     "gemm_bandwidth"};
+    "name",           "vendor",          "kind",           "memory",
+    "compute",        "compute_units",   "boost_clock",    "cache",
+    "interconnect",   "power",           "price",          "notes",
+    "sources",        "cache_bandwidth", "provenance",     "gemm_efficiency",
+    "server_devices", "vector",          "gemm_vs_class",  "memory_vs_class",
+    "gemm_floor",     "gemm_bandwidth",  "cuda_capability"};
 static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
 static const char *const VECTOR_KEYS[] = {"flops_per_cycle", "fraction", "fraction_of"};
 static const char *const CACHE_KEYS[] = {"l1", "l2", "l3", "llc"};
@@ -409,6 +409,14 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     qty_in(y, root, "", "gemm_floor", UNIT_SECONDS, false, &GEMM_FLOOR_RANGE, &hw->gemm_floor_s);
     qty_in(y, root, "", "gemm_bandwidth", UNIT_BYTES_PER_S, false, &BANDWIDTH_RANGE,
            &hw->gemm_bandwidth_bytes_per_s);
+    double cc;
+    if (ycheck_num(y, root, "", "cuda_capability", false, &cc)) {
+        if (!(cc >= 1 && cc < 100))
+            ycheck_error(y, ynode_get(root, "cuda_capability"),
+                         "'cuda_capability' must be a version such as 9.0 (1 to 99), got %g", cc);
+        else
+            hw->cuda_capability = cc;
+    }
     const struct ynode *vec = ynode_get(root, "vector");
     if (vec && !ynode_is_null(vec))
         load_vector(y, vec, hw);

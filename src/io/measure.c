@@ -365,6 +365,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "pipeline_copies",
                                           "allreduce",
                                           "custom_allreduce_max",
+                                          "triton_moe_kernels",
                                           "kv_bucket",
                                           "metal",
                                           "fp16_accumulate",
@@ -798,6 +799,7 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
                          "its kernel reduces)");
     }
     engine_count(y, root, "kv_bucket", MAX_UBATCH, &e->kv_bucket);
+    engine_count(y, root, "triton_moe_kernels", 256, &e->triton_moe_kernels);
     load_metal(y, root, &e->metal);
     load_serving(y, root, &e->serving);
     if (ycheck_str(y, root, "", "like", false, &s))

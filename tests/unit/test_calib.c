@@ -1540,3 +1540,31 @@ TEST(calib_fa2_splits)
                ceil(2048.0 / 108) * ROOF_ATTN_ROUND_TRIPS * tu.memory_latency_s, 1e-12);
     hw_free(hw);
 }
+
+/* The engine's triton_moe_kernels reaches the tuning only on a device whose CUDA capability
+ * takes vLLM's triton_kernels MoE (the Hopper profiles: 9.0); the B200 (FlashInfer's kernels,
+ * no cuda_capability given) and the MI300X (none given) get 0. */
+TEST(calib_triton_moe_by_device)
+{
+    struct hw_profile *h100 = test_hw("h100-sxm"), *gh = test_hw("gh200"), *b200 = test_hw("b200");
+    CHECK_NEAR(h100->cuda_capability, 9.0, 0);
+    CHECK_NEAR(gh->cuda_capability, 9.0, 0);
+    CHECK(b200->cuda_capability == 0);
+    struct dev_params dp;
+    dev_params_default(DEV_DC_GPU, &dp);
+    struct engine_profile eng;
+    engine_profile_kernel(&eng);
+    eng.triton_moe_kernels = 17;
+    struct roof_tuning t;
+    calib_tuning(h100, &dp, &eng, &t);
+    CHECK_NEAR(t.triton_moe_kernels, 17, 0);
+    calib_tuning(gh, &dp, &eng, &t);
+    CHECK_NEAR(t.triton_moe_kernels, 17, 0);
+    calib_tuning(b200, &dp, &eng, &t);
+    CHECK(t.triton_moe_kernels == 0);
+    calib_tuning(h100, &dp, NULL, &t);
+    CHECK(t.triton_moe_kernels == 0);
+    hw_free(h100);
+    hw_free(gh);
+    hw_free(b200);
+}

@@ -225,3 +225,43 @@ TEST(engine_profile_metal_section)
     }
     unlink(path);
 }
+
+/* triton_moe_kernels: a whole number of launches from 1 to 256 with its source; the shipped vLLM
+ * profile carries its hand count (17, docs/physics.md#moe-kernels) */
+TEST(engine_profile_triton_moe_kernels)
+{
+    char path[] = "/tmp/roofline_eng_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    const char *good = "name: x\ntriton_moe_kernels: 17\nsources: {triton_moe_kernels: a}\n";
+    write_file(path, good, strlen(good));
+    struct err_list errs = {0};
+    struct engine_profile *e = engine_load(path, &errs);
+    CHECK(e != NULL);
+    if (e)
+        CHECK_NEAR(e->triton_moe_kernels, 17, 0);
+    engine_profile_free(e);
+    err_list_release(&errs);
+    const char *bad = "name: x\ntriton_moe_kernels: 300\nsources: {triton_moe_kernels: a}\n";
+    write_file(path, bad, strlen(bad));
+    e = engine_load(path, &errs);
+    CHECK(e == NULL);
+    CHECK(errs.n >= 1);
+    if (errs.n >= 1) {
+        char buf[600];
+        err_format(&errs.items[0], buf, sizeof buf);
+        CHECK_CONTAINS(buf, ":2:21: error: 'triton_moe_kernels' must be at most 256, got 300");
+    }
+    engine_profile_free(e);
+    err_list_release(&errs);
+    unlink(path);
+    char shipped[1024];
+    snprintf(shipped, sizeof shipped, "%s/engine_profiles/vllm.yaml", test_data_dir());
+    e = engine_load(shipped, &errs);
+    CHECK(e != NULL);
+    if (e)
+        CHECK_NEAR(e->triton_moe_kernels, 17, 0);
+    engine_profile_free(e);
+    err_list_release(&errs);
+}

@@ -885,3 +885,62 @@ TEST(roof_moe_graph_kernels_time)
     hw_free(hw);
     mdl_free(m);
 }
+
+/* vLLM's MXFP4 MoE through triton_kernels (engine_profiles/vllm.yaml triton_moe_kernels, the
+ * hand count of gpt_oss_triton_kernels_moe.py and matmul_ogs.py: 17 launches a layer besides
+ * the router GEMM), on the H100: the model's chain charges gate, up, activation and down, so
+ * 17 - 4 = 13 more a layer go on the router. gpt-oss-120b, batch 4, fp16 activations: their
+ * traffic is the logits 2 x 4 x 128 x 2 B = 2,048 B, the k rows read 4 x 4 x 2880 x 2 =
+ * 92,160 B and the sums written 4 x 2880 x 2 = 23,040 B: 117,248 B a layer, besides the router
+ * GEMM's 23,040 B in and 1,024 B out. At 1.616 us a launch, 36 layers add 36 x 14 x 1.616 us
+ * to the router operator (its GEMM and the 13). Other weight formats, no count, or Metal: the
+ * router GEMM alone. The device rule (select_mxfp4_moe_backend): 9.x, 11.x and 12.x take
+ * triton_kernels, 10.x FlashInfer's kernels, below 9.0 Marlin. */
+TEST(roof_triton_moe_kernels)
+{
+    CHECK(roof_triton_moe_device(9.0));
+    CHECK(roof_triton_moe_device(12.0));
+    CHECK(!roof_triton_moe_device(10.0));
+    CHECK(!roof_triton_moe_device(10.3));
+    CHECK(!roof_triton_moe_device(8.9));
+    CHECK(!roof_triton_moe_device(0));
+    CHECK_NEAR(roof_triton_moe_extra(17), 13, 0);
+    CHECK_NEAR(roof_triton_moe_extra(4), 0, 0);
+    CHECK_NEAR(roof_triton_moe_extra(0), 0, 0);
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("gpt-oss-120b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_FP4;
+    c.act = DT_FP16;
+    c.context = 1024;
+    c.batch = 4;
+    c.tuning.triton_moe_kernels = 17;
+    struct roof_result r0, r1;
+    CHECK(roof_evaluate(&c, &r0) == 0);
+    c.tuning.kernel_overhead_s = 1.616e-6;
+    CHECK(roof_evaluate(&c, &r1) == 0);
+    const struct roof_op_result *a = &r0.ops[ROOF_OP_ROUTER], *b = &r1.ops[ROOF_OP_ROUTER];
+    CHECK_NEAR(a->bytes_act_in + a->bytes_act_out, 36 * (117248.0 + 23040 + 1024), 1e-12);
+    CHECK_NEAR(b->time_s - a->time_s, 36 * 14 * 1.616e-6, 1e-9);
+    CHECK_NEAR(r1.ops[ROOF_OP_MLP_GATE].time_s - r0.ops[ROOF_OP_MLP_GATE].time_s, 36 * 1.616e-6,
+               1e-9);
+    /* bf16 experts (or fp8): not the MXFP4 path */
+    c.weights = DT_FP8;
+    CHECK(roof_evaluate(&c, &r1) == 0);
+    CHECK_NEAR(r1.ops[ROOF_OP_ROUTER].bytes_act_in + r1.ops[ROOF_OP_ROUTER].bytes_act_out,
+               36 * (23040.0 + 1024), 1e-12);
+    /* gpt-oss's own checkpoint: its experts are MXFP4 */
+    c.weights = DT_MXFP4_MOE_BF16;
+    CHECK(roof_evaluate(&c, &r1) == 0);
+    CHECK_NEAR(r1.ops[ROOF_OP_ROUTER].bytes_act_in + r1.ops[ROOF_OP_ROUTER].bytes_act_out,
+               36 * (117248.0 + 23040 + 1024), 1e-12);
+    /* no count: the router GEMM alone */
+    c.weights = DT_FP4;
+    c.tuning.triton_moe_kernels = 0;
+    CHECK(roof_evaluate(&c, &r1) == 0);
+    CHECK_NEAR(r1.ops[ROOF_OP_ROUTER].bytes_act_in + r1.ops[ROOF_OP_ROUTER].bytes_act_out,
+               36 * (23040.0 + 1024), 1e-12);
+    hw_free(hw);
+    mdl_free(m);
+}
