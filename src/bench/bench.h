@@ -153,7 +153,7 @@ struct bench_roofs {
      * dram_bandwidth_bytes_per_s is the roof corrected to B_dram (bench_llc_dram_bandwidth on
      * the roof kernel's array) and dram_roof_bytes_per_s the roof as measured */
     double llc_stream_bytes, llc_retained_bytes, llc_bandwidth_bytes_per_s;
-    double llc_fit_dram_bytes_per_s;
+    double llc_fit_dram_bytes_per_s, llc_resolution_bytes;
     int llc_fit_points;
     double dram_roof_bytes_per_s, dram_roof_array_bytes;
 };

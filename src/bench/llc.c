@@ -82,6 +82,8 @@ bench_llc_fit(const double *bytes, const double *time_s, int n, double bound_byt
      * point: at the host's noise its standard error is noise_rel sqrt(cov00) */
     out->intercept_sigma_s = noise_rel * sqrt(cov00 > 0 ? cov00 : 0);
     double gap = 1.0 / out->dram_bandwidth_bytes_per_s - 1.0 / b_llc;
+    if (gap > 0 && out->size_bytes > 0)
+        out->resolution_bytes = fmax(2 * out->intercept_sigma_s, 0.02 * time_s[c]) / gap;
     /* retention shortens the pass at C by -c0: counted where that is at least 2% of the pass
      * and twice the intercept's standard error, over the three working sets of 1x, 2x and 4x
      * C the model needs, with a faster cache to retain into */

@@ -20,7 +20,10 @@ struct bench_llc_fit {
     double dram_bandwidth_bytes_per_s; /* B_dram of the fit: 1 / slope of t(W) over W >= C */
     double intercept_s;                /* the fit's t(0): -h C (1 / B_dram - 1 / B_llc) */
     double intercept_sigma_s;          /* its standard error at the host's noise */
-    int n_fit;                         /* points with W >= C in the fit */
+    /* the least h C the fit would have counted: max(2 sigma, 2% of the pass at C) / (1 / B_dram
+     * - 1 / B_llc); "none retained" means less than this (0 = the fit cannot say) */
+    double resolution_bytes;
+    int n_fit; /* points with W >= C in the fit */
 };
 
 /* Fit a scan of n cyclic passes (ascending bytes[i], best time per pass time_s[i], 2 <= n <=

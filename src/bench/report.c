@@ -369,6 +369,7 @@ bench_render_json(const struct bench_report *r, struct strbuf *t)
         jkv_num(t, &g, "llc_bandwidth_bytes_per_s", L->llc_bandwidth_bytes_per_s);
         jkv_num(t, &g, "dram_bandwidth_bytes_per_s", L->llc_fit_dram_bytes_per_s);
         jkv_num(t, &g, "points", L->llc_fit_points);
+        jkv_num(t, &g, "resolution_bytes", L->llc_resolution_bytes);
         strbuf_addf(t, "}},\n");
     }
     const struct bench_roofs *R = &r->roofs;

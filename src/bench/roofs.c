@@ -177,6 +177,7 @@ bench_derive_roofs(struct bench_report *r)
         R->llc_bandwidth_bytes_per_s = fit.llc_bandwidth_bytes_per_s;
         R->llc_fit_dram_bytes_per_s = fit.dram_bandwidth_bytes_per_s;
         R->llc_fit_points = fit.n_fit;
+        R->llc_resolution_bytes = fit.resolution_bytes;
         R->dram_bandwidth_bytes_per_s =
             bench_llc_dram_bandwidth(R->dram_roof_bytes_per_s, R->dram_roof_array_bytes,
                                      R->llc_retained_bytes, R->llc_bandwidth_bytes_per_s);

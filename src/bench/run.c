@@ -604,14 +604,15 @@ struct llc_item {
     struct wstream_ctx w;
 };
 
-/* Before each visit, one untimed pass: the cache then holds what a pass over this working set
- * leaves in it, not what the previous (other) working set left (a pass over a larger prefix
- * after a smaller one would otherwise find the smaller one's matrices in the cache). */
+/* Before each later visit, one untimed pass: the cache then holds what a pass over this working
+ * set leaves in it, not what the previous (other) working set left (a pass over a larger prefix
+ * after a smaller one would otherwise find the smaller one's matrices in the cache). The first
+ * visit's calibration runs are its warm-up. */
 static int
 llc_open(void *ctx, int round)
 {
-    (void)round;
-    wstream_fn(ctx, 1);
+    if (round > 0)
+        wstream_fn(ctx, 1);
     return 0;
 }
 
@@ -680,10 +681,10 @@ run_llc(struct run *s)
         s,
         "LLC scan, weight stream over %.0f MB to %.0f MB (%d sizes, %d threads): "
         "best %.1f, largest %.1f GB/s; the stream sees %.0f MB of cache, retains %.0f MB of "
-        "each pass beyond it",
+        "each pass beyond it (resolution %.0f MB)",
         b0 / 1e6, b1 / 1e6, m, s->T, fit.llc_bandwidth_bytes_per_s / 1e9,
         bench_rate_best(b1, &r->llc[m - 1].meas) / 1e9, fit.size_bytes / 1e6,
-        fit.retained_bytes / 1e6);
+        fit.retained_bytes / 1e6, fit.resolution_bytes / 1e6);
     bench_run_consume(s, big.y[(n - 1) * p->ldy]);
     rc = 0;
 out:

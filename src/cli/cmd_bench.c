@@ -311,8 +311,9 @@ print_table(const struct bench_report *r)
         unit_format(R->llc_bandwidth_bytes_per_s, "B/s", 3, c, sizeof c);
         if (R->llc_stream_bytes > 0)
             printf("  LLC stream      %s of cache seen by a cyclic stream (at %s); it retains %s "
-                   "of each pass beyond it (%d working sets)\n",
-                   a, c, R->llc_retained_bytes > 0 ? k : "nothing", r->n_llc);
+                   "of each pass beyond it (%d working sets; resolution %.0f MB)\n",
+                   a, c, R->llc_retained_bytes > 0 ? k : "nothing", r->n_llc,
+                   R->llc_resolution_bytes / 1e6);
         else
             printf("  LLC stream      no cache seen by a stream of %.0f MB or more\n",
                    r->llc[0].bytes / 1e6);

@@ -1512,6 +1512,8 @@ TEST(bench_llc_fit_recovers_retention)
     CHECK_NEAR(f.dram_bandwidth_bytes_per_s, 20e9, 1e-2);
     CHECK_NEAR(f.intercept_s, -2e-3, 1e-12);
     CHECK_NEAR(f.retained_bytes, 50e6, 1e-2);
+    /* without noise the 2% rule sets the resolution: 0.02 x 8 ms / (1/20 - 1/100 GB/s) = 4 MB */
+    CHECK_NEAR(f.resolution_bytes, 4e6, 1e-3);
     /* the OS's LLC bounds the cache: 150 MB stops it at 100 MB */
     CHECK(bench_llc_fit(w, t, n, 150e6, 0, &f) == 0);
     CHECK_NEAR(f.size_bytes, 100e6, 0);
