@@ -685,7 +685,18 @@ run_llc(struct run *s)
         b0 / 1e6, b1 / 1e6, m, s->T, fit.llc_bandwidth_bytes_per_s / 1e9,
         bench_rate_best(b1, &r->llc[m - 1].meas) / 1e9, fit.size_bytes / 1e6,
         fit.retained_bytes / 1e6, fit.resolution_bytes / 1e6);
-    bench_run_consume(s, big.y[(n - 1) * p->ldy]);
+    /* the whole stack's last pass: one output of its last matrix against a double sum */
+    long k = p->w[0].k, cols = p->w[0].n;
+    double ref = 0, mag = 0;
+    for (long j = 0; j < k; j++) {
+        double v = (double)p->x[j] * (double)*bench_linear_at(&big.w[n - 1], j, cols - 1);
+        ref += v;
+        mag += fabs(v);
+    }
+    double got = big.y[(n - 1) * p->ldy + cols - 1];
+    bench_run_check(s, fabs(got - ref) <= 1e-4 * (mag > 0 ? mag : 1),
+                    "LLC scan: output differs from the reference");
+    bench_run_consume(s, got);
     rc = 0;
 out:
     if (big.w)
