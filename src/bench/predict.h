@@ -18,7 +18,7 @@ struct bench_prediction {
     double llc_bytes; /* bytes of the stream the LLC retained (host profiles' llc_stream); 0 */
     double flops, bytes;
     bool memory_bound;
-    char reason[200]; /* "memory-bound: 1.0 GB at 41.2 GB/s", or why it cannot be predicted */
+    char reason[256]; /* "memory-bound: 1.0 GB at 41.2 GB/s", or why it cannot be predicted */
 };
 
 /* What the host adds to the roofline (docs/bench.md#core-time-and-the-stream): each fork-join
