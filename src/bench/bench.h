@@ -8,6 +8,7 @@
 #include "bench/fit.h"
 #include "bench/harness.h"
 #include "bench/host.h"
+#include "bench/llc.h"
 #include "core/dtype.h"
 #include "core/model.h"
 #include "util/err.h"
@@ -146,6 +147,23 @@ struct bench_roofs {
     /* the pool's fork-join round trip on all threads: an empty parallel kernel, best sample
      * (seconds); 0 = not measured or one thread */
     double launch_s;
+    /* the last-level cache a cyclic stream sees (bench_llc_fit over the LLC scan; all 0 = not
+     * measured): its size C, the bytes h C of each pass beyond it that it retains, its rate,
+     * the fit's DRAM rate and the points at W >= C it used. Where h C > 0,
+     * dram_bandwidth_bytes_per_s is the roof corrected to B_dram (bench_llc_dram_bandwidth on
+     * the roof kernel's array) and dram_roof_bytes_per_s the roof as measured */
+    double llc_stream_bytes, llc_retained_bytes, llc_bandwidth_bytes_per_s;
+    double llc_fit_dram_bytes_per_s, llc_resolution_bytes;
+    int llc_fit_points;
+    double dram_roof_bytes_per_s, dram_roof_array_bytes;
+};
+
+/* One working set of the LLC scan: cyclic passes of the weight stream over the first
+ * `matrices` matrices of one stack, `bytes` per pass. */
+struct bench_llc_point {
+    double bytes;
+    long matrices;
+    struct bench_measure meas;
 };
 
 struct bench_report {
@@ -189,6 +207,10 @@ struct bench_report {
      * stays in L2, all threads; bytes of keys and values per repetition (0 = not measured) */
     double attn_core_bytes;
     struct bench_measure attn_core;
+    /* the LLC scan (docs/bench.md#the-llc-scan),
+     * ascending working sets; n_llc = 0 when not measured */
+    struct bench_llc_point llc[BENCH_LLC_MAX_POINTS];
+    int n_llc;
     char model_id[48];
     double model_params;
     struct bench_roofs roofs;
@@ -205,6 +227,9 @@ void bench_options_init(struct bench_options *o);
 int bench_run(const struct bench_options *o, struct bench_report *r, struct err_list *errs);
 /* Fill r->roofs from the measurements (bench_run does this at the end). */
 void bench_derive_roofs(struct bench_report *r);
+/* bench_llc_fit over the report's LLC scan: best times, the OS's LLC as the bound, and the
+ * noise the root mean square of (t - best) / best over every sample. -1 without a scan. */
+int bench_llc_fit_report(const struct bench_report *r, struct bench_llc_fit *out);
 /* Only the probe figures of r->roofs, from the cases' probes and their rounds' (for a report
  * read back). */
 void bench_derive_probes(struct bench_report *r);

@@ -3,6 +3,7 @@
  * batch 1, FlashAttention-style fused attention as the benchmark runs it). */
 #include "bench/predict.h"
 
+#include "bench/llc.h"
 #include "core/roof.h"
 #include "util/units.h"
 
@@ -13,12 +14,17 @@
 static void
 explain(struct bench_prediction *p, double bw, double peak, double launches, double launch_s)
 {
-    char a[32], b[32], c[96] = "";
+    char a[32], b[32], c[128] = "";
     size_t n = 0;
-    if (p->overlap_s > 0) {
+    if (p->llc_bytes > 0) {
+        char u[32];
+        unit_format(p->llc_bytes, "B", 3, u, sizeof u);
+        n += (size_t)snprintf(c, sizeof c, " (%s of it from the LLC)", u);
+    }
+    if (p->overlap_s > 0 && n < sizeof c) {
         char u[32];
         unit_format_time(p->overlap_s, 3, u, sizeof u);
-        n += (size_t)snprintf(c, sizeof c, " + %s of core time not hidden", u);
+        n += (size_t)snprintf(c + n, sizeof c - n, " + %s of core time not hidden", u);
     }
     if (p->launch_s > 0 && n < sizeof c) {
         char u[32];
@@ -105,7 +111,15 @@ bench_predict_case(const struct hw_profile *hw, const struct mdl_profile *model,
         return -1;
     }
     bw = pure_bandwidth(bw, peak, u);
+    /* the bytes of each pass the LLC retains come at its rate, the rest from DRAM
+     * (docs/bench.md#the-llc-scan); the LLC's rate was
+     * measured with the roof's own GEMV, so it loses the same core time */
+    double kept = hw->llc_retained_bytes > 0 && hw->llc_stream_bandwidth_bytes_per_s > 0
+                      ? hw->llc_retained_bytes
+                      : 0;
+    double b_llc = kept > 0 ? pure_bandwidth(hw->llc_stream_bandwidth_bytes_per_s, peak, u) : 0;
     if (c->kind != BENCH_CASE_MODEL) {
+        double bwk = bench_llc_bandwidth(c->bytes, kept, b_llc, bw);
         out->flops = c->flops;
         out->bytes = c->bytes;
         out->compute_s = c->flops / peak;
@@ -117,13 +131,14 @@ bench_predict_case(const struct hw_profile *hw, const struct mdl_profile *model,
             out->compute_s =
                 (double)c->copies * roof_gemm_compute_s((double)c->rows, (double)c->cols,
                                                         (double)c->inner, peak, 0, peak);
-        out->memory_s = c->bytes / bw;
+        out->memory_s = c->bytes / bwk;
+        out->llc_bytes = kept > 0 ? fmin(c->bytes, kept) : 0;
         out->memory_bound = out->memory_s >= out->compute_s;
         out->launch_s = launch_share(c, launch_s);
         out->overlap_s = u * (out->memory_bound ? out->compute_s : out->memory_s);
         out->predicted_s =
             (out->memory_bound ? out->memory_s : out->compute_s) + out->overlap_s + out->launch_s;
-        explain(out, bw, peak, c->launches, launch_s);
+        explain(out, bwk, peak, c->launches, launch_s);
         return 0;
     }
     if (!model) {
@@ -147,6 +162,16 @@ bench_predict_case(const struct hw_profile *hw, const struct mdl_profile *model,
         snprintf(out->reason, sizeof out->reason, "the engine cannot evaluate it: %s",
                  problem ? problem : "invalid configuration");
         return -1;
+    }
+    if (kept > 0) {
+        /* the pass streams r.bytes cyclically, a step after a step: its rate is that of a
+         * working set of that size, every operator's stream alike */
+        pure.memory_bandwidth_bytes_per_s = bench_llc_bandwidth(r.bytes, kept, b_llc, bw);
+        if (roof_evaluate(&cfg, &r) != 0) {
+            snprintf(out->reason, sizeof out->reason, "the engine cannot evaluate it");
+            return -1;
+        }
+        out->llc_bytes = fmin(r.bytes, kept);
     }
     out->flops = r.flops;
     out->bytes = r.bytes;
@@ -177,7 +202,7 @@ bench_predict_case(const struct hw_profile *hw, const struct mdl_profile *model,
     }
     out->predicted_s = r.time_s + attn_fix + out->overlap_s + out->launch_s;
     out->memory_bound = r.bound == ROOF_BOUND_MEMORY;
-    explain(out, bw, peak, c->launches, launch_s);
+    explain(out, pure.memory_bandwidth_bytes_per_s, peak, c->launches, launch_s);
     return 0;
 }
 

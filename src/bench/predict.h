@@ -15,9 +15,10 @@ struct bench_prediction {
     double compute_s, memory_s;
     double launch_s;  /* the fork-joins' share: launches x the round trip */
     double overlap_s; /* the core time the stream did not hide: (1 - overlap) min(core, stream) */
+    double llc_bytes; /* bytes of the stream the LLC retained (host profiles' llc_stream); 0 */
     double flops, bytes;
     bool memory_bound;
-    char reason[200]; /* "memory-bound: 1.0 GB at 41.2 GB/s", or why it cannot be predicted */
+    char reason[256]; /* "memory-bound: 1.0 GB at 41.2 GB/s", or why it cannot be predicted */
 };
 
 /* What the host adds to the roofline (docs/bench.md#core-time-and-the-stream): each fork-join
@@ -32,11 +33,13 @@ struct bench_host_terms {
 };
 
 /* Predict case `c` on `hw` (fp32 roof; model passes need `model`, may be NULL otherwise) with
- * the host terms `ht` (NULL: the pure roofline): a kernel takes max(core, stream) + (1 -
- * overlap) min(core, stream), operator by operator for the model, with the stream at the
- * bandwidth that gives the weight stream (the roof's own GEMV) its measured time, plus its
- * c->launches fork-joins. Returns 0, or -1 with out->reason saying why not (no fp32 roof, no
- * model, engine refusal). */
+ * the host terms `ht` (NULL: the pure roofline): the stream of W bytes (a case's bytes per
+ * repetition) at W / t(W), the LLC's retained bytes (hw->llc_retained_bytes) at its rate and the
+ * rest at the bandwidth (bench_llc_stream_s; exactly the bandwidth without retention); a kernel
+ * takes max(core, stream) + (1 - overlap) min(core, stream), operator by operator for the model,
+ * with the stream at the bandwidth that gives the weight stream (the roof's own GEMV) its measured
+ * time, plus its c->launches fork-joins. Returns 0, or -1 with out->reason saying why not (no fp32
+ * roof, no model, engine refusal). */
 int bench_predict_case(const struct hw_profile *hw, const struct mdl_profile *model,
                        const struct bench_case *c, const struct bench_host_terms *ht,
                        struct bench_prediction *out);

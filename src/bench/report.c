@@ -338,6 +338,40 @@ bench_render_json(const struct bench_report *r, struct strbuf *t)
         }
         strbuf_addf(t, "},\n");
     }
+    if (r->n_llc > 0) {
+        const struct bench_roofs *L = &r->roofs;
+        f = true;
+        strbuf_addf(t, "  \"llc\": {");
+        jkv_str(t, &f, "kernel", "weights (cyclic passes over the first matrices of one stack)");
+        jkv_num(t, &f, "threads", r->threads);
+        jkv_num(t, &f, "reported_bytes", r->host.llc_bytes);
+        jkey(t, &f, "points");
+        strbuf_addf(t, "[");
+        for (int i = 0; i < r->n_llc; i++) {
+            const struct bench_llc_point *p = &r->llc[i];
+            bool g = true;
+            strbuf_addf(t, "%s\n    {", i ? "," : "");
+            jkv_num(t, &g, "bytes", p->bytes);
+            jkv_num(t, &g, "matrices", (double)p->matrices);
+            jkv_num(t, &g, "bandwidth_bytes_per_s", bench_rate_best(p->bytes, &p->meas));
+            jkey(t, &g, "time_s");
+            jmeasure(t, &p->meas);
+            strbuf_addf(t, "}");
+        }
+        strbuf_addf(t, "]");
+        bool g = true;
+        strbuf_addf(t, ",\n    \"fit\": {");
+        jkv_str(t, &g, "model",
+                "t(W) = (W - h C) / B_dram + h C / B_llc for W > C; gsl_fit_wlinear on best times, "
+                "weights 1 / t^2");
+        jkv_num(t, &g, "size_bytes", L->llc_stream_bytes);
+        jkv_num(t, &g, "retained_bytes", L->llc_retained_bytes);
+        jkv_num(t, &g, "llc_bandwidth_bytes_per_s", L->llc_bandwidth_bytes_per_s);
+        jkv_num(t, &g, "dram_bandwidth_bytes_per_s", L->llc_fit_dram_bytes_per_s);
+        jkv_num(t, &g, "points", L->llc_fit_points);
+        jkv_num(t, &g, "resolution_bytes", L->llc_resolution_bytes);
+        strbuf_addf(t, "}},\n");
+    }
     const struct bench_roofs *R = &r->roofs;
     f = true;
     strbuf_addf(t, "  \"roofs\": {");
@@ -348,6 +382,13 @@ bench_render_json(const struct bench_report *r, struct strbuf *t)
         jkv_num(t, &f, "probe_max_bytes_per_s", R->probe_max_bytes_per_s);
         jkv_num(t, &f, "probe_min_bytes_per_s", R->probe_min_bytes_per_s);
         jkv_num(t, &f, "probe_drift", R->probe_drift);
+    }
+    if (r->n_llc > 0) {
+        jkv_num(t, &f, "dram_roof_bytes_per_s", R->dram_roof_bytes_per_s);
+        jkv_num(t, &f, "dram_roof_array_bytes", R->dram_roof_array_bytes);
+        jkv_num(t, &f, "llc_stream_bytes", R->llc_stream_bytes);
+        jkv_num(t, &f, "llc_retained_bytes", R->llc_retained_bytes);
+        jkv_num(t, &f, "llc_bandwidth_bytes_per_s", R->llc_bandwidth_bytes_per_s);
     }
     if (R->launch_s > 0)
         jkv_num(t, &f, "launch_overhead_s", R->launch_s);
@@ -485,6 +526,9 @@ bench_profile_new(const struct bench_report *r)
         hw->peak_flops_per_s[d] = R->peak_flops_per_s[d];
     hw->compute_units = r->threads;
     hw->gemm_efficiency = R->gemm_efficiency;
+    hw->llc_stream_bytes = R->llc_stream_bytes;
+    hw->llc_retained_bytes = R->llc_stream_bytes > 0 ? R->llc_retained_bytes : 0;
+    hw->llc_stream_bandwidth_bytes_per_s = R->llc_bandwidth_bytes_per_s;
     for (int l = 0; l < 3; l++) {
         hw->cache_bytes[l] = R->cache_bytes[l];
         hw->cache_bandwidth_bytes_per_s[l] = R->cache_bandwidth_bytes_per_s[l];
@@ -519,13 +563,20 @@ bench_profile_new(const struct bench_report *r)
             r->array_rule_met ? "yes" : "no") ||
         add_pair(pk, pt, pn, "caches_from", "%s", r->host.cache_source))
         goto fail;
+    char corrected[160] = "";
+    if (hw->llc_retained_bytes > 0)
+        snprintf(corrected, sizeof corrected,
+                 "; %.4g GB/s over %.0f MB, of which the LLC retained %.0f MB, so B_dram = "
+                 "(A - h C) / (A / roof - h C / B_llc)",
+                 R->dram_roof_bytes_per_s / 1e9, R->dram_roof_array_bytes / 1e6,
+                 hw->llc_retained_bytes / 1e6);
     char ***sk = &hw->source_keys, ***st = &hw->source_texts;
     int *sn = &hw->n_sources;
     if (add_pair(sk, st, sn, "memory.capacity", "sysconf(_SC_PHYS_PAGES) x page size on %s", day) ||
         add_pair(sk, st, sn, "memory.bandwidth",
-                 "measured by roofline bench on %s: %s %s kernel, %d threads, best of %d", day,
-                 strcmp(kern, "weights") == 0 ? "GEMV" : "STREAM-style", kern, r->threads,
-                 samples) ||
+                 "measured by roofline bench on %s: %s %s kernel, %d threads, best of %d%s", day,
+                 strcmp(kern, "weights") == 0 ? "GEMV" : "STREAM-style", kern, r->threads, samples,
+                 corrected) ||
         add_pair(sk, st, sn, "compute",
                  "measured by roofline bench on %s: register-blocked %s FMA kernels, %d threads",
                  day, r->isa, r->threads) ||
@@ -542,6 +593,16 @@ bench_profile_new(const struct bench_report *r)
                  "measured by roofline bench on %s: %s, median %.4g GFLOP/s over the fp32 "
                  "peak, %d threads",
                  day, gc->id, bench_rate_median(gc->flops, &gc->meas) / 1e9, r->threads))
+        goto fail;
+    if (hw->llc_stream_bytes > 0 &&
+        add_pair(sk, st, sn, "llc_stream",
+                 "measured by roofline bench on %s: cyclic weight-stream passes over %d working "
+                 "sets from %.0f MB to %.0f MB, %d threads, best times; size where the rate "
+                 "fell 3/4 of the way to the largest set's, retained bytes from a weighted "
+                 "linear fit of t(W) over %d sets at W >= size (docs/bench.md)",
+                 day, r->n_llc, r->n_llc > 0 ? r->llc[0].bytes / 1e6 : 0,
+                 r->n_llc > 0 ? r->llc[r->n_llc - 1].bytes / 1e6 : 0, r->threads,
+                 R->llc_fit_points))
         goto fail;
     bool any_cache = false, any_cbw = false;
     for (int l = 0; l < 3; l++) {

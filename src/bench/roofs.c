@@ -112,6 +112,22 @@ bench_case_bandwidth(const struct bench_report *r, const struct bench_case *c, d
     return top > 0 && p > 0 ? roof * p / top : roof;
 }
 
+int
+bench_llc_fit_report(const struct bench_report *r, struct bench_llc_fit *out)
+{
+    double w[BENCH_LLC_MAX_POINTS], t[BENCH_LLC_MAX_POINTS], sum = 0;
+    int n = r->n_llc < BENCH_LLC_MAX_POINTS ? r->n_llc : BENCH_LLC_MAX_POINTS, k = 0;
+    for (int i = 0; i < n; i++) {
+        const struct bench_measure *m = &r->llc[i].meas;
+        w[i] = r->llc[i].bytes;
+        t[i] = m->s.min;
+        for (int j = 0; j < m->n_samples && m->s.min > 0; j++, k++)
+            sum +=
+                (m->samples_s[j] - m->s.min) * (m->samples_s[j] - m->s.min) / (m->s.min * m->s.min);
+    }
+    return bench_llc_fit(w, t, n, r->host.llc_bytes, k > 0 ? sqrt(sum / k) : 0, out);
+}
+
 void
 bench_derive_roofs(struct bench_report *r)
 {
@@ -142,6 +158,29 @@ bench_derive_roofs(struct bench_report *r)
             R->dram_bandwidth_bytes_per_s = bw;
             snprintf(R->dram_kernel, sizeof R->dram_kernel, "%s", s->kernel);
         }
+    }
+    /* the LLC the stream sees; where it retains part of a pass, the roof measured on an
+     * array A within a few times its size is partly cache: B_dram = (A - h C) / (A / roof -
+     * h C / B_llc) (docs/bench.md#the-llc-scan) */
+    R->dram_roof_bytes_per_s = R->dram_bandwidth_bytes_per_s;
+    for (int i = 0; i < r->n_stream; i++)
+        if (r->stream[i].threads == r->threads &&
+            strcmp(r->stream[i].kernel, R->dram_kernel) == 0 &&
+            bench_rate_best(r->stream[i].bytes, &r->stream[i].meas) ==
+                R->dram_bandwidth_bytes_per_s)
+            R->dram_roof_array_bytes = r->stream[i].array_bytes;
+    struct bench_llc_fit fit;
+    if (r->n_llc >= 2) {
+        bench_llc_fit_report(r, &fit);
+        R->llc_stream_bytes = fit.size_bytes;
+        R->llc_retained_bytes = fit.retained_bytes;
+        R->llc_bandwidth_bytes_per_s = fit.llc_bandwidth_bytes_per_s;
+        R->llc_fit_dram_bytes_per_s = fit.dram_bandwidth_bytes_per_s;
+        R->llc_fit_points = fit.n_fit;
+        R->llc_resolution_bytes = fit.resolution_bytes;
+        R->dram_bandwidth_bytes_per_s =
+            bench_llc_dram_bandwidth(R->dram_roof_bytes_per_s, R->dram_roof_array_bytes,
+                                     R->llc_retained_bytes, R->llc_bandwidth_bytes_per_s);
     }
     double fp32_one = 0;
     for (int i = 0; i < r->n_peaks; i++) {

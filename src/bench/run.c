@@ -8,6 +8,7 @@
 
 #include "bench/kern.h"
 #include "bench/linalg.h"
+#include "bench/llc.h"
 #include "bench/run_int.h"
 #include "util/version.h"
 
@@ -596,6 +597,116 @@ bench_run_probe(struct run *s)
         4.0 * (double)s->probe->w[0].k * (double)s->probe->w[0].n * (double)s->probe->copies, &m);
 }
 
+/* ---- the last-level cache the stream sees ---- */
+
+/* One working set of the scan: the first `copies` matrices of the scan's stack. */
+struct llc_item {
+    struct wstream_ctx w;
+};
+
+/* Before each later visit, one untimed pass: the cache then holds what a pass over this working
+ * set leaves in it, not what the previous (other) working set left (a pass over a larger prefix
+ * after a smaller one would otherwise find the smaller one's matrices in the cache). The first
+ * visit's calibration runs are its warm-up. */
+static int
+llc_open(void *ctx, int round)
+{
+    if (round > 0)
+        wstream_fn(ctx, 1);
+    return 0;
+}
+
+/* Cyclic passes of the weight stream over prefixes of one stack, 1, 2, 4, ... matrices up to
+ * the whole stack (4x the LLC sysfs reports, at least the probe's stack, capped at 2 GiB and a
+ * tenth of memory; 1 GiB with --quick), all threads, in round-robin rounds whose order
+ * alternates; bench_llc_fit reads the cache the stream sees and what it retains off the
+ * best times (docs/bench.md#the-llc-scan). The probe's
+ * matrices are the stack's first ones; the others are allocated here and freed after. */
+static int
+run_llc(struct run *s)
+{
+    struct bench_report *r = s->r;
+    struct wstream_ctx *p = s->probe;
+    double one = 4.0 * (double)p->w[0].k * (double)p->w[0].n;
+    double llc = r->host.llc_bytes > 0 ? r->host.llc_bytes : 32 * MiB;
+    double cap = s->o->quick ? 1 * GiB : 2 * GiB;
+    if (r->host.memory_bytes > 0 && cap > r->host.memory_bytes / 10)
+        cap = r->host.memory_bytes / 10;
+    long n0 = p->copies, n = (long)ceil(fmin(4 * llc, cap) / one);
+    if (n < n0)
+        n = n0;
+    struct wstream_ctx big = *p;
+    big.w = calloc((size_t)n, sizeof *big.w);
+    big.y = bench_alloc((size_t)(n * p->ldy) * sizeof(float));
+    long made = n0;
+    if (big.w && big.y) {
+        memcpy(big.w, p->w, (size_t)n0 * sizeof *big.w);
+        for (; made < n; made++)
+            if (bench_linear_init(&big.w[made], p->w[0].k, p->w[0].n) != 0)
+                break;
+    }
+    int rc = -1;
+    if (made < n || !big.w || !big.y) {
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "out of memory for the LLC scan (%.0f MiB)",
+                (double)n * one / MiB);
+        goto out;
+    }
+    struct bench_fill f = {big.w + n0, n - n0};
+    bench_pool_run(s->pool, s->T, bench_run_fill_task, &f);
+    struct llc_item items[BENCH_LLC_MAX_POINTS];
+    struct bench_rounds_log logs[BENCH_LLC_MAX_POINTS];
+    struct bench_rr_item rr[BENCH_LLC_MAX_POINTS];
+    int m = 0;
+    for (long c = 1; m < BENCH_LLC_MAX_POINTS; c = c * 2 < n ? c * 2 : n) {
+        items[m].w = big;
+        items[m].w.copies = c;
+        items[m].w.active = s->T;
+        rr[m] = (struct bench_rr_item){&s->plan_long, wstream_fn,      &items[m].w, llc_open,
+                                       NULL,          &r->llc[m].meas, &logs[m]};
+        r->llc[m].matrices = c;
+        r->llc[m].bytes = one * (double)c;
+        m++;
+        if (c == n)
+            break;
+    }
+    if (bench_rounds_run(rr, m, bench_run_rounds(s->o), NULL, NULL) != 0) {
+        err_add(s->errs, NULL, 0, 0, ERR_ERROR, "cannot time the LLC scan");
+        goto out;
+    }
+    r->n_llc = m;
+    struct bench_llc_fit fit;
+    bench_llc_fit_report(r, &fit);
+    double b0 = r->llc[0].bytes, b1 = r->llc[m - 1].bytes;
+    bench_run_progress(
+        s,
+        "LLC scan, weight stream over %.0f MB to %.0f MB (%d sizes, %d threads): "
+        "best %.1f, largest %.1f GB/s; the stream sees %.0f MB of cache, retains %.0f MB of "
+        "each pass beyond it (resolution %.0f MB)",
+        b0 / 1e6, b1 / 1e6, m, s->T, fit.llc_bandwidth_bytes_per_s / 1e9,
+        bench_rate_best(b1, &r->llc[m - 1].meas) / 1e9, fit.size_bytes / 1e6,
+        fit.retained_bytes / 1e6, fit.resolution_bytes / 1e6);
+    /* the whole stack's last pass: one output of its last matrix against a double sum */
+    long k = p->w[0].k, cols = p->w[0].n;
+    double ref = 0, mag = 0;
+    for (long j = 0; j < k; j++) {
+        double v = (double)p->x[j] * (double)*bench_linear_at(&big.w[n - 1], j, cols - 1);
+        ref += v;
+        mag += fabs(v);
+    }
+    double got = big.y[(n - 1) * p->ldy + cols - 1];
+    bench_run_check(s, fabs(got - ref) <= 1e-4 * (mag > 0 ? mag : 1),
+                    "LLC scan: output differs from the reference");
+    bench_run_consume(s, got);
+    rc = 0;
+out:
+    if (big.w)
+        for (long i = n0; i < made; i++)
+            bench_linear_release(&big.w[i]);
+    free(big.w);
+    free(big.y);
+    return rc;
+}
+
 /* ---- the pool's fork-join ---- */
 
 static void
@@ -908,7 +1019,7 @@ count_steps(const struct run *s, double sweep_bytes)
     if (T > 1 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL)))
         n++; /* the fork-join round trip */
     if (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL))
-        n++; /* the overlap */
+        n += 2; /* the LLC scan, the overlap */
     return n;
 }
 
@@ -1011,6 +1122,10 @@ bench_run(const struct bench_options *o, struct bench_report *r, struct err_list
     }
     if (rc == 0 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL)))
         rc = bench_run_probe_init(&s, &sh);
+    if (rc == 0 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL))) {
+        s.stage = "memory";
+        rc = run_llc(&s);
+    }
     if (rc == 0 && s.T > 1 && (o->parts & (BENCH_PART_KERNELS | BENCH_PART_MODEL))) {
         s.stage = "kernels";
         rc = run_launch(&s);

@@ -48,6 +48,15 @@ show_gpu(const struct hw_profile *hw)
         printf("  GEMMs reach   %.1f%% of the fp32 peak (measured; the engine's compute "
                "efficiency)\n",
                100 * hw->gemm_efficiency);
+    if (hw->llc_stream_bytes > 0) {
+        char sz[32], kept[32], lb[32];
+        unit_format_short(hw->llc_stream_bytes, "B", 3, sz, sizeof sz);
+        unit_format_short(hw->llc_retained_bytes, "B", 3, kept, sizeof kept);
+        unit_format_short(hw->llc_stream_bandwidth_bytes_per_s, "B/s", 3, lb, sizeof lb);
+        printf("  LLC stream    %s of cache seen by a cyclic stream at %s; it retains %s of each "
+               "pass beyond it (measured; validate --host)\n",
+               sz, lb, hw->llc_retained_bytes > 0 ? kept : "nothing");
+    }
     if (hw->gemm_vs_class > 0)
         printf("  GEMMs reach   %.2f x the fraction of peak of the %s class's devices (in the "
                "compute efficiency above)\n",

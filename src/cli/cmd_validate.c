@@ -167,6 +167,38 @@ read_bench_json(const char *path, struct bench_report *r)
             !isfinite(r->overlap_gemv.s.min) || !isfinite(r->overlap_gemm.s.min))
             r->overlap_rows = 0; /* bench_report_overlap: not measured */
     }
+    /* the LLC the stream sees (0 = not measured, as by older versions) */
+    double lc = num_at(roofs, "llc_stream_bytes"), lr = num_at(roofs, "llc_retained_bytes"),
+           lb = num_at(roofs, "llc_bandwidth_bytes_per_s");
+    if (isfinite(lc) && lc > 0 && isfinite(lr) && lr >= 0 && lr <= lc && isfinite(lb) && lb > 0) {
+        r->roofs.llc_stream_bytes = lc;
+        r->roofs.llc_retained_bytes = lr;
+        r->roofs.llc_bandwidth_bytes_per_s = lb;
+        double rb = num_at(roofs, "dram_roof_bytes_per_s"),
+               ra = num_at(roofs, "dram_roof_array_bytes");
+        r->roofs.dram_roof_bytes_per_s = isfinite(rb) && rb > 0 ? rb : 0;
+        r->roofs.dram_roof_array_bytes = isfinite(ra) && ra > 0 ? ra : 0;
+    }
+    const struct ynode *llc = ynode_get(root, "llc");
+    const struct ynode *lp = llc && llc->kind == YNODE_MAP ? ynode_get(llc, "points") : NULL;
+    for (size_t k = 0; lp && lp->kind == YNODE_SEQ && k < lp->n && r->n_llc < BENCH_LLC_MAX_POINTS;
+         k++) {
+        const struct ynode *tp = ynode_get(lp->items[k], "time_s");
+        double pb = num_at(lp->items[k], "bytes"), tm = tp ? num_at(tp, "min") : NAN;
+        if (!(isfinite(pb) && pb > 0 && isfinite(tm) && tm > 0))
+            continue;
+        struct bench_llc_point *q = &r->llc[r->n_llc++];
+        q->bytes = pb;
+        q->matrices = long_at(lp->items[k], "matrices");
+        q->meas.n_samples = 1;
+        q->meas.samples_s[0] = tm;
+        bench_stats_compute(q->meas.samples_s, 1, &q->meas.s);
+    }
+    const struct ynode *lf = llc && llc->kind == YNODE_MAP ? ynode_get(llc, "fit") : NULL;
+    double fp = lf ? num_at(lf, "points") : NAN,
+           fd = lf ? num_at(lf, "dram_bandwidth_bytes_per_s") : NAN;
+    r->roofs.llc_fit_points = isfinite(fp) ? (int)fp : 0;
+    r->roofs.llc_fit_dram_bytes_per_s = isfinite(fd) ? fd : 0;
     double ls = num_at(roofs, "launch_overhead_s");
     r->roofs.launch_s = isfinite(ls) && ls > 0 ? ls : 0;
     double ge = num_at(roofs, "gemm_efficiency");
@@ -400,6 +432,12 @@ validate_host(int argc, char **argv)
         out_json_number(stdout, r->roofs.launch_s);
         printf(",\n  \"overlap\": ");
         out_json_number(stdout, terms.overlap);
+        printf(",\n  \"llc_stream_bytes\": ");
+        out_json_number(stdout, hw->llc_stream_bytes);
+        printf(",\n  \"llc_retained_bytes\": ");
+        out_json_number(stdout, hw->llc_retained_bytes);
+        printf(",\n  \"llc_bandwidth_bytes_per_s\": ");
+        out_json_number(stdout, hw->llc_stream_bandwidth_bytes_per_s);
         printf(",\n  \"gemm_efficiency\": ");
         out_json_number(stdout, hw->gemm_efficiency > 0 ? hw->gemm_efficiency : 1);
         printf(",\n  \"measured\": ");
@@ -416,7 +454,7 @@ validate_host(int argc, char **argv)
         out_table_end(t, stdout, 0);
     } else {
         char eff[96] = "";
-        char fj[128] = "";
+        char fj[192] = "";
         size_t fn = 0;
         if (hw->gemm_efficiency > 0)
             snprintf(eff, sizeof eff, ", GEMMs at %.0f%% of it", 100 * hw->gemm_efficiency);
@@ -426,8 +464,15 @@ validate_host(int argc, char **argv)
             fn += (size_t)snprintf(fj, sizeof fj, ", %s per fork-join", u);
         }
         if (r->overlap_rows > 0 && fn < sizeof fj)
-            snprintf(fj + fn, sizeof fj - fn, ", %.0f%% of core time hidden by the stream",
-                     100 * terms.overlap);
+            fn +=
+                (size_t)snprintf(fj + fn, sizeof fj - fn,
+                                 ", %.0f%% of core time hidden by the stream", 100 * terms.overlap);
+        if (hw->llc_stream_bytes > 0 && fn < sizeof fj) {
+            char u[32];
+            unit_format(hw->llc_retained_bytes, "B", 3, u, sizeof u);
+            snprintf(fj + fn, sizeof fj - fn, ", the LLC retains %s of a stream",
+                     hw->llc_retained_bytes > 0 ? u : "nothing");
+        }
         printf("host validation: %s predicted from %s (bandwidth %s, fp32 peak %s%s%s) with "
                "the\nengine's roofline, against the median of the measured samples\n\n",
                model->id, hw->path ? hw->path : "the profile of this run's measurements", bw, pk,

@@ -38,6 +38,11 @@ struct hw_profile {
     /* measured fraction of the fp32 peak that a large GEMM reaches (host profiles written by
      * roofline bench); the engine's default compute efficiency; 0 = unknown (1 is used) */
     double gemm_efficiency;
+    /* the last-level cache as a cyclic stream sees it (host profiles written by roofline bench,
+     * docs/bench.md#the-llc-scan): its size C, the bytes h C
+     * of each pass over a larger working set that it retains, and their rate; a pass over W > C
+     * takes (W - h C) / memory bandwidth + h C / that rate. 0 = not measured */
+    double llc_stream_bytes, llc_retained_bytes, llc_stream_bandwidth_bytes_per_s;
     /* the fraction of its datasheet dense peak that this device's large GEMMs reach, relative
      * to the devices its class was calibrated on (NVIDIA for datacenter-gpu): it multiplies the
      * class's compute efficiency; 0 = not given (1 is used).

@@ -4,22 +4,41 @@
 #include "io/ydoc.h"
 #include "util/array.h"
 #include "util/strs.h"
+#include "util/units.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const TOP_KEYS[] = {
-    "name",           "vendor",          "kind",           "memory",
-    "compute",        "compute_units",   "boost_clock",    "cache",
-    "interconnect",   "power",           "price",          "notes",
-    "sources",        "cache_bandwidth", "provenance",     "gemm_efficiency",
-    "server_devices", "vector",          "gemm_vs_class",  "memory_vs_class",
-    "gemm_floor",     "gemm_bandwidth",  "cuda_capability"};
+static const char *const TOP_KEYS[] = {"name",
+                                       "vendor",
+                                       "kind",
+                                       "memory",
+                                       "compute",
+                                       "compute_units",
+                                       "boost_clock",
+                                       "cache",
+                                       "interconnect",
+                                       "power",
+                                       "price",
+                                       "notes",
+                                       "sources",
+                                       "cache_bandwidth",
+                                       "provenance",
+                                       "gemm_efficiency",
+                                       "server_devices",
+                                       "vector",
+                                       "gemm_vs_class",
+                                       "memory_vs_class",
+                                       "gemm_floor",
+                                       "gemm_bandwidth",
+                                       "cuda_capability",
+                                       "llc_stream"};
 static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
 static const char *const VECTOR_KEYS[] = {"flops_per_cycle", "fraction", "fraction_of"};
 static const char *const CACHE_KEYS[] = {"l1", "l2", "l3", "llc"};
+static const char *const LLC_STREAM_KEYS[] = {"size", "retained", "bandwidth"};
 static const char *const LINK_KEYS[] = {"kind", "bandwidth", "direction", "per_peer"};
 static const char *const POWER_KEYS[] = {"tdp"};
 static const char *const PRICE_KEYS[] = {"purchase", "cloud"};
@@ -41,6 +60,7 @@ static const struct yrange CAPACITY_RANGE = {1e6, 1e15, 1e13, "B"};    /* 1 MB..
 static const struct yrange BANDWIDTH_RANGE = {1e6, 1e16, 1e14, "B/s"}; /* ..10 PB/s */
 static const struct yrange FLOPS_RANGE = {1e6, 1e19, 1e17, "FLOP/s"};  /* ..10 EFLOP/s */
 static const struct yrange CACHE_RANGE = {1e3, 1e12, 0, "B"};          /* 1 kB..1 TB */
+static const struct yrange RETAINED_RANGE = {0, 1e12, 0, "B"};         /* none..1 TB */
 static const struct yrange CACHE_BW_RANGE = {1e6, 1e17, 1e16, "B/s"};  /* ..100 PB/s */
 static const struct yrange LINK_RANGE = {1e6, 1e16, 1e14, "B/s"};      /* ..10 PB/s */
 static const struct yrange CLOCK_RANGE = {1e6, 1e11, 1e10, "Hz"};      /* 1 MHz..100 GHz */
@@ -330,6 +350,44 @@ vs_class(struct ycheck *y, const struct ynode *root, const char *key, double *ou
         ycheck_error(y, ynode_get(root, key), "'%s' must be a ratio in (0, 1.5], got %g", key, v);
 }
 
+/* llc_stream: the LLC a cyclic stream sees, measured by roofline bench (size, retained,
+ * bandwidth, all required; retained at most size) */
+static void
+load_llc_stream(struct ycheck *y, const struct ynode *map, struct hw_profile *hw)
+{
+    ycheck_keys(y, map, "llc_stream", LLC_STREAM_KEYS, N(LLC_STREAM_KEYS));
+    double size = 0, kept = 0, bw = 0;
+    bool ok = qty_in(y, map, "llc_stream", "size", UNIT_BYTES, true, &CACHE_RANGE, &size);
+    /* none retained is a measurement too: 0 is allowed here, unlike other quantities */
+    const struct ynode *rv = ynode_get(map, "retained");
+    double zero;
+    const char *why;
+    if (rv && rv->kind == YNODE_SCALAR && unit_parse(rv->value, UNIT_BYTES, &zero, &why) == 0 &&
+        zero == 0)
+        ycheck_note_number(y, "llc_stream.retained", rv);
+    else
+        ok &= qty_in(y, map, "llc_stream", "retained", UNIT_BYTES, true, &RETAINED_RANGE, &kept);
+    ok &= qty_in(y, map, "llc_stream", "bandwidth", UNIT_BYTES_PER_S, true, &CACHE_BW_RANGE, &bw);
+    if (!ok)
+        return;
+    if (kept > size) {
+        ycheck_error(y, ynode_get(map, "retained"),
+                     "'llc_stream.retained' (%g B) must be at most 'llc_stream.size' (%g B)", kept,
+                     size);
+        return;
+    }
+    if (kept > 0 && hw->memory_bandwidth_bytes_per_s > 0 &&
+        !(bw > hw->memory_bandwidth_bytes_per_s)) {
+        ycheck_error(y, ynode_get(map, "bandwidth"),
+                     "'llc_stream.bandwidth' must exceed 'memory.bandwidth' where "
+                     "'llc_stream.retained' is above 0 (the retained bytes come from the cache)");
+        return;
+    }
+    hw->llc_stream_bytes = size;
+    hw->llc_retained_bytes = kept;
+    hw->llc_stream_bandwidth_bytes_per_s = bw;
+}
+
 static void
 fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
 {
@@ -396,6 +454,9 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
             qty_in(y, cbw, "cache_bandwidth", CACHE_KEYS[i], UNIT_BYTES_PER_S, false,
                    &CACHE_BW_RANGE, &hw->cache_bandwidth_bytes_per_s[i]);
     }
+    const struct ynode *ls = ynode_get(root, "llc_stream");
+    if (ls && !ynode_is_null(ls) && ycheck_map(y, ls, "llc_stream"))
+        load_llc_stream(y, ls, hw);
     double ge;
     if (ycheck_num(y, root, "", "gemm_efficiency", false, &ge)) {
         if (!(ge > 0 && ge <= 1))

@@ -91,6 +91,15 @@ hw_profile_text(const struct hw_profile *hw, struct strbuf *t)
             strbuf_addf(t, "\n");
             any = true;
         }
+    if (hw->llc_stream_bytes > 0) {
+        strbuf_addf(t, "llc_stream:\n  size: ");
+        yaml_bytes(t, hw->llc_stream_bytes);
+        strbuf_addf(t, "\n  retained: ");
+        yaml_bytes(t, hw->llc_retained_bytes);
+        strbuf_addf(t, "\n  bandwidth: ");
+        yaml_qty(t, hw->llc_stream_bandwidth_bytes_per_s, "B/s");
+        strbuf_addf(t, "\n");
+    }
     if (hw->link_kind) {
         strbuf_addf(t, "interconnect:\n  kind: ");
         strbuf_add_quoted(t, hw->link_kind);

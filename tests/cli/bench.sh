@@ -167,6 +167,50 @@ grep -q '^gemm_8x4096x4096.*of core time not hidden' "$T/ov-exposed.csv" &&
     echo "ok validate-host-overlap-exposed" || echo "not ok validate-host-overlap-exposed"
 run validate-host-overlap-json 0 -- "$ROOFLINE" validate --host --bench "$T/ov-exposed.json" -o json
 expect_out validate-host-overlap-json-zero '"overlap": 0,'
+# the LLC a cyclic stream sees (docs/bench.md#the-llc-scan): measured by every run with kernels;
+# on the fixed report nothing retained leaves every prediction as it was, 100 MB retained at
+# 20 GB/s over its 5.35 GB/s roof makes the memory-bound cases faster and says so
+grep -q '"llc": {"kernel": "weights' "$T/bench.json" && echo "ok bench-json-llc" ||
+    echo "not ok bench-json-llc"
+grep -Eq '"llc_retained_bytes": [0-9.e+-]+' "$T/bench.json" && echo "ok bench-json-llc-retained" ||
+    echo "not ok bench-json-llc-retained"
+grep -q '] memory: LLC scan, weight stream over ' "$T/bench.err" && echo "ok bench-progress-llc" ||
+    echo "not ok bench-progress-llc"
+for kept in 0 1e8; do
+    python3 - "$top/tests/data/bench/report.json" "$T/llc-$kept.json" "$kept" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["roofs"].update(llc_stream_bytes=2e8, llc_retained_bytes=float(sys.argv[3]),
+                  llc_bandwidth_bytes_per_s=2e10)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    run validate-host-llc-$kept 0 -- "$ROOFLINE" validate --host --bench "$T/llc-$kept.json" -o csv
+    cp "$T/out" "$T/llc-$kept.csv"
+done
+cmp -s "$T/fixed.csv" "$T/llc-0.csv" && echo "ok validate-host-llc-none-unchanged" ||
+    echo "not ok validate-host-llc-none-unchanged"
+python3 - "$T/fixed.csv" "$T/llc-1e8.csv" <<'PY' && echo "ok validate-host-llc-faster" || echo "not ok validate-host-llc-faster"
+import csv, sys
+a = {r["id"]: r for r in csv.DictReader(open(sys.argv[1]))}
+b = {r["id"]: r for r in csv.DictReader(open(sys.argv[2]))}
+mem = [k for k in a if a[k]["reason"].startswith("memory-bound")]
+ok = mem and all(float(b[k]["predicted"]) < float(a[k]["predicted"]) and
+                 "100 MB of it from the LLC" in b[k]["reason"] for k in mem)
+sys.exit(0 if ok else 1)
+PY
+run validate-host-llc-table 0 -- "$ROOFLINE" validate --host --bench "$T/llc-1e8.json"
+expect_out validate-host-llc-header "the LLC retains 100 MB of a stream"
+# the same from a profile: llc_stream read back, and refused where it contradicts itself
+sed 's/^sources:/llc_stream:\n  size: 200 MB\n  retained: 100 MB\n  bandwidth: 20 GB\/s\nsources:\n  llc_stream: "test"/' \
+    "$top/tests/data/bench/host.yaml" >"$T/llc-host.yaml"
+run validate-host-llc-profile 0 -- "$ROOFLINE" validate --host --bench "$top/tests/data/bench/report.json" \
+    --profile "$T/llc-host.yaml" -o csv
+expect_out validate-host-llc-profile-reason "100 MB of it from the LLC"
+sed 's/retained: 100 MB/retained: 300 MB/' "$T/llc-host.yaml" >"$T/llc-bad.yaml"
+run validate-host-llc-bad 1 -- "$ROOFLINE" validate --host --bench "$top/tests/data/bench/report.json" \
+    --profile "$T/llc-bad.yaml"
+expect_err validate-host-llc-bad-msg "llc-bad.yaml:"
+expect_err validate-host-llc-bad-msg2 "error: 'llc_stream.retained' (3e+08 B) must be at most 'llc_stream.size' (2e+08 B)"
 run validate-host-fork-join-table 0 -- "$ROOFLINE" validate --host --bench "$T/fj.json"
 expect_out validate-host-fork-join-reason "+ 37 fork-joins x 1.00 ms"
 expect_out validate-host-fork-join-header "1.00 ms per fork-join"

@@ -9,6 +9,7 @@
 #include "bench/harness.h"
 #include "bench/kern.h"
 #include "bench/linalg.h"
+#include "bench/llc.h"
 #include "bench/predict.h"
 #include "bench/report.h"
 #include "bench/tfm.h"
@@ -1462,4 +1463,271 @@ TEST(bench_gemm_efficiency_from_calibration)
         hw_free(hw);
     }
     free(r);
+}
+
+/* ---- the last-level cache of a cyclic stream (docs/bench.md#the-llc-scan) ---- */
+
+/* By hand: h C = 50 MB at B_llc = 100 GB/s, B_dram = 20 GB/s: a pass over W = 200 MB takes
+ * 150e6 / 20e9 + 50e6 / 100e9 = 7.5 + 0.5 = 8.0 ms (25 GB/s); 30 MB (all retained) 0.3 ms; a
+ * roof of 25 GB/s measured over A = 200 MB is B_dram = 150e6 / (8 ms - 0.5 ms) = 20 GB/s.
+ * Without retention every function gives the DRAM figures exactly. */
+TEST(bench_llc_stream_time_by_hand)
+{
+    CHECK_NEAR(bench_llc_stream_s(200e6, 50e6, 100e9, 20e9), 8.0e-3, 1e-15);
+    CHECK_NEAR(bench_llc_bandwidth(200e6, 50e6, 100e9, 20e9), 25e9, 1e-3);
+    CHECK_NEAR(bench_llc_stream_s(30e6, 50e6, 100e9, 20e9), 0.3e-3, 1e-15);
+    CHECK_NEAR(bench_llc_dram_bandwidth(25e9, 200e6, 50e6, 100e9), 20e9, 1e-3);
+    CHECK(bench_llc_bandwidth(200e6, 0, 100e9, 20e9) == 20e9);
+    CHECK(bench_llc_bandwidth(200e6, 50e6, 0, 20e9) == 20e9);
+    CHECK(bench_llc_dram_bandwidth(25e9, 200e6, 0, 100e9) == 25e9);
+    CHECK(bench_llc_dram_bandwidth(25e9, 40e6, 50e6, 100e9) == 25e9); /* A <= h C: cannot say */
+}
+
+/* A scan from the model: C = 100 MB at 100 GB/s, h C = 50 MB, B_dram = 20 GB/s. Rates 100 GB/s
+ * up to 100 MB, 25 GB/s at 200 MB, 400 / 18 = 22.2 at 400 MB, 800 / 38 = 21.05 at 800 MB: the
+ * cliff's threshold is 21.05 + (100 - 21.05) / 4 = 40.8 GB/s, first reached at 200 MB, so the
+ * fit runs over 200, 400 and 800 MB, exactly on t = W / 20 GB/s - 2 ms: h C = 2 ms / (1 / 20 -
+ * 1 / 100 GB/s) = 50 MB. */
+static int
+llc_scan(double *w, double *t, double retained)
+{
+    int n = 0;
+    for (double b = 25e6; b <= 800e6; b *= 2, n++) {
+        w[n] = b;
+        t[n] = b <= 100e6 ? b / 100e9 : bench_llc_stream_s(b, retained, 100e9, 20e9);
+    }
+    return n;
+}
+
+TEST(bench_llc_fit_recovers_retention)
+{
+    double w[8], t[8];
+    int n = llc_scan(w, t, 50e6);
+    CHECK(n == 6);
+    struct bench_llc_fit f;
+    CHECK(bench_llc_fit(w, t, n, 0, 0, &f) == 0);
+    CHECK_NEAR(f.size_bytes, 200e6, 0);
+    CHECK(f.n_fit == 3);
+    CHECK_NEAR(f.llc_bandwidth_bytes_per_s, 100e9, 1e-3);
+    CHECK_NEAR(f.dram_bandwidth_bytes_per_s, 20e9, 1e-2);
+    CHECK_NEAR(f.intercept_s, -2e-3, 1e-12);
+    CHECK_NEAR(f.retained_bytes, 50e6, 1e-2);
+    /* without noise the 2% rule sets the resolution: 0.02 x 8 ms / (1/20 - 1/100 GB/s) = 4 MB */
+    CHECK_NEAR(f.resolution_bytes, 4e6, 1e-3);
+    /* the OS's LLC bounds the cache: 150 MB stops it at 100 MB */
+    CHECK(bench_llc_fit(w, t, n, 150e6, 0, &f) == 0);
+    CHECK_NEAR(f.size_bytes, 100e6, 0);
+    /* at 100% noise per time the 2 ms are within two standard errors: not counted */
+    CHECK(bench_llc_fit(w, t, n, 0, 1.0, &f) == 0);
+    CHECK(f.retained_bytes == 0);
+    /* two points past the cliff cannot give the three the model needs */
+    CHECK(bench_llc_fit(w, t, n - 1, 0, 0, &f) == 0);
+    CHECK(f.n_fit == 2 && f.retained_bytes == 0);
+    /* bad input */
+    CHECK(bench_llc_fit(w, t, 1, 0, 0, &f) != 0);
+    t[2] = -1;
+    CHECK(bench_llc_fit(w, t, n, 0, 0, &f) != 0);
+}
+
+/* No retention (an LRU cache: t = W / B_dram past it): h C is exactly 0, and so is it where no
+ * working set is 10% faster than the largest (the stream sees no cache). */
+TEST(bench_llc_fit_without_retention)
+{
+    double w[8], t[8];
+    int n = llc_scan(w, t, 0);
+    struct bench_llc_fit f;
+    CHECK(bench_llc_fit(w, t, n, 0, 0, &f) == 0);
+    CHECK(f.retained_bytes == 0);
+    CHECK_NEAR(f.size_bytes, 200e6, 0);
+    CHECK_NEAR(f.dram_bandwidth_bytes_per_s, 20e9, 1e-2);
+    for (int i = 0; i < n; i++)
+        t[i] = w[i] / 20e9;
+    CHECK(bench_llc_fit(w, t, n, 0, 0, &f) == 0);
+    CHECK(f.size_bytes == 0 && f.retained_bytes == 0);
+}
+
+/* validate --host with the profile's llc_stream: a GEMV stack of 200 MB at 20 GB/s with 50 MB
+ * retained at 100 GB/s takes 8.0 ms, not 10 (by hand above); the reason says so. With nothing
+ * retained every case, kernels and model passes alike, gets exactly the old prediction. */
+TEST(bench_predictions_from_the_llc)
+{
+    struct hw_profile hw;
+    roof_10gbs_1tflops(&hw);
+    hw.memory_bandwidth_bytes_per_s = 20e9;
+    struct bench_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = BENCH_CASE_GEMV;
+    c.rows = 1;
+    c.flops = 1e8;
+    c.bytes = 200e6;
+    struct bench_prediction p, q;
+    struct hw_profile llc = hw;
+    llc.llc_stream_bytes = 100e6;
+    llc.llc_retained_bytes = 50e6;
+    llc.llc_stream_bandwidth_bytes_per_s = 100e9;
+    CHECK(bench_predict_case(&llc, NULL, &c, NULL, &p) == 0);
+    CHECK(p.memory_bound);
+    CHECK_NEAR(p.predicted_s, 8.0e-3, 1e-15);
+    CHECK_NEAR(p.llc_bytes, 50e6, 0);
+    CHECK_CONTAINS(p.reason, "50.0 MB of it from the LLC");
+    CHECK(bench_predict_case(&hw, NULL, &c, NULL, &q) == 0);
+    CHECK_NEAR(q.predicted_s, 10e-3, 1e-15);
+    /* a model pass streams faster by the retained share of its bytes */
+    struct mdl_profile *m = test_model("bench-small");
+    struct bench_case d;
+    memset(&d, 0, sizeof d);
+    d.kind = BENCH_CASE_MODEL;
+    d.phase = BENCH_PHASE_DECODE;
+    d.context = 512;
+    CHECK(bench_predict_case(&llc, m, &d, NULL, &p) == 0);
+    CHECK(bench_predict_case(&hw, m, &d, NULL, &q) == 0);
+    CHECK(p.memory_bound && q.memory_bound);
+    /* decode is almost all stream: t(W) / (W / B_dram) = 1 - 50e6 (1/20 - 1/100) / W x 20 */
+    double ratio = 1 - 50e6 * (1 / 20e9 - 1 / 100e9) * 20e9 / p.bytes;
+    CHECK(fabs(p.predicted_s / q.predicted_s - ratio) < 0.01);
+    /* nothing retained: bit-identical to a profile without the field, host terms or not */
+    llc.llc_retained_bytes = 0;
+    struct bench_host_terms ht = {2e-6, 0.3, 40e9};
+    struct bench_case cases[4] = {c, d, d, c};
+    cases[2].phase = BENCH_PHASE_PREFILL;
+    cases[2].prompt = 16;
+    cases[3].kind = BENCH_CASE_ATTN;
+    cases[3].launches = 3;
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 2; k++) {
+            const struct bench_host_terms *h = k ? &ht : NULL;
+            CHECK(bench_predict_case(&llc, m, &cases[i], h, &p) == 0);
+            CHECK(bench_predict_case(&hw, m, &cases[i], h, &q) == 0);
+            CHECK(p.predicted_s == q.predicted_s);
+            CHECK_STR(p.reason, q.reason);
+        }
+    mdl_free(m);
+}
+
+/* The report: the scan's fit in the roofs, the roof corrected to B_dram (a 25 GB/s weight
+ * stream over 200 MB with 50 MB retained at 100 GB/s: 20 GB/s, by hand above), the JSON
+ * fields, and the profile's llc_stream written and read back. */
+TEST(bench_llc_in_report_json_and_profile)
+{
+    struct bench_report *r = calloc(1, sizeof *r);
+    fake_report(r);
+    struct bench_stream *s = &r->stream[r->n_stream++];
+    *s = r->stream[0];
+    snprintf(s->kernel, sizeof s->kernel, "weights");
+    s->array_bytes = s->bytes = 200e6;
+    for (int i = 0; i < 3; i++)
+        s->meas.samples_s[i] = 8e-3 * (1 + 0.1 * i);
+    bench_stats_compute(s->meas.samples_s, 3, &s->meas.s);
+    double w[8], t[8];
+    r->n_llc = llc_scan(w, t, 50e6);
+    for (int i = 0; i < r->n_llc; i++) {
+        r->llc[i].bytes = w[i];
+        r->llc[i].matrices = i + 1;
+        r->llc[i].meas.n_samples = 1;
+        r->llc[i].meas.samples_s[0] = t[i];
+        bench_stats_compute(r->llc[i].meas.samples_s, 1, &r->llc[i].meas.s);
+    }
+    bench_derive_roofs(r);
+    const struct bench_roofs *R = &r->roofs;
+    CHECK_STR(R->dram_kernel, "weights");
+    CHECK_NEAR(R->dram_roof_bytes_per_s, 25e9, 1e-3);
+    CHECK_NEAR(R->dram_roof_array_bytes, 200e6, 0);
+    CHECK_NEAR(R->llc_retained_bytes, 50e6, 1e-2);
+    CHECK_NEAR(R->llc_stream_bytes, 200e6, 0);
+    CHECK_NEAR(R->dram_bandwidth_bytes_per_s, 20e9, 1e-2);
+    struct strbuf j = {0};
+    CHECK(bench_render_json(r, &j) == 0);
+    CHECK_CONTAINS(j.buf, "\"llc\": {");
+    CHECK_CONTAINS(j.buf, "\"retained_bytes\": ");
+    CHECK_CONTAINS(j.buf, "\"llc_retained_bytes\": ");
+    CHECK_CONTAINS(j.buf, "\"llc_bandwidth_bytes_per_s\": ");
+    CHECK_CONTAINS(j.buf, "\"dram_roof_bytes_per_s\": ");
+    struct err_list errs = {0};
+    struct ynode *root = ynode_parse("bench.json", j.buf, j.len, &errs);
+    CHECK(root != NULL);
+    if (root) {
+        const struct ynode *pts = ynode_get(ynode_get(root, "llc"), "points");
+        CHECK(pts && pts->kind == YNODE_SEQ && pts->n == 6);
+        ynode_free(root);
+    }
+    err_list_release(&errs);
+    strbuf_release(&j);
+    struct hw_profile *hw = bench_profile_new(r);
+    CHECK(hw != NULL);
+    if (hw) {
+        struct strbuf y = {0};
+        CHECK(hw_profile_text(hw, &y) == 0);
+        CHECK_CONTAINS(y.buf, "llc_stream:\n  size: 200 MB\n  retained: 5");
+        char *path = write_tmp(y.buf, "-llc.yaml");
+        struct hw_profile *back = hw_load(path, &errs);
+        CHECK(back != NULL);
+        if (back) {
+            CHECK_NEAR(back->llc_stream_bytes, 200e6, 0);
+            CHECK_NEAR(back->llc_retained_bytes, 50e6, 1e-6);
+            CHECK_NEAR(back->llc_stream_bandwidth_bytes_per_s, 100e9, 1e-4);
+            CHECK_NEAR(back->memory_bandwidth_bytes_per_s, 20e9, 1e-4);
+        }
+        hw_free(back);
+        err_list_release(&errs);
+        remove(path);
+        free(path);
+        strbuf_release(&y);
+    }
+    hw_free(hw);
+    free(r);
+}
+
+/* The loader's checks of llc_stream, each at its position. */
+TEST(bench_llc_stream_profile_errors)
+{
+    static const char *const BAD[][2] = {
+        {"llc_stream: {size: 100 MB, retained: 200 MB, bandwidth: 100 GB/s}",
+         "must be at most 'llc_stream.size'"},
+        {"llc_stream: {retained: 0 B, bandwidth: 100 GB/s}", "size"},
+        {"llc_stream: {size: 100 MB, retained: -1 MB, bandwidth: 100 GB/s}", "retained"},
+        {"llc_stream: {size: 100 MB, retained: 10 MB, bandwidth: 10 GB/s}",
+         "must exceed 'memory.bandwidth'"},
+        {"llc_stream: {size: 100 MB, retained: 10 MB, bandwith: 100 GB/s}", "bandwith"},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(BAD); i++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "name: t\nvendor: intel\nkind: cpu\nmemory: {capacity: 16 GB, bandwidth: 20 "
+                 "GB/s}\ncompute: {fp32: 1 TFLOPS}\n%s\nsources: {memory: m, compute: c, "
+                 "llc_stream: l}\n",
+                 BAD[i][0]);
+        char *path = write_tmp(text, "-bad.yaml");
+        struct err_list errs = {0};
+        struct hw_profile *hw = hw_load(path, &errs);
+        CHECK(hw == NULL);
+        bool found = false;
+        char buf[512];
+        for (size_t k = 0; k < errs.n; k++) {
+            err_format(&errs.items[k], buf, sizeof buf);
+            found |= strstr(buf, BAD[i][1]) != NULL && strstr(buf, ":6:") != NULL;
+        }
+        if (!found)
+            FAIL_AT("case %zu: no error at line 6 mentioning '%s'", i, BAD[i][1]);
+        hw_free(hw);
+        err_list_release(&errs);
+        remove(path);
+        free(path);
+    }
+    /* a good one loads, with nothing retained */
+    const char *good = "name: t\nvendor: intel\nkind: cpu\nmemory: {capacity: 16 GB, bandwidth: "
+                       "20 GB/s}\ncompute: {fp32: 1 TFLOPS}\nllc_stream: {size: 100 MB, "
+                       "retained: 0 B, bandwidth: 30 GB/s}\nsources: {memory: m, compute: c, "
+                       "llc_stream: l}\n";
+    char *path = write_tmp(good, "-good.yaml");
+    struct err_list errs = {0};
+    struct hw_profile *hw = hw_load(path, &errs);
+    CHECK(hw != NULL);
+    if (hw) {
+        CHECK_NEAR(hw->llc_stream_bytes, 100e6, 0);
+        CHECK(hw->llc_retained_bytes == 0);
+    }
+    hw_free(hw);
+    err_list_release(&errs);
+    remove(path);
+    free(path);
 }
