@@ -70,6 +70,8 @@ hw_profile_text(const struct hw_profile *hw, struct strbuf *t)
         yaml_qty(t, hw->gemm_bandwidth_bytes_per_s, "B/s");
         strbuf_addf(t, "\n");
     }
+    if (hw->cuda_capability > 0)
+        strbuf_addf(t, "cuda_capability: %.1f\n", hw->cuda_capability);
     if (hw->boost_clock_hz > 0) {
         strbuf_addf(t, "boost_clock: ");
         yaml_qty(t, hw->boost_clock_hz, "Hz");

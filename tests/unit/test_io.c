@@ -276,6 +276,7 @@ TEST(io_hw_profile_round_trip)
             CHECK_NEAR(back->link_bandwidth_bytes_per_s, hw->link_bandwidth_bytes_per_s, 1e-4);
             CHECK(back->link_direction == hw->link_direction);
             CHECK_NEAR(back->tdp_w, hw->tdp_w, 1e-4);
+            CHECK_NEAR(back->cuda_capability, hw->cuda_capability, 0);
             hw_free(back);
         }
         err_list_release(&errs);
