@@ -498,6 +498,8 @@ static const struct cli_opt COPTS[] = {
     CLI_OPT_PARAMS,
     OPT_FLAG("cross-validate", "leave-one-device-out, then leave-one-vendor-out tables"),
     OPT_VALUE("output", "table|csv|json", "with --cross-validate: output format (-o)"),
+    OPT_VALUE("by", "device|vendor",
+              "with --cross-validate -o csv: the rows held out by device (default) or by vendor"),
 };
 
 static int run(int argc, char **argv);
@@ -529,13 +531,27 @@ run(int argc, char **argv)
         return CLI_FAIL;
     }
     rc = CLI_OK;
+    enum cv_by by = CV_DEVICE;
+    if (cli_has(&a, "by")) {
+        const char *v = cli_get(&a, "by");
+        if (!cli_has(&a, "cross-validate") || fmt != OUT_CSV) {
+            rc = cli_usage_error(&cmd_calibrate, "--by needs --cross-validate -o csv");
+            goto out;
+        }
+        if (strcmp(v, "vendor") == 0)
+            by = CV_VENDOR;
+        else if (strcmp(v, "device") != 0) {
+            rc = cli_usage_error(&cmd_calibrate, "--by takes device or vendor");
+            goto out;
+        }
+    }
     if (cli_has(&a, "cross-validate")) {
-        cross_validate(&d, &r, false, CV_DEVICE);
+        cross_validate(&d, &r, false, by);
         derive_bands(&d, &r);
         /* coverage of the bands on the same held-out predictions (each band is estimated with
          * the row itself in it: the reported coverage is in-sample for the band) */
         if (fmt == OUT_CSV) {
-            print_rows(fmt, &d, &r); /* per row, held out by device */
+            print_rows(fmt, &d, &r); /* per row, held out by device (or by vendor: --by) */
             goto out;
         }
         /* the second table holds out every device of a vendor at once; its bands come from

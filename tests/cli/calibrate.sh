@@ -96,6 +96,19 @@ expect_err crossval-vendors-nvidia "cross-validation: held out vendor nvidia (tr
 awk '/leave-one-vendor-out/ { v = 1 } v && $1 == "vendor" && $2 == "apple" && $3 == 2 { ok = 1 } END { exit !ok }' "$T/out" && echo "ok crossval-vendors-table" || echo "not ok crossval-vendors-table"
 run crossval-vendors-json 0 -- "$ROOFLINE" calibrate --measurements "$T/vendors.yaml" --cross-validate -o json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=[g for g in d["leave_one_vendor_out"] if g["group"]=="vendor apple"]; assert len(d["leave_one_device_out"])>0 and v and v[0]["count"]==2' "$T/out" && echo "ok crossval-vendors-json" || echo "not ok crossval-vendors-json"
+# the rows held out by vendor (--by vendor): the same rows as by device, but each NVIDIA row is
+# predicted by a fit on the two Apple rows alone, so it moves; the default is --by device
+run crossval-rows-device 0 -- "$ROOFLINE" calibrate --measurements "$T/vendors.yaml" --cross-validate -o csv
+cp "$T/out" "$T/rows-default.csv"
+run crossval-rows-device-explicit 0 -- "$ROOFLINE" calibrate --measurements "$T/vendors.yaml" --cross-validate -o csv --by device
+cmp -s "$T/out" "$T/rows-default.csv" && echo "ok crossval-rows-by-device-default" || echo "not ok crossval-rows-by-device-default"
+run crossval-rows-vendor 0 -- "$ROOFLINE" calibrate --measurements "$T/vendors.yaml" --cross-validate -o csv --by vendor
+expect_err crossval-rows-vendor-held "cross-validation: held out vendor apple (trained on 5 rows)"
+awk -F, 'NR == FNR { if ($1 != "id") d[$1] = $6; next } $1 != "id" { n++; if (!($1 in d)) bad = 1; if ($1 == "n1" && $6 != "" && $6 != d["n1"]) moved = 1; if ($1 == "a1" && $6 == "") bad = 1 } END { exit !(n == 8 && !bad && moved) }' "$T/rows-default.csv" "$T/out" && echo "ok crossval-rows-by-vendor" || echo "not ok crossval-rows-by-vendor"
+run crossval-by-needs-csv 2 -- "$ROOFLINE" calibrate --measurements "$T/vendors.yaml" --cross-validate --by vendor
+expect_err crossval-by-needs-csv-msg "error: --by needs --cross-validate -o csv"
+run crossval-by-bad 2 -- "$ROOFLINE" calibrate --measurements "$T/vendors.yaml" --cross-validate -o csv --by chip
+expect_err crossval-by-bad-msg "error: --by takes device or vendor"
 
 run bands 0 -- "$ROOFLINE" analyze --gpu rtx-4090 --model llama-3-8b --weights q4_k_m --engine llama.cpp --bands --phase decode --ops
 expect_out bands-low "80% band low"
