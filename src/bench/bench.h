@@ -147,14 +147,12 @@ struct bench_roofs {
     /* the pool's fork-join round trip on all threads: an empty parallel kernel, best sample
      * (seconds); 0 = not measured or one thread */
     double launch_s;
-    /* the last-level cache a cyclic stream sees (bench_llc_fit over the LLC scan; all 0 = not
-     * measured): its size C, the bytes h C of each pass beyond it that it retains, its rate,
-     * the fit's DRAM rate and the points at W >= C it used. Where h C > 0,
+    /* the last-level cache a cyclic stream sees: bench_llc_fit over the LLC scan (its size C,
+     * the bytes h C of each pass beyond it that it retains, its rate, the fit's DRAM rate, the
+     * points at W >= C it used, its resolution); all 0 = not measured. Where h C > 0,
      * dram_bandwidth_bytes_per_s is the roof corrected to B_dram (bench_llc_dram_bandwidth on
      * the roof kernel's array) and dram_roof_bytes_per_s the roof as measured */
-    double llc_stream_bytes, llc_retained_bytes, llc_bandwidth_bytes_per_s;
-    double llc_fit_dram_bytes_per_s, llc_resolution_bytes;
-    int llc_fit_points;
+    struct bench_llc_fit llc;
     double dram_roof_bytes_per_s, dram_roof_array_bytes;
 };
 

@@ -80,6 +80,18 @@ bench_linear_at(const struct bench_linear *l, long r, long c)
 }
 
 double
+bench_linear_col_error(const struct bench_linear *l, const float *x, long col, double got)
+{
+    double ref = 0, mag = 0;
+    for (long j = 0; j < l->k; j++) {
+        double t = (double)x[j] * (double)*bench_linear_at(l, j, col);
+        ref += t;
+        mag += fabs(t);
+    }
+    return fabs(got - ref) / (mag > 0 ? mag : 1);
+}
+
+double
 bench_linear_bytes(const struct bench_linear *l)
 {
     return (double)l->k * (double)l->n * sizeof(float);

@@ -49,6 +49,10 @@ void bench_linears_free(struct bench_linear *w, long n);
 float *bench_linear_at(const struct bench_linear *l, long r, long c);
 /* Bytes of the logical matrix (k x n x 4). */
 double bench_linear_bytes(const struct bench_linear *l);
+/* The result check of the kernels that use it: `got`, a computed output x W[:, col] (x has
+ * l->k floats), against the double sum of the same products; returns |got - sum| / sum of
+ * |products| (relative to 1 when they are all 0). */
+double bench_linear_col_error(const struct bench_linear *l, const float *x, long col, double got);
 
 /* Pack rows [0, m) and columns [k0, k0 + kc) of row-major `a` (leading dimension lda) into
  * micro-panels of mr rows, k-major: element (r, k) of micro-panel t at

@@ -364,12 +364,12 @@ bench_render_json(const struct bench_report *r, struct strbuf *t)
         jkv_str(t, &g, "model",
                 "t(W) = (W - h C) / B_dram + h C / B_llc for W > C; gsl_fit_wlinear on best times, "
                 "weights 1 / t^2");
-        jkv_num(t, &g, "size_bytes", L->llc_stream_bytes);
-        jkv_num(t, &g, "retained_bytes", L->llc_retained_bytes);
-        jkv_num(t, &g, "llc_bandwidth_bytes_per_s", L->llc_bandwidth_bytes_per_s);
-        jkv_num(t, &g, "dram_bandwidth_bytes_per_s", L->llc_fit_dram_bytes_per_s);
-        jkv_num(t, &g, "points", L->llc_fit_points);
-        jkv_num(t, &g, "resolution_bytes", L->llc_resolution_bytes);
+        jkv_num(t, &g, "size_bytes", L->llc.size_bytes);
+        jkv_num(t, &g, "retained_bytes", L->llc.retained_bytes);
+        jkv_num(t, &g, "llc_bandwidth_bytes_per_s", L->llc.llc_bandwidth_bytes_per_s);
+        jkv_num(t, &g, "dram_bandwidth_bytes_per_s", L->llc.dram_bandwidth_bytes_per_s);
+        jkv_num(t, &g, "points", L->llc.n_fit);
+        jkv_num(t, &g, "resolution_bytes", L->llc.resolution_bytes);
         strbuf_addf(t, "}},\n");
     }
     const struct bench_roofs *R = &r->roofs;
@@ -386,9 +386,9 @@ bench_render_json(const struct bench_report *r, struct strbuf *t)
     if (r->n_llc > 0) {
         jkv_num(t, &f, "dram_roof_bytes_per_s", R->dram_roof_bytes_per_s);
         jkv_num(t, &f, "dram_roof_array_bytes", R->dram_roof_array_bytes);
-        jkv_num(t, &f, "llc_stream_bytes", R->llc_stream_bytes);
-        jkv_num(t, &f, "llc_retained_bytes", R->llc_retained_bytes);
-        jkv_num(t, &f, "llc_bandwidth_bytes_per_s", R->llc_bandwidth_bytes_per_s);
+        jkv_num(t, &f, "llc_stream_bytes", R->llc.size_bytes);
+        jkv_num(t, &f, "llc_retained_bytes", R->llc.retained_bytes);
+        jkv_num(t, &f, "llc_bandwidth_bytes_per_s", R->llc.llc_bandwidth_bytes_per_s);
     }
     if (R->launch_s > 0)
         jkv_num(t, &f, "launch_overhead_s", R->launch_s);
@@ -526,9 +526,9 @@ bench_profile_new(const struct bench_report *r)
         hw->peak_flops_per_s[d] = R->peak_flops_per_s[d];
     hw->compute_units = r->threads;
     hw->gemm_efficiency = R->gemm_efficiency;
-    hw->llc_stream_bytes = R->llc_stream_bytes;
-    hw->llc_retained_bytes = R->llc_stream_bytes > 0 ? R->llc_retained_bytes : 0;
-    hw->llc_stream_bandwidth_bytes_per_s = R->llc_bandwidth_bytes_per_s;
+    hw->llc_stream_bytes = R->llc.size_bytes;
+    hw->llc_retained_bytes = R->llc.size_bytes > 0 ? R->llc.retained_bytes : 0;
+    hw->llc_stream_bandwidth_bytes_per_s = R->llc.llc_bandwidth_bytes_per_s;
     for (int l = 0; l < 3; l++) {
         hw->cache_bytes[l] = R->cache_bytes[l];
         hw->cache_bandwidth_bytes_per_s[l] = R->cache_bandwidth_bytes_per_s[l];
@@ -601,8 +601,7 @@ bench_profile_new(const struct bench_report *r)
                  "fell 3/4 of the way to the largest set's, retained bytes from a weighted "
                  "linear fit of t(W) over %d sets at W >= size (docs/bench.md)",
                  day, r->n_llc, r->n_llc > 0 ? r->llc[0].bytes / 1e6 : 0,
-                 r->n_llc > 0 ? r->llc[r->n_llc - 1].bytes / 1e6 : 0, r->threads,
-                 R->llc_fit_points))
+                 r->n_llc > 0 ? r->llc[r->n_llc - 1].bytes / 1e6 : 0, r->threads, R->llc.n_fit))
         goto fail;
     bool any_cache = false, any_cbw = false;
     for (int l = 0; l < 3; l++) {

@@ -156,6 +156,7 @@ bench_derive_roofs(struct bench_report *r)
             continue;
         if (bw > R->dram_bandwidth_bytes_per_s) {
             R->dram_bandwidth_bytes_per_s = bw;
+            R->dram_roof_array_bytes = s->array_bytes;
             snprintf(R->dram_kernel, sizeof R->dram_kernel, "%s", s->kernel);
         }
     }
@@ -163,24 +164,11 @@ bench_derive_roofs(struct bench_report *r)
      * array A within a few times its size is partly cache: B_dram = (A - h C) / (A / roof -
      * h C / B_llc) (docs/bench.md#the-llc-scan) */
     R->dram_roof_bytes_per_s = R->dram_bandwidth_bytes_per_s;
-    for (int i = 0; i < r->n_stream; i++)
-        if (r->stream[i].threads == r->threads &&
-            strcmp(r->stream[i].kernel, R->dram_kernel) == 0 &&
-            bench_rate_best(r->stream[i].bytes, &r->stream[i].meas) ==
-                R->dram_bandwidth_bytes_per_s)
-            R->dram_roof_array_bytes = r->stream[i].array_bytes;
-    struct bench_llc_fit fit;
     if (r->n_llc >= 2) {
-        bench_llc_fit_report(r, &fit);
-        R->llc_stream_bytes = fit.size_bytes;
-        R->llc_retained_bytes = fit.retained_bytes;
-        R->llc_bandwidth_bytes_per_s = fit.llc_bandwidth_bytes_per_s;
-        R->llc_fit_dram_bytes_per_s = fit.dram_bandwidth_bytes_per_s;
-        R->llc_fit_points = fit.n_fit;
-        R->llc_resolution_bytes = fit.resolution_bytes;
+        bench_llc_fit_report(r, &R->llc);
         R->dram_bandwidth_bytes_per_s =
             bench_llc_dram_bandwidth(R->dram_roof_bytes_per_s, R->dram_roof_array_bytes,
-                                     R->llc_retained_bytes, R->llc_bandwidth_bytes_per_s);
+                                     R->llc.retained_bytes, R->llc.llc_bandwidth_bytes_per_s);
     }
     double fp32_one = 0;
     for (int i = 0; i < r->n_peaks; i++) {

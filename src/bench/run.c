@@ -526,14 +526,8 @@ run_weight_stream(struct run *s, const struct bench_tfm_shape *sh)
                            bench_rate_best(st->bytes, &st->meas) / 1e9);
     }
     /* one output of the last matrix against a double sum */
-    double ref = 0, mag = 0;
-    for (long j = 0; j < k; j++) {
-        double t = (double)c.x[j] * (double)*bench_linear_at(&c.w[c.copies - 1], j, n - 1);
-        ref += t;
-        mag += fabs(t);
-    }
     double got = c.y[(c.copies - 1) * c.ldy + n - 1];
-    bench_run_check(s, fabs(got - ref) <= 1e-4 * (mag > 0 ? mag : 1),
+    bench_run_check(s, bench_linear_col_error(&c.w[c.copies - 1], c.x, n - 1, got) <= 1e-4,
                     "weight stream: output differs from the reference");
     bench_run_consume(s, got + c.y[0]);
     wstream_release(&c);
@@ -686,15 +680,9 @@ run_llc(struct run *s)
         bench_rate_best(b1, &r->llc[m - 1].meas) / 1e9, fit.size_bytes / 1e6,
         fit.retained_bytes / 1e6, fit.resolution_bytes / 1e6);
     /* the whole stack's last pass: one output of its last matrix against a double sum */
-    long k = p->w[0].k, cols = p->w[0].n;
-    double ref = 0, mag = 0;
-    for (long j = 0; j < k; j++) {
-        double v = (double)p->x[j] * (double)*bench_linear_at(&big.w[n - 1], j, cols - 1);
-        ref += v;
-        mag += fabs(v);
-    }
+    long cols = p->w[0].n;
     double got = big.y[(n - 1) * p->ldy + cols - 1];
-    bench_run_check(s, fabs(got - ref) <= 1e-4 * (mag > 0 ? mag : 1),
+    bench_run_check(s, bench_linear_col_error(&big.w[n - 1], p->x, cols - 1, got) <= 1e-4,
                     "LLC scan: output differs from the reference");
     bench_run_consume(s, got);
     rc = 0;

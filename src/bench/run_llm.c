@@ -99,15 +99,8 @@ lin_close(void *ctx, int round, bool last)
             long rows[2] = {0, m - 1}, cols[3] = {0, n / 2, n - 1};
             for (int a = 0; a < 2; a++)
                 for (int b = 0; b < 3; b++) {
-                    double ref = 0, mag = 0;
-                    for (long j = 0; j < k; j++) {
-                        double t = (double)c->x[rows[a] * k + j] *
-                                   (double)*bench_linear_at(&c->w[ci], j, cols[b]);
-                        ref += t;
-                        mag += fabs(t);
-                    }
-                    double got = c->y[(ci * m + rows[a]) * ldy + cols[b]];
-                    double e = fabs(got - ref) / (mag > 0 ? mag : 1);
+                    double e = bench_linear_col_error(&c->w[ci], c->x + rows[a] * k, cols[b],
+                                                      c->y[(ci * m + rows[a]) * ldy + cols[b]]);
                     worst = e > worst ? e : worst;
                 }
             if (copies == 1)

@@ -306,18 +306,18 @@ print_table(const struct bench_report *r)
     }
     if (r->n_llc > 0) {
         char c[32], k[32];
-        unit_format(R->llc_stream_bytes, "B", 3, a, sizeof a);
-        unit_format(R->llc_retained_bytes, "B", 3, k, sizeof k);
-        unit_format(R->llc_bandwidth_bytes_per_s, "B/s", 3, c, sizeof c);
-        if (R->llc_stream_bytes > 0)
+        unit_format(R->llc.size_bytes, "B", 3, a, sizeof a);
+        unit_format(R->llc.retained_bytes, "B", 3, k, sizeof k);
+        unit_format(R->llc.llc_bandwidth_bytes_per_s, "B/s", 3, c, sizeof c);
+        if (R->llc.size_bytes > 0)
             printf("  LLC stream      %s of cache seen by a cyclic stream (at %s); it retains %s "
                    "of each pass beyond it (%d working sets; resolution %.0f MB)\n",
-                   a, c, R->llc_retained_bytes > 0 ? k : "nothing", r->n_llc,
-                   R->llc_resolution_bytes / 1e6);
+                   a, c, R->llc.retained_bytes > 0 ? k : "nothing", r->n_llc,
+                   R->llc.resolution_bytes / 1e6);
         else
             printf("  LLC stream      no cache seen by a stream of %.0f MB or more\n",
                    r->llc[0].bytes / 1e6);
-        if (R->llc_retained_bytes > 0) {
+        if (R->llc.retained_bytes > 0) {
             unit_format(R->dram_roof_bytes_per_s, "B/s", 4, a, sizeof a);
             printf("  DRAM roof       corrected from %s over %.0f MB: the LLC's share removed\n", a,
                    R->dram_roof_array_bytes / 1e6);

@@ -171,9 +171,9 @@ read_bench_json(const char *path, struct bench_report *r)
     double lc = num_at(roofs, "llc_stream_bytes"), lr = num_at(roofs, "llc_retained_bytes"),
            lb = num_at(roofs, "llc_bandwidth_bytes_per_s");
     if (isfinite(lc) && lc > 0 && isfinite(lr) && lr >= 0 && lr <= lc && isfinite(lb) && lb > 0) {
-        r->roofs.llc_stream_bytes = lc;
-        r->roofs.llc_retained_bytes = lr;
-        r->roofs.llc_bandwidth_bytes_per_s = lb;
+        r->roofs.llc.size_bytes = lc;
+        r->roofs.llc.retained_bytes = lr;
+        r->roofs.llc.llc_bandwidth_bytes_per_s = lb;
         double rb = num_at(roofs, "dram_roof_bytes_per_s"),
                ra = num_at(roofs, "dram_roof_array_bytes");
         r->roofs.dram_roof_bytes_per_s = isfinite(rb) && rb > 0 ? rb : 0;
@@ -197,8 +197,8 @@ read_bench_json(const char *path, struct bench_report *r)
     const struct ynode *lf = llc && llc->kind == YNODE_MAP ? ynode_get(llc, "fit") : NULL;
     double fp = lf ? num_at(lf, "points") : NAN,
            fd = lf ? num_at(lf, "dram_bandwidth_bytes_per_s") : NAN;
-    r->roofs.llc_fit_points = isfinite(fp) ? (int)fp : 0;
-    r->roofs.llc_fit_dram_bytes_per_s = isfinite(fd) ? fd : 0;
+    r->roofs.llc.n_fit = isfinite(fp) ? (int)fp : 0;
+    r->roofs.llc.dram_bandwidth_bytes_per_s = isfinite(fd) ? fd : 0;
     double ls = num_at(roofs, "launch_overhead_s");
     r->roofs.launch_s = isfinite(ls) && ls > 0 ? ls : 0;
     double ge = num_at(roofs, "gemm_efficiency");

@@ -556,6 +556,22 @@ check_linear(const struct bench_kernels *k, struct bench_pool *pool, long m, lon
     bench_linear_release(&l);
 }
 
+/* the kernels' result check by hand: x = (1, 2, 3), column 1 = (1, -1, 2): the products 1, -2,
+ * 6 sum to 5 with magnitudes 9, so 5.9 is off by 0.9 / 9 = 0.1 and 5 by 0; an all-zero
+ * column measures against 1 */
+TEST(bench_linear_col_error_by_hand)
+{
+    struct bench_linear l;
+    CHECK(bench_linear_init(&l, 3, 2) == 0);
+    const float col[3] = {1, -1, 2}, x[3] = {1, 2, 3};
+    for (long r = 0; r < 3; r++)
+        *bench_linear_at(&l, r, 1) = col[r];
+    CHECK_NEAR(bench_linear_col_error(&l, x, 1, 5.9), 0.1, 1e-12);
+    CHECK_NEAR(bench_linear_col_error(&l, x, 1, 5.0), 0.0, 1e-12);
+    CHECK_NEAR(bench_linear_col_error(&l, x, 0, 0.25), 0.25, 1e-12);
+    bench_linear_release(&l);
+}
+
 static void
 check_attention(const struct bench_kernels *k, struct bench_pool *pool, long n, long pos0)
 {
@@ -1632,8 +1648,8 @@ TEST(bench_llc_in_report_json_and_profile)
     CHECK_STR(R->dram_kernel, "weights");
     CHECK_NEAR(R->dram_roof_bytes_per_s, 25e9, 1e-3);
     CHECK_NEAR(R->dram_roof_array_bytes, 200e6, 0);
-    CHECK_NEAR(R->llc_retained_bytes, 50e6, 1e-2);
-    CHECK_NEAR(R->llc_stream_bytes, 200e6, 0);
+    CHECK_NEAR(R->llc.retained_bytes, 50e6, 1e-2);
+    CHECK_NEAR(R->llc.size_bytes, 200e6, 0);
     CHECK_NEAR(R->dram_bandwidth_bytes_per_s, 20e9, 1e-2);
     struct strbuf j = {0};
     CHECK(bench_render_json(r, &j) == 0);
