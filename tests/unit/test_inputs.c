@@ -48,6 +48,24 @@ write_file(const char *path, const char *text, size_t len)
     }
 }
 
+/* `text` written to `path` is refused by engine_load with a first error containing `want` */
+static void
+check_engine_refused(const char *path, const char *text, const char *want)
+{
+    write_file(path, text, strlen(text));
+    struct err_list errs = {0};
+    struct engine_profile *e = engine_load(path, &errs);
+    CHECK(e == NULL);
+    CHECK(errs.n >= 1);
+    if (errs.n >= 1) {
+        char buf[600];
+        err_format(&errs.items[0], buf, sizeof buf);
+        CHECK_CONTAINS(buf, want);
+    }
+    engine_profile_free(e);
+    err_list_release(&errs);
+}
+
 TEST(rfile_regular_only_and_bounded)
 {
     char dir[] = "/tmp/roofline-rfile-XXXXXX";
@@ -210,19 +228,8 @@ TEST(engine_profile_metal_section)
          "metal.mm_simdgroups: f, metal.core_simds: g}\n",
          "'metal.core_cycles' has no source"},
     };
-    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
-        write_file(path, BAD[i].text, strlen(BAD[i].text));
-        e = engine_load(path, &errs);
-        CHECK(e == NULL);
-        CHECK(errs.n >= 1);
-        if (errs.n >= 1) {
-            char buf[600];
-            err_format(&errs.items[0], buf, sizeof buf);
-            CHECK_CONTAINS(buf, BAD[i].want);
-        }
-        engine_profile_free(e);
-        err_list_release(&errs);
-    }
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++)
+        check_engine_refused(path, BAD[i].text, BAD[i].want);
     unlink(path);
 }
 
@@ -243,18 +250,9 @@ TEST(engine_profile_triton_moe_kernels)
         CHECK_NEAR(e->triton_moe_kernels, 17, 0);
     engine_profile_free(e);
     err_list_release(&errs);
-    const char *bad = "name: x\ntriton_moe_kernels: 300\nsources: {triton_moe_kernels: a}\n";
-    write_file(path, bad, strlen(bad));
-    e = engine_load(path, &errs);
-    CHECK(e == NULL);
-    CHECK(errs.n >= 1);
-    if (errs.n >= 1) {
-        char buf[600];
-        err_format(&errs.items[0], buf, sizeof buf);
-        CHECK_CONTAINS(buf, ":2:21: error: 'triton_moe_kernels' must be at most 256, got 300");
-    }
-    engine_profile_free(e);
-    err_list_release(&errs);
+    check_engine_refused(path,
+                         "name: x\ntriton_moe_kernels: 300\nsources: {triton_moe_kernels: a}\n",
+                         ":2:21: error: 'triton_moe_kernels' must be at most 256, got 300");
     unlink(path);
     char shipped[1024];
     snprintf(shipped, sizeof shipped, "%s/engine_profiles/vllm.yaml", test_data_dir());
