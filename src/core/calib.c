@@ -105,6 +105,10 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->triton_moe_kernels =
         eng && roof_triton_moe_device(hw->cuda_capability) ? eng->triton_moe_kernels : 0.0;
     out->kv_bucket_tokens = eng ? eng->kv_bucket : 0.0;
+    /* Triton's block-scaled fused MoE is the Hopper path (SGLang's Fp8MoEMethod picks it unless
+     * DeepEP runs the experts); measured on an H100 */
+    bool hopper = hw->cuda_capability >= 9.0 && hw->cuda_capability < 10.0;
+    out->moe_block_fp8_vs_bf16 = eng && hopper ? eng->moe_block_fp8_vs_bf16 : 0.0;
     out->gemm_floor_s = hw->gemm_floor_s > 0 ? hw->gemm_floor_s : 0.0;
     out->gemm_bandwidth_bytes_per_s =
         hw->gemm_bandwidth_bytes_per_s > 0 ? hw->gemm_bandwidth_bytes_per_s : 0.0;

@@ -58,8 +58,12 @@ struct engine_profile {
     double custom_allreduce_max_bytes; /* its own all-reduce below this size; 0 = NCCL's ring */
     double triton_moe_kernels; /* launches of an MXFP4 MoE layer through triton_kernels (routing,
                                 * two grouped GEMMs, combine; not the router); 0 = not modelled */
-    double kv_bucket;          /* decode attention reads the cache padded to a multiple
-                                * of this many tokens (static shapes); 0 = exact */
+    /* the routed experts of a block-scaled FP8 checkpoint (mdl_profile.fp8_weight_block) run
+     * through Triton's fused MoE kernel on a device of CUDA capability 9.x, at this fraction of
+     * the bf16 GEMM rate (docs/physics.md#moe-kernels); 0 = like any fp8 GEMM */
+    double moe_block_fp8_vs_bf16;
+    double kv_bucket; /* decode attention reads the cache padded to a multiple
+                       * of this many tokens (static shapes); 0 = exact */
     /* its Metal backend's weight kernels (the `metal` section), applied on Apple devices;
      * all zero: none */
     struct roof_metal metal;

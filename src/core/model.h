@@ -32,7 +32,11 @@ struct mdl_profile {
     long first_k_dense, moe_layer_freq;
     /* multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank > 0 enables it */
     long q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
-    bool extra_norms;        /* Gemma-2: pre/post norms around attention and MLP (4 per layer) */
+    bool extra_norms; /* Gemma-2: pre/post norms around attention and MLP (4 per layer) */
+    /* a block-scaled FP8 checkpoint (quantization_config quant_method fp8 with
+     * weight_block_size [n, k]: DeepSeek-V3's 128 x 128 weight blocks, activations scaled per
+     * 1 x k group): k, the columns of one scale block; 0 = per-tensor or no FP8 scales */
+    long fp8_weight_block;
     double published_params; /* 0 = unknown */
     char **source_keys, **source_texts;
     int n_sources;

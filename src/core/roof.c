@@ -224,6 +224,8 @@ struct op_cost {
                             * library's choice among its tilings */
     double kernels;        /* launches this cost stands for, each paying the kernel overhead
                             * and the memory latency; 0 = one */
+    double rate;           /* the kernel's fraction of the format's GEMM rate (Triton's
+                            * block-scaled fp8 MoE against bf16); 0 = the whole rate */
 };
 
 double
@@ -262,6 +264,8 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
     else
         peak = compute == DT_FP32 && !matmul ? (acc_peak(c, compute, &used), vec_peak)
                                              : acc_peak(c, compute, &used);
+    if (k->rate > 0)
+        peak *= k->rate;
     double bw = c->bw;
     double bytes = w + ain + aout + kvr + kvw;
     double tc;
@@ -974,7 +978,12 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
     const struct attn_agg *ag = windowed ? &b->windowed : &b->full;
     double dqk = (double)mdl_qk_head_dim(m), dv = (double)mdl_v_head_dim(m);
     double qd = H * dqk;
-    enum dtype att_compute = dtype_gemm_compute(cfg->act, cfg->act);
+    /* the attention's two GEMMs multiply the queries (activations) by the keys and values,
+     * which come from the KV cache (or, in MLA's prefill, from the kv_b GEMM's output); one MMA
+     * takes both operands in one format, so the tensor-core rate is the wider of the activation
+     * and KV formats: fp8 weights with a bf16 cache attend in bf16
+     * (docs/physics.md#operators, the attention's format) */
+    enum dtype att_compute = dtype_gemm_compute(cfg->kv, cfg->act);
     (void)B;
 
     /* attention norm (RMSNorm: square, sum, scale, weight: 4 FLOP/element) */
@@ -1214,6 +1223,13 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
              * per touched expert) and the shared experts' T columns each */
             double paid = (metal ? mc.paid_columns : T * k) + S * sc.paid_columns;
             bool tiles = mc.kernel == ROOF_MOE_METAL_MM_ID;
+            /* Triton's fused MoE on a block-scaled FP8 checkpoint (SGLang on Hopper) rescales
+             * every 128-column K block inside its main loop: it runs at a measured fraction of
+             * the bf16 rate, not at the fp8 rate (docs/physics.md#moe-kernels) */
+            bool block_fp8 = tu->moe_block_fp8_vs_bf16 > 0 && m->fp8_weight_block > 0 &&
+                             we == DT_FP8 && gc == DT_FP8 && !metal;
+            if (block_fp8)
+                gc = DT_BF16;
             /* gate and up: h -> I on the routed rows; down the same FLOPs and weights, I -> h;
              * mul_mm_id in its fixed tiles (mm_tile tokens x mm_tile_rows rows, K whole) */
             struct op_cost expert = {.matmul = true,
@@ -1226,7 +1242,8 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                      .gemm_m = tiles ? paid : 0,
                                      .gemm_n = tiles ? I : 0,
                                      .tile_m = tiles ? tu->metal.mm_tile : 0,
-                                     .tile_n = tiles ? tu->metal.mm_tile_rows : 0};
+                                     .tile_n = tiles ? tu->metal.mm_tile_rows : 0,
+                                     .rate = block_fp8 ? tu->moe_block_fp8_vs_bf16 : 0};
             add_op(c, ROOF_OP_MLP_GATE, &expert);
             add_op(c, ROOF_OP_MLP_UP, &expert);
             add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);

@@ -178,6 +178,10 @@ struct roof_tuning {
      * charges its four expert launches, the rest are charged as routing kernels
      * (docs/physics.md#moe-kernels); 0 = not this path */
     double triton_moe_kernels;
+    /* the routed experts of a block-scaled FP8 checkpoint through Triton's fused MoE kernel
+     * (SGLang on Hopper): their GEMMs run at this fraction of the bf16 rate, the weights stay
+     * fp8 (docs/physics.md#moe-kernels); 0 = not this path */
+    double moe_block_fp8_vs_bf16;
     /* static shapes: a decode step's attention runs over the KV cache padded to the next
      * multiple of this many tokens (optimum-habana's --bucket_size); 0 = the exact length */
     double kv_bucket_tokens;

@@ -42,6 +42,7 @@ static const char *const USED_KEYS[] = {
     "qk_rope_head_dim",
     "v_head_dim",
     "layer_types",
+    "quantization_config",
     "published_parameters",
     "sources",
 };
@@ -78,7 +79,6 @@ static const char *const IGNORED_KEYS[] = {
     "embd_pdrop",
     "resid_pdrop",
     "original_max_position_embeddings",
-    "quantization_config",
     "n_group",
     "topk_group",
     "topk_method",
@@ -175,6 +175,34 @@ static bool
 get_opt_long(struct ycheck *y, const struct ynode *root, const char *key, long min, long *out)
 {
     return shape_long(y, root, key, false, min, MAX_DIM, out);
+}
+
+/* quantization_config of a Hugging Face config: only a block-scaled FP8 checkpoint
+ * (quant_method "fp8" with weight_block_size [n, k], DeepSeek-V3's) changes the cost model
+ * (docs/physics.md#moe-kernels); every other method and key is left as it was, ignored. */
+static void
+load_fp8_block(struct ycheck *y, const struct ynode *root, struct mdl_profile *m)
+{
+    const struct ynode *q = ynode_get(root, "quantization_config");
+    if (!q || q->kind != YNODE_MAP)
+        return;
+    const struct ynode *meth = ynode_get(q, "quant_method");
+    if (!meth || meth->kind != YNODE_SCALAR || !meth->value || strcmp(meth->value, "fp8") != 0)
+        return;
+    const struct ynode *b = ynode_get(q, "weight_block_size");
+    if (!b || ynode_is_null(b))
+        return;
+    long v[2] = {0, 0};
+    bool ok = b->kind == YNODE_SEQ && b->n == 2;
+    for (size_t i = 0; ok && i < 2; i++)
+        ok = ynode_long(b->items[i], &v[i]) == 0 && v[i] >= 1 && v[i] <= MAX_DIM;
+    if (!ok) {
+        ycheck_error(y, b,
+                     "'quantization_config.weight_block_size' must be two whole numbers [n, k] "
+                     "of at least 1 (the rows and columns of one scale block)");
+        return;
+    }
+    m->fp8_weight_block = v[1];
 }
 
 /* What mdl_load and mdl_from_tree pass fill: the id and whether unknown keys are allowed. */
@@ -292,6 +320,7 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
                      "'num_attention_heads' (%ld) is not a multiple of 'num_key_value_heads' "
                      "(%ld)",
                      m->num_heads, m->num_kv_heads);
+    load_fp8_block(y, root, m);
     const struct ynode *pp = ynode_get(root, "published_parameters");
     if (pp && !ynode_is_null(pp)) {
         const char *why = "not a count";

@@ -366,6 +366,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "allreduce",
                                           "custom_allreduce_max",
                                           "triton_moe_kernels",
+                                          "moe_block_fp8_vs_bf16",
                                           "kv_bucket",
                                           "metal",
                                           "fp16_accumulate",
@@ -800,6 +801,14 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     }
     engine_count(y, root, "kv_bucket", MAX_UBATCH, &e->kv_bucket);
     engine_count(y, root, "triton_moe_kernels", 256, &e->triton_moe_kernels);
+    if (ycheck_num(y, root, "", "moe_block_fp8_vs_bf16", false, &e->moe_block_fp8_vs_bf16) &&
+        !(e->moe_block_fp8_vs_bf16 > 0 && e->moe_block_fp8_vs_bf16 <= 1)) {
+        ycheck_error(y, ynode_get(root, "moe_block_fp8_vs_bf16"),
+                     "'moe_block_fp8_vs_bf16' must be in (0, 1] (a fraction of the bf16 GEMM "
+                     "rate), got %g",
+                     e->moe_block_fp8_vs_bf16);
+        e->moe_block_fp8_vs_bf16 = 0;
+    }
     load_metal(y, root, &e->metal);
     load_serving(y, root, &e->serving);
     if (ycheck_str(y, root, "", "like", false, &s))

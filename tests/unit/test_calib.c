@@ -1564,6 +1564,14 @@ TEST(calib_triton_moe_by_device)
     CHECK(t.triton_moe_kernels == 0);
     calib_tuning(h100, &dp, NULL, &t);
     CHECK(t.triton_moe_kernels == 0);
+    /* Triton's block-scaled fp8 MoE (moe_block_fp8_vs_bf16): Hopper only, like the measurement */
+    eng.moe_block_fp8_vs_bf16 = 0.61;
+    calib_tuning(h100, &dp, &eng, &t);
+    CHECK_NEAR(t.moe_block_fp8_vs_bf16, 0.61, 0);
+    calib_tuning(gh, &dp, &eng, &t);
+    CHECK_NEAR(t.moe_block_fp8_vs_bf16, 0.61, 0);
+    calib_tuning(b200, &dp, &eng, &t);
+    CHECK(t.moe_block_fp8_vs_bf16 == 0);
     hw_free(h100);
     hw_free(gh);
     hw_free(b200);
