@@ -18,7 +18,8 @@
 # --random-range-ratio r (lengths uniform in [floor(r L), L]) and server arguments (max_batch,
 # max_tokens, max_model_len, SGLang's recv_interval); empty = the mode's rounds, fixed lengths,
 # the engine's defaults.
-# Errors are (simulated - public) / public; ITL is compared with the simulated mean TPOT, e2e_p99_s
+# Errors are (simulated - public) / public; ITL is compared with the simulated mean TPOT, ttft_p50_ms
+# (a row's median TTFT, where the source gives it) with the simulated TTFT p50, e2e_p99_s
 # (a row's P99 end-to-end latency, where the source gives it) with the simulated e2e P99.
 # Environment: ROOFLINE_DATA (profiles); ACT (activation format for every row, a what-if:
 # ACT=bf16 runs the GEMMs at the 16-bit rate, as a weight-only fp8 kernel would). Python 3 standard library only.
@@ -118,8 +119,8 @@ def cell(pub, sim):
     return '%g / %.4g (%+.0f%%)' % (pub, sim, 100 * (sim - pub) / pub)
 
 
-print('| source | hardware | model | isl/osl | users | mode | tok/s public / sim (error) | TTFT ms | ITL ms | ratio to 1 user | e2e p99 s |')
-print('|---|---|---|---|---|---|---|---|---|---|---|')
+print('| source | hardware | model | isl/osl | users | mode | tok/s public / sim (error) | TTFT ms | TTFT p50 ms | ITL ms | ratio to 1 user | e2e p99 s |')
+print('|---|---|---|---|---|---|---|---|---|---|---|---|')
 for r in rows:
     c = int(r['concurrency'])
     d = simulate(r, c)
@@ -128,11 +129,12 @@ for r in rows:
     # saturation: 1000 or more users, past every engine's batch (the max-throughput runs)
     band = 'saturation' if c >= 1000 else ('1-10' if c <= 10 else ('11-64' if c <= 64 else '65+'))
     sim = {'tok_s': float(d['output_tokens_per_s']), 'ttft_ms': 1000 * float(d['ttft_mean_s']),
+           'ttft_p50_ms': 1000 * float(d['ttft_p50_s']),
            'itl_ms': 1000 * float(d['tpot_mean_s']), 'e2e_p99_s': float(d['e2e_p99_s'])}
     if r['ratio_c1']:
         sim['ratio_c1'] = sim['tok_s'] / float(simulate(r, 1)['output_tokens_per_s'])
     cells = []
-    for m in ('tok_s', 'ttft_ms', 'itl_ms', 'ratio_c1', 'e2e_p99_s'):
+    for m in ('tok_s', 'ttft_ms', 'ttft_p50_ms', 'itl_ms', 'ratio_c1', 'e2e_p99_s'):
         if r.get(m):
             pub = float(r[m])
             record(m, band, (sim[m] - pub) / pub)

@@ -324,6 +324,11 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
         printf(", asynchronous scheduling");
     if (cfg->sched.recv_interval > 1)
         printf(", input polled every %ld decode steps", cfg->sched.recv_interval);
+    if (cfg->sched.prefill_graph != SIM_PREFILL_GRAPH_FULL && cfg->sched.eager_launch_s > 0)
+        printf(", prompt passes %s (%.1f us a launch)",
+               cfg->sched.prefill_graph == SIM_PREFILL_GRAPH_NONE ? "eager"
+                                                                  : "with eager attention",
+               cfg->sched.eager_launch_s * 1e6);
     if (cfg->sched.policy == SIM_DISAGGREGATED)
         printf(", %d prefill + %d decode instances", cfg->sched.prefill_instances,
                cfg->instances - cfg->sched.prefill_instances);

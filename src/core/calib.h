@@ -30,6 +30,11 @@ struct engine_serving {
     bool compute_buffers;    /* the reserve is llama.cpp's compute buffers (engine_reserve) */
     bool separate_prefill;   /* a step with prompt work carries no decodes (SGLang's default) */
     bool async_scheduling;   /* plans step k + 1 while step k runs (vLLM's default since 0.14) */
+    /* prompt passes not replayed as a CUDA graph (docs/simulate.md#eager-prefill): "none" (the
+     * whole forward eager), "piecewise" (attention eager), "full" or empty (graphed), and the
+     * host's time per launch the model counts in an eager part */
+    char prefill_graph[16];
+    double eager_launch_s;
 };
 
 /* Engine profile: what a serving engine adds to the kernels (engine_profiles/<name>.yaml). */

@@ -382,6 +382,8 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "compute_buffers",
                                           "separate_prefill",
                                           "async_scheduling",
+                                          "prefill_graph",
+                                          "eager_launch",
                                           "like",
                                           "notes",
                                           "sources",
@@ -389,6 +391,8 @@ static const char *const ENGINE_KEYS[] = {"name",
 /* provenance is free text: accepted, not interpreted */
 
 static const char *const ADMISSIONS[] = {"vllm", "no_evict", "greedy"};
+/* sim_prefill_graph's names, in its order */
+static const char *const PREFILL_GRAPHS[] = {"full", "piecewise", "none"};
 
 /* the serving keys of an engine profile (docs/simulate.md#engines) */
 static void
@@ -423,6 +427,9 @@ load_serving(struct ycheck *y, const struct ynode *root, struct engine_serving *
     ycheck_bool(y, root, "", "compute_buffers", &sv->compute_buffers);
     ycheck_bool(y, root, "", "separate_prefill", &sv->separate_prefill);
     ycheck_bool(y, root, "", "async_scheduling", &sv->async_scheduling);
+    if (ycheck_str(y, root, "", "prefill_graph", false, &s) &&
+        pick(y, root, "prefill_graph", s, PREFILL_GRAPHS, N(PREFILL_GRAPHS)) >= 0)
+        snprintf(sv->prefill_graph, sizeof sv->prefill_graph, "%s", s);
 }
 
 bool
@@ -432,7 +439,8 @@ engine_serving_key(const char *key)
         "admission",        "max_batch",        "max_tokens_per_step",
         "small_memory",     "max_batch_small",  "max_tokens_per_step_small",
         "reserve_fraction", "reserve",          "kv_fraction",
-        "compute_buffers",  "separate_prefill", "async_scheduling"};
+        "compute_buffers",  "separate_prefill", "async_scheduling",
+        "prefill_graph",    "eager_launch"};
     for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
         if (strcmp(key, K[i]) == 0)
             return true;
@@ -475,6 +483,10 @@ engine_serving_format(const struct engine_profile *e, char *buf, size_t n)
         PUT("separate_prefill: true\n");
     if (sv->async_scheduling)
         PUT("async_scheduling: true\n");
+    if (sv->prefill_graph[0])
+        PUT("prefill_graph: %s\n", sv->prefill_graph);
+    if (sv->eager_launch_s > 0)
+        PUT("eager_launch: %.1f us\n", sv->eager_launch_s * 1e6);
 #undef PUT
     return k;
 }
@@ -811,6 +823,19 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     }
     load_metal(y, root, &e->metal);
     load_serving(y, root, &e->serving);
+    if (ycheck_qty(y, root, "", "eager_launch", UNIT_SECONDS, false, &t) &&
+        ycheck_range(y, root, "", "eager_launch", t, &OVERHEAD_RANGE))
+        e->serving.eager_launch_s = t;
+    /* an eager part needs its host cost per launch, and that cost needs an eager part */
+    bool eager = e->serving.prefill_graph[0] && strcmp(e->serving.prefill_graph, "full") != 0;
+    if (eager && !ynode_get(root, "eager_launch"))
+        ycheck_error(y, ynode_get(root, "prefill_graph"),
+                     "'prefill_graph: %s' needs 'eager_launch' (the host's time per launch of "
+                     "an eager pass)",
+                     e->serving.prefill_graph);
+    else if (!eager && ynode_get(root, "eager_launch"))
+        ycheck_error(y, ynode_get(root, "eager_launch"),
+                     "'eager_launch' applies only with 'prefill_graph: none' or 'piecewise'");
     if (ycheck_str(y, root, "", "like", false, &s))
         engine_like(y, root, y->path, s, e, depth);
     const struct ynode *src = ynode_get(root, "sources");

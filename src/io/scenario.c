@@ -504,6 +504,12 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
         sched->separate_prefill = true;
     if (sv->async_scheduling)
         sched->async_scheduling = true;
+    /* the names are sim_prefill_graph's, in its order (measure.c PREFILL_GRAPHS) */
+    if (strcmp(sv->prefill_graph, "none") == 0 || strcmp(sv->prefill_graph, "piecewise") == 0) {
+        sched->prefill_graph =
+            sv->prefill_graph[0] == 'n' ? SIM_PREFILL_GRAPH_NONE : SIM_PREFILL_GRAPH_PIECEWISE;
+        sched->eager_launch_s = sv->eager_launch_s;
+    }
 }
 
 void

@@ -665,6 +665,7 @@ sim_analytic_from(const struct sim_config *cfg, double b0, struct sim_analytic *
     if (!m.cost)
         return -1;
     sim_cost_overlap_host(m.cost, sim_async(&cfg->sched));
+    sim_cost_eager_prefill(m.cost, cfg->sched.prefill_graph, cfg->sched.eager_launch_s);
     double VP, VO, P99, O99;
     sim_dist_moments(&cfg->work.prompt, cfg->work.trace, 0, &m.P, &VP, &P99);
     sim_dist_moments(&cfg->work.output, cfg->work.trace, 1, &m.O, &VO, &O99);

@@ -31,6 +31,9 @@ struct sim_cost {
      * time is host0 + host_row x (sequences that sample a token), from roof_step on first use */
     bool overlap, have_host;
     double host0, host_row;
+    /* steps with prompt work run partly or wholly eager (sim_cost_eager_prefill) */
+    enum sim_prefill_graph eager;
+    double eager_launch_s;
 };
 
 struct sim_cost *
@@ -73,6 +76,43 @@ sim_cost_overlap_host(struct sim_cost *c, bool on)
         for (int i = 0; i < SIM_COST_PROMPT_N; i++)
             c->prompt_s[i] = -1.0;
     c->overlap = o;
+}
+
+void
+sim_cost_eager_prefill(struct sim_cost *c, enum sim_prefill_graph graph, double launch_s)
+{
+    if (!(launch_s > 0))
+        graph = SIM_PREFILL_GRAPH_FULL;
+    if (graph != c->eager || launch_s != c->eager_launch_s)
+        for (int i = 0; i < SIM_COST_PROMPT_N; i++)
+            c->prompt_s[i] = -1.0;
+    c->eager = graph;
+    c->eager_launch_s = graph == SIM_PREFILL_GRAPH_FULL ? 0.0 : launch_s;
+}
+
+double
+sim_cost_launches(struct sim_cost *c, enum sim_prefill_graph graph, struct roof_seq *seqs, int n)
+{
+    if (graph == SIM_PREFILL_GRAPH_FULL)
+        return 0.0;
+    unsigned long ops = graph == SIM_PREFILL_GRAPH_PIECEWISE
+                            ? ROOF_OPS_ATTENTION
+                            : ROOF_OPS_ALL & ~(1ul << ROOF_OP_STEP);
+    /* the operator model adds kernel_overhead_s once per launch and nothing else depends on
+     * it: the time's change per second of that overhead is the count */
+    struct roof_config k = c->cfg;
+    double t0, t1;
+    k.tuning.kernel_overhead_s = 0.0;
+    if (roof_step_time(&k, seqs, n, ops, &c->res, &t0) != 0)
+        return -1.0;
+    k.tuning.kernel_overhead_s = 1.0;
+    if (roof_step_time(&k, seqs, n, ops, &c->res, &t1) != 0)
+        return -1.0;
+    double launches = t1 - t0;
+    /* the custom all-reduce after attention and after the MLP: one kernel each */
+    if (graph == SIM_PREFILL_GRAPH_NONE && c->tp > 1)
+        launches += 2.0 * (double)c->shard.num_layers;
+    return launches;
 }
 
 /* The engine's host work in a step of these sequences: roof_step's ROOF_OP_STEP alone, a fixed
@@ -185,6 +225,18 @@ cost_step(struct sim_cost *c, struct roof_seq *seqs, int n)
         stage += 2.0 * (double)c->shard.num_layers *
                  roof_allreduce_engine_s(c->cfg.hw, &c->cfg.tuning, bytes, c->tp,
                                          c->link_bytes_per_s, c->link_latency_s);
+    if (prefill && c->eager != SIM_PREFILL_GRAPH_FULL && c->pp == 1) {
+        /* the eager part's launches go out from the host while the device runs them
+         * (docs/simulate.md#eager-prefill): the device part D = stage - h cannot end before
+         * they are all issued. m == 1 here: the seqs are as given */
+        double h = host_time(c, seqs, n), l = sim_cost_launches(c, c->eager, seqs, n);
+        if (h < 0 || l < 0)
+            return -1.0;
+        double issue = l * c->eager_launch_s;
+        if (c->overlap) /* the step's host work runs beside the device as well */
+            return hide_host(stage + issue, h + issue);
+        return h + hide_host(stage - h + issue, issue);
+    }
     if (c->overlap) { /* pp == 1: the host work runs beside the device's step */
         double h = host_time(c, seqs, n);
         if (h < 0)

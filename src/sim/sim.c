@@ -1881,6 +1881,7 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
     }
     s->async = sim_async(sc);
     sim_cost_overlap_host(s->cost, s->async);
+    sim_cost_eager_prefill(s->cost, sc->prefill_graph, sc->eager_launch_s);
     double blocks, block_bytes, pool_bytes;
     if (sim_kv_pool(cfg, &blocks, &block_bytes, &pool_bytes) != 0) {
         fail(s, "the weights and the reserve leave no memory for the KV cache");

@@ -55,6 +55,15 @@ struct sim_workload {
     double warmup_s;               /* and every arrival before this time */
 };
 
+/* How an engine runs a pass with prompt work (its prefill CUDA graphs): all of it replayed as a
+ * graph (the default), attention eager and the rest graphed (vLLM's piecewise graphs), or all of
+ * it eager (SGLang's extend batches by default) */
+enum sim_prefill_graph {
+    SIM_PREFILL_GRAPH_FULL,
+    SIM_PREFILL_GRAPH_PIECEWISE,
+    SIM_PREFILL_GRAPH_NONE
+};
+
 struct sim_sched {
     enum sim_policy policy;
     long max_batch;           /* sequences in one step (vLLM max_num_seqs) */
@@ -79,6 +88,10 @@ struct sim_sched {
      * reach this count since the last poll; an idle instance polls at once. 1 (or 0) = every
      * step, as every other engine */
     long recv_interval;
+    /* prompt passes run without a CUDA graph (docs/simulate.md#eager-prefill): such a pass
+     * cannot end before its host has issued its launches, eager_launch_s each */
+    enum sim_prefill_graph prefill_graph;
+    double eager_launch_s;
 };
 
 /* Service-level objectives: 0 = no bound. A request meets them when its TTFT, its mean time
@@ -277,6 +290,18 @@ double sim_cost_step(struct sim_cost *c, struct roof_seq *seqs, int n);
  * sum, the host time being roof_step's ROOF_OP_STEP (the engine's step and per-token overheads)
  * and the device time the rest (with the all-reduces and pipeline sends). */
 void sim_cost_overlap_host(struct sim_cost *c, bool on);
+/* Steps with prompt work run partly or wholly eager (`graph`, docs/simulate.md#eager-prefill): the
+ * eager part's launches (sim_cost_launches) are issued by the host, `launch_s` each, while the
+ * device runs them, so the step takes the step's host work + max(device, launches x launch_s),
+ * or max(device, host work + launches x launch_s) with overlap_host. At pp > 1, and for a prompt
+ * split into the engine's micro-batches, it stands as it is. */
+void sim_cost_eager_prefill(struct sim_cost *c, enum sim_prefill_graph graph, double launch_s);
+/* The launches of one pass over `seqs` that the eager part of `graph` issues: those the operator
+ * model charges its kernel overhead for (roof_step over every operator, or over attention alone
+ * for piecewise), plus the two all-reduces per layer at tp > 1 when the whole pass is eager;
+ * 0 for a full graph, -1 on failure. */
+double sim_cost_launches(struct sim_cost *c, enum sim_prefill_graph graph, struct roof_seq *seqs,
+                         int n);
 
 /* A queueing approximation without an event loop (docs/simulate.md#analytic): each instance is
  * a G/G/c queue whose c = max_batch slots are held for a request's service time S = prefill +

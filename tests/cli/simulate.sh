@@ -170,6 +170,14 @@ awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) if ($i == "ttft_mean_s") k = i }
     echo "ok sim-recv-interval-ttft" || echo "not ok sim-recv-interval-ttft"
 run sim-recv-interval-table 0 -- "$ROOFLINE" simulate --scenario "$T/recv.yaml"
 expect_out sim-recv-interval-header "input polled every 30 decode steps"
+# SGLang's eager prefill (docs/simulate.md#eager-prefill): named in the header; TensorRT-LLM's
+# profile has none
+{ grep -v "^engine:" scenarios/chunked.yaml; echo "engine: sglang"; } >"$T/sgl.yaml"
+run sim-eager-prefill-table 0 -- "$ROOFLINE" simulate --scenario "$T/sgl.yaml"
+expect_out sim-eager-prefill-header ", prompt passes eager (84.7 us a launch)"
+run sim-eager-prefill-trt 0 -- "$ROOFLINE" simulate --scenario "$T/trt.yaml"
+grep -q "prompt passes" "$T/out" && echo "not ok sim-eager-prefill-trt-none" ||
+    echo "ok sim-eager-prefill-trt-none"
 grep -v '^engine:' scenarios/chunked.yaml >"$T/noeng.yaml"
 run sim-engine-default 0 -- "$ROOFLINE" simulate --scenario "$T/noeng.yaml"
 expect_out sim-engine-default-kernel "engine kernel"

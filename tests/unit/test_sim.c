@@ -871,6 +871,97 @@ TEST(sim_cost_overlap_is_max_by_hand)
         }
 }
 
+/* Launches of an eager prompt pass (sim_cost_launches) by hand. Llama-3-8B (32 dense layers):
+ * 13 a layer (attention norm, QKV, scores, softmax, probabilities x V, output projection,
+ * residual, MLP norm, gate, up, activation, down, residual) + embedding, final norm and LM head
+ * = 419 at tp 1, + 2 all-reduces a layer = 483 at tp 2, whatever the prompt; piecewise: the 3
+ * attention launches a layer = 96. DeepSeek-V3 at tp 8 (61 layers, the first 3 dense: 58 MoE
+ * routers), the 1-token pass after 1 cached token of sglang PR #12160: 13 x 61 + 58 + 3 + 2 x 61
+ * = 976 (the count behind engine_profiles/sglang.yaml's eager_launch). */
+TEST(sim_eager_launches_by_hand)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CHUNKED);
+    c.engine.phase = ROOF_PREFILL;
+    for (int tp = 1; tp <= 2; tp++) {
+        c.engine.tp = tp;
+        struct sim_cost *cost = sim_cost_new(&c.engine);
+        struct roof_seq a = {1, 300, 0, true}, b[2] = {{1, 2048, 0, true}, {3, 1, 90, true}};
+        CHECK_NEAR(sim_cost_launches(cost, SIM_PREFILL_GRAPH_NONE, &a, 1), tp == 1 ? 419 : 483,
+                   1e-6);
+        CHECK_NEAR(sim_cost_launches(cost, SIM_PREFILL_GRAPH_NONE, b, 2), tp == 1 ? 419 : 483,
+                   1e-6);
+        CHECK_NEAR(sim_cost_launches(cost, SIM_PREFILL_GRAPH_PIECEWISE, &a, 1), 96, 1e-6);
+        CHECK(sim_cost_launches(cost, SIM_PREFILL_GRAPH_FULL, &a, 1) == 0.0);
+        sim_cost_free(cost);
+    }
+    struct hw_profile *hw = test_hw("h200");
+    struct mdl_profile *m = test_model("deepseek-v3");
+    struct roof_config e;
+    roof_config_init(&e, hw, m, ROOF_PREFILL);
+    e.weights = DT_FP8;
+    e.act = DT_FP8;
+    e.kv = DT_BF16;
+    e.tp = 8;
+    struct sim_cost *cost = sim_cost_new(&e);
+    CHECK(cost != NULL);
+    if (cost) {
+        struct roof_seq one = {1, 1, 1, true}, k = {1, 1024, 0, true};
+        CHECK_NEAR(sim_cost_launches(cost, SIM_PREFILL_GRAPH_NONE, &one, 1), 976, 1e-6);
+        CHECK_NEAR(sim_cost_launches(cost, SIM_PREFILL_GRAPH_NONE, &k, 1), 976, 1e-6);
+    }
+    sim_cost_free(cost);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+/* An eager prompt pass by hand (docs/simulate.md#eager-prefill): Llama-3-8B, a 300-token prompt
+ * alone (L = 419 launches), step overhead h = 1 ms, device time D (the step without it, about
+ * 8 ms). At 10 us a launch the host issues the pass in 4.19 ms < D: the step is h + D, as
+ * graphed; at 50 us in 20.95 ms > D: h + 20.95 ms; with overlapped host work max(D, h + 20.95 ms).
+ * A decode step is unchanged, and so is a step at pp 2. A lone request's TTFT is that step. */
+TEST(sim_eager_prefill_step_by_hand)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CHUNKED);
+    c.engine.tuning.step_overhead_s = 0;
+    struct roof_seq a = {1, 300, 0, true};
+    double D = device_step(&c, &a, 1), h = 1e-3;
+    CHECK(D > 4.19e-3 && D < 20.95e-3);
+    c.engine.tuning.step_overhead_s = h;
+    struct sim_cost *cost = sim_cost_new(&c.engine);
+    struct roof_seq d = {4, 1, 100, true};
+    double decode = sim_cost_step(cost, &d, 1);
+    sim_cost_eager_prefill(cost, SIM_PREFILL_GRAPH_NONE, 10e-6);
+    CHECK_NEAR(sim_cost_step(cost, &a, 1), h + D, 1e-9);
+    sim_cost_eager_prefill(cost, SIM_PREFILL_GRAPH_NONE, 50e-6);
+    CHECK_NEAR(sim_cost_step(cost, &a, 1), h + 419 * 50e-6, 1e-9);
+    CHECK_NEAR(sim_cost_step(cost, &d, 1), decode, 0);
+    sim_cost_overlap_host(cost, true);
+    CHECK_NEAR(sim_cost_step(cost, &a, 1), h + 419 * 50e-6, 1e-9);
+    sim_cost_eager_prefill(cost, SIM_PREFILL_GRAPH_NONE, 1e-6);
+    CHECK_NEAR(sim_cost_step(cost, &a, 1), D, 1e-9);
+    sim_cost_free(cost);
+    c.engine.pp = 2;
+    cost = sim_cost_new(&c.engine);
+    double pp2 = sim_cost_step(cost, &a, 1);
+    sim_cost_eager_prefill(cost, SIM_PREFILL_GRAPH_NONE, 50e-6);
+    CHECK_NEAR(sim_cost_step(cost, &a, 1), pp2, 0);
+    sim_cost_free(cost);
+    c.engine.pp = 1;
+
+    struct sim_trace_row rows[] = {{0.0, 300, 2}};
+    struct sim_trace tr = {rows, 1};
+    use_trace(&c, &tr);
+    c.sched.prefill_graph = SIM_PREFILL_GRAPH_NONE;
+    c.sched.eager_launch_s = 50e-6;
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.completed == 1);
+    CHECK_NEAR(r.requests[0].ttft_s, h + 419 * 50e-6, 1e-9);
+    sim_result_release(&r);
+}
+
 /* vLLM's asynchronous scheduling by hand (docs/simulate.md#asynchronous-scheduling), vllm
  * admission without chunked prefill, 10 ms of host work per step (step overhead H):
  * (1) arrivals: A (prompt 64, output 3) at 0, B (2048, 2) 1 us later, while A's prefill runs.
