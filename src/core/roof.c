@@ -1368,8 +1368,8 @@ roof_logits_gather_s(double rows, double vocab_shard, double elem_bytes, int n, 
 /* vLLM V1's logits path, which runs after the decode step's CUDA graph
  * (vllm/v1/worker/gpu_model_runner.py: compute_logits, then the sampler), charged on the LM head
  * for an engine with sampler_kernels: at tp > 1 LogitsProcessor._gather_logits all-gathers the
- * vocabulary shards (use_all_gather is true on CUDA and ROCm) through NCCL's ring, and the gather
- * along the last dimension copies the gathered rows into place (movedim + reshape); then the
+ * vocabulary shards (the base Platform.use_all_gather returns True) through NCCL's ring, and the
+ * gather along the last dimension copies the gathered rows into place (movedim + reshape); then the
  * greedy sampler's launches on the full rows: the cast to fp32 (reads 2 B, writes 4 B an
  * element), the argmax (reads 4 B), the cast of the token ids. docs/physics.md#logits-and-sampler
  */
