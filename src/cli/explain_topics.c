@@ -297,11 +297,15 @@ ex_tp(const struct roof_config *cfg, const struct cli_args *a)
     printf("  ring all-reduce: t = 2 (N-1)/N x bytes / link bandwidth per direction + 2 (N-1) x "
            "latency, with %s per direction (%s) and %s per step\n",
            Q(bw, "B/s", 3), hw->link_kind, T(lat));
-    if (cfg->tuning.custom_allreduce_max_bytes > 0)
+    if (cfg->tuning.custom_allreduce_max_bytes > 0) {
+        double bar = cfg->tuning.custom_allreduce_latency_s > 0
+                         ? cfg->tuning.custom_allreduce_latency_s
+                         : lat;
         printf("  below %s on NVLink/xGMI at 2, 4, 6 or 8 devices the engine's own all-reduce: one "
-               "stage (N-1) x bytes / bandwidth, or two 2 (N-1)/N x bytes / bandwidth, + 2 x "
-               "latency (docs/physics.md#custom-all-reduce)\n",
-               Q(cfg->tuning.custom_allreduce_max_bytes, "B", 3));
+               "stage (N-1) x bytes / bandwidth, or two 2 (N-1)/N x bytes / bandwidth, + 2 "
+               "barriers of %s (docs/physics.md#custom-all-reduce)\n",
+               Q(cfg->tuning.custom_allreduce_max_bytes, "B", 3), T(bar));
+    }
     printf("Step 3. Decode (batch %.0f, context %.0f)\n", cfg->batch, cfg->context);
     printf("  %4s %10s %14s %10s %12s %14s %5s\n", "N", "ITL", "all-reduce", "on links",
            "tok/s total", "memory/device", "fits");

@@ -102,6 +102,8 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     }
     out->pipeline_inflight = inflight;
     out->custom_allreduce_max_bytes = eng ? eng->custom_allreduce_max_bytes : 0.0;
+    out->custom_allreduce_latency_s = eng ? eng->custom_allreduce_latency_s : 0.0;
+    out->sampler_kernels = eng ? eng->sampler_kernels : 0.0;
     out->triton_moe_kernels =
         eng && roof_triton_moe_device(hw->cuda_capability) ? eng->triton_moe_kernels : 0.0;
     out->kv_bucket_tokens = eng ? eng->kv_bucket : 0.0;

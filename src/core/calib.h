@@ -61,6 +61,9 @@ struct engine_profile {
     double fa_mask_bytes;              /* fused prefill (CUDA): KQ-mask bytes per element, 0 off */
     double pipeline_copies;            /* layer split: micro-batches in flight (0 = no pipeline) */
     double custom_allreduce_max_bytes; /* its own all-reduce below this size; 0 = NCCL's ring */
+    double custom_allreduce_latency_s; /* each of its two barriers; 0 = the link's latency */
+    double sampler_kernels;    /* greedy sampler's launches after the graph on the gathered logits
+                                * (with the logits' all-gather at tp > 1); 0 = not modelled */
     double triton_moe_kernels; /* launches of an MXFP4 MoE layer through triton_kernels (routing,
                                 * two grouped GEMMs, combine; not the router); 0 = not modelled */
     /* the routed experts of a block-scaled FP8 checkpoint (mdl_profile.fp8_weight_block) run

@@ -1369,6 +1369,54 @@ op_clear_time(struct roof_op_result *r)
     r->present = false;
     r->instances = 0;
     r->memory_time_s = r->time_s = r->last_compute_s = r->last_memory_s = 0;
+    r->link_time_s = r->link_bytes = 0;
+}
+
+double
+roof_logits_gather_s(double rows, double vocab_shard, double elem_bytes, int n, double bw,
+                     double latency_s)
+{
+    if (n <= 1)
+        return 0.0;
+    /* NCCL's ring all-gather: n - 1 steps, each passing one device's rows x vocab / n block */
+    return (n - 1) * rows * vocab_shard * elem_bytes / bw + (n - 1) * latency_s;
+}
+
+/* vLLM V1's logits path, which runs after the decode step's CUDA graph
+ * (vllm/v1/worker/gpu_model_runner.py: compute_logits, then the sampler), charged on the LM head
+ * for an engine with sampler_kernels: at tp > 1 LogitsProcessor._gather_logits all-gathers the
+ * vocabulary shards (the base Platform.use_all_gather returns True) through NCCL's ring, and the
+ * gather along the last dimension copies the gathered rows into place (movedim + reshape); then the
+ * greedy sampler's launches on the full rows: the cast to fp32 (reads 2 B, writes 4 B an
+ * element), the argmax (reads 4 B), the cast of the token ids. docs/physics.md#logits-and-sampler
+ */
+static void
+logits_after_graph(struct acc_ctx *c, double R, double V)
+{
+    const struct roof_config *cfg = c->cfg;
+    double k = cfg->tuning.sampler_kernels;
+    if (!(k > 0) || !want(c, ROOF_OP_LM_HEAD))
+        return;
+    int tp = cfg->tp > 1 ? cfg->tp : 1;
+    double e = roof_hidden_bytes(cfg->act), Vf = V * tp;
+    if (tp > 1) {
+        double bw =
+            hw_link_group_bytes_per_s(cfg->hw, tp, hw_link_bytes_per_s_per_direction(cfg->hw));
+        double lat =
+            cfg->link_latency_s >= 0 ? cfg->link_latency_s : roof_link_latency_default_s(cfg->hw);
+        if (bw > 0)
+            add_link(c, ROOF_OP_LM_HEAD, (tp - 1) * R * V * e,
+                     roof_logits_gather_s(R, V, e, tp, bw, lat));
+        add_op(c, ROOF_OP_LM_HEAD,
+               &(struct op_cost){
+                   .compute = DT_FP32, .act_in_bytes = R * Vf * e, .act_out_bytes = R * Vf * e});
+    }
+    add_op(c, ROOF_OP_LM_HEAD,
+           &(struct op_cost){.compute = DT_FP32,
+                             .flops = 2.0 * R * Vf,
+                             .act_in_bytes = R * Vf * (e + 4.0),
+                             .act_out_bytes = R * Vf * 4.0 + R * 4.0,
+                             .kernels = k});
 }
 
 /* roof_step_ops; `time_only`: of the requested operators' entries of `out` only the times are
@@ -1441,6 +1489,7 @@ step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
     if (R > 0) {
         add_vector(&c, ROOF_OP_FINAL_NORM, 4.0 * R * h, h * a, R * h * a, R * h * a);
         add_gemm(&c, ROOF_OP_LM_HEAD, wfmt(cfg, DT_PART_OTHER), R, V, h, V * h);
+        logits_after_graph(&c, R, V);
     }
 
     /* the engine's host work: a fixed cost per pass, and a cost per sampled token (per
@@ -1557,7 +1606,9 @@ roof_allreduce_engine_s(const struct hw_profile *hw, const struct roof_tuning *t
     bool mesh = !(hw && hw->link_kind && strncmp(hw->link_kind, "pcie", 4) == 0);
     if (tu && tu->custom_allreduce_max_bytes > 0 && bytes < tu->custom_allreduce_max_bytes &&
         mesh && (n == 2 || n == 4 || n == 6 || n == 8))
-        return roof_allreduce_custom_s(bytes, n, bw, latency_s);
+        return roof_allreduce_custom_s(
+            bytes, n, bw,
+            tu->custom_allreduce_latency_s > 0 ? tu->custom_allreduce_latency_s : latency_s);
     return roof_allreduce_time_s(bytes, n, bw, latency_s);
 }
 

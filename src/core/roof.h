@@ -173,6 +173,13 @@ struct roof_tuning {
      * kernel over a fully connected link instead of NCCL/RCCL's ring (vLLM's custom
      * all-reduce, docs/physics.md#parallelism); 0 = always the ring */
     double custom_allreduce_max_bytes;
+    /* the latency of each of the custom all-reduce's two barriers (a flag written to every peer
+     * and waited for), seconds, measured on the engine's own kernel; 0 = the link's latency */
+    double custom_allreduce_latency_s;
+    /* launches of the engine's greedy sampler after the forward pass, on the gathered logits
+     * (vLLM V1: cast to fp32, argmax, cast of the ids); with it, at tp > 1, the logits' ring
+     * all-gather and its copy into place (docs/physics.md#logits-and-sampler); 0 = none */
+    double sampler_kernels;
     /* launches of one MoE layer with MXFP4 experts through triton_kernels' matmul_ogs and
      * routing (vLLM on a device of CUDA capability 9.x, 11.x or 12.x): the model's chain
      * charges its four expert launches, the rest are charged as routing kernels
@@ -433,9 +440,15 @@ double roof_allreduce_time_s(double bytes, int n, double bw_per_direction, doubl
 double roof_allreduce_custom_s(double bytes, int n, double bw_per_direction, double latency_s);
 /* The all-reduce the tuned engine runs: its custom kernel when the message is below
  * tu->custom_allreduce_max_bytes, n is 2, 4, 6 or 8 and the link is not PCIe (a full NVLink /
- * xGMI mesh); else the ring. */
+ * xGMI mesh), each barrier at tu->custom_allreduce_latency_s when set (else latency_s); else the
+ * ring. */
 double roof_allreduce_engine_s(const struct hw_profile *hw, const struct roof_tuning *tu,
                                double bytes, int n, double bw_per_direction, double latency_s);
+/* NCCL's ring all-gather of the logits, `rows` x `vocab_shard` elements of `elem_bytes` from
+ * each of `n` devices: (n - 1) x rows x vocab_shard x elem_bytes / bandwidth + (n - 1) x latency;
+ * 0 at n <= 1. */
+double roof_logits_gather_s(double rows, double vocab_shard, double elem_bytes, int n,
+                            double bw_per_direction, double latency_s);
 /* Default per-step latency of a link kind (docs/physics.md#parallelism). */
 double roof_link_latency_default_s(const struct hw_profile *hw);
 /* Why a configuration cannot be evaluated (static text), or NULL. */

@@ -179,12 +179,17 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         strbuf_addf(out, "pipeline_copies: %.0f\n", ep->pipeline_copies);
     if (ep->custom_allreduce_max_bytes > 0)
         strbuf_addf(out, "custom_allreduce_max: %.0f B\n", ep->custom_allreduce_max_bytes);
+    if (ep->custom_allreduce_latency_s > 0)
+        strbuf_addf(out, "custom_allreduce_latency: %.4g us\n",
+                    ep->custom_allreduce_latency_s * 1e6);
     if (ep->kv_bucket > 0)
         strbuf_addf(out, "kv_bucket: %.0f\n", ep->kv_bucket);
     if (ep->triton_moe_kernels > 0)
         strbuf_addf(out, "triton_moe_kernels: %.0f\n", ep->triton_moe_kernels);
     if (ep->moe_block_fp8_vs_bf16 > 0)
         strbuf_addf(out, "moe_block_fp8_vs_bf16: %g\n", ep->moe_block_fp8_vs_bf16);
+    if (ep->sampler_kernels > 0)
+        strbuf_addf(out, "sampler_kernels: %.0f\n", ep->sampler_kernels);
     if (ep->metal.mm_above > 0) {
         const struct roof_metal *m = &ep->metal;
         strbuf_addf(out, "metal:\n  mm_above: %.0f\n  mm_tile: %.0f\n  mm_tile_rows: %.0f\n",
@@ -246,9 +251,11 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
             strcmp(ep->source_keys[k], "fa_mask_bytes") == 0 ||
             strcmp(ep->source_keys[k], "pipeline_copies") == 0 ||
             strcmp(ep->source_keys[k], "custom_allreduce_max") == 0 ||
+            strcmp(ep->source_keys[k], "custom_allreduce_latency") == 0 ||
             strcmp(ep->source_keys[k], "kv_bucket") == 0 ||
             strcmp(ep->source_keys[k], "triton_moe_kernels") == 0 ||
             strcmp(ep->source_keys[k], "moe_block_fp8_vs_bf16") == 0 ||
+            strcmp(ep->source_keys[k], "sampler_kernels") == 0 ||
             strncmp(ep->source_keys[k], "metal.", 6) == 0 || engine_serving_key(ep->source_keys[k]))
             strbuf_addf(out, "  %s: \"%s\"\n", ep->source_keys[k], ep->source_texts[k]);
     return out->failed ? -1 : 0;

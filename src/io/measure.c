@@ -365,8 +365,10 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "pipeline_copies",
                                           "allreduce",
                                           "custom_allreduce_max",
+                                          "custom_allreduce_latency",
                                           "triton_moe_kernels",
                                           "moe_block_fp8_vs_bf16",
+                                          "sampler_kernels",
                                           "kv_bucket",
                                           "metal",
                                           "fp16_accumulate",
@@ -496,6 +498,8 @@ static const struct yrange OVERHEAD_RANGE = {0, 1.0, 0, "s"};
 static const struct yrange INFLIGHT_RANGE = {1.0, 1e9, 0, "B"};
 /* vLLM's buffer is 8 MiB; a terabyte is already absurd */
 static const struct yrange ALLREDUCE_RANGE = {1.0, 1e12, 0, "B"};
+/* a barrier over NVLink / xGMI: at most a millisecond */
+static const struct yrange AR_LATENCY_RANGE = {0, 1e-3, 0, "s"};
 
 /* The kernel-model numbers `like: NAME` takes from engine_profiles/NAME.yaml beside the file
  * when the file does not give them: an engine that runs the same kernel libraries as another
@@ -543,6 +547,8 @@ engine_like(struct ycheck *y, const struct ynode *root, const char *path, const 
     /* the same kernels include the same all-reduce, unless the file says otherwise */
     if (!ynode_get(root, "custom_allreduce_max") && !ynode_get(root, "allreduce"))
         e->custom_allreduce_max_bytes = o->custom_allreduce_max_bytes;
+    if (!ynode_get(root, "custom_allreduce_latency") && !ynode_get(root, "allreduce"))
+        e->custom_allreduce_latency_s = o->custom_allreduce_latency_s;
     engine_profile_free(o);
     return 0;
 }
@@ -798,6 +804,10 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     if (ycheck_qty(y, root, "", "custom_allreduce_max", UNIT_BYTES, false, &ar) &&
         ycheck_range(y, root, "", "custom_allreduce_max", ar, &ALLREDUCE_RANGE))
         e->custom_allreduce_max_bytes = ar;
+    double arl; /* ycheck_qty refuses zero and negative times */
+    if (ycheck_qty(y, root, "", "custom_allreduce_latency", UNIT_SECONDS, false, &arl) &&
+        ycheck_range(y, root, "", "custom_allreduce_latency", arl, &AR_LATENCY_RANGE))
+        e->custom_allreduce_latency_s = arl;
     if (ycheck_str(y, root, "", "allreduce", false, &s)) {
         static const char *const AR[] = {"ring", "custom"};
         int k = pick(y, root, "allreduce", s, AR, N(AR));
@@ -821,6 +831,7 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
                      e->moe_block_fp8_vs_bf16);
         e->moe_block_fp8_vs_bf16 = 0;
     }
+    engine_count(y, root, "sampler_kernels", 64, &e->sampler_kernels);
     load_metal(y, root, &e->metal);
     load_serving(y, root, &e->serving);
     if (ycheck_qty(y, root, "", "eager_launch", UNIT_SECONDS, false, &t) &&

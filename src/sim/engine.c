@@ -50,7 +50,8 @@ sim_cost_new(const struct roof_config *cfg)
     long tp = cfg->tp > 1 ? cfg->tp : 1, pp = cfg->pp > 1 ? cfg->pp : 1;
     c->whole = *cfg;
     roof_shard_view(cfg, &c->shard, &c->cfg);
-    c->cfg.tp = 1;
+    /* the shard keeps its tensor-parallel degree: roof_step reads it for the logits' gather
+     * (docs/physics.md#logits-and-sampler); the all-reduces are added below */
     c->cfg.pp = 1;
     c->tp = (int)tp;
     c->pp = (int)pp;

@@ -30,11 +30,15 @@ if awk -F, '$1 == "lmdeploy-row" || $1 == "mlc-row" { if (!($9 <= $6 && $6 <= $1
 # overhead unless the file gives its own. vLLM V1 (vllm.yaml) and SGLang are like tensorrt-llm:
 # their decode step is TensorRT-LLM's with V1's 175.0 us and SGLang's 3 us for its 572.5 us step
 # overhead: 8 / tok/s(e) = 8 / tok/s(trt) - (0.0005725 - step(e)). TGI is like vllm-v0 without
-# V0's 100 us per sampled token: 8 / tok/s(tgi) = 8 / tok/s(v0) - 8 x 0.0001 s
+# V0's 100 us per sampled token: 8 / tok/s(tgi) = 8 / tok/s(v0) - 8 x 0.0001 s. V1 adds its
+# greedy sampler after the graph (sampler_kernels 3, docs/physics.md#logits-and-sampler): 8 x
+# 128256 logits, 8 x 128256 x (2 + 4 + 4) + 8 x 4 = 10,260,512 B at the H100's 3.35 TB/s x
+# 0.8852 (datacenter-gpu) x 0.8795 (tensorrt-llm), and 3 x (628.4 ns + 1.616 us): 10.667 us
 if awk -F, '$1 == "trt-decode" { r = 8 / $6 } $1 == "vllm-decode" { v = 8 / $6 }
     $1 == "sglang-decode" { s = 8 / $6 } $1 == "tgi-decode" { t = 8 / $6 }
     $1 == "vllm-v0-decode" { w = 8 / $6 }
-    END { a = r - v - (0.0005725 - 0.000175); b = r - s - (0.0005725 - 0.000003);
+    END { smp = 10260512 / (3.35e12 * 0.8852 * 0.8795) + 3 * (628.4e-9 + 1.616e-6);
+        a = r - v - (0.0005725 - 0.000175) + smp; b = r - s - (0.0005725 - 0.000003);
         c = w - t - 0.0008;
         exit !(r > 0 && a * a < 1e-14 && b * b < 1e-14 && c * c < 1e-14) }' "$T/out"; then
     echo "ok engines-like-basis"; else echo "not ok engines-like-basis"; grep decode "$T/out"; fi
@@ -124,11 +128,12 @@ if awk '{ d = $1 - 0.00068096; exit !(d < 1e-12 && d > -1e-12) }' "$T/ar/base.t"
 run engines-ar-bad 1 -- "$ROOFLINE" analyze --gpu mi300x --model llama-3-70b --engine "$T/ar/bad.yaml"
 expect_err engines-ar-bad-msg "bad.yaml:2:12: error: 'allreduce: custom' needs 'custom_allreduce_max'"
 # explain tp times the engine's all-reduce: SGLang's at tp 8 on MI300X is 7 x 16384 B / 448e9 +
-# 4 us = 4.26 us (one stage, 16-bit elements)
+# 2 x 2.92 us = 6.10 us (one stage, 16-bit elements, the kernel's measured barrier:
+# custom_allreduce_latency, docs/physics.md#custom-all-reduce)
 run engines-explain-tp 0 -- "$ROOFLINE" explain tp --gpu mi300x --model llama-3-70b --weights fp8 \
     --engine sglang
 expect_out engines-explain-tp-custom "the engine's own all-reduce: one stage"
-grep -Eq '^ +8 +[0-9.]+ ms +4\.26 us ' "$T/out" && echo "ok engines-explain-tp-time" ||
+grep -Eq '^ +8 +[0-9.]+ ms +6\.10 us ' "$T/out" && echo "ok engines-explain-tp-time" ||
     { echo "not ok engines-explain-tp-time"; grep -E '^ +[0-9]+ ' "$T/out"; }
 run engines-unknown 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine vlm
 expect_err engines-unknown-msg "unknown engine 'vlm'"

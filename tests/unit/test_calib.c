@@ -1541,6 +1541,33 @@ TEST(calib_fa2_splits)
     hw_free(hw);
 }
 
+/* The engine's custom all-reduce barrier reaches the tuning on every device (the kernel's own
+ * figure); without an engine, or without the key, the tuning carries 0 (the link's latency). */
+TEST(calib_custom_allreduce_latency_to_tuning)
+{
+    struct hw_profile *h100 = test_hw("h100-sxm"), *mi = test_hw("mi300x");
+    struct dev_params dp;
+    dev_params_default(DEV_DC_GPU, &dp);
+    struct engine_profile eng;
+    engine_profile_kernel(&eng);
+    struct roof_tuning t;
+    calib_tuning(h100, &dp, &eng, &t);
+    CHECK(t.custom_allreduce_latency_s == 0);
+    eng.custom_allreduce_latency_s = 2.92e-6;
+    calib_tuning(h100, &dp, &eng, &t);
+    CHECK_NEAR(t.custom_allreduce_latency_s, 2.92e-6, 0);
+    calib_tuning(mi, &dp, &eng, &t);
+    CHECK_NEAR(t.custom_allreduce_latency_s, 2.92e-6, 0);
+    eng.sampler_kernels = 3;
+    calib_tuning(mi, &dp, &eng, &t);
+    CHECK_NEAR(t.sampler_kernels, 3, 0);
+    calib_tuning(h100, &dp, NULL, &t);
+    CHECK(t.custom_allreduce_latency_s == 0);
+    CHECK(t.sampler_kernels == 0);
+    hw_free(h100);
+    hw_free(mi);
+}
+
 /* The engine's triton_moe_kernels reaches the tuning only on a device whose CUDA capability
  * takes vLLM's triton_kernels MoE (the Hopper profiles: 9.0); the B200 (FlashInfer's kernels,
  * no cuda_capability given) and the MI300X (none given) get 0. */

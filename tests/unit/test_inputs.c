@@ -236,6 +236,85 @@ TEST(engine_profile_metal_section)
     unlink(path);
 }
 
+/* custom_allreduce_latency: a time up to 1 ms with its source, inherited through `like` with
+ * custom_allreduce_max; the shipped vLLM and SGLang profiles carry 2.92 us (vLLM PR #24111,
+ * docs/physics.md#custom-all-reduce) */
+TEST(engine_profile_custom_allreduce_latency)
+{
+    char path[] = "/tmp/roofline_eng_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    const char *good = "name: x\ncustom_allreduce_max: 8 MiB\ncustom_allreduce_latency: 2.92 us\n"
+                       "sources: {custom_allreduce_max: a, custom_allreduce_latency: b}\n";
+    write_file(path, good, strlen(good));
+    struct err_list errs = {0};
+    struct engine_profile *e = engine_load(path, &errs);
+    CHECK(e != NULL);
+    if (e)
+        CHECK_NEAR(e->custom_allreduce_latency_s, 2.92e-6, 1e-15);
+    engine_profile_free(e);
+    err_list_release(&errs);
+    static const struct {
+        const char *text, *want;
+    } BAD[] = {
+        {"name: x\ncustom_allreduce_latency: 0 us\nsources: {custom_allreduce_latency: b}\n",
+         ":2:27: error: 'custom_allreduce_latency' must be positive, got '0 us'"},
+        {"name: x\ncustom_allreduce_latency: 2 ms\nsources: {custom_allreduce_latency: b}\n",
+         ":2:27: error: 'custom_allreduce_latency' is '2 ms', outside the physical range"},
+        {"name: x\ncustom_allreduce_latency: 3\nsources: {custom_allreduce_latency: b}\n",
+         ":2:27: error: 'custom_allreduce_latency': cannot read '3' as a time"},
+        {"name: x\ncustom_allreduce_latency: 3 us\nsources: {other: b}\n",
+         ":2:27: error: 'custom_allreduce_latency' has no source"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++)
+        check_engine_refused(path, BAD[i].text, BAD[i].want);
+    unlink(path);
+    const char *shipped[] = {"vllm", "sglang"};
+    for (size_t i = 0; i < 2; i++) {
+        char p[1024];
+        snprintf(p, sizeof p, "%s/engine_profiles/%s.yaml", test_data_dir(), shipped[i]);
+        e = engine_load(p, &errs);
+        CHECK(e != NULL);
+        if (e)
+            CHECK_NEAR(e->custom_allreduce_latency_s, 2.92e-6, 1e-15);
+        engine_profile_free(e);
+        err_list_release(&errs);
+    }
+}
+
+/* sampler_kernels: a whole number of launches from 1 to 64 with its source; the shipped vLLM
+ * profile carries the greedy path's 3 (docs/physics.md#logits-and-sampler) */
+TEST(engine_profile_sampler_kernels)
+{
+    char path[] = "/tmp/roofline_eng_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    static const struct {
+        const char *text, *want;
+    } BAD[] = {
+        {"name: x\nsampler_kernels: 0\nsources: {sampler_kernels: a}\n",
+         ":2:18: error: 'sampler_kernels' must be at least 1, got 0"},
+        {"name: x\nsampler_kernels: 65\nsources: {sampler_kernels: a}\n",
+         ":2:18: error: 'sampler_kernels' must be at most 64, got 65"},
+        {"name: x\nsampler_kernels: 2.5\nsources: {sampler_kernels: a}\n",
+         ":2:18: error: 'sampler_kernels' must be a whole number, got '2.5'"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++)
+        check_engine_refused(path, BAD[i].text, BAD[i].want);
+    unlink(path);
+    struct err_list errs = {0};
+    char shipped[1024];
+    snprintf(shipped, sizeof shipped, "%s/engine_profiles/vllm.yaml", test_data_dir());
+    struct engine_profile *e = engine_load(shipped, &errs);
+    CHECK(e != NULL);
+    if (e)
+        CHECK_NEAR(e->sampler_kernels, 3, 0);
+    engine_profile_free(e);
+    err_list_release(&errs);
+}
+
 /* triton_moe_kernels: a whole number of launches from 1 to 256 with its source; the shipped vLLM
  * profile carries its hand count (17, docs/physics.md#moe-kernels) */
 TEST(engine_profile_triton_moe_kernels)

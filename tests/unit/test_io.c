@@ -77,6 +77,8 @@ TEST(io_calparams_round_trip)
     ep.fa_mask_bytes = 2;
     ep.pipeline_copies = 4;
     ep.custom_allreduce_max_bytes = 8388608;
+    ep.custom_allreduce_latency_s = 2.92e-6;
+    ep.sampler_kernels = 3;
     ep.kv_bucket = 128;
     ep.metal.mm_above = 8;
     ep.metal.mm_tile = 32;
@@ -123,7 +125,9 @@ TEST(io_calparams_round_trip)
                     "metal.mm_simdgroups",
                     "metal.core_simds",
                     "metal.core_cycles",
-                    "metal.fa_vec_kv_fraction"},
+                    "metal.fa_vec_kv_fraction",
+                    "custom_allreduce_latency",
+                    "sampler_kernels"},
          *texts[] = {"llama.cpp default -ub 512",
                      "cuBLAS path",
                      "MMQ_MAX_BATCH_SIZE 32",
@@ -148,10 +152,12 @@ TEST(io_calparams_round_trip)
                      "128 threads",
                      "4 simds/core",
                      "FFMA16 ILP 4",
-                     "PR #26570 master"};
+                     "PR #26570 master",
+                     "vLLM PR #24111 ca_1stage",
+                     "sampler.py greedy path"};
     ep.source_keys = keys;
     ep.source_texts = texts;
-    ep.n_sources = 25;
+    ep.n_sources = 27;
     struct err_list errs = {0};
     CHECK(calparams_save(dir, dev, &bands, &ep, 1, "test on 2026-01-01", &errs) == 0);
     print_errs(&errs);
@@ -193,6 +199,13 @@ TEST(io_calparams_round_trip)
         CHECK_NEAR(e->fa_mask_bytes, 2, 0);
         CHECK_NEAR(e->pipeline_copies, 4, 0);
         CHECK_NEAR(e->custom_allreduce_max_bytes, 8388608, 0);
+        CHECK_NEAR(e->custom_allreduce_latency_s, 2.92e-6, 1e-15);
+        CHECK_NEAR(e->sampler_kernels, 3, 0);
+        bool ar_kept = false; /* a measured figure keeps its own source */
+        for (int j = 0; j < e->n_sources; j++)
+            ar_kept |= strcmp(e->source_keys[j], "custom_allreduce_latency") == 0 &&
+                       strcmp(e->source_texts[j], "vLLM PR #24111 ca_1stage") == 0;
+        CHECK(ar_kept);
         CHECK_NEAR(e->kv_bucket, 128, 0);
         CHECK(memcmp(&e->metal, &ep.metal, sizeof ep.metal) == 0);
         for (int k = 8; k < 13; k++) {

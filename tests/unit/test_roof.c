@@ -1015,3 +1015,56 @@ TEST(roof_block_fp8_moe_and_attention_format)
     mdl_free(m);
     mdl_free(l);
 }
+
+/* vLLM V1's logits path after the decode graph (engine_profiles/vllm.yaml sampler_kernels 3,
+ * docs/physics.md#logits-and-sampler): gpt-oss-120b (vocabulary 201,088) at batch 4 with fp16
+ * activations on 8 H100s. Each device's LM head gives 4 x 25,136 logits; the ring all-gather
+ * passes 7 blocks of 4 x 25,136 x 2 B = 1,407,616 B in 7 x 4 x 25,136 x 2 / 450e9 + 7 x 2 us =
+ * 17.128 us; the copy into place reads and writes 4 x 201,088 x 2 = 1,608,704 B each; the
+ * sampler reads 4 x 201,088 x (2 + 4) = 4,826,112 B and writes 4 x 201,088 x 4 + 4 x 4 =
+ * 3,217,424 B: 11,260,944 B more on the LM head, and 4 launches (copy and 3) more at 1.616 us.
+ * At tp 1 no gather and no copy: 8,043,536 B and 3 launches. */
+TEST(roof_logits_gather_and_sampler)
+{
+    CHECK_NEAR(roof_logits_gather_s(4, 25136, 2, 8, 450e9, 2e-6),
+               7.0 * 4 * 25136 * 2 / 450e9 + 14e-6, 1e-15);
+    CHECK_NEAR(roof_logits_gather_s(4, 25136, 2, 8, 450e9, 2e-6), 17.128036e-6, 1e-7);
+    CHECK_NEAR(roof_logits_gather_s(4, 201088, 2, 1, 450e9, 2e-6), 0, 0);
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("gpt-oss-120b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_FP8;
+    c.act = DT_FP16;
+    c.context = 1024;
+    c.batch = 4;
+    c.tp = 8;
+    struct roof_result r0, r1;
+    CHECK(roof_evaluate(&c, &r0) == 0);
+    c.tuning.sampler_kernels = 3;
+    CHECK(roof_evaluate(&c, &r1) == 0);
+    const struct roof_op_result *a = &r0.ops[ROOF_OP_LM_HEAD], *b = &r1.ops[ROOF_OP_LM_HEAD];
+    CHECK_NEAR(a->link_bytes, 0, 0);
+    CHECK_NEAR(b->link_bytes, 1407616, 1e-6);
+    CHECK_NEAR(b->link_time_s, 17.128036e-6, 1e-7);
+    CHECK_NEAR((b->bytes_act_in + b->bytes_act_out) - (a->bytes_act_in + a->bytes_act_out),
+               11260944, 1e-6);
+    /* the launches: 5 on the LM head (GEMM, copy, 3) against 1 */
+    c.tuning.kernel_overhead_s = 1.616e-6;
+    struct roof_result r2;
+    CHECK(roof_evaluate(&c, &r2) == 0);
+    CHECK_NEAR(r2.ops[ROOF_OP_LM_HEAD].time_s - b->time_s, 5 * 1.616e-6, 1e-12);
+    /* one device: the sampler alone */
+    c.tp = 1;
+    c.tuning.kernel_overhead_s = 0;
+    CHECK(roof_evaluate(&c, &r1) == 0);
+    c.tuning.sampler_kernels = 0;
+    CHECK(roof_evaluate(&c, &r0) == 0);
+    a = &r0.ops[ROOF_OP_LM_HEAD];
+    b = &r1.ops[ROOF_OP_LM_HEAD];
+    CHECK_NEAR(b->link_bytes, 0, 0);
+    CHECK_NEAR((b->bytes_act_in + b->bytes_act_out) - (a->bytes_act_in + a->bytes_act_out), 8043536,
+               1e-6);
+    hw_free(hw);
+    mdl_free(m);
+}

@@ -149,6 +149,16 @@ TEST(serving_custom_allreduce_by_message_size)
     CHECK_NEAR(roof_allreduce_engine_s(mi, &tu, 16384, 8, 448e9, 2e-6), ring, 0);
     tu.custom_allreduce_max_bytes = 8.0 * 1024 * 1024;
     CHECK_NEAR(roof_allreduce_engine_s(mi, &tu, 16384, 8, 448e9, 2e-6), 4.256e-6, 1e-12);
+    /* the engine's measured barrier (custom_allreduce_latency 2.92 us, vLLM PR #24111) replaces
+     * the link's 2 us in the custom kernel: 7 x 16384 / 448e9 + 2 x 2.92 us = 6.096 us; the
+     * ring keeps the link's latency (over PCIe, l40s, below) */
+    tu.custom_allreduce_latency_s = 2.92e-6;
+    CHECK_NEAR(roof_allreduce_engine_s(mi, &tu, 16384, 8, 448e9, 2e-6), 6.096e-6, 1e-12);
+    /* gpt-oss-120b at 4 sequences: 4 x 2880 x 2 B = 23040 B over H100's 450 GB/s each way,
+     * 7 x 23040 / 450e9 + 5.84 us = 6.1984 us (4.3584 us with the link's 2 us) */
+    CHECK_NEAR(roof_allreduce_custom_s(23040, 8, 450e9, 2.92e-6), 6.1984e-6, 1e-12);
+    CHECK_NEAR(roof_allreduce_engine_s(l40s, &tu, 16384, 8, 448e9, 2e-6), ring, 0);
+    tu.custom_allreduce_latency_s = 0;
     /* at or above max_size, over PCIe (l40s) and at 3 devices: the ring */
     CHECK_NEAR(roof_allreduce_engine_s(mi, &tu, 8388608, 8, 448e9, 2e-6),
                roof_allreduce_time_s(8388608, 8, 448e9, 2e-6), 0);
