@@ -6,10 +6,16 @@
 
 #include "cli/out.h"
 #include "plan/plan.h"
+#include "util/strbuf.h"
 
 /* The answer to stdout: words first, then the ranked table and the rest (table), the ranked
  * options (csv) or everything (json). */
 void cli_plan_print(const struct plan_question *q, const struct plan_result *r, enum out_fmt fmt);
+/* Renting, when the chosen price is not on the basis asked or not on the runners-up' basis:
+ * appends "price basis: ..., not on-demand as asked; ..." to out (the answer's caveat, in the
+ * CLI and on the report's page 1); false, nothing appended, when there is nothing to say. */
+bool cli_plan_basis_note(const struct plan_question *q, const struct plan_result *r,
+                         struct strbuf *out);
 
 /* A number that reads back exactly: %.17g, null for NaN, "inf"/"-inf". */
 void cli_plan_json_number(double x);

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/plan_cli.h"
 #include "plan/cost.h"
+#include "util/strbuf.h"
 #include "util/units.h"
 
 #include <math.h>
@@ -150,11 +151,11 @@ rank_row(struct out_table *t, int rank, const struct plan_option *op, enum plan_
 
 /* Renting: say in the answer when the chosen price is not on the basis asked, or not on the
  * basis of the runners-up' prices (an unlike comparison a buyer would reject). */
-static void
-basis_note(const struct plan_question *q, const struct plan_result *r)
+bool
+cli_plan_basis_note(const struct plan_question *q, const struct plan_result *r, struct strbuf *out)
 {
     if (q->money != PLAN_RENT || r->chosen < 0)
-        return;
+        return false;
     const struct plan_option *op = &r->options[r->chosen];
     int differ = 0, first = -1;
     for (int s = 1; s < r->n_shown; s++)
@@ -164,14 +165,25 @@ basis_note(const struct plan_question *q, const struct plan_result *r)
                 first = s;
         }
     if (!op->basis_flag && differ == 0)
-        return;
-    printf("  price basis: %s", plan_rent_basis_words(op->rent_basis));
+        return false;
+    strbuf_addf(out, "price basis: %s", plan_rent_basis_words(op->rent_basis));
     if (op->basis_flag)
-        printf(", not %s as asked", plan_rent_basis_name(q->rent_basis));
+        strbuf_addf(out, ", not %s as asked", plan_rent_basis_name(q->rent_basis));
     if (differ > 0)
-        printf("; %d runner%s up priced %s (runner-up %d)", differ, differ == 1 ? "" : "s",
-               plan_rent_basis_words(r->options[r->shown[first]].rent_basis), first);
-    printf(" (%s)\n", op->price_basis);
+        strbuf_addf(out, "; %d runner%s up priced %s (runner-up %d)", differ,
+                    differ == 1 ? "" : "s",
+                    plan_rent_basis_words(r->options[r->shown[first]].rent_basis), first);
+    strbuf_addf(out, " (%s)", op->price_basis);
+    return true;
+}
+
+static void
+basis_note(const struct plan_question *q, const struct plan_result *r)
+{
+    struct strbuf note = {0};
+    if (cli_plan_basis_note(q, r, &note) && !note.failed)
+        printf("  %s\n", note.buf);
+    strbuf_release(&note);
 }
 
 /* Under the ranked table: what each flagged basis is, per device. */

@@ -8,6 +8,7 @@
 #include "cli/caldata.h"
 #include "cli/cli.h"
 #include "cli/explain.h"
+#include "cli/plan_cli.h"
 #include "cli/report_parts.h"
 #include "core/calib.h"
 #include "io/profiles.h"
@@ -262,6 +263,10 @@ answer(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
         if (isfinite(op->power_w))
             sb_printf(&b, "; %.1f kW", op->power_w / 1000);
         sb_printf(&b, ".\n");
+        struct strbuf note = {0};
+        if (cli_plan_basis_note(q, r, &note) && !note.failed)
+            sb_printf(&b, "<b>Note</b>: %s.\n", rp_esc(note.buf));
+        strbuf_release(&note);
         if (r->has_slo) {
             sb_printf(&b, "At the planned load it meets %s: ", sb_str(&s));
             const char *sep = "";

@@ -104,6 +104,14 @@ run plan-basis 0 -- "$ROOFLINE" plan --question "$T/basis.yaml"
 expect_out plan-basis-ondemand-winner "answer: rent 1 x mi300x"
 expect_out plan-basis-flag "mi325x price basis: list rental, commitment not stated, not on-demand"
 expect_out plan-basis-answer "price basis: on-demand; 1 runner up priced list rental"
+# the report's answer on page 1 carries the same caveat (a forwarded report must not hide it)
+run plan-basis-report 0 -- "$ROOFLINE" report "$T/basis.yaml" -o "$T/basis.pdf"
+if pdftotext -f 1 -l 1 "$T/basis.pdf" - | tr '\n' ' ' | grep -q "Note: price basis: on-demand; 1 runner up priced list rental"; then
+    echo "ok plan-basis-report-note"
+else
+    echo "not ok plan-basis-report-note"
+    pdftotext -f 1 -l 1 "$T/basis.pdf" - | head -20 | sed 's/^/  /'
+fi
 run plan-basis-csv 0 -- "$ROOFLINE" plan --question "$T/basis.yaml" -o csv
 expect_out plan-basis-csv-flag ",list*,"
 printf 'money: {rental_basis: any}\n' >>"$T/basis.yaml"
