@@ -343,11 +343,22 @@ explain_model(const struct roof_config *cfg, const struct roof_config *ecfg, con
         enum dtype fe = dtype_part_format(cfg->weights, DT_PART_EXPERTS);
         enum dtype fr = dtype_part_format(cfg->weights, DT_PART_ROUTER);
         enum dtype fo = dtype_part_format(cfg->weights, DT_PART_OTHER);
+        enum dtype fq = dtype_part_format(cfg->weights, DT_PART_ATTN_QKV);
+        enum dtype fa = dtype_part_format(cfg->weights, DT_PART_ATTN_O);
+        enum dtype fh = dtype_part_format(cfg->weights, DT_PART_HEAD);
+        printf("weights = experts %s x %g B (%s) + router %s x %g B (%s)", ex_sci(p.mlp_experts),
+               dtype_bytes(fe), dtype_name(fe), ex_sci(p.router), dtype_bytes(fr), dtype_name(fr));
         double rest = p.total - p.mlp_experts - p.router;
-        printf("weights = experts %s x %g B (%s) + router %s x %g B (%s) + the rest %s x %g B "
-               "(%s) = %s\n\n",
-               ex_sci(p.mlp_experts), dtype_bytes(fe), dtype_name(fe), ex_sci(p.router),
-               dtype_bytes(fr), dtype_name(fr), ex_sci(rest), dtype_bytes(fo), dtype_name(fo),
+        if (fq != fo || fa != fo || fh != fo) {
+            /* attention and head stored apart from the rest (NVIDIA's NVFP4 checkpoints) */
+            double qkv = p.attention - p.attn_out, head = p.embedding + p.lm_head;
+            printf(" + attention q/kv %s x %g B (%s) + o_proj %s x %g B (%s) + embedding and "
+                   "head %s x %g B (%s)",
+                   ex_sci(qkv), dtype_bytes(fq), dtype_name(fq), ex_sci(p.attn_out),
+                   dtype_bytes(fa), dtype_name(fa), ex_sci(head), dtype_bytes(fh), dtype_name(fh));
+            rest -= p.attention + head;
+        }
+        printf(" + the rest %s x %g B (%s) = %s\n\n", ex_sci(rest), dtype_bytes(fo), dtype_name(fo),
                Q(mdl_weight_bytes(m, cfg->weights), "B", 4));
     } else {
         printf("weights = %s x %g B = %s\n\n", ex_sci(p.total), wb, Q(p.total * wb, "B", 4));

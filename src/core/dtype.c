@@ -16,7 +16,13 @@ static const struct {
     [DT_BF16] = {"bf16", 16},
     [DT_FP8] = {"fp8", 8},
     [DT_INT8] = {"int8", 8},
-    [DT_FP4] = {"fp4", 4},
+    /* NVFP4 (the FP4 of Blackwell's tensor cores): 16 E2M1 values share one E4M3 scale, 4 + 8/16
+     * = 4.5 bits a weight (the FP32 second-level scale per tensor is negligible): NVIDIA,
+     * "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference" (developer blog,
+     * 2025-06-24); ModelOpt writes it so, NVFP4QTensor.quantize(weight, 16, ...) with a
+     * `weight_scale` tensor beside each weight (TensorRT-Model-Optimizer
+     * examples/deepseek/quantize_to_nvfp4.py at 1ef1d72, convert_fp8_ckpt_to_nvfp4) */
+    [DT_FP4] = {"fp4", 4.5},
     [DT_INT4] = {"int4", 4},
     [DT_Q8_0] = {"q8_0", 8.5},
     [DT_Q4_0] = {"q4_0", 4.5},
@@ -25,6 +31,8 @@ static const struct {
     [DT_MXFP4] = {"mxfp4", 4.25},
     [DT_MXFP4_MOE] = {"mxfp4_moe", 4.25},
     [DT_MXFP4_MOE_BF16] = {"mxfp4_moe_bf16", 4.25},
+    [DT_NVFP4_ATTN_BF16] = {"nvfp4_attn_bf16", 4.5},
+    [DT_NVFP4_QKV_BF16] = {"nvfp4_qkv_bf16", 4.5},
 };
 
 /* Each mix's format per tensor class (docs/physics.md#moe-and-gguf-mixed-precision).
@@ -41,9 +49,40 @@ static const struct {
     enum dtype part[DT_PART_COUNT];
 } MIXES[] = {
     {DT_MXFP4_MOE,
-     {[DT_PART_EXPERTS] = DT_MXFP4, [DT_PART_ROUTER] = DT_FP32, [DT_PART_OTHER] = DT_Q8_0}},
+     {[DT_PART_EXPERTS] = DT_MXFP4,
+      [DT_PART_ROUTER] = DT_FP32,
+      [DT_PART_OTHER] = DT_Q8_0,
+      [DT_PART_ATTN_QKV] = DT_Q8_0,
+      [DT_PART_ATTN_O] = DT_Q8_0,
+      [DT_PART_HEAD] = DT_Q8_0}},
     {DT_MXFP4_MOE_BF16,
-     {[DT_PART_EXPERTS] = DT_MXFP4, [DT_PART_ROUTER] = DT_BF16, [DT_PART_OTHER] = DT_BF16}},
+     {[DT_PART_EXPERTS] = DT_MXFP4,
+      [DT_PART_ROUTER] = DT_BF16,
+      [DT_PART_OTHER] = DT_BF16,
+      [DT_PART_ATTN_QKV] = DT_BF16,
+      [DT_PART_ATTN_O] = DT_BF16,
+      [DT_PART_HEAD] = DT_BF16}},
+    /* NVIDIA's NVFP4 DeepSeek-R1 checkpoints (ModelOpt): hf_quant_config.json of
+     * nvidia/DeepSeek-R1-0528-NVFP4 has quant_algo NVFP4, group_size 16, exclude_modules
+     * [lm_head, model.layers.*.self_attn*]; quantize_to_nvfp4.py (above) dequantizes every FP8
+     * weight to BF16 and writes NVFP4 only where the calibration left an amax, so the excluded
+     * modules stay BF16 (the router, MoEGate, is no Linear: BF16). The v2 checkpoint
+     * (nvidia/DeepSeek-R1-0528-FP4-v2 model card: "additionally quantizes the wo module in
+     * attention layers") has o_proj in NVFP4 too. */
+    {DT_NVFP4_ATTN_BF16,
+     {[DT_PART_EXPERTS] = DT_FP4,
+      [DT_PART_ROUTER] = DT_BF16,
+      [DT_PART_OTHER] = DT_FP4,
+      [DT_PART_ATTN_QKV] = DT_BF16,
+      [DT_PART_ATTN_O] = DT_BF16,
+      [DT_PART_HEAD] = DT_BF16}},
+    {DT_NVFP4_QKV_BF16,
+     {[DT_PART_EXPERTS] = DT_FP4,
+      [DT_PART_ROUTER] = DT_BF16,
+      [DT_PART_OTHER] = DT_FP4,
+      [DT_PART_ATTN_QKV] = DT_BF16,
+      [DT_PART_ATTN_O] = DT_FP4,
+      [DT_PART_HEAD] = DT_BF16}},
 };
 
 static const struct {
@@ -55,6 +94,7 @@ static const struct {
     {"bfloat16", DT_BF16}, {"float8", DT_FP8},    {"fp8_e4m3", DT_FP8},
     {"e4m3", DT_FP8},      {"q4_k", DT_Q4_K_M},   {"q4km", DT_Q4_K_M},
     {"nf4", DT_INT4},      {"int4_awq", DT_INT4}, {"mxfp4-moe", DT_MXFP4_MOE},
+    {"nvfp4", DT_FP4},
 };
 
 const char *

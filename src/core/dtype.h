@@ -23,8 +23,11 @@ enum dtype {
     DT_MXFP4,  /* OCP microscaling FP4 (ggml block_mxfp4): 32 E2M1 + one E8M0 scale per block:
                 * 4.25 bits/weight */
     /* a mix: each tensor class has its own format (dtype_part_format) */
-    DT_MXFP4_MOE,      /* GGUF MXFP4_MOE: routed experts mxfp4, router fp32, all else q8_0 */
-    DT_MXFP4_MOE_BF16, /* gpt-oss's own checkpoint: routed experts mxfp4, all else bf16 */
+    DT_MXFP4_MOE,       /* GGUF MXFP4_MOE: routed experts mxfp4, router fp32, all else q8_0 */
+    DT_MXFP4_MOE_BF16,  /* gpt-oss's own checkpoint: routed experts mxfp4, all else bf16 */
+    DT_NVFP4_ATTN_BF16, /* NVIDIA ModelOpt NVFP4 DeepSeek checkpoint (R1-0528-FP4): every linear
+                         * layer fp4 but self_attn, router, embedding and lm_head (bf16) */
+    DT_NVFP4_QKV_BF16,  /* its v2 (R1-0528-FP4-v2): o_proj fp4 too, the q/kv projections bf16 */
     DT_COUNT
 };
 
@@ -47,10 +50,19 @@ double dtype_bytes(enum dtype dt);
 /* True for a format that has a compute roof of its own (not a GGUF storage format, not tf32
  * as a storage format). */
 bool dtype_is_roof(enum dtype dt);
-/* The tensor classes a weight format may store at different widths (a GGUF quant mix):
- * the routed experts' FFN matrices, the MoE router, and every other matrix (attention, dense
- * and shared-expert FFN, embedding, LM head). docs/physics.md#moe-and-gguf-mixed-precision */
-enum dtype_part { DT_PART_EXPERTS, DT_PART_ROUTER, DT_PART_OTHER, DT_PART_COUNT };
+/* The tensor classes a weight format may store at different widths (a quant mix): the routed
+ * experts' FFN matrices, the MoE router, the attention input projections (q, k, v; MLA's q_a,
+ * q_b, kv_a, kv_b), the attention output projection (o_proj), the embedding and LM head, and
+ * every other matrix (dense and shared-expert FFN). docs/physics.md#moe-and-gguf-mixed-precision */
+enum dtype_part {
+    DT_PART_EXPERTS,
+    DT_PART_ROUTER,
+    DT_PART_OTHER,
+    DT_PART_ATTN_QKV,
+    DT_PART_ATTN_O,
+    DT_PART_HEAD,
+    DT_PART_COUNT
+};
 /* True for a format that stores tensor classes at different widths (DT_MXFP4_MOE, ...). */
 bool dtype_is_mix(enum dtype dt);
 /* The storage format of part `p` under weight format `w`: `w` itself for a uniform format, the

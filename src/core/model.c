@@ -99,6 +99,7 @@ mdl_param_count(const struct mdl_profile *m, struct mdl_params *out)
     p.embedding = V * h;
     p.lm_head = m->tie_word_embeddings ? 0.0 : V * h;
     double attn = attention_params(m);
+    double attn_o = (double)m->num_heads * (double)mdl_v_head_dim(m) * h + (m->o_bias ? h : 0.0);
     double dense_mlp = 3.0 * h * (double)m->intermediate_size; /* gate, up, down */
     if (m->mlp_bias)
         dense_mlp += 2.0 * (double)m->intermediate_size + h;
@@ -109,6 +110,7 @@ mdl_param_count(const struct mdl_profile *m, struct mdl_params *out)
     double active_mlp = 0.0;
     for (long l = 0; l < m->num_layers; l++) {
         p.attention += attn;
+        p.attn_out += attn_o;
         p.norms += norms_per_layer;
         if (mdl_layer_is_moe(m, l)) {
             double E = (double)m->n_experts;
@@ -138,9 +140,13 @@ mdl_weight_bytes(const struct mdl_profile *m, enum dtype w)
     if (!dtype_is_mix(w))
         return p.total * dtype_bytes(w);
     double experts = p.mlp_experts, router = p.router;
-    double other = p.total - experts - router;
+    double qkv = p.attention - p.attn_out, head = p.embedding + p.lm_head;
+    double other = p.total - experts - router - p.attention - head;
     return experts * dtype_bytes(dtype_part_format(w, DT_PART_EXPERTS)) +
            router * dtype_bytes(dtype_part_format(w, DT_PART_ROUTER)) +
+           qkv * dtype_bytes(dtype_part_format(w, DT_PART_ATTN_QKV)) +
+           p.attn_out * dtype_bytes(dtype_part_format(w, DT_PART_ATTN_O)) +
+           head * dtype_bytes(dtype_part_format(w, DT_PART_HEAD)) +
            other * dtype_bytes(dtype_part_format(w, DT_PART_OTHER));
 }
 

@@ -46,11 +46,13 @@ struct mdl_profile {
 struct mdl_params {
     double embedding, attention, mlp_dense, mlp_experts, mlp_shared, router, norms, lm_head;
     double total, active, per_expert;
+    double attn_out; /* the o_proj share of `attention` (weights and bias) */
 };
 
 void mdl_param_count(const struct mdl_profile *m, struct mdl_params *out);
 /* Bytes of all weights stored in format `w`: each tensor class at its own width for a mix
- * (routed experts, router, the rest: dtype_part_format), parameters x bits / 8 otherwise. */
+ * (routed experts, router, attention q/kv and o projections, embedding and LM head, the rest:
+ * dtype_part_format), parameters x bits / 8 otherwise. */
 double mdl_weight_bytes(const struct mdl_profile *m, enum dtype w);
 /* Query width (heads x head dim) and KV width (kv heads x head dim); for MLA the decompressed
  * per-head dims are used: q/k dim = nope + rope, v dim = v_head_dim. */

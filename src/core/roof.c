@@ -1002,8 +1002,8 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         double wkv_a = h * (kvr + rope);
         double wkv_b = kvr * H * (nope + dv);
         double flops_q = qr > 0 ? 2.0 * T * (h * qr + qr * qd) : 2.0 * T * h * qd;
-        double wb = dtype_bytes(wfmt(cfg, DT_PART_OTHER));
-        enum dtype gc = dtype_gemm_compute(wfmt(cfg, DT_PART_OTHER), cfg->act);
+        double wb = dtype_bytes(wfmt(cfg, DT_PART_ATTN_QKV));
+        enum dtype gc = dtype_gemm_compute(wfmt(cfg, DT_PART_ATTN_QKV), cfg->act);
         /* exp, max, sum and scale run on the vector units in fp32 (FlashAttention keeps the
          * softmax off the tensor cores), as in the standard branch; fused, so no bytes */
         const struct op_cost softmax = {.compute = DT_FP32, .flops = 5.0 * pairs * H};
@@ -1059,7 +1059,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         double kvd = (double)m->num_kv_heads * (double)m->head_dim;
         double wqkv = h * (qd + 2.0 * kvd);
         /* Q goes on as an activation; K and V are written to the KV cache */
-        enum dtype wo = wfmt(cfg, DT_PART_OTHER);
+        enum dtype wo = wfmt(cfg, DT_PART_ATTN_QKV);
         double wb = dtype_bytes(wo);
         struct roof_metal_choice mc; /* Metal's kernel for T columns (none elsewhere) */
         roof_metal_choose(&cfg->tuning.metal, wo, T, &mc);
@@ -1137,7 +1137,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
             fused_decode_attention(c, b, visible / b->seqs, (double)m->num_kv_heads,
                                    (double)m->head_dim * 2.0 * kvb);
     }
-    add_gemm(c, ROOF_OP_O_PROJ, wfmt(cfg, DT_PART_OTHER), T, h, H * dv, H * dv * h);
+    add_gemm(c, ROOF_OP_O_PROJ, wfmt(cfg, DT_PART_ATTN_O), T, h, H * dv, H * dv * h);
     /* residual add: read two, write one */
     add_vector(c, ROOF_OP_ATTN_RESIDUAL, T * h, 0, 2.0 * T * h * a, T * h * a);
     add_vector(c, ROOF_OP_MLP_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
@@ -1468,7 +1468,7 @@ step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
     /* embedding: a gather of T rows of the table (no FLOPs) */
     add_op(&c, ROOF_OP_EMBEDDING,
            &(struct op_cost){.compute = DT_FP32,
-                             .weight_bytes = T * h * dtype_bytes(wfmt(cfg, DT_PART_OTHER)),
+                             .weight_bytes = T * h * dtype_bytes(wfmt(cfg, DT_PART_HEAD)),
                              .act_out_bytes = T * h * a});
     /* count the layers of each class: [windowed][moe] */
     long classes[2][2] = {{0, 0}, {0, 0}};
@@ -1488,7 +1488,7 @@ step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
     /* logits are needed only where a token is sampled: the last position of each sequence */
     if (R > 0) {
         add_vector(&c, ROOF_OP_FINAL_NORM, 4.0 * R * h, h * a, R * h * a, R * h * a);
-        add_gemm(&c, ROOF_OP_LM_HEAD, wfmt(cfg, DT_PART_OTHER), R, V, h, V * h);
+        add_gemm(&c, ROOF_OP_LM_HEAD, wfmt(cfg, DT_PART_HEAD), R, V, h, V * h);
         logits_after_graph(&c, R, V);
     }
 
@@ -1659,8 +1659,9 @@ roof_config_problem(const struct roof_config *cfg)
     if (cfg->gpus > 0 && cfg->gpus < tp * pp)
         return "fewer devices than tensor x pipeline parallelism needs";
     if (dtype_is_mix(cfg->weights) && m->n_experts <= 0)
-        return "a mixture-of-experts weight mix (mxfp4_moe, mxfp4_moe_bf16: the routed experts in "
-               "their own format) needs a model with routed experts";
+        return "a mixture-of-experts weight mix (mxfp4_moe, mxfp4_moe_bf16, nvfp4_attn_bf16, "
+               "nvfp4_qkv_bf16: the routed experts in their own format) needs a model with routed "
+               "experts";
     return NULL;
 }
 

@@ -128,10 +128,11 @@ plan_launch_line(const struct plan_question *q, const struct plan_cand *c,
 {
     const char *eng = q->engine;
     bool apple = c->hw->vendor && strcmp(c->hw->vendor, "apple") == 0;
-    /* a weight-only format is a GGUF's, but int4 (AWQ/GPTQ) and gpt-oss's own checkpoint
-     * (mxfp4 experts, bf16 else) are served by vLLM */
+    /* a weight-only format is a GGUF's, but int4 (AWQ/GPTQ), gpt-oss's own checkpoint
+     * (mxfp4 experts, bf16 else) and NVIDIA's NVFP4 checkpoints are served by vLLM */
     bool gguf = dtype_is_weight_only(c->fmt.weights) && c->fmt.weights != DT_INT4 &&
-                c->fmt.weights != DT_MXFP4_MOE_BF16;
+                c->fmt.weights != DT_MXFP4_MOE_BF16 && c->fmt.weights != DT_NVFP4_ATTN_BF16 &&
+                c->fmt.weights != DT_NVFP4_QKV_BF16;
     if (!eng || strcmp(eng, "kernel") == 0)
         eng = apple || gguf ? "llama.cpp" : "vllm";
     const char *m = q->model->id;

@@ -51,7 +51,7 @@ expect_err tp-nolink-msg "has no interconnect"
 run mix 0 -- "$ROOFLINE" analyze --gpu m2-ultra-76c --model gpt-oss-120b --weights mxfp4_moe --engine llama.cpp
 expect_out mix-weights "weights 63.2 GB"
 run mix-dense 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --weights mxfp4_moe
-expect_err mix-dense-msg "error: a mixture-of-experts weight mix (mxfp4_moe, mxfp4_moe_bf16: the routed experts in their own format) needs a model with routed experts"
+expect_err mix-dense-msg "error: a mixture-of-experts weight mix (mxfp4_moe, mxfp4_moe_bf16, nvfp4_attn_bf16, nvfp4_qkv_bf16: the routed experts in their own format) needs a model with routed experts"
 
 # speculative: E = (1 - 0.7^5) / 0.3 = 2.773
 run spec 0 -- "$ROOFLINE" explain speculative --gpu h100-sxm --model llama-3-8b --draft-k 4 --accept 0.7

@@ -35,7 +35,7 @@ TEST(dtype_list_names_every_format)
               "fp32, fp16, bf16, fp8, int8, fp4, int4, q8_0, q4_0, q4_1, q4_k_m, mxfp4");
     CHECK_STR(dtype_list(buf, sizeof buf, true),
               "fp32, fp16, bf16, fp8, int8, fp4, int4, q8_0, q4_0, q4_1, q4_k_m, mxfp4; for "
-              "weights also mxfp4_moe, mxfp4_moe_bf16");
+              "weights also mxfp4_moe, mxfp4_moe_bf16, nvfp4_attn_bf16, nvfp4_qkv_bf16");
     char small[12];
     memset(small, 'x', sizeof small);
     dtype_list(small, 8, true);
@@ -64,6 +64,39 @@ TEST(dtype_mix_parts)
     }
     CHECK(dtype_is_weight_only(DT_MXFP4_MOE) && dtype_is_weight_only(DT_MXFP4));
     CHECK(dtype_gemm_compute(DT_MXFP4_MOE, DT_FP16) == DT_FP16);
+    /* the older mixes store attention, o_proj and head as their other tensors */
+    CHECK(dtype_part_format(DT_MXFP4_MOE, DT_PART_ATTN_QKV) == DT_Q8_0);
+    CHECK(dtype_part_format(DT_MXFP4_MOE, DT_PART_ATTN_O) == DT_Q8_0);
+    CHECK(dtype_part_format(DT_MXFP4_MOE, DT_PART_HEAD) == DT_Q8_0);
+    CHECK(dtype_part_format(DT_MXFP4_MOE_BF16, DT_PART_ATTN_QKV) == DT_BF16);
+    CHECK(dtype_part_format(DT_MXFP4_MOE_BF16, DT_PART_HEAD) == DT_BF16);
+}
+
+/* NVFP4: 16 E2M1 values (4 bits) share one E4M3 scale (8 bits): 4 + 8 / 16 = 4.5 bits. NVIDIA's
+ * DeepSeek-R1 checkpoints keep self_attn (all of it in R1-0528-FP4, the q/kv projections in
+ * its v2), the router, the embedding and lm_head in bf16. */
+TEST(dtype_nvfp4_and_its_checkpoint_mixes)
+{
+    CHECK_NEAR(dtype_bits(DT_FP4), 4.5, 0);
+    CHECK_NEAR(dtype_bytes(DT_FP4), 0.5625, 0);
+    enum dtype d;
+    CHECK(dtype_parse("nvfp4", &d) == 0 && d == DT_FP4);
+    CHECK(dtype_parse("nvfp4_attn_bf16", &d) == 0 && d == DT_NVFP4_ATTN_BF16);
+    CHECK(dtype_parse("nvfp4_qkv_bf16", &d) == 0 && d == DT_NVFP4_QKV_BF16);
+    CHECK(dtype_parse("nvfp4_attn", &d) == -1);
+    CHECK(dtype_is_mix(DT_NVFP4_ATTN_BF16) && dtype_is_mix(DT_NVFP4_QKV_BF16));
+    CHECK(dtype_is_weight_only(DT_NVFP4_QKV_BF16));
+    const enum dtype v1[DT_PART_COUNT] = {
+        [DT_PART_EXPERTS] = DT_FP4,   [DT_PART_ROUTER] = DT_BF16, [DT_PART_OTHER] = DT_FP4,
+        [DT_PART_ATTN_QKV] = DT_BF16, [DT_PART_ATTN_O] = DT_BF16, [DT_PART_HEAD] = DT_BF16};
+    for (int p = 0; p < DT_PART_COUNT; p++) {
+        CHECK(dtype_part_format(DT_NVFP4_ATTN_BF16, (enum dtype_part)p) == v1[p]);
+        enum dtype v2 = p == DT_PART_ATTN_O ? DT_FP4 : v1[p];
+        CHECK(dtype_part_format(DT_NVFP4_QKV_BF16, (enum dtype_part)p) == v2);
+    }
+    char buf[256];
+    CHECK(strstr(dtype_list(buf, sizeof buf, true), "nvfp4_attn_bf16, nvfp4_qkv_bf16") != NULL);
+    CHECK(strstr(dtype_list(buf, sizeof buf, false), "nvfp4") == NULL);
 }
 
 TEST(dtype_gemm_roof_rule)

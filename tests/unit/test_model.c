@@ -120,3 +120,24 @@ TEST(model_weight_bytes_of_a_mix)
     CHECK_NEAR(mdl_weight_bytes(m, DT_Q4_K_M), p.total * 4.85 / 8.0, 1e-15);
     mdl_free(m);
 }
+
+/* DeepSeek-V3 in NVIDIA's NVFP4 checkpoints, by hand: routed experts 58 x 256 x 3 x 7168 x 2048
+ * = 653,908,770,816; shared 58 x 3 x 7168 x 2048 = 2,554,331,136; dense FFN 3 x 3 x 7168 x
+ * 18432 = 1,189,085,184; norms 61 x 2 x 7168 + 7168 = 881,664 (the rest, at fp4:
+ * 3,744,297,984); router 58 x (256 x 7168 + 256) = 106,443,776; attention q/kv 61 x (7168 x
+ * 1536 + 1536 + 1536 x 128 x 192 + 7168 x 576 + 512 + 512 x 128 x 256) = 4,249,675,776; o_proj
+ * 61 x 128 x 128 x 7168 = 7,163,871,232; embedding and head 2 x 129280 x 7168 = 1,853,358,080.
+ * At 0.5625 B (fp4) and 2 B (bf16): v2 (o_proj fp4) 386,378,487,104 B, v1 (o_proj bf16)
+ * 396,676,552,000 B, all fp4 377,452,360,800 B. */
+TEST(model_weight_bytes_of_nvfp4_checkpoints)
+{
+    struct mdl_profile *m = test_model("deepseek-v3");
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    CHECK_NEAR(p.attn_out, 7163871232.0, 1e-15);
+    CHECK_NEAR(p.attention - p.attn_out, 4249675776.0, 1e-15);
+    CHECK_NEAR(mdl_weight_bytes(m, DT_NVFP4_QKV_BF16), 386378487104.0, 1e-12);
+    CHECK_NEAR(mdl_weight_bytes(m, DT_NVFP4_ATTN_BF16), 396676552000.0, 1e-12);
+    CHECK_NEAR(mdl_weight_bytes(m, DT_FP4), 377452360800.0, 1e-12);
+    mdl_free(m);
+}

@@ -527,11 +527,11 @@ TEST(roof_mxfp4_moe_decode_bytes_by_hand)
     /* the experts dequantize as fp4 (3 ops per weight), the q8_0 matrices as q8_0 (2) */
     CHECK_NEAR(r.ops[ROOF_OP_MLP_GATE].dequant_flops, 36.0 * 4 * 2880 * 2880 * 3, 1e-12);
     CHECK_NEAR(r.ops[ROOF_OP_O_PROJ].dequant_flops, 36.0 * 4096 * 2880 * 2, 1e-12);
-    /* a uniform fp4 reads every matrix at 4 bits */
+    /* a uniform fp4 (NVFP4) reads every matrix at 4.5 bits */
     struct roof_result u;
     c.weights = DT_FP4;
     CHECK(roof_evaluate(&c, &u) == 0);
-    CHECK_NEAR(u.ops[ROOF_OP_QKV].bytes_weights, 36.0 * 2880 * 5120 * 0.5, 1e-12);
+    CHECK_NEAR(u.ops[ROOF_OP_QKV].bytes_weights, 36.0 * 2880 * 5120 * 0.5625, 1e-12);
     CHECK(r.time_s > u.time_s);
     hw_free(hw);
     mdl_free(m);
@@ -1067,4 +1067,39 @@ TEST(roof_logits_gather_and_sampler)
                1e-6);
     hw_free(hw);
     mdl_free(m);
+}
+
+/* DeepSeek-V3 decode at tp 4 on a B200 in NVIDIA's NVFP4 v2 checkpoint: the MLA q/kv projections
+ * read in bf16, q_a and kv_a whole on every device, q_b and kv_b split 4 ways: 61 x (7168 x 1536
+ * + 7168 x 576 + (1536 x 128 x 192 + 512 x 128 x 256) / 4) x 2 B = 3,509,977,088 B; o_proj in
+ * fp4, 61 x 128 x 128 x 7168 / 4 x 0.5625 B = 1,007,419,392 B (v1: bf16, 3,581,935,616 B); the
+ * LM head bf16, 129280 / 4 x 7168 x 2 = 463,339,520 B. */
+TEST(roof_nvfp4_checkpoint_reads_attention_in_bf16)
+{
+    struct hw_profile *hw = test_hw("b200");
+    struct mdl_profile *m = test_model("deepseek-v3");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_NVFP4_QKV_BF16;
+    c.act = DT_FP16;
+    c.kv = DT_FP8;
+    c.tp = 4;
+    c.batch = 4;
+    c.context = 1500;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_QKV].bytes_weights, 3509977088.0, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_O_PROJ].bytes_weights, 1007419392.0, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_LM_HEAD].bytes_weights, 463339520.0, 1e-12);
+    c.weights = DT_NVFP4_ATTN_BF16;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_O_PROJ].bytes_weights, 3581935616.0, 1e-12);
+    /* a dense model has no routed experts for the mix */
+    struct mdl_profile *d = test_model("llama-3-8b");
+    roof_config_init(&c, hw, d, ROOF_DECODE);
+    c.weights = DT_NVFP4_QKV_BF16;
+    CHECK(roof_evaluate(&c, &r) != 0);
+    hw_free(hw);
+    mdl_free(m);
+    mdl_free(d);
 }
