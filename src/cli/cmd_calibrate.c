@@ -494,6 +494,10 @@ static const struct cli_opt COPTS[] = {
     OPT_VALUE("gpu", "ID", "fit only the rows of this device"),
     OPT_VALUE("engine", "E", "fit only the rows of this engine"),
     OPT_FLAG("hold-classes", "fit only the engines' parameters; device classes keep their values"),
+    OPT_VALUE("fit", "PARAM",
+              "fit only this engine parameter (step_overhead, kernel_overhead, "
+              "memory_efficiency, compute_efficiency); classes and the rest held"),
+    OPT_VALUE("max-batch", "N", "fit only the rows of at most N sequences"),
     OPT_VALUE("output-dir", "DIR", "write calibration/ and engine_profiles/ there"),
     CLI_OPT_PARAMS,
     OPT_FLAG("cross-validate", "leave-one-device-out, then leave-one-vendor-out tables"),
@@ -581,6 +585,26 @@ run(int argc, char **argv)
     }
     /* select the rows to fit */
     const char *gpu = cli_get(&a, "gpu"), *eng = cli_get(&a, "engine");
+    const char *only = cli_get(&a, "fit");
+    double max_batch = 0;
+    if (cli_has(&a, "max-batch")) {
+        char *end = NULL;
+        max_batch = strtod(cli_get(&a, "max-batch"), &end);
+        if (!end || *end || !(max_batch >= 1)) {
+            fprintf(stderr, "error: --max-batch needs a number of sequences of at least 1\n");
+            rc = CLI_FAIL;
+            goto out;
+        }
+    }
+    if (only && strcmp(only, "kernel_overhead") != 0 && strcmp(only, "step_overhead") != 0 &&
+        strcmp(only, "memory_efficiency") != 0 && strcmp(only, "compute_efficiency") != 0) {
+        fprintf(stderr,
+                "error: --fit takes step_overhead, kernel_overhead, memory_efficiency or "
+                "compute_efficiency, not '%s'\n",
+                only);
+        rc = CLI_FAIL;
+        goto out;
+    }
     struct fit_case *sel = malloc((size_t)(n ? n : 1) * sizeof *sel);
     int ns = 0, nskip = 0;
     for (int i = 0; i < n && sel; i++) {
@@ -592,13 +616,16 @@ run(int argc, char **argv)
             continue;
         if (eng && strcmp(d.set->rows[i].engine, eng) != 0)
             continue;
+        if (max_batch > 0 && d.cases[i].pc->batch > max_batch)
+            continue;
         sel[ns++] = d.cases[i];
     }
     struct fit_report rep;
-    bool hold = cli_has(&a, "hold-classes");
+    bool hold = cli_has(&a, "hold-classes") || only;
     if (!sel || ns == 0 ||
-        (hold ? fit_calibrate_engines(&d.params, sel, ns, &rep)
-              : fit_calibrate(&d.params, sel, ns, &rep)) != 0) {
+        (only   ? fit_calibrate_engine_param(&d.params, sel, ns, only, &rep)
+         : hold ? fit_calibrate_engines(&d.params, sel, ns, &rep)
+                : fit_calibrate(&d.params, sel, ns, &rep)) != 0) {
         fprintf(stderr, "error: the fit failed (%d rows selected)\n", ns);
         free(sel);
         rc = CLI_FAIL;

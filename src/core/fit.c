@@ -205,24 +205,41 @@ slot_name(const struct fit_ctx *c, int i, char *buf, size_t size)
 }
 
 static int fit_run(struct calib_params *p, const struct fit_case *cases, int n,
-                   struct fit_report *rep, bool classes);
+                   struct fit_report *rep, bool classes, int only);
 
 int
 fit_calibrate(struct calib_params *p, const struct fit_case *cases, int n, struct fit_report *rep)
 {
-    return fit_run(p, cases, n, rep, true);
+    return fit_run(p, cases, n, rep, true, -1);
 }
 
 int
 fit_calibrate_engines(struct calib_params *p, const struct fit_case *cases, int n,
                       struct fit_report *rep)
 {
-    return fit_run(p, cases, n, rep, false);
+    return fit_run(p, cases, n, rep, false, -1);
+}
+
+int
+fit_calibrate_engine_param(struct calib_params *p, const struct fit_case *cases, int n,
+                           const char *param, struct fit_report *rep)
+{
+    static const struct {
+        const char *name;
+        enum slot_kind kind;
+    } P[] = {{"kernel_overhead", S_ENG_KOVH},
+             {"step_overhead", S_ENG_SOVH},
+             {"memory_efficiency", S_ENG_MEM},
+             {"compute_efficiency", S_ENG_COMP}};
+    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++)
+        if (strcmp(param, P[i].name) == 0)
+            return fit_run(p, cases, n, rep, false, (int)P[i].kind);
+    return -1;
 }
 
 static int
 fit_run(struct calib_params *p, const struct fit_case *cases, int n, struct fit_report *rep,
-        bool classes)
+        bool classes, int only)
 {
     memset(rep, 0, sizeof *rep);
     struct fit_ctx c;
@@ -250,6 +267,12 @@ fit_run(struct calib_params *p, const struct fit_case *cases, int n, struct fit_
         int e = cases[i].engine;
         if (e < 0)
             continue;
+        if (only >= 0) {
+            /* one engine parameter; every other keeps its loaded value */
+            if (only != S_ENG_SOVH || strcmp(p->engine[e].name, "kernel") != 0)
+                add_slot(&c, (enum slot_kind)only, e, NULL);
+            continue;
+        }
         /* kernels timed in isolation still pay the launch, and run the vendor libraries'
          * kernels, better or worse than what an engine reaches */
         add_slot(&c, S_ENG_KOVH, e, NULL);

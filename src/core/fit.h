@@ -37,6 +37,11 @@ int fit_calibrate(struct calib_params *p, const struct fit_case *cases, int n,
  * engines that appear in `cases` are fitted (calibrate --hold-classes). */
 int fit_calibrate_engines(struct calib_params *p, const struct fit_case *cases, int n,
                           struct fit_report *rep);
+/* One engine parameter alone ("kernel_overhead", "step_overhead", "memory_efficiency" or
+ * "compute_efficiency") of the engines in `cases`; the classes and every other parameter keep
+ * their values in `p` (calibrate --fit). -1 for an unknown name or a failed fit. */
+int fit_calibrate_engine_param(struct calib_params *p, const struct fit_case *cases, int n,
+                               const char *param, struct fit_report *rep);
 
 /* One row's held-out prediction (fit_leave_group_out). */
 struct fit_heldout {

@@ -34,7 +34,7 @@ if [ "$n" = 14 ]; then echo "ok report outline ($n entries)"; else echo "not ok 
 if pdffonts "$T/a.pdf" | awk 'NR > 2 && $(NF-4) != "yes" { bad = 1 } END { exit bad }'; then
     echo "ok report fonts embedded"; else echo "not ok report fonts embedded"; pdffonts "$T/a.pdf"; fi
 pdftotext -layout "$T/a.pdf" "$T/a.txt"
-for s in "1 The answer" "18.01 ms" "888 tokens/s" "How far to trust it" "Provenance" \
+for s in "1 The answer" "18.27 ms" "876 tokens/s" "How far to trust it" "Provenance" \
     "SHA-256" "t memory = 37.9 GB ÷ 3.35 TB/s = 11.32 ms" "model_profiles/" \
     "roofline report --gpu h100-sxm,a100-sxm-80gb"; do
     if grep -qF -- "$s" "$T/a.txt"; then echo "ok report text '$s'"; else
