@@ -69,6 +69,33 @@ check_engine_refused(const char *path, const char *text, const char *want)
     err_list_release(&errs);
 }
 
+/* The engine profile that `text`, written to `path`, loads to (NULL and a failed check when it is
+ * refused); free it with engine_profile_free. */
+static struct engine_profile *
+engine_accepted(const char *path, const char *text)
+{
+    write_file(path, text, strlen(text));
+    struct err_list errs = {0};
+    struct engine_profile *e = engine_load(path, &errs);
+    CHECK(e != NULL);
+    err_list_release(&errs);
+    return e;
+}
+
+/* A shipped engine profile, engine_profiles/NAME.yaml (NULL and a failed check when it does not
+ * load); free it with engine_profile_free. */
+static struct engine_profile *
+engine_shipped(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/engine_profiles/%s.yaml", test_data_dir(), name);
+    struct err_list errs = {0};
+    struct engine_profile *e = engine_load(path, &errs);
+    CHECK(e != NULL);
+    err_list_release(&errs);
+    return e;
+}
+
 TEST(rfile_regular_only_and_bounded)
 {
     char dir[] = "/tmp/roofline-rfile-XXXXXX";
@@ -162,10 +189,7 @@ TEST(engine_profile_metal_section)
         "ext_kquant_min: 4, fa_vec_kv_fraction: 0.4187}\nsources: {metal.mm_above: a, "
         "metal.mm_tile: b, metal.mm_tile_rows: e, metal.ext_group: c, metal.ext_kquant_min: d, "
         "metal.fa_vec_kv_fraction: f}\n";
-    write_file(path, good, strlen(good));
-    struct err_list errs = {0};
-    struct engine_profile *e = engine_load(path, &errs);
-    CHECK(e != NULL);
+    struct engine_profile *e = engine_accepted(path, good);
     if (e) {
         CHECK_NEAR(e->metal.mm_above, 8, 0);
         CHECK_NEAR(e->metal.mm_tile, 32, 0);
@@ -177,7 +201,6 @@ TEST(engine_profile_metal_section)
         CHECK(e->metal.occ_n == 0); /* no occupancy table: the full rate */
     }
     engine_profile_free(e);
-    err_list_release(&errs);
     /* bad ones: a group above its columns, a list past mm_above, no mm_tile, an unknown key,
      * a number without a source */
     static const struct {
@@ -247,14 +270,10 @@ TEST(engine_profile_custom_allreduce_latency)
     close(fd);
     const char *good = "name: x\ncustom_allreduce_max: 8 MiB\ncustom_allreduce_latency: 2.92 us\n"
                        "sources: {custom_allreduce_max: a, custom_allreduce_latency: b}\n";
-    write_file(path, good, strlen(good));
-    struct err_list errs = {0};
-    struct engine_profile *e = engine_load(path, &errs);
-    CHECK(e != NULL);
+    struct engine_profile *e = engine_accepted(path, good);
     if (e)
         CHECK_NEAR(e->custom_allreduce_latency_s, 2.92e-6, 1e-15);
     engine_profile_free(e);
-    err_list_release(&errs);
     static const struct {
         const char *text, *want;
     } BAD[] = {
@@ -272,14 +291,10 @@ TEST(engine_profile_custom_allreduce_latency)
     unlink(path);
     const char *shipped[] = {"vllm", "sglang"};
     for (size_t i = 0; i < 2; i++) {
-        char p[1024];
-        snprintf(p, sizeof p, "%s/engine_profiles/%s.yaml", test_data_dir(), shipped[i]);
-        e = engine_load(p, &errs);
-        CHECK(e != NULL);
+        e = engine_shipped(shipped[i]);
         if (e)
             CHECK_NEAR(e->custom_allreduce_latency_s, 2.92e-6, 1e-15);
         engine_profile_free(e);
-        err_list_release(&errs);
     }
 }
 
@@ -304,15 +319,10 @@ TEST(engine_profile_sampler_kernels)
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++)
         check_engine_refused(path, BAD[i].text, BAD[i].want);
     unlink(path);
-    struct err_list errs = {0};
-    char shipped[1024];
-    snprintf(shipped, sizeof shipped, "%s/engine_profiles/vllm.yaml", test_data_dir());
-    struct engine_profile *e = engine_load(shipped, &errs);
-    CHECK(e != NULL);
+    struct engine_profile *e = engine_shipped("vllm");
     if (e)
         CHECK_NEAR(e->sampler_kernels, 3, 0);
     engine_profile_free(e);
-    err_list_release(&errs);
 }
 
 /* triton_moe_kernels: a whole number of launches from 1 to 256 with its source; the shipped vLLM
@@ -324,26 +334,18 @@ TEST(engine_profile_triton_moe_kernels)
     CHECK(fd >= 0);
     close(fd);
     const char *good = "name: x\ntriton_moe_kernels: 17\nsources: {triton_moe_kernels: a}\n";
-    write_file(path, good, strlen(good));
-    struct err_list errs = {0};
-    struct engine_profile *e = engine_load(path, &errs);
-    CHECK(e != NULL);
+    struct engine_profile *e = engine_accepted(path, good);
     if (e)
         CHECK_NEAR(e->triton_moe_kernels, 17, 0);
     engine_profile_free(e);
-    err_list_release(&errs);
     check_engine_refused(path,
                          "name: x\ntriton_moe_kernels: 300\nsources: {triton_moe_kernels: a}\n",
                          ":2:21: error: 'triton_moe_kernels' must be at most 256, got 300");
     unlink(path);
-    char shipped[1024];
-    snprintf(shipped, sizeof shipped, "%s/engine_profiles/vllm.yaml", test_data_dir());
-    e = engine_load(shipped, &errs);
-    CHECK(e != NULL);
+    e = engine_shipped("vllm");
     if (e)
         CHECK_NEAR(e->triton_moe_kernels, 17, 0);
     engine_profile_free(e);
-    err_list_release(&errs);
 }
 
 /* prefill_graph and eager_launch (docs/simulate.md#eager-prefill): a known mode, an eager mode
@@ -357,10 +359,7 @@ TEST(engine_profile_prefill_graph)
     close(fd);
     const char *good = "name: x\nprefill_graph: none\neager_launch: 80 us\n"
                        "sources: {prefill_graph: a, eager_launch: b}\n";
-    write_file(path, good, strlen(good));
-    struct err_list errs = {0};
-    struct engine_profile *e = engine_load(path, &errs);
-    CHECK(e != NULL);
+    struct engine_profile *e = engine_accepted(path, good);
     if (e) {
         CHECK(strcmp(e->serving.prefill_graph, "none") == 0);
         CHECK_NEAR(e->serving.eager_launch_s, 80e-6, 1e-15);
@@ -371,7 +370,6 @@ TEST(engine_profile_prefill_graph)
         CHECK_NEAR(s.eager_launch_s, 80e-6, 1e-15);
     }
     engine_profile_free(e);
-    err_list_release(&errs);
     static const struct {
         const char *text, *want;
     } BAD[] = {
@@ -397,14 +395,10 @@ TEST(engine_profile_prefill_graph)
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++)
         check_engine_refused(path, BAD[i].text, BAD[i].want);
     unlink(path);
-    char shipped[1024];
-    snprintf(shipped, sizeof shipped, "%s/engine_profiles/sglang.yaml", test_data_dir());
-    e = engine_load(shipped, &errs);
-    CHECK(e != NULL);
+    e = engine_shipped("sglang");
     if (e) {
         CHECK(strcmp(e->serving.prefill_graph, "none") == 0);
         CHECK_NEAR(e->serving.eager_launch_s, 84.7e-6, 1e-12);
     }
     engine_profile_free(e);
-    err_list_release(&errs);
 }
