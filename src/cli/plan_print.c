@@ -170,9 +170,10 @@ cli_plan_basis_note(const struct plan_question *q, const struct plan_result *r, 
     if (op->basis_flag)
         strbuf_addf(out, ", not %s as asked", plan_rent_basis_name(q->rent_basis));
     if (differ > 0)
-        strbuf_addf(out, "; %d runner%s up priced %s (runner-up %d)", differ,
+        strbuf_addf(out, "; %d runner%s up priced %s (runner-up %d, %s)", differ,
                     differ == 1 ? "" : "s",
-                    plan_rent_basis_words(r->options[r->shown[first]].rent_basis), first);
+                    plan_rent_basis_words(r->options[r->shown[first]].rent_basis), first,
+                    r->options[r->shown[first]].hw_id);
     strbuf_addf(out, " (%s)", op->price_basis);
     return true;
 }

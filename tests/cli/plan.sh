@@ -118,6 +118,8 @@ printf 'money: {rental_basis: any}\n' >>"$T/basis.yaml"
 run plan-basis-any 0 -- "$ROOFLINE" plan --question "$T/basis.yaml"
 expect_out plan-basis-any-price "12.00 USD/hour"
 expect_out plan-basis-any-differs "1 runner up priced 3-year reserved tier"
+# the runner-up the answer points at is named by its hardware too
+expect_out plan-basis-any-differs-hw "priced 3-year reserved tier (runner-up 1, mi325x)"
 
 # the launch line names the token budget the simulator used (chunked prefill: its default 2048)
 sed 's/schedulers: \[continuous\]/schedulers: [chunked]/' "$T/basis.yaml" >"$T/chunked.yaml"
