@@ -285,7 +285,7 @@ ex_tp(const struct roof_config *cfg, const struct cli_args *a)
         fprintf(stderr, "error: %s has no interconnect in its profile\n", hw->id);
         return -1;
     }
-    double lat = cfg->link_latency_s >= 0 ? cfg->link_latency_s : roof_link_latency_default_s(hw);
+    double lat = roof_link_latency_s(cfg);
     double a_b = roof_hidden_bytes(cfg->act), h = (double)cfg->model->hidden_size;
     printf("Step 1. Split\n");
     printf("  each of N devices holds 1/N of every weight matrix (heads, MLP columns, vocabulary) "

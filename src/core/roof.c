@@ -1402,8 +1402,7 @@ logits_after_graph(struct acc_ctx *c, double R, double V)
     if (tp > 1) {
         double bw =
             hw_link_group_bytes_per_s(cfg->hw, tp, hw_link_bytes_per_s_per_direction(cfg->hw));
-        double lat =
-            cfg->link_latency_s >= 0 ? cfg->link_latency_s : roof_link_latency_default_s(cfg->hw);
+        double lat = roof_link_latency_s(cfg);
         if (bw > 0)
             add_link(c, ROOF_OP_LM_HEAD, (tp - 1) * R * V * e,
                      roof_logits_gather_s(R, V, e, tp, bw, lat));
@@ -1621,6 +1620,12 @@ roof_link_latency_default_s(const struct hw_profile *hw)
     return 2e-6;
 }
 
+double
+roof_link_latency_s(const struct roof_config *cfg)
+{
+    return cfg->link_latency_s >= 0 ? cfg->link_latency_s : roof_link_latency_default_s(cfg->hw);
+}
+
 /* ggml-cuda's fused attention puts ncols2 query heads of one KV head in a CTA: the largest of 8,
  * 4 and 2 that divides the GQA ratio, else 1 (ggml/src/ggml-cuda/fattn.cu,
  * ggml_cuda_flash_attn_ext_mma_f16_switch_ncols2, from PR #12014 to build 6918; PR #19092 of
@@ -1793,8 +1798,7 @@ roof_pass(const struct roof_config *cfg, const struct roof_config *sc, const str
     double a = roof_hidden_bytes(cfg->act), h = (double)cfg->model->hidden_size;
     double rows = q.count * q.new_tokens;
     double bw_link = hw_link_bytes_per_s_per_direction(cfg->hw);
-    double lat =
-        cfg->link_latency_s >= 0 ? cfg->link_latency_s : roof_link_latency_default_s(cfg->hw);
+    double lat = roof_link_latency_s(cfg);
     double stage_time = out->time_s;
     if (tp > 1) {
         /* two all-reduces per layer (after attention and after the MLP) of rows x h */

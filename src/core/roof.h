@@ -451,6 +451,9 @@ double roof_logits_gather_s(double rows, double vocab_shard, double elem_bytes, 
                             double bw_per_direction, double latency_s);
 /* Default per-step latency of a link kind (docs/physics.md#parallelism). */
 double roof_link_latency_default_s(const struct hw_profile *hw);
+/* The per-step link latency a configuration runs with: its own (cfg->link_latency_s >= 0), else
+ * the default of its device's link kind. */
+double roof_link_latency_s(const struct roof_config *cfg);
 /* Why a configuration cannot be evaluated (static text), or NULL. */
 const char *roof_config_problem(const struct roof_config *cfg);
 /* Whether attention runs fused (FlashAttention: the scores stay on chip): the config asks for it

@@ -56,8 +56,7 @@ sim_cost_new(const struct roof_config *cfg)
     c->tp = (int)tp;
     c->pp = (int)pp;
     c->link_bytes_per_s = hw_link_bytes_per_s_per_direction(cfg->hw);
-    c->link_latency_s =
-        cfg->link_latency_s >= 0 ? cfg->link_latency_s : roof_link_latency_default_s(cfg->hw);
+    c->link_latency_s = roof_link_latency_s(cfg);
     c->act_bytes = roof_hidden_bytes(cfg->act); /* 16-bit under fp8: the residual stream */
     c->hidden = (double)m->hidden_size;
     for (int i = 0; i < SIM_COST_BASE_N; i++)
