@@ -190,7 +190,7 @@ roof_disaggregate(const struct roof_config *prefill, const struct roof_config *d
     out->output = output;
     out->kv_bytes = prompt * mdl_kv_bytes_per_token(p.model, dtype_bytes(p.kv));
     double bw = hw_link_bytes_per_s_per_direction(p.hw);
-    double lat = p.link_latency_s >= 0 ? p.link_latency_s : roof_link_latency_default_s(p.hw);
+    double lat = roof_link_latency_s(&p);
     out->transfer_s = bw > 0 ? out->kv_bytes / bw + lat : INFINITY;
     out->ttft_s = rp.time_s + out->transfer_s;
     out->itl_s = rd.time_s;

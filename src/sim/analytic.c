@@ -586,8 +586,7 @@ disaggregated(struct model *m, const struct sim_config *cfg, double rate, double
     double nd = (double)(cfg->instances - cfg->sched.prefill_instances);
     double tp = prefill_s(m, m->P);
     double bw = hw_link_bytes_per_s_per_direction(cfg->engine.hw);
-    double lat = cfg->engine.link_latency_s >= 0 ? cfg->engine.link_latency_s
-                                                 : roof_link_latency_default_s(cfg->engine.hw);
+    double lat = roof_link_latency_s(&cfg->engine);
     double xfer = bw > 0 ? m->P * kv_token_bytes / bw + lat : INFINITY;
     double rd = rate / nd, b = m->b0, s = decode_s(m, 1);
     struct fixpt fp;

@@ -1896,9 +1896,7 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
     s->block_bytes = block_bytes;
     s->kv_token_bytes = block_bytes / (double)sc->block_tokens;
     s->link_bytes_per_s = hw_link_bytes_per_s_per_direction(cfg->engine.hw);
-    s->link_latency_s = cfg->engine.link_latency_s >= 0
-                            ? cfg->engine.link_latency_s
-                            : roof_link_latency_default_s(cfg->engine.hw);
+    s->link_latency_s = roof_link_latency_s(&cfg->engine);
     if (sc->policy == SIM_DISAGGREGATED && !(s->link_bytes_per_s > 0)) {
         fail(s, "disaggregated serving needs an interconnect: the device profile has none");
         return -1;
