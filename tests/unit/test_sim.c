@@ -911,6 +911,20 @@ TEST(sim_eager_launches_by_hand)
         CHECK_NEAR(sim_cost_launches(cost, SIM_PREFILL_GRAPH_NONE, &k, 1), 976, 1e-6);
     }
     sim_cost_free(cost);
+    mdl_free(m);
+    /* gpt-oss-120b at tp 1, a 14002-token prompt (the context iterations of NVIDIA's
+     * repro-gptoss-ttft log, docs/simulate.md#tensorrt-llms-pytorch-backend-checked-not-modelled):
+     * 13 launches a layer x 36, 36 MoE routers, embedding, final norm and LM head, no all-reduce */
+    m = test_model("gpt-oss-120b");
+    roof_config_init(&e, hw, m, ROOF_PREFILL);
+    e.tp = 1;
+    cost = sim_cost_new(&e);
+    CHECK(cost != NULL);
+    if (cost) {
+        struct roof_seq p = {1, 14002, 0, true};
+        CHECK_NEAR(sim_cost_launches(cost, SIM_PREFILL_GRAPH_NONE, &p, 1), 36 * 13 + 36 + 3, 1e-6);
+    }
+    sim_cost_free(cost);
     hw_free(hw);
     mdl_free(m);
 }
