@@ -44,6 +44,12 @@ def max_context(model):
 
 def engine_of(r):
     """the engine profile and the scheduler policy of the run that produced the row"""
+    if r['engine'] == 'sglang' and r['source'] == 'dstack-r1' and r['hardware'] == 'h200':
+        # SGLang's overlap scheduler (engine_profiles/sglang.yaml async_scheduling) is the default;
+        # this run served with --enable-dp-attention (the source's launch line), and the early v0.4
+        # ServerArgs turns the overlap scheduler off under DP attention (docs/simulate.md, latency
+        # under load: mechanisms checked)
+        return 'sglang', 'chunked, async_scheduling: false'
     if r['engine'] not in ('vllm', 'vllm-v0') or os.environ.get('ENGINE_AS_CSV'):
         return r['engine'], 'chunked'
     v = r['engine_version']

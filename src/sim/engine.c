@@ -138,6 +138,24 @@ host_time(struct sim_cost *c, const struct roof_seq *seqs, int n)
     return c->host0 + c->host_row * rows;
 }
 
+double
+sim_cost_prompt_issue(struct sim_cost *c, struct roof_seq *seqs, int n)
+{
+    double ub = c->whole.tuning.ubatch_tokens;
+    bool prefill = false;
+    for (int i = 0; i < n; i++)
+        if (seqs[i].new_tokens != 1.0)
+            prefill = true;
+    /* the steps cost_step times without eager launches */
+    if (!prefill || c->eager == SIM_PREFILL_GRAPH_FULL || c->pp > 1 ||
+        (n == 1 && seqs[0].count == 1.0 && ub >= 1 && seqs[0].new_tokens > ub))
+        return 0.0;
+    double h = host_time(c, seqs, n), l = sim_cost_launches(c, c->eager, seqs, n);
+    if (h < 0 || l < 0)
+        return -1.0;
+    return h + l * c->eager_launch_s;
+}
+
 /* A step of `total` seconds of which `host` is the engine's host work, with that work beside the
  * device's (asynchronous scheduling): max(device, host). */
 static double

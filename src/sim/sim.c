@@ -232,6 +232,9 @@ struct inst {
     double link_free_s;
     double busy_s;
     double step_start_s, idle_since_s; /* the running step's start; idle from (busy: unused) */
+    /* the instant the last step gave first tokens: under asynchronous scheduling the engine
+     * hands them out only after it has issued the next step (deliver_late) */
+    double fresh_s;
 };
 
 /* Cumulative counters at an instant, for throughput and busy time over a span. */
@@ -1123,7 +1126,7 @@ push(struct sim *s, double t, enum sim_event_kind k, int inst, long subject)
 }
 
 static double
-step_time(struct sim *s, struct inst *in)
+step_time(struct sim *s, struct inst *in, double *issue)
 {
     /* decodes aggregate exactly into two groups: roof_step is linear in the past tokens
      * except where a sliding window caps them (scalar sums: no store-to-load chain) */
@@ -1151,8 +1154,12 @@ step_time(struct sim *s, struct inst *in)
             struct roof_seq q = {dn[g], 1, dp[g] / dn[g], true};
             s->seqs[n++] = q;
         }
-    double t = sim_cost_step(in->role == ROLE_DECODE && s->decode_cost ? s->decode_cost : s->cost,
-                             s->seqs, (int)n);
+    struct sim_cost *cost = in->role == ROLE_DECODE && s->decode_cost ? s->decode_cost : s->cost;
+    if (issue && (*issue = sim_cost_prompt_issue(cost, s->seqs, (int)n)) < 0) {
+        fail(s, "the engine model cannot evaluate a step of this batch");
+        return -1;
+    }
+    double t = sim_cost_step(cost, s->seqs, (int)n);
     if (!(t > 0)) {
         fail(s, "the engine model cannot evaluate a step of this batch");
         return -1;
@@ -1175,6 +1182,24 @@ poll_intake(struct sim *s, struct inst *in)
     in->recv_count = 0;
 }
 
+/* SGLang's Scheduler.event_loop_overlap launches the next batch (run_batch) before it processes
+ * the result of the one that ended (pop_and_process), so the first tokens of a step reach the
+ * client only when the host has issued the next step; with eager prompt work that is
+ * sim_cost_prompt_issue (docs/simulate.md#sglangs-time-to-first-token), with graphs a few
+ * microseconds, left out. The client's next token comes when it comes: the first one's time
+ * moves, not the stream's. */
+static void
+deliver_late(struct sim *s, struct inst *in, double issue)
+{
+    for (long k = 0; k < in->n_run; k++) {
+        struct rt *r = &s->rt[in->run[k]];
+        if (r->state == RS_RUNNING && r->generated == 1 && r->first_token_s == s->now) {
+            r->first_token_s += issue;
+            r->last_token_s += issue;
+        }
+    }
+}
+
 static void
 try_start(struct sim *s, int i)
 {
@@ -1190,9 +1215,15 @@ try_start(struct sim *s, int i)
     }
     if (in->n_step == 0)
         return;
-    double dt = step_time(s, in);
+    /* the step that just ended gave first tokens: planned ahead, this one is launched before
+     * they are handed out */
+    bool late = s->async && in->fresh_s == s->now;
+    double issue = 0;
+    double dt = step_time(s, in, late ? &issue : NULL);
     if (dt < 0)
         return;
+    if (issue > 0)
+        deliver_late(s, in, issue);
     if (++s->steps > SIM_MAX_STEPS) {
         fail(s, "the simulation did not finish within its step limit (10^10 engine steps)");
         return;
@@ -1320,6 +1351,7 @@ emit_token(struct sim *s, long id)
     if (r->generated == 1) {
         s->tok_in += (double)s->req[id].prompt_tokens;
         r->first_token_s = s->now;
+        s->inst[r->inst].fresh_s = s->now;
     } else {
         double gap = s->now - r->last_token_s;
         if (!s->req[id].warmup)
@@ -1932,6 +1964,7 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
                    : i < sc->prefill_instances     ? ROLE_PREFILL
                                                    : ROLE_DECODE;
         in->total_blocks = in->free_blocks = (long)blocks;
+        in->fresh_s = -1.0;
         in->run = malloc((size_t)sc->max_batch * sizeof *in->run);
         in->step = malloc((size_t)sc->max_batch * sizeof *in->step);
         if (!in->run || !in->step) {

@@ -175,6 +175,8 @@ expect_out sim-recv-interval-header "input polled every 30 decode steps"
 { grep -v "^engine:" scenarios/chunked.yaml; echo "engine: sglang"; } >"$T/sgl.yaml"
 run sim-eager-prefill-table 0 -- "$ROOFLINE" simulate --scenario "$T/sgl.yaml"
 expect_out sim-eager-prefill-header ", prompt passes eager (84.7 us a launch)"
+# and its overlap scheduler: the next batch formed while one runs (engine_profiles/sglang.yaml)
+expect_out sim-sglang-async-header ", asynchronous scheduling, prompt passes eager"
 run sim-eager-prefill-trt 0 -- "$ROOFLINE" simulate --scenario "$T/trt.yaml"
 grep -q "prompt passes" "$T/out" && echo "not ok sim-eager-prefill-trt-none" ||
     echo "ok sim-eager-prefill-trt-none"

@@ -399,6 +399,8 @@ TEST(engine_profile_prefill_graph)
     if (e) {
         CHECK(strcmp(e->serving.prefill_graph, "none") == 0);
         CHECK_NEAR(e->serving.eager_launch_s, 84.7e-6, 1e-12);
+        /* the overlap scheduler (Scheduler.event_loop_overlap) */
+        CHECK(e->serving.async_scheduling);
     }
     engine_profile_free(e);
 }

@@ -976,6 +976,53 @@ TEST(sim_eager_prefill_step_by_hand)
     sim_result_release(&r);
 }
 
+/* The overlap scheduler hands out a step's first tokens after it has issued the next step
+ * (docs/simulate.md#sglangs-time-to-first-token, SGLang's Scheduler.event_loop_overlap): A and B,
+ * 300-token prompts of Llama-3-8B (output 3), both at 0, one prompt a step (300 tokens a step,
+ * prompt steps alone as SGLang's), 1 ms of host work a step, eager prompt passes at 50 us a
+ * launch (L = 419): each prompt step takes P = 1 ms + 20.95 ms (host-bound: its device time D is
+ * about 8 ms). Planned ahead, B's prompt step is launched before A's first token is handed out,
+ * which is then at P + P = 2P; B's at 2P too, the step after it being a decode (graphed: nothing
+ * to issue). Synchronously A's is at P. With graphed prompt passes there is nothing to issue: A's
+ * first token at the end of its step, D. */
+TEST(sim_overlap_first_token_by_hand)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CHUNKED);
+    const double h = 1e-3, P = h + 419 * 50e-6;
+    struct roof_seq a = {1, 300, 0, true};
+    double D = device_step(&c, &a, 1);
+    CHECK(D > h && D < P);
+    c.engine.tuning.step_overhead_s = h;
+    c.sched.max_tokens_per_step = 300;
+    c.sched.separate_prefill = true;
+    c.sched.prefill_graph = SIM_PREFILL_GRAPH_NONE;
+    c.sched.eager_launch_s = 50e-6;
+    struct sim_trace_row rows[] = {{0.0, 300, 3}, {0.0, 300, 3}};
+    struct sim_trace tr = {rows, 2};
+    use_trace(&c, &tr);
+    c.sched.async_scheduling = true;
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.completed == 2);
+    CHECK_NEAR(r.requests[0].ttft_s, 2 * P, 1e-9);
+    CHECK_NEAR(r.requests[1].ttft_s, 2 * P, 1e-9);
+    check_little(&r);
+    sim_result_release(&r);
+    c.sched.async_scheduling = false;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.completed == 2);
+    CHECK_NEAR(r.requests[0].ttft_s, P, 1e-9);
+    CHECK_NEAR(r.requests[1].ttft_s, 2 * P, 1e-9);
+    sim_result_release(&r);
+    c.sched.async_scheduling = true;
+    c.sched.prefill_graph = SIM_PREFILL_GRAPH_FULL;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.completed == 2);
+    CHECK_NEAR(r.requests[0].ttft_s, D, 1e-9);
+    sim_result_release(&r);
+}
+
 /* vLLM's asynchronous scheduling by hand (docs/simulate.md#asynchronous-scheduling), vllm
  * admission without chunked prefill, 10 ms of host work per step (step overhead H):
  * (1) arrivals: A (prompt 64, output 3) at 0, B (2048, 2) 1 us later, while A's prefill runs.
