@@ -16,8 +16,12 @@
 # itself (calibration/public-sweeps.csv does for its vLLM 0.7 rows): the same V0 rules.
 # Rows of calibration/public-sweeps.csv may also state the prompts per run (requests), the client's
 # --random-range-ratio r (lengths uniform in [floor(r L), L]) and server arguments (max_batch,
-# max_tokens, max_model_len, SGLang's recv_interval); empty = the mode's rounds, fixed lengths,
-# the engine's defaults.
+# max_tokens, max_model_len, SGLang's recv_interval, max_prefill_tokens and mem_fraction_static);
+# empty = the mode's rounds, fixed lengths, the engine's defaults. SGLang's --mem-fraction-static
+# f becomes the scenario's hardware.reserve: SGLang's KV pool is what the weights leave of f x the
+# memory free when it starts (ModelRunner.profile_max_num_token; SGLANG_FREE_AT_START_GB below,
+# else the hardware profile's memory.capacity), so the reserve beside the profile's capacity is
+# capacity - f x that memory (docs/simulate.md#sglangs-kv-pool).
 # Errors are (simulated - public) / public; ITL is compared with the simulated mean TPOT, ttft_p50_ms
 # (a row's median TTFT, where the source gives it) with the simulated TTFT p50, e2e_p99_s
 # (a row's P99 end-to-end latency, where the source gives it) with the simulated e2e P99.
@@ -40,6 +44,39 @@ def max_context(model):
         if line.startswith('max_position_embeddings:'):
             return int(line.split(':')[1])
     return 0
+
+
+def capacity_gb(hw):
+    """the device's memory.capacity in GB (its hardware profile)"""
+    data = os.environ.get('ROOFLINE_DATA') or os.path.join(os.path.dirname(__file__), '..')
+    path = os.path.join(data, 'hardware_profiles', hw + '.yaml')
+    units = {'GB': 1.0, 'GiB': 2**30 / 1e9, 'MiB': 2**20 / 1e9, 'TB': 1e3}
+    for line in open(path):
+        if line.strip().startswith('capacity:'):
+            v, u = line.split(':')[1].split()
+            return float(v) * units[u]
+    raise ValueError('no memory.capacity in ' + path)
+
+
+# The memory SGLang finds free when it starts, after the CUDA context, NCCL and its communicators
+# (ModelRunner.init_torch_distributed's min_per_gpu_memory, the total_gpu_memory that
+# profile_max_num_token multiplies by 1 - mem_fraction_static), in GB, where a log gives it: H200
+# at tp 8, 12.25 + 125.65 = 137.90 GiB ('Load weight end. ... avail mem=12.25 GB, mem
+# usage=125.65 GB', SGLang's GB being GiB; SemiAnalysisAI/InferenceX issue #2128, 8 x H200, tp 8;
+# 138.09 GiB 'Load weight begin. avail mem' in sgl-project/sglang issue #24607, 2 x 8 x H200).
+# Elsewhere the profile's capacity stands for it. docs/simulate.md#sglangs-kv-pool
+SGLANG_FREE_AT_START_GB = {'h200': 137.90 * 2**30 / 1e9}
+
+
+def hardware(r):
+    extra = ''
+    if r.get('mem_fraction_static'):
+        # SGLang's pool: what the weights leave of mem_fraction_static x the memory free at its
+        # start; as a reserve beside the profile's capacity: capacity - f x free at start
+        cap = capacity_gb(r['hardware'])
+        free0 = SGLANG_FREE_AT_START_GB.get(r['hardware'], cap)
+        extra = ', reserve: %.4g GB' % max(0.0, cap - float(r['mem_fraction_static']) * free0)
+    return '{id: %s, count: %s, tp: %s%s}' % (r['hardware'], r['count'], r['tp'], extra)
 
 
 def engine_of(r):
@@ -84,6 +121,8 @@ def scheduler(r, policy):
         extra += ', max_tokens_per_step: ' + r['max_tokens']
     if r.get('recv_interval'):
         extra += ', recv_interval: ' + r['recv_interval']
+    if r.get('max_prefill_tokens'):
+        extra += ', max_prefill_tokens: ' + r['max_prefill_tokens']
     return '{policy: %s%s}' % (policy, extra)
 
 
@@ -92,7 +131,7 @@ def simulate(r, users):
     engine, policy = engine_of(r)
     y = f"""name: {r['source']} {users} users
 model: {r['model']}
-hardware: {{id: {r['hardware']}, count: {r['count']}, tp: {r['tp']}}}
+hardware: {hardware(r)}
 dtypes: {{weights: {r['weights']}, kv: {r['kv']}{ACT}}}
 engine: {engine}
 scheduler: {scheduler(r, policy)}

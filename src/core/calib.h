@@ -19,11 +19,12 @@ struct dev_params {
 /* How an engine serves (docs/simulate.md#engines): its scheduler's defaults and the memory it
  * keeps off the KV cache. Zero / empty = not given (the simulator's defaults apply). */
 struct engine_serving {
-    char admission[16]; /* "vllm", "no_evict" or "greedy" (sim_admission names) */
+    char admission[16]; /* "vllm", "no_evict", "greedy" or "sglang" (sim_admission names) */
     long max_batch;     /* sequences per step */
     long max_tokens_per_step;
     double small_memory_bytes; /* devices with less memory use the two values below */
     long max_batch_small, max_tokens_per_step_small;
+    long max_prefill_tokens; /* sglang admission: prompt tokens per prefill batch */
     double reserve_fraction; /* of device memory kept off weights and KV; < 0 = not given */
     double reserve_bytes;    /* a fixed reserve per device (added to the fraction) */
     double kv_fraction;      /* of what weights and reserve leave, given to the KV pool */

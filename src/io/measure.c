@@ -378,6 +378,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "small_memory",
                                           "max_batch_small",
                                           "max_tokens_per_step_small",
+                                          "max_prefill_tokens",
                                           "reserve_fraction",
                                           "reserve",
                                           "kv_fraction",
@@ -392,7 +393,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "provenance"};
 /* provenance is free text: accepted, not interpreted */
 
-static const char *const ADMISSIONS[] = {"vllm", "no_evict", "greedy"};
+static const char *const ADMISSIONS[] = {"vllm", "no_evict", "greedy", "sglang"};
 /* sim_prefill_graph's names, in its order */
 static const char *const PREFILL_GRAPHS[] = {"full", "piecewise", "none"};
 
@@ -406,11 +407,11 @@ load_serving(struct ycheck *y, const struct ynode *root, struct engine_serving *
         if (pick(y, root, "admission", s, ADMISSIONS, n) >= 0)
             snprintf(sv->admission, sizeof sv->admission, "%s", s);
     }
-    const char *lk[4] = {"max_batch", "max_tokens_per_step", "max_batch_small",
-                         "max_tokens_per_step_small"};
-    long *ld[4] = {&sv->max_batch, &sv->max_tokens_per_step, &sv->max_batch_small,
-                   &sv->max_tokens_per_step_small};
-    for (int i = 0; i < 4; i++)
+    const char *lk[5] = {"max_batch", "max_tokens_per_step", "max_batch_small",
+                         "max_tokens_per_step_small", "max_prefill_tokens"};
+    long *ld[5] = {&sv->max_batch, &sv->max_tokens_per_step, &sv->max_batch_small,
+                   &sv->max_tokens_per_step_small, &sv->max_prefill_tokens};
+    for (int i = 0; i < 5; i++)
         ycheck_long(y, root, "", lk[i], false, 1, ld[i]);
     ycheck_qty(y, root, "", "small_memory", UNIT_BYTES, false, &sv->small_memory_bytes);
     ycheck_qty(y, root, "", "reserve", UNIT_BYTES, false, &sv->reserve_bytes);
@@ -442,7 +443,7 @@ engine_serving_key(const char *key)
         "small_memory",     "max_batch_small",  "max_tokens_per_step_small",
         "reserve_fraction", "reserve",          "kv_fraction",
         "compute_buffers",  "separate_prefill", "async_scheduling",
-        "prefill_graph",    "eager_launch"};
+        "prefill_graph",    "eager_launch",     "max_prefill_tokens"};
     for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
         if (strcmp(key, K[i]) == 0)
             return true;
@@ -473,6 +474,8 @@ engine_serving_format(const struct engine_profile *e, char *buf, size_t n)
         PUT("max_batch_small: %ld\n", sv->max_batch_small);
     if (sv->max_tokens_per_step_small > 0)
         PUT("max_tokens_per_step_small: %ld\n", sv->max_tokens_per_step_small);
+    if (sv->max_prefill_tokens > 0)
+        PUT("max_prefill_tokens: %ld\n", sv->max_prefill_tokens);
     if (sv->reserve_fraction >= 0)
         PUT("reserve_fraction: %g\n", sv->reserve_fraction);
     if (sv->reserve_bytes > 0)

@@ -27,7 +27,7 @@ static const char *const DTYPE_KEYS[] = {"weights", "act", "kv"};
 static const char *const SCHED_KEYS[] = {
     "policy",      "max_batch",        "max_tokens_per_step", "block_size",
     "kv_fraction", "preemption",       "swap_bandwidth",      "prefill_instances",
-    "admission",   "async_scheduling", "recv_interval"};
+    "admission",   "async_scheduling", "recv_interval",       "max_prefill_tokens"};
 static const char *const ARR_KEYS[] = {"process", "rate_per_s", "cv",
                                        "users",   "think_time", "trace"};
 static const char *const LEN_KEYS[] = {"prompt", "output", "trace"};
@@ -37,7 +37,8 @@ static const char *const RUN_KEYS[] = {"requests", "duration", "warmup_requests"
 static const char *const SLO_KEYS[] = {"ttft", "itl", "e2e", "target"};
 static const char *const POLICIES[] = {"static", "continuous", "chunked", "disaggregated"};
 static const char *const PREEMPTS[] = {"recompute", "swap"};
-static const char *const ADMISSIONS[] = {"vllm", "no_evict", "greedy"}; /* enum sim_admission */
+static const char *const ADMISSIONS[] = {"vllm", "no_evict", "greedy",
+                                         "sglang"}; /* enum sim_admission */
 static const char *const PROCESSES[] = {"poisson", "gamma", "constant", "closed", "trace"};
 static const char *const DISTS[] = {"fixed", "uniform", "lognormal", "trace"};
 
@@ -500,6 +501,8 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
         sched->max_tokens_per_step = mt;
     if (sv->kv_fraction > 0)
         sched->kv_fraction = sv->kv_fraction;
+    if (sv->max_prefill_tokens > 0)
+        sched->max_prefill_tokens = sv->max_prefill_tokens;
     if (sv->separate_prefill)
         sched->separate_prefill = true;
     if (sv->async_scheduling)
@@ -586,6 +589,12 @@ load_scheduler(struct ctx *c, const struct ynode *root)
     }
     if (long_in(c->y, sc, "scheduler", "recv_interval", 1000000, &v))
         s->sched.recv_interval = v;
+    if (ycheck_long(c->y, sc, "scheduler", "max_prefill_tokens", false, 1, &v))
+        s->sched.max_prefill_tokens = v;
+    if (s->sched.admission == SIM_ADMIT_SGLANG && s->sched.preempt == SIM_PREEMPT_SWAP)
+        ycheck_error(c->y, ynode_get(sc, "preemption"),
+                     "'scheduler.preemption: swap' does not apply to admission sglang (SGLang "
+                     "retracts a request and computes it again)");
     c->pf_node = ynode_get(sc, "prefill_instances");
     if (long_in(c->y, sc, "scheduler", "prefill_instances", 1 << 20, &v)) {
         s->sched.prefill_instances = (int)v;

@@ -51,6 +51,8 @@ sim_admission_name(enum sim_admission a)
         return "no_evict";
     case SIM_ADMIT_GREEDY:
         return "greedy";
+    case SIM_ADMIT_SGLANG:
+        return "sglang";
     }
     return "?";
 }
@@ -219,6 +221,10 @@ struct inst {
     long n_holes, cap_holes;
     long promised_blocks; /* no_evict: sum of the admitted requests' promises */
     bool preempted_now;   /* vllm: the step being planned preempted */
+    /* sglang admission: the estimated share of the running requests' remaining output still to
+     * come (Scheduler.new_token_ratio) and the running batch's batch_is_full flag */
+    double sg_ratio;
+    bool sg_full;
     /* asynchronous scheduling (sched.async_scheduling): the step being planned follows the one
      * that just ended without a pause, so it was planned while that one ran, at cutoff_s (its
      * start): it sees no arrival after cutoff_s, and the requests that finished in that step
@@ -657,6 +663,7 @@ admissible(const struct sim *s, const struct inst *in, long id)
     case SIM_ADMIT_VLLM:
         return !in->preempted_now;
     case SIM_ADMIT_GREEDY:
+    case SIM_ADMIT_SGLANG: /* plan_sglang's own test */
         break;
     }
     return true;
@@ -940,6 +947,213 @@ plan_v1(struct sim *s, struct inst *in, bool whole)
     v1_pass(s, in, whole, false);
 }
 
+/* sglang admission (docs/simulate.md#admission): SGLang's scheduler, read in its code
+ * (python/sglang/srt/managers/scheduler.py, schedule_policy.py, schedule_batch.py and
+ * environ.py; the rules are the same from v0.4 through the v0.5 line that includes 0.5.9).
+ * new_token_ratio starts at SGLANG_INIT_NEW_TOKEN_RATIO 0.7 x --schedule-conservativeness (1 by
+ * default), falls by (init - min) / SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS (600) each decode step to
+ * init x SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR (0.14), and goes back to init when the scheduler is
+ * idle (NewTokenRatioTracker); a request's remaining output counts at most
+ * SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION (4096) tokens; a retraction sets the ratio to
+ * (decoded + SGLANG_RETRACT_DECODE_STEPS (20) x requests) / (their max_new_tokens + 1), at most 1,
+ * over the requests that stay (estimate_new_token_ratio_after_retract). */
+#define SG_INIT_RATIO 0.7
+#define SG_MIN_RATIO (SG_INIT_RATIO * 0.14)
+#define SG_DECAY ((SG_INIT_RATIO - SG_MIN_RATIO) / 600.0)
+#define SG_CLIP 4096L
+#define SG_RETRACT_STEPS 20.0
+
+/* a request's output still to come, as PrefillAdder counts it: min(max_new_tokens - its
+ * output, the clip); the scenario's output length stands for max_new_tokens (a benchmark
+ * client's max_tokens with ignore_eos) */
+static long
+sg_remaining(const struct sim *s, long id)
+{
+    long left = s->req[id].output_tokens - s->rt[id].generated;
+    left = left > 0 ? left : 0;
+    return left < SG_CLIP ? left : SG_CLIP;
+}
+
+/* ScheduleBatch.retract_decode: the running request with the fewest output tokens (of those,
+ * the longest prompt) goes back to the end of the waiting queue, its KV freed, to be computed
+ * again with the tokens it had generated (Scheduler._add_request_to_queue: FCFS, no sort) */
+static void
+sg_retract(struct sim *s, struct inst *in)
+{
+    long v = -1;
+    for (long i = 0; i < in->n_run; i++) {
+        long id = in->run[i];
+        const struct rt *r = &s->rt[id];
+        if (r->prefilled < r->need)
+            continue;
+        if (v < 0) {
+            v = i;
+            continue;
+        }
+        const struct rt *b = &s->rt[in->run[v]];
+        /* sorted by (output tokens, -prompt tokens) descending, stable, and popped from the
+         * end: the fewest outputs, then the longest prompt, then the latest in the batch */
+        if (r->generated < b->generated ||
+            (r->generated == b->generated &&
+             s->req[id].prompt_tokens >= s->req[in->run[v]].prompt_tokens))
+            v = i;
+    }
+    if (v < 0)
+        return;
+    long id = in->run[v];
+    memmove(in->run + v, in->run + v + 1, (size_t)(in->n_run - v - 1) * sizeof *in->run);
+    in->n_run--;
+    struct rt *r = &s->rt[id];
+    s->preemptions++;
+    s->req[id].preemptions++;
+    in->free_blocks += r->blocks;
+    in->given += r->blocks;
+    r->blocks = 0;
+    r->kv = 0;
+    r->need = s->req[id].prompt_tokens + r->generated;
+    r->prefilled = 0;
+    r->state = RS_WAITING;
+    if (lq_push_back(&in->waiting, id) != 0)
+        fail(s, "out of memory");
+}
+
+/* blocks the running requests' next decode takes (ScheduleBatch.check_decode_mem: a token
+ * each) */
+static long
+sg_decode_blocks(const struct sim *s, const struct inst *in, long *decoding)
+{
+    long need = 0, n = 0;
+    for (long i = 0; i < in->n_run; i++) {
+        const struct rt *r = &s->rt[in->run[i]];
+        if (r->prefilled < r->need)
+            continue;
+        n++;
+        need += nblocks(s, r->kv + 1) - r->blocks;
+    }
+    *decoding = n;
+    return need;
+}
+
+/* SGLang's Scheduler.get_next_batch_to_run: a prefill batch whenever get_new_batch_prefill forms
+ * one (it runs alone: no decodes without --enable-mixed-chunk), else a decode of the running
+ * batch (update_running_batch).
+ * The prefill batch (PrefillAdder): the request being chunked continues first
+ * (add_chunked_req), then the waiting queue in order (FCFS) while seats last. A waiting request
+ * is admitted when its input plus its remaining output (sg_remaining) is below the free tokens
+ * less the offset: every running request's sg_remaining x new_token_ratio, and every request of
+ * this batch's chunk plus, when the chunk ends its prompt, its sg_remaining in full
+ * (add_one_req's NO_TOKEN, which sets batch_is_full: no prefill is tried again until the running
+ * batch shrinks, update_running_batch). A prompt that is not below what is left of the batch's
+ * input tokens (--max-prefill-tokens, sched.max_prefill_tokens) waits unless it is the batch's
+ * first; one larger than what is left of the step's budget (--chunked-prefill-size) is cut to it
+ * and ends the batch (chunked prefill).
+ * The decode: when the pool cannot take a token for every running request, requests are
+ * retracted (sg_retract) until it can, and the ratio is re-estimated; else it decays. */
+static void
+plan_sglang(struct sim *s, struct inst *in)
+{
+    const struct sim_sched *sc = &s->cfg->sched;
+    long budget = sc->max_tokens_per_step;
+    long input = sc->max_prefill_tokens > 0 ? sc->max_prefill_tokens : budget;
+    bool chunk = false;
+    for (long i = 0; i < in->n_run; i++)
+        chunk |= s->rt[in->run[i]].prefilled < s->rt[in->run[i]].need;
+    if (in->n_run == 0)
+        in->sg_full = false;
+    if (chunk || (!in->sg_full && in->waiting.n > 0)) {
+        /* the pool's free tokens when the batch is formed (PrefillAdder allocates nothing
+         * until the batch is built: its own tokens count through the offset) */
+        double free0 = (double)in->free_blocks * (double)s->block_tokens, offset = 0;
+        bool decoding = false;
+        for (long i = 0; i < in->n_run; i++) {
+            long id = in->run[i];
+            const struct rt *r = &s->rt[id];
+            if (r->prefilled >= r->need) {
+                offset += (double)sg_remaining(s, id) * in->sg_ratio;
+                decoding = true;
+            }
+        }
+        for (long i = 0; i < in->n_run && budget > 0; i++) {
+            long id = in->run[i];
+            struct rt *r = &s->rt[id];
+            if (r->prefilled >= r->need)
+                continue;
+            long want = r->need - r->prefilled < budget ? r->need - r->prefilled : budget;
+            if (!grow(s, in, r, r->kv + want))
+                break;
+            step_add(in, r, id, want);
+            budget -= want;
+            input -= want;
+            offset += (double)want + (r->prefilled + want == r->need ? sg_remaining(s, id) : 0);
+        }
+        while (budget > 0 && input > 0 && in->waiting.n > 0) {
+            /* batch_is_full is the running batch's flag: set on an empty one it is lost when
+             * this prefill batch becomes the running batch (get_next_batch_to_run) */
+            if (seats(in) >= sc->max_batch) {
+                in->sg_full = decoding;
+                break;
+            }
+            long id = lq_front(&in->waiting);
+            struct rt *r = &s->rt[id];
+            if (unseen(s, in, id))
+                break;
+            long rest = r->need - r->prefilled;
+            if ((double)(rest + sg_remaining(s, id)) >= free0 - offset) {
+                in->sg_full = decoding;
+                break;
+            }
+            if (rest >= input && in->n_step > 0)
+                break;
+            long want = rest < budget ? rest : budget;
+            if (!grow(s, in, r, r->kv + want))
+                break;
+            lq_pop_front(&in->waiting);
+            admit(s, in, id);
+            step_add(in, r, id, want);
+            budget -= want;
+            input -= want;
+            offset += (double)want + (want == rest ? sg_remaining(s, id) : 0);
+            if (want < rest)
+                break;
+        }
+        if (in->n_step > 0)
+            return;
+    }
+    long n;
+    if (sg_decode_blocks(s, in, &n) > in->free_blocks && n > 0) {
+        while (n > 1 && sg_decode_blocks(s, in, &n) > in->free_blocks) {
+            sg_retract(s, in);
+            n--;
+        }
+        double out = 0, max_new = 0, k = 0;
+        for (long i = 0; i < in->n_run; i++) {
+            long id = in->run[i];
+            if (s->rt[id].prefilled < s->rt[id].need)
+                continue;
+            out += (double)s->rt[id].generated;
+            max_new += (double)s->req[id].output_tokens;
+            k++;
+        }
+        double est = (out + SG_RETRACT_STEPS * k) / (max_new + 1);
+        in->sg_ratio = est < 1 ? est : 1;
+        in->sg_full = false;
+    } else if (n > 0) {
+        in->sg_ratio =
+            in->sg_ratio - SG_DECAY > SG_MIN_RATIO ? in->sg_ratio - SG_DECAY : SG_MIN_RATIO;
+    }
+    for (long i = 0; i < in->n_run; i++) {
+        long id = in->run[i];
+        struct rt *r = &s->rt[id];
+        if (r->prefilled < r->need)
+            continue;
+        if (!grow(s, in, r, r->kv + 1))
+            break; /* the last request alone: it fits (checked at arrival) */
+        step_add(in, r, id, 1);
+    }
+    if (in->n_step == 0)
+        in->sg_ratio = SG_INIT_RATIO; /* the scheduler is idle: NewTokenRatioTracker.reset */
+}
+
 /* continuous under the no_evict and greedy admissions (Orca's iteration-level batching, vLLM
  * v0's scheduler without chunked prefill; vllm admission mixes as vLLM v1 does: plan_v1):
  * swapped-out requests come back first; otherwise waiting prompts are admitted whole while
@@ -1032,7 +1246,9 @@ plan_step(struct sim *s, struct inst *in, bool unblock)
         long before = s->preemptions;
         if (in->n_run == 0) /* nothing running: the queue may come in (vLLM's next step) */
             in->preempted_now = false;
-        if (s->cfg->sched.admission == SIM_ADMIT_VLLM && p != SIM_STATIC)
+        if (s->cfg->sched.admission == SIM_ADMIT_SGLANG && p != SIM_STATIC && in->role == ROLE_ALL)
+            plan_sglang(s, in);
+        else if (s->cfg->sched.admission == SIM_ADMIT_VLLM && p != SIM_STATIC)
             plan_v1(s, in, p == SIM_CONTINUOUS && in->role == ROLE_ALL);
         else if (in->role != ROLE_ALL || p == SIM_CHUNKED)
             plan_chunked(s, in);
@@ -1477,6 +1693,8 @@ step_done(struct sim *s, int i)
         left |= r->state != RS_RUNNING;
     }
     in->n_step = 0;
+    if (left) /* sglang: the running batch shrank (update_running_batch resets batch_is_full) */
+        in->sg_full = false;
     if (left) { /* drop the finished and handed-over from the running list, in order */
         long w = 0;
         for (long k = 0; k < in->n_run; k++)
@@ -1965,6 +2183,7 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
                                                    : ROLE_DECODE;
         in->total_blocks = in->free_blocks = (long)blocks;
         in->fresh_s = -1.0;
+        in->sg_ratio = SG_INIT_RATIO;
         in->run = malloc((size_t)sc->max_batch * sizeof *in->run);
         in->step = malloc((size_t)sc->max_batch * sizeof *in->step);
         if (!in->run || !in->step) {

@@ -18,9 +18,12 @@ enum sim_preempt { SIM_PREEMPT_RECOMPUTE, SIM_PREEMPT_SWAP };
  *   new (vLLM v1's scheduler; TensorRT-LLM's MAX_UTILIZATION is close to it);
  * no_evict: admit only when prompt + output fit in the blocks not yet promised to the running
  *   requests, so a started request is never preempted (TensorRT-LLM GUARANTEED_NO_EVICT);
- * greedy: admit what fits now, preempt on need, keep admitting (kept for comparison).
+ * greedy: admit what fits now, preempt on need, keep admitting (kept for comparison);
+ * sglang: SGLang's PrefillAdder: a prompt is admitted when its input plus its remaining output
+ *   fit beside the running requests' remaining outputs times an estimated new-token ratio, and
+ *   a decode that finds no room retracts the request with the fewest output tokens.
  * The zero value is vllm. */
-enum sim_admission { SIM_ADMIT_VLLM, SIM_ADMIT_NO_EVICT, SIM_ADMIT_GREEDY };
+enum sim_admission { SIM_ADMIT_VLLM, SIM_ADMIT_NO_EVICT, SIM_ADMIT_GREEDY, SIM_ADMIT_SGLANG };
 enum sim_process { SIM_POISSON, SIM_GAMMA, SIM_CONSTANT, SIM_CLOSED, SIM_TRACE };
 enum sim_dist_kind { SIM_DIST_FIXED, SIM_DIST_UNIFORM, SIM_DIST_LOGNORMAL, SIM_DIST_TRACE };
 
@@ -88,6 +91,10 @@ struct sim_sched {
      * reach this count since the last poll; an idle instance polls at once. 1 (or 0) = every
      * step, as every other engine */
     long recv_interval;
+    /* sglang admission: the prompt tokens one prefill batch may take (SGLang's
+     * --max-prefill-tokens, PrefillAdder.rem_input_tokens): a prompt that does not fit what is
+     * left of it waits unless it is the batch's first; 0 = the step's token budget */
+    long max_prefill_tokens;
     /* prompt passes run without a CUDA graph (docs/simulate.md#eager-prefill): such a pass
      * cannot end before its host has issued its launches, eager_launch_s each */
     enum sim_prefill_graph prefill_graph;

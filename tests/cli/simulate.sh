@@ -172,11 +172,23 @@ run sim-recv-interval-table 0 -- "$ROOFLINE" simulate --scenario "$T/recv.yaml"
 expect_out sim-recv-interval-header "input polled every 30 decode steps"
 # SGLang's eager prefill (docs/simulate.md#eager-prefill): named in the header; TensorRT-LLM's
 # profile has none
-{ grep -v "^engine:" scenarios/chunked.yaml; echo "engine: sglang"; } >"$T/sgl.yaml"
+{ grep -v -e "^engine:" -e "preemption:" scenarios/chunked.yaml; echo "engine: sglang"; } >"$T/sgl.yaml"
 run sim-eager-prefill-table 0 -- "$ROOFLINE" simulate --scenario "$T/sgl.yaml"
 expect_out sim-eager-prefill-header ", prompt passes eager (84.7 us a launch)"
 # and its overlap scheduler: the next batch formed while one runs (engine_profiles/sglang.yaml)
 expect_out sim-sglang-async-header ", asynchronous scheduling, prompt passes eager"
+# SGLang's admission is its profile's (docs/simulate.md#admission); scheduler.max_prefill_tokens
+# (its --max-prefill-tokens) is a whole number of at least 1
+expect_out sim-engine-sglang-admission "admission sglang: max batch 128"
+sed 's/^scheduler:$/scheduler:\n  max_prefill_tokens: 32768/' "$T/sgl.yaml" >"$T/sgl-mpt.yaml"
+run sim-max-prefill-tokens 0 -- "$ROOFLINE" simulate --scenario "$T/sgl-mpt.yaml"
+sed 's/^scheduler:$/scheduler:\n  max_prefill_tokens: 0/' "$T/sgl.yaml" >"$T/sgl-mpt0.yaml"
+run sim-max-prefill-tokens-zero 1 -- "$ROOFLINE" simulate --scenario "$T/sgl-mpt0.yaml"
+expect_err sim-max-prefill-tokens-zero-msg "sgl-mpt0.yaml:15:23: error: 'scheduler.max_prefill_tokens' must be at least 1, got 0"
+# SGLang retracts and recomputes: swap preemption is refused with its position
+{ grep -v "^engine:" scenarios/chunked.yaml; echo "engine: sglang"; } >"$T/sgl-swap.yaml"
+run sim-sglang-swap 1 -- "$ROOFLINE" simulate --scenario "$T/sgl-swap.yaml"
+expect_err sim-sglang-swap-msg "sgl-swap.yaml:20:15: error: 'scheduler.preemption: swap' does not apply to admission sglang"
 run sim-eager-prefill-trt 0 -- "$ROOFLINE" simulate --scenario "$T/trt.yaml"
 grep -q "prompt passes" "$T/out" && echo "not ok sim-eager-prefill-trt-none" ||
     echo "ok sim-eager-prefill-trt-none"

@@ -1221,6 +1221,123 @@ TEST(sim_recv_interval_by_hand)
     sim_result_release(&r);
 }
 
+/* sglang admission on a pool of `blocks` KV blocks of 16 tokens (chunked, budget 2048) */
+static void
+sglang_with_blocks(struct sim_config *c, double blocks_wanted)
+{
+    base_config(c, SIM_CHUNKED);
+    c->sched.admission = SIM_ADMIT_SGLANG;
+    double blocks, bb, pool;
+    c->sched.kv_fraction = 1;
+    CHECK(sim_kv_pool(c, &blocks, &bb, &pool) == 0);
+    c->sched.kv_fraction = blocks_wanted / blocks;
+}
+
+/* sglang admission by hand (SGLang's PrefillAdder, docs/simulate.md#admission). A (prompt 64,
+ * output 100) arrives at 0 and is prefilled alone (step 1); B (64, 100) arrives during A's first
+ * decode (step 2). When step 3 is planned A holds 5 blocks (65 tokens) and has 98 tokens to
+ * come, new_token_ratio has decayed once to 0.7 - (0.7 - 0.098) / 600 = 0.698997, so the offset
+ * is 98 x 0.698997 = 68.5 tokens, and B needs 64 + 100 = 164 tokens below the free ones less it:
+ * on 20 blocks (15 free, 240 tokens) 164 < 171.5: B's prompt is step 3, alone (no decode beside
+ * it), and the two outgrow the pool later (2 x 11 blocks > 20: one retraction); on 19 blocks (224
+ * tokens) 164 >= 155.5: B waits, batch_is_full is set and no prefill is tried again until the
+ * running batch shrinks, when A ends (step 100); B's prompt is step 101. vllm admission, which
+ * needs only B's prompt blocks, would take it into step 3 either way. */
+TEST(sim_sglang_admission_by_hand)
+{
+    struct sim_config c;
+    sglang_with_blocks(&c, 20.5);
+    struct sim_cost *cost = sim_cost_new(&c.engine);
+    struct roof_seq pa = {1, 64, 0, true};
+    double prefill = sim_cost_step(cost, &pa, 1), t1 = prefill, tb = t1 + 1e-6;
+    struct roof_seq d2 = {1, 1, 64, true};
+    double t2 = t1 + sim_cost_step(cost, &d2, 1), t_a = t1;
+    for (int k = 2; k <= 100; k++) { /* A decodes alone at past 64 .. 162 */
+        struct roof_seq d = {1, 1, 62 + k, true};
+        t_a += sim_cost_step(cost, &d, 1);
+    }
+    double b_rest = 0; /* B's 99 decodes at past 64 .. 162, alone */
+    for (int j = 0; j < 99; j++) {
+        struct roof_seq d = {1, 1, 64 + j, true};
+        b_rest += sim_cost_step(cost, &d, 1);
+    }
+    sim_cost_free(cost);
+    struct sim_trace_row rows[] = {{0.0, 64, 100}, {tb, 64, 100}};
+    struct sim_trace tr = {rows, 2};
+    use_trace(&c, &tr);
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.kv_blocks == 20);
+    CHECK(r.completed == 2 && r.preemptions == 1); /* the two outgrow the 20 blocks later */
+    CHECK_NEAR(r.requests[0].ttft_s, t1, 1e-9);
+    CHECK_NEAR(r.requests[1].ttft_s, t2 + prefill - tb, 1e-9);
+    check_little(&r);
+    sim_result_release(&r);
+
+    sglang_with_blocks(&c, 19.5);
+    use_trace(&c, &tr);
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.kv_blocks == 19);
+    CHECK(r.completed == 2 && r.preemptions == 0);
+    CHECK_NEAR(r.requests[0].e2e_s, t_a, 1e-9);
+    CHECK_NEAR(r.requests[1].ttft_s, t_a + prefill - tb, 1e-9);
+    CHECK_NEAR(r.requests[1].e2e_s, t_a + prefill + b_rest - tb, 1e-9);
+    check_little(&r);
+    sim_result_release(&r);
+
+    c.sched.admission = SIM_ADMIT_VLLM; /* B's 4 prompt blocks are free: step 3 */
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.completed == 2 && r.requests[1].ttft_s < t2 + 2 * prefill - tb);
+    sim_result_release(&r);
+}
+
+/* sglang retraction by hand: A and B (64, 100) arrive together on 21 blocks and both are
+ * admitted (164 < 336, then 164 < 336 - 164) and prefilled in step 1. They decode together and
+ * take a block each at past 64, 80, ..., 144 (steps 2, 18, ..., 82: 12 of the 13 free blocks);
+ * at step 98 (past 160) the two need 2 blocks and 1 is free, so the request with the fewest
+ * outputs (a tie, 97 each; equal prompts: the later, B) is retracted (ScheduleBatch.retract_decode)
+ * and the ratio re-estimated (A: (97 + 20) / 101, at most 1). A decodes alone (steps 98-100,
+ * past 160-162); B's 64 + 97 = 161 tokens plus its 3 to come exceed the 10 free blocks less A's
+ * 2 to come (164 >= 158), so B waits until A ends, recomputes its 161 tokens (step 101; 160 of
+ * them computed before) and decodes its last 2 (steps 102-103, past 161 and 162). */
+TEST(sim_sglang_retract_by_hand)
+{
+    struct sim_config c;
+    sglang_with_blocks(&c, 21.5);
+    struct sim_cost *cost = sim_cost_new(&c.engine);
+    struct roof_seq two[2] = {{1, 64, 0, true}, {1, 64, 0, true}};
+    double t = sim_cost_step(cost, two, 2);
+    for (int k = 2; k <= 97; k++) {
+        struct roof_seq d = {2, 1, 62 + k, true};
+        t += sim_cost_step(cost, &d, 1);
+    }
+    for (int k = 98; k <= 100; k++) {
+        struct roof_seq d = {1, 1, 62 + k, true};
+        t += sim_cost_step(cost, &d, 1);
+    }
+    double t_a = t;
+    struct roof_seq pb = {1, 161, 0, true};
+    t += sim_cost_step(cost, &pb, 1);
+    for (int j = 0; j < 2; j++) {
+        struct roof_seq d = {1, 1, 161 + j, true};
+        t += sim_cost_step(cost, &d, 1);
+    }
+    sim_cost_free(cost);
+    struct sim_trace_row rows[] = {{0.0, 64, 100}, {0.0, 64, 100}};
+    struct sim_trace tr = {rows, 2};
+    use_trace(&c, &tr);
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.kv_blocks == 21);
+    CHECK(r.completed == 2 && r.preemptions == 1);
+    CHECK(r.requests[0].preemptions == 0 && r.requests[1].preemptions == 1);
+    CHECK_NEAR(r.recomputed_tokens, 160, 1e-12);
+    CHECK_NEAR(r.requests[0].e2e_s, t_a, 1e-9);
+    CHECK_NEAR(r.requests[1].e2e_s, t, 1e-9);
+    check_little(&r);
+    sim_result_release(&r);
+}
+
 /* The step-time arithmetic of a saturated closed loop (docs/simulate.md#saturation): B
  * sequences decode together at the mean context P + O/2, and every request adds its prompt's
  * prefill. R tokens per request recomputed after preemptions are priced as prompt work. Where
