@@ -21,6 +21,10 @@ expect_out ix-1k-sums "requests 40 prompt sum 37068 mean 926.7000 output sum 367
 # = 294050 / 36805.
 run ix-8k 0 -- python3 "$ix" 8192 1024 40
 expect_out ix-8k-sums "requests 40 prompt sum 294050 mean 7351.2500 output sum 36805 mean 920.1250"
+# TensorRT-LLM 8k/1k at 32 users (run 21640806486): 2935.673725671496 / 369.6242803725131 = 7.9423184
+# = 2352062 / 296143 with 320 = 10 x 32 prompts (160 would give 8.0247).
+run ix-trt 0 -- python3 "$ix" 8192 1024 320
+expect_out ix-trt-sums "requests 320 prompt sum 2352062 mean 7350.1938 output sum 296143 mean 925.4469"
 # --random-range-ratio 1: fixed lengths, no draw.
 run ix-fixed 0 -- python3 "$ix" 1024 1024 40 1
 expect_out ix-fixed-sums "prompt sum 40960 mean 1024.0000 output sum 40960 mean 1024.0000"
