@@ -2,7 +2,9 @@
 # (calibration/public-serving.csv), for docs/simulate.md#against-public-benchmark-results. The rows
 # are a check only: nothing is fitted to them. Each row runs as a closed loop with the row's
 # concurrency, fixed lengths, the row's engine profile (SGLang would run as vllm) and its
-# defaults, chunked prefill, no warm-up (a benchmark client counts the start):
+# defaults, chunked prefill, no warm-up (a benchmark client counts the start: InferenceX's sends
+# 2 C warm-up requests and waits for all of them before its timed run, so that run too starts with
+# C prompts at once on an idle server, docs/simulate.md#inferencexs-benchmark-client-issue-13):
 #   latency  vLLM benchmark_latency: N users in lock step, 3 rounds (3 N requests)
 #   offline  vLLM benchmark_throughput: all prompts at once, one round (N requests)
 #   serve    vllm bench serve --max-concurrency C: 20 C requests
@@ -21,15 +23,21 @@
 # f becomes the scenario's hardware.reserve: SGLang's KV pool is what the weights leave of f x the
 # memory free when it starts (ModelRunner.profile_max_num_token; SGLANG_FREE_AT_START_GB below,
 # else the hardware profile's memory.capacity), so the reserve beside the profile's capacity is
-# capacity - f x that memory (docs/simulate.md#sglangs-kv-pool).
+# capacity - f x that memory (docs/simulate.md#sglangs-kv-pool). A row whose client is `inferencex`
+# runs on that client's own draws, request i with the i-th prompt and output length of numpy's
+# legacy generator at seed 0 (scripts/inferencex_client.py; the published input/output token
+# ratios match them exactly).
 # Errors are (simulated - public) / public; ITL is compared with the simulated mean TPOT, ttft_p50_ms
 # (a row's median TTFT, where the source gives it) with the simulated TTFT p50, e2e_p99_s
 # (a row's P99 end-to-end latency, where the source gives it) with the simulated e2e P99.
 # Environment: ROOFLINE_DATA (profiles); ACT (activation format for every row, a what-if:
-# ACT=bf16 runs the GEMMs at the 16-bit rate, as a weight-only fp8 kernel would). Python 3 standard library only.
+# ACT=bf16 runs the GEMMs at the 16-bit rate, as a weight-only fp8 kernel would). Python 3 standard
+# library only (and scripts/inferencex_client.py beside it).
 # Usage: sim-vs-public.py ROOFLINE [CSV...]   (default: public-serving.csv and public-sweeps.csv;
 # prints a Markdown table, the medians by concurrency band and the medians by source)
 import csv, os, statistics, subprocess, sys, tempfile
+
+import inferencex_client
 
 ROOF = sys.argv[1]
 CAL = os.path.join(os.path.dirname(__file__), '..', 'calibration')
@@ -126,9 +134,24 @@ def scheduler(r, policy):
     return '{policy: %s%s}' % (policy, extra)
 
 
+def client_lengths(r, n):
+    """the scenario's lengths: the client's own draws, request by request, where the row names a
+    client whose draws are known (a trace of n rows, written to a file removed after the run), else
+    the mode's fixed or uniform lengths"""
+    if r.get('client') != 'inferencex':
+        return '{prompt: %s, output: %s}' % (length(r, 'isl'), length(r, 'osl')), None
+    ratio = float(r['range_ratio']) if r.get('range_ratio') else 1.0
+    prompts, outputs = inferencex_client.lengths(int(r['isl']), int(r['osl']), n, ratio)
+    with tempfile.NamedTemporaryFile('w', suffix='.csv', delete=False) as f:
+        f.write('arrival_s,prompt,output\n')
+        f.writelines('0,%d,%d\n' % po for po in zip(prompts, outputs))
+    return '{prompt: trace, output: trace, trace: %s}' % f.name, f.name
+
+
 def simulate(r, users):
     n = int(r['requests']) if r.get('requests') and users == int(r['concurrency']) else ROUNDS[r['mode']] * users
     engine, policy = engine_of(r)
+    lengths, trace = client_lengths(r, n)
     y = f"""name: {r['source']} {users} users
 model: {r['model']}
 hardware: {hardware(r)}
@@ -136,13 +159,15 @@ dtypes: {{weights: {r['weights']}, kv: {r['kv']}{ACT}}}
 engine: {engine}
 scheduler: {scheduler(r, policy)}
 arrivals: {{process: closed, users: {users}, think_time: 0 s}}
-lengths: {{prompt: {length(r, 'isl')}, output: {length(r, 'osl')}}}
+lengths: {lengths}
 run: {{requests: {n}, warmup_requests: 0, seed: 1}}
 """
     with tempfile.NamedTemporaryFile('w', suffix='.yaml', delete=False) as f:
         f.write(y)
     p = subprocess.run(['nice', ROOF, 'simulate', '--scenario', f.name, '-o', 'csv'], capture_output=True, text=True)
     os.unlink(f.name)
+    if trace:
+        os.unlink(trace)
     if p.returncode != 0:
         skipped.append('%s, %d users: %s' % (r['source'], users, p.stderr.strip().split(': error: ')[-1][:200]))
         return None
