@@ -683,6 +683,18 @@ admit(struct sim *s, struct inst *in, long id)
     in->run[in->n_run++] = id;
 }
 
+/* A request whose KV is dropped waits to compute its prompt and the tokens it has made again */
+static void
+drop_kv(struct sim *s, long id)
+{
+    struct rt *r = &s->rt[id];
+    r->blocks = 0;
+    r->kv = 0;
+    r->need = s->req[id].prompt_tokens + r->generated;
+    r->prefilled = 0;
+    r->state = RS_WAITING;
+}
+
 /* Preempt the most recently admitted running request (vLLM's victim): recompute drops its KV
  * and puts it back at the head of the queue to prefill prompt + generated tokens again; swap
  * moves its blocks to host memory. */
@@ -711,11 +723,7 @@ preempt_last(struct sim *s, struct inst *in)
         if (lq_push_front(&in->swapped, id) != 0)
             fail(s, "out of memory");
     } else {
-        r->blocks = 0;
-        r->kv = 0;
-        r->need = s->req[id].prompt_tokens + r->generated;
-        r->prefilled = 0;
-        r->state = RS_WAITING;
+        drop_kv(s, id);
         if (lq_push_front(&in->waiting, id) != 0)
             fail(s, "out of memory");
     }
@@ -1008,11 +1016,7 @@ sg_retract(struct sim *s, struct inst *in)
     s->req[id].preemptions++;
     in->free_blocks += r->blocks;
     in->given += r->blocks;
-    r->blocks = 0;
-    r->kv = 0;
-    r->need = s->req[id].prompt_tokens + r->generated;
-    r->prefilled = 0;
-    r->state = RS_WAITING;
+    drop_kv(s, id);
     if (lq_push_back(&in->waiting, id) != 0)
         fail(s, "out of memory");
 }

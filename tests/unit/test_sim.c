@@ -718,17 +718,25 @@ TEST(sim_chart_build)
     sim_result_release(&r);
 }
 
-/* vLLM admission on a pool of `blocks` KV blocks (a fraction above a whole number keeps the
+/* An admission policy on a pool of `blocks` KV blocks (a fraction above a whole number keeps the
  * rounding down exact) */
 static void
-vllm_with_blocks(struct sim_config *c, double blocks_wanted)
+admit_with_blocks(struct sim_config *c, enum sim_policy policy, enum sim_admission admission,
+                  double blocks_wanted)
 {
-    base_config(c, SIM_CONTINUOUS);
-    c->sched.admission = SIM_ADMIT_VLLM;
+    base_config(c, policy);
+    c->sched.admission = admission;
     double blocks, bb, pool;
     c->sched.kv_fraction = 1;
     CHECK(sim_kv_pool(c, &blocks, &bb, &pool) == 0);
     c->sched.kv_fraction = blocks_wanted / blocks;
+}
+
+/* vLLM admission (continuous batching) on a pool of `blocks` KV blocks */
+static void
+vllm_with_blocks(struct sim_config *c, double blocks_wanted)
+{
+    admit_with_blocks(c, SIM_CONTINUOUS, SIM_ADMIT_VLLM, blocks_wanted);
 }
 
 /* vllm admission (vLLM v1) by hand, without chunked prefill, on a pool of 9 blocks of 16 tokens:
@@ -1225,12 +1233,7 @@ TEST(sim_recv_interval_by_hand)
 static void
 sglang_with_blocks(struct sim_config *c, double blocks_wanted)
 {
-    base_config(c, SIM_CHUNKED);
-    c->sched.admission = SIM_ADMIT_SGLANG;
-    double blocks, bb, pool;
-    c->sched.kv_fraction = 1;
-    CHECK(sim_kv_pool(c, &blocks, &bb, &pool) == 0);
-    c->sched.kv_fraction = blocks_wanted / blocks;
+    admit_with_blocks(c, SIM_CHUNKED, SIM_ADMIT_SGLANG, blocks_wanted);
 }
 
 /* sglang admission by hand (SGLang's PrefillAdder, docs/simulate.md#admission). A (prompt 64,
