@@ -25,8 +25,9 @@ struct sim_cost {
      * context (roof_step_ops), so it is evaluated once per n */
     double base_s[SIM_COST_BASE_N];
     /* one whole prompt of n tokens alone in a step (continuous batching's usual prefill step):
-     * the step's time by n, filled on first use (a pure function of n: same bytes) */
-    double prompt_s[SIM_COST_PROMPT_N];
+     * the step's time by n, filled on first use (a pure function of n: same bytes), and the
+     * host's issue of its eager launches (0 without them) */
+    double prompt_s[SIM_COST_PROMPT_N], prompt_issue_s[SIM_COST_PROMPT_N];
     /* asynchronous scheduling: a step takes max(device, host) (sim_cost_overlap_host); the host
      * time is host0 + host_row x (sequences that sample a token), from roof_step on first use */
     bool overlap, have_host;
@@ -138,24 +139,6 @@ host_time(struct sim_cost *c, const struct roof_seq *seqs, int n)
     return c->host0 + c->host_row * rows;
 }
 
-double
-sim_cost_prompt_issue(struct sim_cost *c, struct roof_seq *seqs, int n)
-{
-    double ub = c->whole.tuning.ubatch_tokens;
-    bool prefill = false;
-    for (int i = 0; i < n; i++)
-        if (seqs[i].new_tokens != 1.0)
-            prefill = true;
-    /* the steps cost_step times without eager launches */
-    if (!prefill || c->eager == SIM_PREFILL_GRAPH_FULL || c->pp > 1 ||
-        (n == 1 && seqs[0].count == 1.0 && ub >= 1 && seqs[0].new_tokens > ub))
-        return 0.0;
-    double h = host_time(c, seqs, n), l = sim_cost_launches(c, c->eager, seqs, n);
-    if (h < 0 || l < 0)
-        return -1.0;
-    return h + l * c->eager_launch_s;
-}
-
 /* A step of `total` seconds of which `host` is the engine's host work, with that work beside the
  * device's (asynchronous scheduling): max(device, host). */
 static double
@@ -170,26 +153,37 @@ sim_cost_free(struct sim_cost *c)
     free(c);
 }
 
-static double cost_step(struct sim_cost *c, struct roof_seq *seqs, int n);
+static double cost_step(struct sim_cost *c, struct roof_seq *seqs, int n, double *issue);
 
 double
-sim_cost_step(struct sim_cost *c, struct roof_seq *seqs, int n)
+sim_cost_step_issue(struct sim_cost *c, struct roof_seq *seqs, int n, double *issue)
 {
+    double scratch;
+    if (!issue)
+        issue = &scratch;
     if (n == 1 && seqs[0].count == 1.0 && seqs[0].past_tokens == 0.0 && seqs[0].logits) {
         double t = seqs[0].new_tokens;
         long key = (long)t;
         if ((double)key == t && key > 0 && key < SIM_COST_PROMPT_N) {
             if (c->prompt_s[key] < 0)
-                c->prompt_s[key] = cost_step(c, seqs, n);
+                c->prompt_s[key] = cost_step(c, seqs, n, &c->prompt_issue_s[key]);
+            *issue = c->prompt_issue_s[key];
             return c->prompt_s[key];
         }
     }
-    return cost_step(c, seqs, n);
+    return cost_step(c, seqs, n, issue);
+}
+
+double
+sim_cost_step(struct sim_cost *c, struct roof_seq *seqs, int n)
+{
+    return sim_cost_step_issue(c, seqs, n, NULL);
 }
 
 static double
-cost_step(struct sim_cost *c, struct roof_seq *seqs, int n)
+cost_step(struct sim_cost *c, struct roof_seq *seqs, int n, double *issue)
 {
+    *issue = 0.0;
     /* one sequence alone (a prompt, or a lone decode) where the engine splits a prompt into
      * micro-batches or the instance is a layer split: the pass `analyze` times (roof_pass: the
      * micro-batches, their pipeline, the once-only work of a single micro-batch) */
@@ -250,10 +244,11 @@ cost_step(struct sim_cost *c, struct roof_seq *seqs, int n)
         double h = host_time(c, seqs, n), l = sim_cost_launches(c, c->eager, seqs, n);
         if (h < 0 || l < 0)
             return -1.0;
-        double issue = l * c->eager_launch_s;
+        double launch = l * c->eager_launch_s;
+        *issue = h + launch;
         if (c->overlap) /* the step's host work runs beside the device as well */
-            return hide_host(stage + issue, h + issue);
-        return h + hide_host(stage - h + issue, issue);
+            return hide_host(stage + launch, h + launch);
+        return h + hide_host(stage - h + launch, launch);
     }
     if (c->overlap) { /* pp == 1: the host work runs beside the device's step */
         double h = host_time(c, seqs, n);

@@ -1375,11 +1375,7 @@ step_time(struct sim *s, struct inst *in, double *issue)
             s->seqs[n++] = q;
         }
     struct sim_cost *cost = in->role == ROLE_DECODE && s->decode_cost ? s->decode_cost : s->cost;
-    if (issue && (*issue = sim_cost_prompt_issue(cost, s->seqs, (int)n)) < 0) {
-        fail(s, "the engine model cannot evaluate a step of this batch");
-        return -1;
-    }
-    double t = sim_cost_step(cost, s->seqs, (int)n);
+    double t = sim_cost_step_issue(cost, s->seqs, (int)n, issue);
     if (!(t > 0)) {
         fail(s, "the engine model cannot evaluate a step of this batch");
         return -1;
@@ -1405,9 +1401,9 @@ poll_intake(struct sim *s, struct inst *in)
 /* SGLang's Scheduler.event_loop_overlap launches the next batch (run_batch) before it processes
  * the result of the one that ended (pop_and_process), so the first tokens of a step reach the
  * client only when the host has issued the next step; with eager prompt work that is
- * sim_cost_prompt_issue (docs/simulate.md#sglangs-time-to-first-token), with graphs a few
- * microseconds, left out. The client's next token comes when it comes: the first one's time
- * moves, not the stream's. */
+ * the issue time sim_cost_step_issue gives (docs/simulate.md#sglangs-time-to-first-token), with
+ * graphs a few microseconds, left out. The client's next token comes when it comes: the first one's
+ * time moves, not the stream's. */
 static void
 deliver_late(struct sim *s, struct inst *in, double issue)
 {

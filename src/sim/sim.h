@@ -309,12 +309,12 @@ void sim_cost_eager_prefill(struct sim_cost *c, enum sim_prefill_graph graph, do
  * 0 for a full graph, -1 on failure. */
 double sim_cost_launches(struct sim_cost *c, enum sim_prefill_graph graph, struct roof_seq *seqs,
                          int n);
-/* The host's time to issue a step over `seqs` whose prompt work runs eagerly
- * (sim_cost_eager_prefill): its host work + launches x launch_s; 0 for a step without prompt
- * work, a full graph, pp > 1 or a prompt split into micro-batches; -1 on failure. Under an
- * overlap scheduler the outputs of the step before are processed only after this issue
+/* sim_cost_step, and in `issue` (when not NULL) the host's time to issue that step's eager
+ * launches (sim_cost_eager_prefill): its host work + launches x launch_s; 0 for a step without
+ * prompt work, a full graph, pp > 1 or a prompt split into micro-batches. Under an overlap
+ * scheduler the outputs of the step before are processed only after this issue
  * (docs/simulate.md#sglangs-time-to-first-token). */
-double sim_cost_prompt_issue(struct sim_cost *c, struct roof_seq *seqs, int n);
+double sim_cost_step_issue(struct sim_cost *c, struct roof_seq *seqs, int n, double *issue);
 
 /* A queueing approximation without an event loop (docs/simulate.md#analytic): each instance is
  * a G/G/c queue whose c = max_batch slots are held for a request's service time S = prefill +
