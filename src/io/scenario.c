@@ -39,6 +39,8 @@ static const char *const POLICIES[] = {"static", "continuous", "chunked", "disag
 static const char *const PREEMPTS[] = {"recompute", "swap"};
 static const char *const ADMISSIONS[] = {"vllm", "no_evict", "greedy",
                                          "sglang"}; /* enum sim_admission */
+static const char *const PREFILL_GRAPHS[] = {"full", "piecewise",
+                                             "none"}; /* enum sim_prefill_graph */
 static const char *const PROCESSES[] = {"poisson", "gamma", "constant", "closed", "trace"};
 static const char *const DISTS[] = {"fixed", "uniform", "lognormal", "trace"};
 
@@ -507,12 +509,11 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
         sched->separate_prefill = true;
     if (sv->async_scheduling)
         sched->async_scheduling = true;
-    /* the names are sim_prefill_graph's, in its order (measure.c PREFILL_GRAPHS) */
-    if (strcmp(sv->prefill_graph, "none") == 0 || strcmp(sv->prefill_graph, "piecewise") == 0) {
-        sched->prefill_graph =
-            sv->prefill_graph[0] == 'n' ? SIM_PREFILL_GRAPH_NONE : SIM_PREFILL_GRAPH_PIECEWISE;
-        sched->eager_launch_s = sv->eager_launch_s;
-    }
+    for (int i = 0; i < (int)N(PREFILL_GRAPHS); i++)
+        if (strcmp(sv->prefill_graph, PREFILL_GRAPHS[i]) == 0) {
+            sched->prefill_graph = (enum sim_prefill_graph)i;
+            sched->eager_launch_s = i != SIM_PREFILL_GRAPH_FULL ? sv->eager_launch_s : 0.0;
+        }
 }
 
 void

@@ -1693,9 +1693,8 @@ step_done(struct sim *s, int i)
         left |= r->state != RS_RUNNING;
     }
     in->n_step = 0;
-    if (left) /* sglang: the running batch shrank (update_running_batch resets batch_is_full) */
-        in->sg_full = false;
-    if (left) { /* drop the finished and handed-over from the running list, in order */
+    if (left) {              /* drop the finished and handed-over from the running list, in order */
+        in->sg_full = false; /* sglang: update_running_batch resets batch_is_full */
         long w = 0;
         for (long k = 0; k < in->n_run; k++)
             if (s->rt[in->run[k]].state == RS_RUNNING)
