@@ -55,14 +55,19 @@ def max_context(model):
 
 
 def capacity_gb(hw):
-    """the device's memory.capacity in GB (its hardware profile)"""
+    """the memory the simulator sizes the device's pool from, in GB: the profile's
+    memory.reported where it has one, else memory.capacity (hw_memory_bytes)"""
     data = os.environ.get('ROOFLINE_DATA') or os.path.join(os.path.dirname(__file__), '..')
     path = os.path.join(data, 'hardware_profiles', hw + '.yaml')
-    units = {'GB': 1.0, 'GiB': 2**30 / 1e9, 'MiB': 2**20 / 1e9, 'TB': 1e3}
+    units = {'B': 1e-9, 'GB': 1.0, 'GiB': 2**30 / 1e9, 'MiB': 2**20 / 1e9, 'TB': 1e3}
+    found = {}
     for line in open(path):
-        if line.strip().startswith('capacity:'):
+        key = line.strip().split(':')[0]
+        if key in ('capacity', 'reported') and line.startswith('  ') and key not in found:
             v, u = line.split(':')[1].split()
-            return float(v) * units[u]
+            found[key] = float(v) * units[u]
+    if found:
+        return found.get('reported', found.get('capacity'))
     raise ValueError('no memory.capacity in ' + path)
 
 

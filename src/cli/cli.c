@@ -630,7 +630,7 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
                         rs);
                 return CLI_USAGE;
             }
-            cfg->reserve_bytes = v / 100.0 * cfg->hw->memory_capacity_bytes;
+            cfg->reserve_bytes = v / 100.0 * hw_memory_bytes(cfg->hw);
         } else if (strcmp(rs, "0") == 0) {
             cfg->reserve_bytes = 0;
         } else if (unit_parse(rs, UNIT_BYTES, &v, &why) == 0 && v >= 0) {

@@ -33,8 +33,14 @@ static bool
 explain_fit(const struct hw_profile *hw, double params, enum dtype w, double weight_bytes,
             double other_bytes, const char *other_what, const struct roof_config *cfg)
 {
-    double cap = hw->memory_capacity_bytes;
+    double cap = hw_memory_bytes(hw);
     double total = weight_bytes + other_bytes;
+    char said[160] = "";
+    if (hw->memory_reported_bytes > 0)
+        snprintf(said, sizeof said,
+                 "The memory is the %.1f GiB the device reports to software (its datasheet says "
+                 "%s).\n",
+                 hw->memory_reported_bytes / 1073741824.0, Q(hw->memory_capacity_bytes, "B", 3));
     if (total <= cap) {
         if (other_bytes > 0)
             printf("Memory: %s of weights + %s of %s = %s in %s: fits, %s free.\n",
@@ -44,6 +50,7 @@ explain_fit(const struct hw_profile *hw, double params, enum dtype w, double wei
             printf("Memory: %s of weights in %s: fits, %s left for the KV cache and "
                    "activations.\n",
                    Q(weight_bytes, "B", 4), Q(cap, "B", 3), Q(cap - total, "B", 3));
+        fputs(said, stdout);
         return true;
     }
     printf("WARNING: this does not fit: %s of weights%s%s%s%s need more than the %s of memory "
@@ -51,6 +58,7 @@ explain_fit(const struct hw_profile *hw, double params, enum dtype w, double wei
            Q(weight_bytes, "B", 4), other_bytes > 0 ? " + " : "",
            other_bytes > 0 ? Q(other_bytes, "B", 3) : "", other_bytes > 0 ? " of " : "",
            other_bytes > 0 ? other_what : "", Q(cap, "B", 3), hw->name);
+    fputs(said, stdout);
     fprintf(stderr, "warning: %s does not fit in %s on %s\n", Q(total, "B", 4), Q(cap, "B", 3),
             hw->id);
     (void)params;
@@ -500,7 +508,7 @@ explain_model(const struct roof_config *cfg, const struct roof_config *ecfg, con
         explain_fit(hw, p.total, cfg->weights, r.mem.weights_bytes,
                     r.mem.kv_bytes + r.mem.act_bytes + r.mem.reserve_bytes, other_what, cfg);
     long maxb = roof_max_batch(cfg);
-    if (fits || r.mem.weights_bytes < hw->memory_capacity_bytes)
+    if (fits || r.mem.weights_bytes < hw_memory_bytes(hw))
         printf("Largest batch that fits at this %s: %ld.\n", pre ? "prompt" : "context", maxb);
     printf("\nConclusion: %s of %s on the %s takes at least %s (the bound) and is %s-bound%s.\n",
            pre ? "the prefill pass" : "each decode step", m->id, hw->name, T(r.time_s),

@@ -17,6 +17,10 @@ show_gpu(const struct hw_profile *hw)
     unit_format_short(hw->memory_bandwidth_bytes_per_s, "B/s", 4, b, sizeof b);
     printf("  memory        %s%s%s at %s\n", a, hw->memory_type ? " " : "",
            hw->memory_type ? hw->memory_type : "", b);
+    if (hw->memory_reported_bytes > 0)
+        printf(
+            "  reported      %.1f GiB (%.4g GB) to software: fits, reserves and KV pools use it\n",
+            hw->memory_reported_bytes / 1073741824.0, hw->memory_reported_bytes / 1e9);
     printf("  dense peaks and ridge points (peak / bandwidth):\n");
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++) {
         if (hw->peak_flops_per_s[d] <= 0)

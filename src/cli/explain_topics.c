@@ -99,6 +99,11 @@ ex_kv_cache(const struct roof_config *cfg, const struct cli_args *a)
            Q(p.pool_bytes, "B", 3));
     printf("  (the reserve defaults to 10%% of memory, as vLLM's gpu_memory_utilization 0.9; "
            "--reserve changes it)\n");
+    if (cfg->hw->memory_reported_bytes > 0)
+        printf("  (capacity: the %.2f GiB the %s reports to software, which engines size their "
+               "memory from; its datasheet says %s)\n",
+               cfg->hw->memory_reported_bytes / 1073741824.0, cfg->hw->id,
+               Q(cfg->hw->memory_capacity_bytes, "B", 3));
     printf("Step 5. Concurrent sequences\n");
     printf("  max = floor(pool / (KV per sequence + activations per sequence)) = floor(%s / (%s + "
            "%s)) = %.0f\n",

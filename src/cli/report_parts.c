@@ -828,6 +828,15 @@ datasheet_rows(struct rep_table *t, const struct hw_profile *hw, enum dtype gemm
     snprintf(q, sizeof q, "%s memory capacity", rp_esc(hw->id));
     const char *r1[] = {q, Q(hw->memory_capacity_bytes, "B", 3), rp_esc(hw_source(hw, "memory"))};
     rep_table_row(t, r1);
+    if (hw->memory_reported_bytes > 0) {
+        /* the total fits and KV pools use (hw_memory_bytes), in the binary unit devices report */
+        const char *rs =
+            source_of(hw->source_keys, hw->source_texts, hw->n_sources, "memory.reported");
+        snprintf(q, sizeof q, "%s memory as the device reports it (used for fits)", rp_esc(hw->id));
+        snprintf(v, sizeof v, "%.1f GiB", hw->memory_reported_bytes / 1073741824.0);
+        const char *r3[] = {q, v, rp_esc(rs ? rs : hw_source(hw, "memory"))};
+        rep_table_row(t, r3);
+    }
     snprintf(q, sizeof q, "%s memory bandwidth", rp_esc(hw->id));
     const char *r2[] = {q, Q(hw->memory_bandwidth_bytes_per_s, "B/s", 3),
                         rp_esc(hw_source(hw, "memory"))};

@@ -143,7 +143,7 @@ engine_reserve_bytes(const struct engine_profile *e, const struct roof_config *c
     const struct engine_serving *sv = &e->serving;
     if (!(sv->reserve_fraction >= 0) && !(sv->reserve_bytes > 0) && !sv->compute_buffers)
         return -1.0;
-    double cap = cfg->hw ? cfg->hw->memory_capacity_bytes : 0;
+    double cap = cfg->hw ? hw_memory_bytes(cfg->hw) : 0;
     double r = (sv->reserve_fraction > 0 ? sv->reserve_fraction * cap : 0) +
                (sv->reserve_bytes > 0 ? sv->reserve_bytes : 0);
     if (sv->compute_buffers && cfg->model) {

@@ -100,6 +100,12 @@ hw_peak(const struct hw_profile *hw, enum dtype want, enum dtype *used)
 }
 
 double
+hw_memory_bytes(const struct hw_profile *hw)
+{
+    return hw->memory_reported_bytes > 0 ? hw->memory_reported_bytes : hw->memory_capacity_bytes;
+}
+
+double
 hw_ridge(const struct hw_profile *hw, enum dtype dt)
 {
     double p = hw_peak(hw, dt, NULL);

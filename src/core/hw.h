@@ -27,7 +27,12 @@ struct hw_profile {
     char *id; /* file stem */
     char *path;
     char *name, *vendor, *kind, *memory_type, *notes;
-    double memory_capacity_bytes;
+    double memory_capacity_bytes; /* the datasheet's figure, as sold ("141 GB") */
+    /* the total the device reports to software, which engines size their memory from (the CUDA
+     * total where published, else nvidia-smi, rocm-smi, hl-smi); 0 = not given, the datasheet
+     * figure stands for it. Fits, reserves and KV pools use hw_memory_bytes().
+     * docs/profiles.md#memory-capacity-datasheet-gigabytes-and-the-bytes-a-device-reports */
+    double memory_reported_bytes;
     double memory_bandwidth_bytes_per_s;
     double peak_flops_per_s[DT_COUNT];     /* dense; 0 = not supported */
     double fp16_acc16_flops_per_s;         /* fp16 with fp16 accumulate when faster (GeForce); 0 */
@@ -119,6 +124,9 @@ double hw_vector_peak(const struct hw_profile *hw, enum hw_vector_origin *origin
  * datasheet has no fp32 peak: 0.5 x the fp16 tensor peak 70 TFLOP/s = 35 TFLOP/s"), written into
  * buf (NUL-terminated, truncated to n). */
 void hw_vector_describe(const struct hw_profile *hw, char *buf, size_t n);
+/* The memory an engine sizes its weights, reserve and KV pool from, in bytes: the total the
+ * device reports (memory_reported_bytes) where the profile gives it, else the datasheet's. */
+double hw_memory_bytes(const struct hw_profile *hw);
 /* Ridge point of format `dt` in FLOP/byte: peak / bandwidth (after fallback). */
 double hw_ridge(const struct hw_profile *hw, enum dtype dt);
 /* Bandwidth of one direction of the scale-up link in bytes/s (half of a bidirectional figure). */

@@ -136,7 +136,7 @@ roof_config_init(struct roof_config *cfg, const struct hw_profile *hw, const str
     cfg->pp = 1;
     cfg->gpus = 0;
     cfg->link_latency_s = -1.0;
-    cfg->reserve_bytes = hw ? ROOF_DEFAULT_RESERVE_FRACTION * hw->memory_capacity_bytes : 0.0;
+    cfg->reserve_bytes = hw ? ROOF_DEFAULT_RESERVE_FRACTION * hw_memory_bytes(hw) : 0.0;
     /* a measured profile's GEMM efficiency (roofline bench) is the device's own; datasheet
      * profiles have none and the roofline is pure until calibration tunes it */
     cfg->tuning.compute_efficiency = hw && hw->gemm_efficiency > 0 ? hw->gemm_efficiency : 1.0;
@@ -1308,7 +1308,7 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     out->act_bytes = act;
     out->reserve_bytes = cfg->reserve_bytes;
     out->total_bytes = out->weights_bytes + out->kv_bytes + out->act_bytes + out->reserve_bytes;
-    out->capacity_bytes = cfg->hw->memory_capacity_bytes;
+    out->capacity_bytes = hw_memory_bytes(cfg->hw);
     out->kv_bytes_per_token = mdl_kv_bytes_per_token(m, kvb);
     out->fits = out->total_bytes <= out->capacity_bytes;
 }

@@ -9,7 +9,7 @@
 double
 roof_default_reserve_bytes(const struct hw_profile *hw)
 {
-    return ROOF_DEFAULT_RESERVE_FRACTION * hw->memory_capacity_bytes;
+    return ROOF_DEFAULT_RESERVE_FRACTION * hw_memory_bytes(hw);
 }
 
 int

@@ -35,7 +35,7 @@ static const char *const TOP_KEYS[] = {"name",
                                        "gemm_bandwidth",
                                        "cuda_capability",
                                        "llc_stream"};
-static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "type"};
+static const char *const MEMORY_KEYS[] = {"capacity", "reported", "bandwidth", "type"};
 static const char *const VECTOR_KEYS[] = {"flops_per_cycle", "fraction", "fraction_of"};
 static const char *const CACHE_KEYS[] = {"l1", "l2", "l3", "llc"};
 static const char *const LLC_STREAM_KEYS[] = {"size", "retained", "bandwidth"};
@@ -81,6 +81,24 @@ qty_in(struct ycheck *y, const struct ynode *map, const char *prefix, const char
         return false;
     *out = v;
     return true;
+}
+
+/* memory.reported is the datasheet's memory as the device reports it: HBM and GDDR sold in
+ * "GB" report about that many GiB less a driver reserve (1.07 x), ECC on GDDR takes 1/16, a
+ * unified-memory GPU sees part of it. Outside half to 1.25 times the datasheet figure it is a
+ * slip of units (GB for MiB, a 1024 too many) or the wrong device. */
+static void
+check_reported(struct ycheck *y, const struct ynode *at, const struct hw_profile *hw)
+{
+    double cap = hw->memory_capacity_bytes, rep = hw->memory_reported_bytes;
+    if (cap <= 0)
+        return;
+    if (rep > 1.25 * cap || rep < 0.5 * cap)
+        ycheck_error(y, at,
+                     "'memory.reported' (%.4g GB) must lie between 0.5 and 1.25 times "
+                     "'memory.capacity' (%.4g GB): a device reports about its datasheet memory "
+                     "(check the unit: MiB, GiB or GB)",
+                     rep / 1e9, cap / 1e9);
 }
 
 static void
@@ -419,6 +437,9 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
         ycheck_keys(y, mem, "memory", MEMORY_KEYS, N(MEMORY_KEYS));
         qty_in(y, mem, "memory", "capacity", UNIT_BYTES, true, &CAPACITY_RANGE,
                &hw->memory_capacity_bytes);
+        if (qty_in(y, mem, "memory", "reported", UNIT_BYTES, false, &CAPACITY_RANGE,
+                   &hw->memory_reported_bytes))
+            check_reported(y, ynode_get(mem, "reported"), hw);
         qty_in(y, mem, "memory", "bandwidth", UNIT_BYTES_PER_S, true, &BANDWIDTH_RANGE,
                &hw->memory_bandwidth_bytes_per_s);
         if (ycheck_str(y, mem, "memory", "type", false, &s))

@@ -42,6 +42,10 @@ hw_profile_text(const struct hw_profile *hw, struct strbuf *t)
     strbuf_add_quoted(t, hw->name);
     strbuf_addf(t, "\nvendor: %s\nkind: %s\nmemory:\n  capacity: ", hw->vendor, hw->kind);
     yaml_bytes(t, hw->memory_capacity_bytes);
+    if (hw->memory_reported_bytes > 0) {
+        strbuf_addf(t, "\n  reported: ");
+        yaml_bytes(t, hw->memory_reported_bytes);
+    }
     strbuf_addf(t, "\n  bandwidth: ");
     yaml_qty(t, hw->memory_bandwidth_bytes_per_s, "B/s");
     if (hw->memory_type) {

@@ -492,8 +492,7 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
     for (int i = 0; i < (int)N(ADMISSIONS); i++)
         if (strcmp(sv->admission, ADMISSIONS[i]) == 0)
             sched->admission = (enum sim_admission)i;
-    bool small =
-        hw && sv->small_memory_bytes > 0 && hw->memory_capacity_bytes < sv->small_memory_bytes;
+    bool small = hw && sv->small_memory_bytes > 0 && hw_memory_bytes(hw) < sv->small_memory_bytes;
     long mb = small && sv->max_batch_small > 0 ? sv->max_batch_small : sv->max_batch;
     long mt = small && sv->max_tokens_per_step_small > 0 ? sv->max_tokens_per_step_small
                                                          : sv->max_tokens_per_step;

@@ -28,9 +28,9 @@ kind_gpu_cfg(const struct chart_request *req, int g, enum roof_phase phase)
     if (g < req->n_tunings)
         c.tuning = req->tunings[g];
     /* the engine reserve is the same fraction of every device's memory */
-    if (req->base.hw && req->base.hw->memory_capacity_bytes > 0)
-        c.reserve_bytes = req->base.reserve_bytes / req->base.hw->memory_capacity_bytes *
-                          c.hw->memory_capacity_bytes;
+    if (req->base.hw && hw_memory_bytes(req->base.hw) > 0)
+        c.reserve_bytes =
+            req->base.reserve_bytes / hw_memory_bytes(req->base.hw) * hw_memory_bytes(c.hw);
     return c;
 }
 

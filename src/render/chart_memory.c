@@ -39,7 +39,7 @@ chart_fill_memory(struct chart *c, const struct chart_request *req, struct err_l
         bl[0] = req->base.batch;
     }
     enum { MAXCAT = CHART_MAX_GPUS * CHART_MAX_BATCHES };
-    char names[MAXCAT][96], num[32];
+    char names[MAXCAT][96], num[64];
     const char *labels[MAXCAT];
     struct roof_memory mem[MAXCAT];
     int ncat = 0;
@@ -117,8 +117,15 @@ chart_fill_memory(struct chart *c, const struct chart_request *req, struct err_l
         struct chart_style s = chart_line_style(CHART_BLACK, 2.2, CHART_DASHED);
         chart_add_line(c, p, &s, cx, cy, 2);
         chart_format_si(m->capacity_bytes, 3, "B", false, num, sizeof num);
+        const struct hw_profile *dev = req->n_hws > 0 ? req->hws[i / nbl] : req->base.hw;
+        if (dev && dev->memory_reported_bytes > 0 && !(req->n_hws > 1 && nbl > 1)) {
+            /* the figure drawn is what the device reports, not its datasheet's: say so */
+            size_t k = strlen(num);
+            snprintf(num + k, sizeof num - k, " = %.1f GiB reported",
+                     dev->memory_reported_bytes / 1073741824.0);
+        }
         if (req->n_hws > 1 && nbl > 1)
-            snprintf(text, sizeof text, "%s: capacity %s", req->hws[i / nbl]->id, num);
+            snprintf(text, sizeof text, "%s: %s", req->hws[i / nbl]->id, num);
         else
             snprintf(text, sizeof text, "capacity %s", num);
         l = chart_add_label(c, p, text, cx[1], m->capacity_bytes, 220 - i, CHART_BLACK);
@@ -140,7 +147,14 @@ chart_fill_memory(struct chart *c, const struct chart_request *req, struct err_l
         chart_add_legend(c, p, PART[k], &s, true);
     }
     struct chart_style s = chart_line_style(CHART_BLACK, 2.2, CHART_DASHED);
-    chart_add_legend(c, p, "device memory capacity", &s, false);
+    /* the line is the memory each device reports to software where its profile gives it
+     * (hw_memory_bytes), which is more than the datasheet's "GB" on most parts */
+    bool reported = req->base.hw && req->base.hw->memory_reported_bytes > 0;
+    for (int g = 0; g < req->n_hws; g++)
+        reported = reported || req->hws[g]->memory_reported_bytes > 0;
+    chart_add_legend(
+        c, p, reported ? "device memory, as the device reports it" : "device memory capacity", &s,
+        false);
     kind_set_titles(c, req, "Memory footprint of decoding", req->n_batches <= 1 && req->n_hws > 1,
                     false, true);
     return 0;

@@ -86,7 +86,8 @@ expect_out analyze-short-head "llama-3-8b on h100-sxm: batch 1, prompt 512, cont
 expect_out analyze-short-times "Times: the datasheet roofline bound"
 expect_out analyze-short-prefill "prefill  TTFT 8.47 ms"
 expect_out analyze-short-decode "decode   ITL 4.50 ms, 222.0 tokens/s per sequence"
-expect_out analyze-short-memory "memory   24.1 GB of 80 GB per device: fits"
+# 16.06 GB of weights + 67 MB of KV + 8.49 GB reserve (10% of the 79.11 GiB = 84.94 GB it reports)
+expect_out analyze-short-memory "memory   24.6 GB of 84.9 GB per device: fits"
 expect_out analyze-short-top "decode   mlp_gate 25% (memory)"
 [ "$(wc -l <"$T/out")" -le 12 ] && echo "ok analyze-short-lines" || echo "not ok analyze-short-lines: $(wc -l <"$T/out")"
 expect_no analyze-nan "nan"

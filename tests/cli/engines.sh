@@ -81,8 +81,8 @@ expect_err engines-analyze-warn "no engine profile for 'lmdeploy'"
 run engines-analyze-sglang 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b \
     --phase decode --engine sglang
 expect_out engines-analyze-sglang-times "Times: the sglang engine's calibrated kernel model"
-# SGLang's reserve: 1 - mem_fraction_static 0.88 = 12% of 80 GB
-expect_out engines-analyze-sglang-reserve "engine reserve 9.6 GB"
+# SGLang's reserve: 1 - mem_fraction_static 0.88 = 12% of the 79.11 GiB (84.94 GB) it reports
+expect_out engines-analyze-sglang-reserve "engine reserve 10.2 GB"
 run engines-analyze-tgi 0 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --phase decode --engine tgi
 expect_out engines-analyze-tgi-reserve "engine reserve 0 B"
 # like: names a loadable profile beside the file, which has no like of its own

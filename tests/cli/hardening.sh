@@ -162,7 +162,7 @@ for a in "speculative --draft-k 0" "speculative --draft-k 2.5" "speculative --ac
 done
 # a model that does not fit says so (it printed '80 GB - 1.342 TB - 8 GB - -1.27 TB = 0 B')
 run ex-kv-no-fit 0 -- "$ROOFLINE" explain kv-cache --model deepseek-v3 --gpu h100-sxm
-expect_out ex-kv-no-fit-says "does not fit: needs 1.35 TB per device, 1.27 TB more than the 80 GB of the h100-sxm"
+expect_out ex-kv-no-fit-says "does not fit: needs 1.35 TB per device, 1.27 TB more than the 84.9 GB of the h100-sxm"
 grep -q -- '- -[0-9]' "$T/out" && echo "not ok ex-kv-no-fit-negative" || echo "ok ex-kv-no-fit-negative"
 run ex-moe-no-fit 0 -- "$ROOFLINE" explain moe --model mixtral-8x7b --gpu h100-sxm
 expect_out ex-moe-no-fit-says "does not fit: needs 102 GB per device"

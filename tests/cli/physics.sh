@@ -19,7 +19,9 @@ run kv 0 -- "$ROOFLINE" explain kv-cache --gpu h100-sxm --model llama-3-8b --con
 expect_out kv-layer "2 x 8 x 128 x 2 B = 4.1 kB"
 expect_out kv-token "= 131 kB per token"
 expect_out kv-seq "bytes = 537 MB per sequence"
-expect_out kv-pool "80 GB - 16.06 GB - 8 GB"
+# the H100 reports 79.11 GiB = 84.94 GB; 10% reserve 8.49 GB
+expect_out kv-pool "84.9 GB - 16.06 GB - 8.49 GB"
+expect_out kv-pool-reported "(capacity: the 79.11 GiB the h100-sxm reports to software"
 run kv-mla 0 -- "$ROOFLINE" explain kv-cache --gpu mi300x --model deepseek-v3 --weights fp8
 expect_out kv-mla-latent "(512 + 64) x 2 B = 1.15 kB"
 

@@ -118,7 +118,7 @@ run "explain tp --pdf split" 0 -- "$ROOFLINE" explain tp --pdf "$T/h.pdf"
 pdftotext -f 1 -l 1 "$T/h.pdf" - | tr '\n' ' ' >"$T/hp.txt"
 grep -qF "TP 2" "$T/hp.txt" && ! grep -qF "DOES NOT FIT" "$T/hp.txt" && echo "ok explain tp chart at tp 2" ||
     echo "not ok explain tp chart at tp 2"
-grep -qF "Drawn at tp 2 (2 x h100-sxm, 78.7 GB per device)" "$T/hp.txt" && echo "ok explain tp caption" ||
+grep -qF "Drawn at tp 2 (2 x h100-sxm, 79.2 GB per device)" "$T/hp.txt" && echo "ok explain tp caption" ||
     echo "not ok explain tp caption"
 run "explain moe --pdf split" 0 -- "$ROOFLINE" explain moe --pdf "$T/h.pdf"
 pdftotext -f 1 -l 1 "$T/h.pdf" - | tr '\n' ' ' >"$T/hp.txt"

@@ -262,3 +262,22 @@ TEST(hw_seed_figures)
     CHECK_NEAR(hw->memory_bandwidth_bytes_per_s, 800e9, 0);
     hw_free(hw);
 }
+
+/* Fits use the memory a device reports (memory.reported) where the profile gives it, else the
+ * datasheet's: H200 150,021,734,400 B (139.72 GiB, CUDA's total) beside its 141 GB; the H100
+ * 79.11 GiB = 84,943,715,696.64 B; Gaudi 3 gives none, so its 128 GB stands. */
+TEST(hw_memory_reported)
+{
+    struct hw_profile *hw = test_hw("h200");
+    CHECK_NEAR(hw->memory_capacity_bytes, 141e9, 0);
+    CHECK_NEAR(hw->memory_reported_bytes, 150021734400.0, 0);
+    CHECK_NEAR(hw_memory_bytes(hw), 150021734400.0, 0);
+    hw_free(hw);
+    hw = test_hw("h100-sxm");
+    CHECK_NEAR(hw_memory_bytes(hw), 84943715696.64, 1e-12);
+    hw_free(hw);
+    hw = test_hw("gaudi3");
+    CHECK_NEAR(hw->memory_reported_bytes, 0, 0);
+    CHECK_NEAR(hw_memory_bytes(hw), 128e9, 0);
+    hw_free(hw);
+}

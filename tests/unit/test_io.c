@@ -278,6 +278,7 @@ TEST(io_hw_profile_round_trip)
             CHECK_STR(back->vendor, hw->vendor);
             CHECK_STR(back->kind, hw->kind);
             CHECK_NEAR(back->memory_capacity_bytes, hw->memory_capacity_bytes, 1e-6);
+            CHECK_NEAR(back->memory_reported_bytes, hw->memory_reported_bytes, 1e-6);
             CHECK_NEAR(back->memory_bandwidth_bytes_per_s, hw->memory_bandwidth_bytes_per_s, 1e-4);
             for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++)
                 CHECK_NEAR(back->peak_flops_per_s[d], hw->peak_flops_per_s[d], 1e-4);
