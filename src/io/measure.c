@@ -3,6 +3,7 @@
 
 #include "io/profiles.h"
 #include "io/ydoc.h"
+#include "sim/sim.h"
 #include "util/alloc.h"
 #include "util/array.h"
 #include "util/strs.h"
@@ -393,18 +394,13 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "provenance"};
 /* provenance is free text: accepted, not interpreted */
 
-static const char *const ADMISSIONS[] = {"vllm", "no_evict", "greedy", "sglang"};
-/* sim_prefill_graph's names, in its order */
-static const char *const PREFILL_GRAPHS[] = {"full", "piecewise", "none"};
-
 /* the serving keys of an engine profile (docs/simulate.md#engines) */
 static void
 load_serving(struct ycheck *y, const struct ynode *root, struct engine_serving *sv)
 {
     const char *s;
     if (ycheck_str(y, root, "", "admission", false, &s)) {
-        size_t n = sizeof ADMISSIONS / sizeof ADMISSIONS[0];
-        if (pick(y, root, "admission", s, ADMISSIONS, n) >= 0)
+        if (pick(y, root, "admission", s, SIM_ADMISSION_NAMES, SIM_ADMIT_COUNT) >= 0)
             snprintf(sv->admission, sizeof sv->admission, "%s", s);
     }
     const char *lk[5] = {"max_batch", "max_tokens_per_step", "max_batch_small",
@@ -431,7 +427,7 @@ load_serving(struct ycheck *y, const struct ynode *root, struct engine_serving *
     ycheck_bool(y, root, "", "separate_prefill", &sv->separate_prefill);
     ycheck_bool(y, root, "", "async_scheduling", &sv->async_scheduling);
     if (ycheck_str(y, root, "", "prefill_graph", false, &s) &&
-        pick(y, root, "prefill_graph", s, PREFILL_GRAPHS, N(PREFILL_GRAPHS)) >= 0)
+        pick(y, root, "prefill_graph", s, SIM_PREFILL_GRAPH_NAMES, SIM_PREFILL_GRAPH_COUNT) >= 0)
         snprintf(sv->prefill_graph, sizeof sv->prefill_graph, "%s", s);
 }
 

@@ -37,10 +37,6 @@ static const char *const RUN_KEYS[] = {"requests", "duration", "warmup_requests"
 static const char *const SLO_KEYS[] = {"ttft", "itl", "e2e", "target"};
 static const char *const POLICIES[] = {"static", "continuous", "chunked", "disaggregated"};
 static const char *const PREEMPTS[] = {"recompute", "swap"};
-static const char *const ADMISSIONS[] = {"vllm", "no_evict", "greedy",
-                                         "sglang"}; /* enum sim_admission */
-static const char *const PREFILL_GRAPHS[] = {"full", "piecewise",
-                                             "none"}; /* enum sim_prefill_graph */
 static const char *const PROCESSES[] = {"poisson", "gamma", "constant", "closed", "trace"};
 static const char *const DISTS[] = {"fixed", "uniform", "lognormal", "trace"};
 
@@ -489,8 +485,8 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
     if (!e)
         return;
     const struct engine_serving *sv = &e->serving;
-    for (int i = 0; i < (int)N(ADMISSIONS); i++)
-        if (strcmp(sv->admission, ADMISSIONS[i]) == 0)
+    for (int i = 0; i < SIM_ADMIT_COUNT; i++)
+        if (strcmp(sv->admission, SIM_ADMISSION_NAMES[i]) == 0)
             sched->admission = (enum sim_admission)i;
     bool small = hw && sv->small_memory_bytes > 0 && hw_memory_bytes(hw) < sv->small_memory_bytes;
     long mb = small && sv->max_batch_small > 0 ? sv->max_batch_small : sv->max_batch;
@@ -508,8 +504,8 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
         sched->separate_prefill = true;
     if (sv->async_scheduling)
         sched->async_scheduling = true;
-    for (int i = 0; i < (int)N(PREFILL_GRAPHS); i++)
-        if (strcmp(sv->prefill_graph, PREFILL_GRAPHS[i]) == 0) {
+    for (int i = 0; i < SIM_PREFILL_GRAPH_COUNT; i++)
+        if (strcmp(sv->prefill_graph, SIM_PREFILL_GRAPH_NAMES[i]) == 0) {
             sched->prefill_graph = (enum sim_prefill_graph)i;
             sched->eager_launch_s = i != SIM_PREFILL_GRAPH_FULL ? sv->eager_launch_s : 0.0;
         }
@@ -572,8 +568,8 @@ load_scheduler(struct ctx *c, const struct ynode *root)
             s->sched.preempt = (enum sim_preempt)e;
     }
     if (ycheck_str(c->y, sc, "scheduler", "admission", false, &p)) {
-        int e = ycheck_enum(c->y, ynode_get(sc, "admission"), "scheduler.admission", p, ADMISSIONS,
-                            N(ADMISSIONS));
+        int e = ycheck_enum(c->y, ynode_get(sc, "admission"), "scheduler.admission", p,
+                            SIM_ADMISSION_NAMES, SIM_ADMIT_COUNT);
         if (e >= 0)
             s->sched.admission = (enum sim_admission)e;
     }

@@ -41,20 +41,13 @@ sim_policy_name(enum sim_policy p)
     return "?";
 }
 
+const char *const SIM_ADMISSION_NAMES[SIM_ADMIT_COUNT] = {"vllm", "no_evict", "greedy", "sglang"};
+const char *const SIM_PREFILL_GRAPH_NAMES[SIM_PREFILL_GRAPH_COUNT] = {"full", "piecewise", "none"};
+
 const char *
 sim_admission_name(enum sim_admission a)
 {
-    switch (a) {
-    case SIM_ADMIT_VLLM:
-        return "vllm";
-    case SIM_ADMIT_NO_EVICT:
-        return "no_evict";
-    case SIM_ADMIT_GREEDY:
-        return "greedy";
-    case SIM_ADMIT_SGLANG:
-        return "sglang";
-    }
-    return "?";
+    return (unsigned)a < SIM_ADMIT_COUNT ? SIM_ADMISSION_NAMES[a] : "?";
 }
 
 const char *
@@ -664,6 +657,7 @@ admissible(const struct sim *s, const struct inst *in, long id)
         return !in->preempted_now;
     case SIM_ADMIT_GREEDY:
     case SIM_ADMIT_SGLANG: /* plan_sglang's own test */
+    case SIM_ADMIT_COUNT:
         break;
     }
     return true;

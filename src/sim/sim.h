@@ -23,7 +23,15 @@ enum sim_preempt { SIM_PREEMPT_RECOMPUTE, SIM_PREEMPT_SWAP };
  *   fit beside the running requests' remaining outputs times an estimated new-token ratio, and
  *   a decode that finds no room retracts the request with the fewest output tokens.
  * The zero value is vllm. */
-enum sim_admission { SIM_ADMIT_VLLM, SIM_ADMIT_NO_EVICT, SIM_ADMIT_GREEDY, SIM_ADMIT_SGLANG };
+enum sim_admission {
+    SIM_ADMIT_VLLM,
+    SIM_ADMIT_NO_EVICT,
+    SIM_ADMIT_GREEDY,
+    SIM_ADMIT_SGLANG,
+    SIM_ADMIT_COUNT
+};
+/* The names scenarios and engine profiles write, in enum order (sim_admission_name). */
+extern const char *const SIM_ADMISSION_NAMES[SIM_ADMIT_COUNT];
 enum sim_process { SIM_POISSON, SIM_GAMMA, SIM_CONSTANT, SIM_CLOSED, SIM_TRACE };
 enum sim_dist_kind { SIM_DIST_FIXED, SIM_DIST_UNIFORM, SIM_DIST_LOGNORMAL, SIM_DIST_TRACE };
 
@@ -64,8 +72,11 @@ struct sim_workload {
 enum sim_prefill_graph {
     SIM_PREFILL_GRAPH_FULL,
     SIM_PREFILL_GRAPH_PIECEWISE,
-    SIM_PREFILL_GRAPH_NONE
+    SIM_PREFILL_GRAPH_NONE,
+    SIM_PREFILL_GRAPH_COUNT
 };
+/* The names engine profiles write (prefill_graph), in enum order. */
+extern const char *const SIM_PREFILL_GRAPH_NAMES[SIM_PREFILL_GRAPH_COUNT];
 
 struct sim_sched {
     enum sim_policy policy;
