@@ -329,6 +329,10 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
                cfg->sched.prefill_graph == SIM_PREFILL_GRAPH_NONE ? "eager"
                                                                   : "with eager attention",
                cfg->sched.eager_launch_s * 1e6);
+    if (cfg->sched.tokenize_per_token_s > 0)
+        printf(", prompts tokenised %sat %.3g us a token",
+               cfg->sched.tokenize_serial ? "one at a time " : "",
+               cfg->sched.tokenize_per_token_s * 1e6);
     if (cfg->sched.policy == SIM_DISAGGREGATED)
         printf(", %d prefill + %d decode instances", cfg->sched.prefill_instances,
                cfg->instances - cfg->sched.prefill_instances);

@@ -36,6 +36,11 @@ struct engine_serving {
      * host's time per launch the model counts in an eager part */
     char prefill_graph[16];
     double eager_launch_s;
+    /* the server's tokenisation of a text prompt before it reaches the scheduler
+     * (docs/simulate.md#tokenisation): time per prompt token (0 = not modelled), and whether
+     * one tokenizer per instance takes the prompts one after another */
+    double tokenize_per_token_s;
+    bool tokenize_serial;
 };
 
 /* Engine profile: what a serving engine adds to the kernels (engine_profiles/<name>.yaml). */

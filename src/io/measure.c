@@ -388,6 +388,8 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "async_scheduling",
                                           "prefill_graph",
                                           "eager_launch",
+                                          "tokenize_per_token",
+                                          "tokenize_serial",
                                           "like",
                                           "notes",
                                           "sources",
@@ -435,11 +437,12 @@ bool
 engine_serving_key(const char *key)
 {
     static const char *const K[] = {
-        "admission",        "max_batch",        "max_tokens_per_step",
-        "small_memory",     "max_batch_small",  "max_tokens_per_step_small",
-        "reserve_fraction", "reserve",          "kv_fraction",
-        "compute_buffers",  "separate_prefill", "async_scheduling",
-        "prefill_graph",    "eager_launch",     "max_prefill_tokens"};
+        "admission",          "max_batch",        "max_tokens_per_step",
+        "small_memory",       "max_batch_small",  "max_tokens_per_step_small",
+        "reserve_fraction",   "reserve",          "kv_fraction",
+        "compute_buffers",    "separate_prefill", "async_scheduling",
+        "prefill_graph",      "eager_launch",     "max_prefill_tokens",
+        "tokenize_per_token", "tokenize_serial"};
     for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
         if (strcmp(key, K[i]) == 0)
             return true;
@@ -488,12 +491,19 @@ engine_serving_format(const struct engine_profile *e, char *buf, size_t n)
         PUT("prefill_graph: %s\n", sv->prefill_graph);
     if (sv->eager_launch_s > 0)
         PUT("eager_launch: %.1f us\n", sv->eager_launch_s * 1e6);
+    if (sv->tokenize_per_token_s > 0)
+        PUT("tokenize_per_token: %.3g us\n", sv->tokenize_per_token_s * 1e6);
+    if (sv->tokenize_serial)
+        PUT("tokenize_serial: true\n");
 #undef PUT
     return k;
 }
 /* Engine ranges (docs/calibration.md, limits): fitted overheads are microseconds to
  * milliseconds; a second per kernel or per step is already absurd. */
 static const struct yrange OVERHEAD_RANGE = {0, 1.0, 0, "s"};
+/* a tokenizer's time per prompt token: about a microsecond on a server CPU
+ * (docs/simulate.md#tokenisation); a millisecond per token is already absurd */
+static const struct yrange TOKENIZE_RANGE = {0, 1e-3, 0, "s"};
 static const struct yrange INFLIGHT_RANGE = {1.0, 1e9, 0, "B"};
 /* vLLM's buffer is 8 MiB; a terabyte is already absurd */
 static const struct yrange ALLREDUCE_RANGE = {1.0, 1e12, 0, "B"};
@@ -846,6 +856,15 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     else if (!eager && ynode_get(root, "eager_launch"))
         ycheck_error(y, ynode_get(root, "eager_launch"),
                      "'eager_launch' applies only with 'prefill_graph: none' or 'piecewise'");
+    if (ycheck_qty(y, root, "", "tokenize_per_token", UNIT_SECONDS, false, &t) &&
+        ycheck_range(y, root, "", "tokenize_per_token", t, &TOKENIZE_RANGE))
+        e->serving.tokenize_per_token_s = t;
+    ycheck_bool(y, root, "", "tokenize_serial", &e->serving.tokenize_serial);
+    /* a serial tokenizer needs its time per token */
+    if (ynode_get(root, "tokenize_serial") && !ynode_get(root, "tokenize_per_token"))
+        ycheck_error(y, ynode_get(root, "tokenize_serial"),
+                     "'tokenize_serial' needs 'tokenize_per_token' (the tokenizer's time per "
+                     "prompt token)");
     if (ycheck_str(y, root, "", "like", false, &s))
         engine_like(y, root, y->path, s, e, depth);
     const struct ynode *src = ynode_get(root, "sources");

@@ -509,6 +509,10 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
             sched->prefill_graph = (enum sim_prefill_graph)i;
             sched->eager_launch_s = i != SIM_PREFILL_GRAPH_FULL ? sv->eager_launch_s : 0.0;
         }
+    if (sv->tokenize_per_token_s > 0) {
+        sched->tokenize_per_token_s = sv->tokenize_per_token_s;
+        sched->tokenize_serial = sv->tokenize_serial;
+    }
 }
 
 void

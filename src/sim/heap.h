@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-enum sim_event_kind { SIM_EV_ARRIVAL, SIM_EV_STEP_DONE, SIM_EV_TRANSFER_DONE };
+enum sim_event_kind { SIM_EV_ARRIVAL, SIM_EV_STEP_DONE, SIM_EV_TRANSFER_DONE, SIM_EV_TOKENIZED };
 
 struct sim_event {
     double time_s;

@@ -185,6 +185,7 @@ struct rt {
     long src_promised;        /* disaggregated no_evict: still promised on the prefill instance */
     long step_new;            /* tokens in the step now running (0 = not in it) */
     double last_token_s, admit_s, first_token_s;
+    double ready_s; /* reached its instance's queue: the arrival, or the end of its tokenising */
     int inst, src, user;
     unsigned char state;
 };
@@ -226,6 +227,10 @@ struct inst {
     double cutoff_s;
     long held_seats, held_blocks, held_promised;
     long n_xfer; /* disaggregated decode: transfers in flight to it */
+    /* sched.tokenize_per_token_s: requests routed here and being tokenised, and (serial) when
+     * its tokenizer finishes the last prompt it has taken */
+    long n_tokenizing;
+    double tokenizer_free_s;
     bool busy, kicked;
     double swap_s; /* swap traffic of the step being planned */
     double link_free_s;
@@ -579,7 +584,7 @@ seats(const struct inst *in)
 static bool
 unseen(const struct sim *s, const struct inst *in, long id)
 {
-    return in->lookahead && s->req[id].arrival_s > in->cutoff_s;
+    return in->lookahead && s->rt[id].ready_s > in->cutoff_s;
 }
 
 /* in-system count for Little's law: the integral of N(t) */
@@ -1823,13 +1828,33 @@ route(const struct sim *s)
         const struct inst *in = &s->inst[i];
         if (in->role == ROLE_DECODE)
             continue;
-        long l = in->n_run + (long)in->waiting.n + (long)in->intake.n + (long)in->swapped.n;
+        long l = in->n_run + (long)in->waiting.n + (long)in->intake.n + (long)in->swapped.n +
+                 in->n_tokenizing;
         if (best < 0 || l < load) {
             best = i;
             load = l;
         }
     }
     return best;
+}
+
+/* request `id` reaches the queue of its instance r->inst now */
+static void
+enqueue(struct sim *s, long id)
+{
+    struct rt *r = &s->rt[id];
+    int i = r->inst;
+    struct inst *in = &s->inst[i];
+    r->ready_s = s->now;
+    /* a scheduler with requests running sees it at its next poll (sched.recv_interval), also
+     * when it comes at the end of a step: the poll before the next step has passed by the time
+     * a finished request's user sends the next one; an idle scheduler takes it at once */
+    bool later = s->cfg->sched.recv_interval > 1 && (in->busy || in->n_run > 0 || in->intake.n > 0);
+    if (lq_push_back(later ? &in->intake : &in->waiting, id) != 0) {
+        fail(s, "out of memory");
+        return;
+    }
+    kick(s, i);
 }
 
 static void
@@ -1881,16 +1906,29 @@ arrival(struct sim *s, long subject)
     int i = route(s);
     r->inst = i;
     r->state = RS_WAITING;
-    struct inst *in = &s->inst[i];
-    /* a scheduler with requests running sees it at its next poll (sched.recv_interval), also
-     * when it comes at the end of a step: the poll before the next step has passed by the time
-     * a finished request's user sends the next one; an idle scheduler takes it at once */
-    bool later = s->cfg->sched.recv_interval > 1 && (in->busy || in->n_run > 0 || in->intake.n > 0);
-    if (lq_push_back(later ? &in->intake : &in->waiting, id) != 0) {
-        fail(s, "out of memory");
+    /* the server tokenises the text prompt first (docs/simulate.md#tokenisation): a serial
+     * tokenizer starts it when it has finished the prompts routed to it before */
+    const struct sim_sched *sc = &s->cfg->sched;
+    if (sc->tokenize_per_token_s > 0) {
+        struct inst *in = &s->inst[i];
+        double start =
+            sc->tokenize_serial && in->tokenizer_free_s > s->now ? in->tokenizer_free_s : s->now;
+        double done = start + sc->tokenize_per_token_s * (double)q->prompt_tokens;
+        if (sc->tokenize_serial)
+            in->tokenizer_free_s = done;
+        in->n_tokenizing++;
+        push(s, done, SIM_EV_TOKENIZED, i, id);
         return;
     }
-    kick(s, i);
+    enqueue(s, id);
+}
+
+/* request `id`, tokenised, reaches the queue of its instance */
+static void
+tokenized(struct sim *s, int i, long id)
+{
+    s->inst[i].n_tokenizing--;
+    enqueue(s, id);
 }
 
 /* ---- results ---- */
@@ -2291,6 +2329,9 @@ sim_run(const struct sim_config *cfg, struct sim_result *out, struct err_list *e
             break;
         case SIM_EV_TRANSFER_DONE:
             transfer_done(&s, ev.instance, ev.subject);
+            break;
+        case SIM_EV_TOKENIZED:
+            tokenized(&s, ev.instance, ev.subject);
             break;
         }
         if (s.heap.n == 0 || s.heap.items[0].time_s > s.now)

@@ -110,6 +110,12 @@ struct sim_sched {
      * cannot end before its host has issued its launches, eager_launch_s each */
     enum sim_prefill_graph prefill_graph;
     double eager_launch_s;
+    /* the server tokenises each text prompt before its scheduler sees it
+     * (docs/simulate.md#tokenisation): tokenize_per_token_s x the prompt's tokens after its
+     * arrival (0 = at once); tokenize_serial: one tokenizer per instance, which takes the
+     * prompts routed to it one after another in arrival order (SGLang's TokenizerManager) */
+    double tokenize_per_token_s;
+    bool tokenize_serial;
 };
 
 /* Service-level objectives: 0 = no bound. A request meets them when its TTFT, its mean time

@@ -177,6 +177,8 @@ run sim-eager-prefill-table 0 -- "$ROOFLINE" simulate --scenario "$T/sgl.yaml"
 expect_out sim-eager-prefill-header ", prompt passes eager (84.7 us a launch)"
 # and its overlap scheduler: the next batch formed while one runs (engine_profiles/sglang.yaml)
 expect_out sim-sglang-async-header ", asynchronous scheduling, prompt passes eager"
+# and its TokenizerManager: the prompts tokenised one at a time (docs/simulate.md#tokenisation)
+expect_out sim-sglang-tokenize-header "prompts tokenised one at a time at 1.93 us a token"
 # SGLang's admission is its profile's (docs/simulate.md#admission); scheduler.max_prefill_tokens
 # (its --max-prefill-tokens) is a whole number of at least 1
 expect_out sim-engine-sglang-admission "admission sglang: max batch 128"
@@ -198,12 +200,14 @@ expect_out sim-engine-default-kernel "engine kernel"
 expect_out sim-engine-default-no-evict "admission no_evict"
 
 # a data directory whose vllm.yaml is vllm-v0.yaml without its per-token host work (V0's fitted
-# kernels and step, named vllm), so that the two differ by the token overhead alone
+# kernels and step, named vllm), so that the two differ by the token overhead alone; neither
+# tokenises (docs/simulate.md#tokenisation: staggered arrivals would change the static batches)
 mkdir -p "$T/v0data/engine_profiles"
 for d in hardware_profiles model_profiles calibration; do ln -s "$top/$d" "$T/v0data/$d"; done
 cp engine_profiles/*.yaml "$T/v0data/engine_profiles/"
-sed -e 's/^name: vllm-v0$/name: vllm/' -e '/^ *token_overhead:/d' engine_profiles/vllm-v0.yaml \
-    >"$T/v0data/engine_profiles/vllm.yaml"
+sed -e '/^ *tokenize_/d' engine_profiles/vllm-v0.yaml >"$T/v0data/engine_profiles/vllm-v0.yaml"
+sed -e 's/^name: vllm-v0$/name: vllm/' -e '/^ *token_overhead:/d' -e '/^ *tokenize_/d' \
+    engine_profiles/vllm-v0.yaml >"$T/v0data/engine_profiles/vllm.yaml"
 # vllm-v0 is that plus 100 us of host work per sampled token: 64 requests at once in one static
 # batch, every step (the prefill and each decode) samples 64 tokens, so every step is 6.4 ms
 # longer and the mean step differs by exactly that

@@ -1231,6 +1231,89 @@ TEST(sim_recv_interval_by_hand)
     sim_result_release(&r);
 }
 
+/* tokenisation (docs/simulate.md#tokenisation): the server tokenises a text prompt, 10 us a
+ * token here, before its scheduler sees it, and TTFT counts from the client's send. A and B
+ * (64-token prompts, 2 outputs) are sent together at 0, so each takes tau = 64 x 10 us = 0.64 ms.
+ * Serial (one tokenizer, SGLang's TokenizerManager): A reaches the queue at tau and is prefilled
+ * alone (step 1, t1, longer than tau); B, queued behind A's tokenising, reaches it at 2 tau,
+ * during step 1, and its prompt joins A's first decode (step 2): TTFTs tau + t1 and tau + t2.
+ * Parallel: both reach the queue at tau and share one prefill step: TTFT tau + t12. Without
+ * tokenisation that step starts at 0: TTFT t12. */
+TEST(sim_tokenize_by_hand)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CHUNKED);
+    c.sched.admission = SIM_ADMIT_VLLM;
+    struct sim_cost *cost = sim_cost_new(&c.engine);
+    struct roof_seq pa = {1, 64, 0, true};
+    double t1 = sim_cost_step(cost, &pa, 1);
+    struct roof_seq s2[2] = {{1, 1, 64, true}, {1, 64, 0, true}};
+    double t2 = t1 + sim_cost_step(cost, s2, 2);
+    struct roof_seq both[2] = {{1, 64, 0, true}, {1, 64, 0, true}};
+    double t12 = sim_cost_step(cost, both, 2);
+    sim_cost_free(cost);
+    double tau = 64 * 10e-6;
+    CHECK(t1 > 2 * tau);
+
+    struct sim_trace_row rows[] = {{0.0, 64, 2}, {0.0, 64, 2}};
+    struct sim_trace tr = {rows, 2};
+    use_trace(&c, &tr);
+    c.sched.tokenize_per_token_s = 10e-6;
+    c.sched.tokenize_serial = true;
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.completed == 2 && r.preemptions == 0);
+    CHECK_NEAR(r.requests[0].ttft_s, tau + t1, 1e-9);
+    CHECK_NEAR(r.requests[1].ttft_s, tau + t2, 1e-9);
+    CHECK_NEAR(r.requests[0].queue_s, tau, 1e-9);
+    CHECK_NEAR(r.requests[1].queue_s, tau + t1, 1e-9);
+    check_little(&r);
+    sim_result_release(&r);
+
+    c.sched.tokenize_serial = false;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.completed == 2);
+    CHECK_NEAR(r.requests[0].ttft_s, tau + t12, 1e-9);
+    CHECK_NEAR(r.requests[1].ttft_s, tau + t12, 1e-9);
+    check_little(&r);
+    sim_result_release(&r);
+
+    c.sched.tokenize_per_token_s = 0;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK_NEAR(r.requests[0].ttft_s, t12, 1e-9);
+    CHECK_NEAR(r.requests[1].ttft_s, t12, 1e-9);
+    sim_result_release(&r);
+}
+
+/* Two instances: the requests being tokenised count in the router's load, so two prompts sent
+ * together go to different instances and each tokenizer takes one: neither waits for the
+ * other's tokenising. */
+TEST(sim_tokenize_routes_by_hand)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CHUNKED);
+    c.sched.admission = SIM_ADMIT_VLLM;
+    c.instances = 2;
+    struct sim_cost *cost = sim_cost_new(&c.engine);
+    struct roof_seq pa = {1, 64, 0, true};
+    double t1 = sim_cost_step(cost, &pa, 1);
+    sim_cost_free(cost);
+    double tau = 64 * 10e-6;
+    struct sim_trace_row rows[] = {{0.0, 64, 2}, {0.0, 64, 2}};
+    struct sim_trace tr = {rows, 2};
+    use_trace(&c, &tr);
+    c.sched.tokenize_per_token_s = 10e-6;
+    c.sched.tokenize_serial = true;
+    struct sim_result r;
+    CHECK(sim_run(&c, &r, NULL) == 0);
+    CHECK(r.completed == 2);
+    CHECK(r.requests[0].instance != r.requests[1].instance);
+    CHECK_NEAR(r.requests[0].ttft_s, tau + t1, 1e-9);
+    CHECK_NEAR(r.requests[1].ttft_s, tau + t1, 1e-9);
+    check_little(&r);
+    sim_result_release(&r);
+}
+
 /* sglang admission on a pool of `blocks` KV blocks of 16 tokens (chunked, budget 2048) */
 static void
 sglang_with_blocks(struct sim_config *c, double blocks_wanted)
