@@ -111,6 +111,8 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
      * DeepEP runs the experts); measured on an H100 */
     bool hopper = hw->cuda_capability >= 9.0 && hw->cuda_capability < 10.0;
     out->moe_block_fp8_vs_bf16 = eng && hopper ? eng->moe_block_fp8_vs_bf16 : 0.0;
+    /* the experts' sum kernel: read in SGLang's Triton path, timed on an H200 */
+    out->moe_sum_kernel = eng && hopper && eng->moe_sum_kernel;
     out->gemm_floor_s = hw->gemm_floor_s > 0 ? hw->gemm_floor_s : 0.0;
     out->gemm_bandwidth_bytes_per_s =
         hw->gemm_bandwidth_bytes_per_s > 0 ? hw->gemm_bandwidth_bytes_per_s : 0.0;

@@ -76,6 +76,10 @@ struct engine_profile {
      * through Triton's fused MoE kernel on a device of CUDA capability 9.x, at this fraction of
      * the bf16 GEMM rate (docs/physics.md#moe-kernels); 0 = like any fp8 GEMM */
     double moe_block_fp8_vs_bf16;
+    /* the routed experts' outputs are written per (token, expert) pair in 16 bits and summed
+     * over the pairs by a kernel of their own (SGLang's Triton fused MoE: intermediate_cache3,
+     * moe_sum_reduce), on a device of CUDA capability 9.x (docs/physics.md#moe-kernels) */
+    bool moe_sum_kernel;
     double kv_bucket; /* decode attention reads the cache padded to a multiple
                        * of this many tokens (static shapes); 0 = exact */
     /* its Metal backend's weight kernels (the `metal` section), applied on Apple devices;

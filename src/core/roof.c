@@ -24,6 +24,7 @@ static const char *const OP_NAMES[ROOF_OP_COUNT] = {
     [ROOF_OP_MLP_UP] = "mlp_up",
     [ROOF_OP_MLP_ACT] = "mlp_act",
     [ROOF_OP_MLP_DOWN] = "mlp_down",
+    [ROOF_OP_MOE_SUM] = "moe_sum", /* moe_sum_kernel: the experts' rows summed */
     [ROOF_OP_MLP_RESIDUAL] = "mlp_residual",
     [ROOF_OP_FINAL_NORM] = "final_norm",
     [ROOF_OP_LM_HEAD] = "lm_head",
@@ -1252,6 +1253,15 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
             expert.act_out_bytes = rows * h * a;
             expert.gemm_n = tiles ? h : 0;
             add_op(c, ROOF_OP_MLP_DOWN, &expert);
+            /* SGLang's Triton fused MoE writes the down GEMM's output per (token, expert) pair
+             * in the 16-bit activation type and sums each token's k + S rows in a kernel of its
+             * own (fused_experts_impl: intermediate_cache3, moe_sum_reduce): the rows read once,
+             * the tokens' sums written once (docs/physics.md#moe-kernels). Not the MXFP4 path
+             * (triton_kernels, its reduction above), not Metal, not one row a token. */
+            if (tu->moe_sum_kernel && !metal && !(wx == DT_FP4 || wx == DT_MXFP4) && rows > T) {
+                double eb = a > 2.0 ? a : 2.0;
+                add_vector(c, ROOF_OP_MOE_SUM, rows * h, 0, rows * h * eb, T * h * eb);
+            }
         }
     } else {
         double I = (double)m->intermediate_size;

@@ -189,6 +189,11 @@ struct roof_tuning {
      * (SGLang on Hopper): their GEMMs run at this fraction of the bf16 rate, the weights stay
      * fp8 (docs/physics.md#moe-kernels); 0 = not this path */
     double moe_block_fp8_vs_bf16;
+    /* the routed (and fused shared) experts' outputs are written per (token, expert) pair in
+     * 16 bits and summed over each token's pairs by a kernel of their own, a pass over
+     * T (k + S) x hidden elements (SGLang's Triton fused MoE on Hopper,
+     * docs/physics.md#moe-kernels); false = not charged */
+    bool moe_sum_kernel;
     /* static shapes: a decode step's attention runs over the KV cache padded to the next
      * multiple of this many tokens (optimum-habana's --bucket_size); 0 = the exact length */
     double kv_bucket_tokens;
@@ -237,6 +242,7 @@ enum roof_op {
     ROOF_OP_MLP_UP,
     ROOF_OP_MLP_ACT,
     ROOF_OP_MLP_DOWN,
+    ROOF_OP_MOE_SUM, /* the routed experts' outputs summed per token (moe_sum_kernel) */
     ROOF_OP_MLP_RESIDUAL,
     ROOF_OP_FINAL_NORM,
     ROOF_OP_LM_HEAD,

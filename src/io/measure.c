@@ -369,6 +369,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "custom_allreduce_latency",
                                           "triton_moe_kernels",
                                           "moe_block_fp8_vs_bf16",
+                                          "moe_sum_kernel",
                                           "sampler_kernels",
                                           "kv_bucket",
                                           "metal",
@@ -795,6 +796,7 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
             e->dequant_scale = ds;
     }
     ycheck_bool(y, root, "", "fp16_accumulate", &e->fp16_accumulate);
+    ycheck_bool(y, root, "", "moe_sum_kernel", &e->moe_sum_kernel);
     ycheck_bool(y, root, "", "dequant_buffer", &e->dequant_buffer);
     engine_count(y, root, "dequant_buffer_above", MAX_UBATCH, &e->dequant_buffer_above);
     engine_count(y, root, "ubatch", MAX_UBATCH, &e->ubatch_tokens);

@@ -1599,6 +1599,17 @@ TEST(calib_triton_moe_by_device)
     CHECK_NEAR(t.moe_block_fp8_vs_bf16, 0.61, 0);
     calib_tuning(b200, &dp, &eng, &t);
     CHECK(t.moe_block_fp8_vs_bf16 == 0);
+    /* the experts' sum kernel (moe_sum_kernel): Hopper only, like the Triton path it was read in */
+    CHECK(!t.moe_sum_kernel);
+    eng.moe_sum_kernel = true;
+    calib_tuning(h100, &dp, &eng, &t);
+    CHECK(t.moe_sum_kernel);
+    calib_tuning(gh, &dp, &eng, &t);
+    CHECK(t.moe_sum_kernel);
+    calib_tuning(b200, &dp, &eng, &t);
+    CHECK(!t.moe_sum_kernel);
+    calib_tuning(h100, &dp, NULL, &t);
+    CHECK(!t.moe_sum_kernel);
     hw_free(h100);
     hw_free(gh);
     hw_free(b200);

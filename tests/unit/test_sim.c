@@ -887,7 +887,8 @@ TEST(sim_cost_overlap_is_max_by_hand)
  * = 419 at tp 1, + 2 all-reduces a layer = 483 at tp 2, whatever the prompt; piecewise: the 3
  * attention launches a layer = 96. DeepSeek-V3 at tp 8 (61 layers, the first 3 dense: 58 MoE
  * routers), the 1-token pass after 1 cached token of sglang PR #12160: 13 x 61 + 58 + 3 + 2 x 61
- * = 976 (the count behind engine_profiles/sglang.yaml's eager_launch). */
+ * = 976; with SGLang's expert sum kernel 1034 (the count behind engine_profiles/sglang.yaml's
+ * eager_launch). */
 TEST(sim_eager_launches_by_hand)
 {
     struct sim_config c;
@@ -919,6 +920,17 @@ TEST(sim_eager_launches_by_hand)
         struct roof_seq one = {1, 1, 1, true}, k = {1, 1024, 0, true};
         CHECK_NEAR(sim_cost_launches(cost, SIM_PREFILL_GRAPH_NONE, &one, 1), 976, 1e-6);
         CHECK_NEAR(sim_cost_launches(cost, SIM_PREFILL_GRAPH_NONE, &k, 1), 976, 1e-6);
+    }
+    sim_cost_free(cost);
+    /* SGLang's Triton fused MoE sums each token's expert rows in a kernel of its own
+     * (moe_sum_kernel): one more a MoE layer, 976 + 58 = 1034 (the count behind
+     * engine_profiles/sglang.yaml's eager_launch: 82.64 ms / 1034 = 79.9 us) */
+    e.tuning.moe_sum_kernel = true;
+    cost = sim_cost_new(&e);
+    CHECK(cost != NULL);
+    if (cost) {
+        struct roof_seq one = {1, 1, 1, true};
+        CHECK_NEAR(sim_cost_launches(cost, SIM_PREFILL_GRAPH_NONE, &one, 1), 1034, 1e-6);
     }
     sim_cost_free(cost);
     mdl_free(m);
