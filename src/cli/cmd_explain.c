@@ -40,7 +40,7 @@ explain_fit(const struct hw_profile *hw, double params, enum dtype w, double wei
         snprintf(said, sizeof said,
                  "The memory is the %.1f GiB the device reports to software (its datasheet says "
                  "%s).\n",
-                 hw->memory_reported_bytes / 1073741824.0, Q(hw->memory_capacity_bytes, "B", 3));
+                 hw->memory_reported_bytes / UNIT_GIB, Q(hw->memory_capacity_bytes, "B", 3));
     if (total <= cap) {
         if (other_bytes > 0)
             printf("Memory: %s of weights + %s of %s = %s in %s: fits, %s free.\n",

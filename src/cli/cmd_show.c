@@ -20,7 +20,7 @@ show_gpu(const struct hw_profile *hw)
     if (hw->memory_reported_bytes > 0)
         printf(
             "  reported      %.1f GiB (%.4g GB) to software: fits, reserves and KV pools use it\n",
-            hw->memory_reported_bytes / 1073741824.0, hw->memory_reported_bytes / 1e9);
+            hw->memory_reported_bytes / UNIT_GIB, hw->memory_reported_bytes / 1e9);
     printf("  dense peaks and ridge points (peak / bandwidth):\n");
     for (int d = DT_ROOF_FIRST; d <= DT_ROOF_LAST; d++) {
         if (hw->peak_flops_per_s[d] <= 0)

@@ -8,6 +8,7 @@
 #include "io/profiles.h"
 #include "util/array.h"
 #include "util/strs.h"
+#include "util/units.h"
 
 #include <math.h>
 #include <string.h>
@@ -102,7 +103,7 @@ ex_kv_cache(const struct roof_config *cfg, const struct cli_args *a)
     if (cfg->hw->memory_reported_bytes > 0)
         printf("  (capacity: the %.2f GiB the %s reports to software, which engines size their "
                "memory from; its datasheet says %s)\n",
-               cfg->hw->memory_reported_bytes / 1073741824.0, cfg->hw->id,
+               cfg->hw->memory_reported_bytes / UNIT_GIB, cfg->hw->id,
                Q(cfg->hw->memory_capacity_bytes, "B", 3));
     printf("Step 5. Concurrent sequences\n");
     printf("  max = floor(pool / (KV per sequence + activations per sequence)) = floor(%s / (%s + "

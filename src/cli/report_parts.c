@@ -833,7 +833,7 @@ datasheet_rows(struct rep_table *t, const struct hw_profile *hw, enum dtype gemm
         const char *rs =
             source_of(hw->source_keys, hw->source_texts, hw->n_sources, "memory.reported");
         snprintf(q, sizeof q, "%s memory as the device reports it (used for fits)", rp_esc(hw->id));
-        snprintf(v, sizeof v, "%.1f GiB", hw->memory_reported_bytes / 1073741824.0);
+        snprintf(v, sizeof v, "%.1f GiB", hw->memory_reported_bytes / UNIT_GIB);
         const char *r3[] = {q, v, rp_esc(rs ? rs : hw_source(hw, "memory"))};
         rep_table_row(t, r3);
     }

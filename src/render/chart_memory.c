@@ -6,6 +6,7 @@
 #include "core/dtype.h"
 #include "core/hw.h"
 #include "util/array.h"
+#include "util/units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -122,7 +123,7 @@ chart_fill_memory(struct chart *c, const struct chart_request *req, struct err_l
             /* the figure drawn is what the device reports, not its datasheet's: say so */
             size_t k = strlen(num);
             snprintf(num + k, sizeof num - k, " = %.1f GiB reported",
-                     dev->memory_reported_bytes / 1073741824.0);
+                     dev->memory_reported_bytes / UNIT_GIB);
         }
         if (req->n_hws > 1 && nbl > 1)
             snprintf(text, sizeof text, "%s: %s", req->hws[i / nbl]->id, num);

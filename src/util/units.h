@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 
+/* bytes in a GiB (2^30): the unit devices report their memory in */
+#define UNIT_GIB 1073741824.0
+
 enum unit_kind {
     UNIT_BYTES,
     UNIT_BYTES_PER_S,

@@ -96,6 +96,30 @@ engine_shipped(const char *name)
     return e;
 }
 
+/* Makes `path`, a char array holding "/tmp/...XXXXXX", a new temporary file for the profiles a
+ * test writes (mkstemp); the test unlinks it. */
+static void
+engine_tmp(char *path)
+{
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* A profile text and the error it must be refused with. */
+struct refusal {
+    const char *text, *want;
+};
+
+/* Each of the `n` texts, written to `path`, is refused with its error (check_engine_refused). */
+static void
+check_engine_refusals(const char *path, const struct refusal *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        check_engine_refused(path, bad[i].text, bad[i].want);
+}
+
 TEST(rfile_regular_only_and_bounded)
 {
     char dir[] = "/tmp/roofline-rfile-XXXXXX";
@@ -145,9 +169,7 @@ TEST(units_overflow_after_prefix_is_refused)
 TEST(engine_profile_ranges)
 {
     char path[] = "/tmp/roofline-engine-XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    close(fd);
+    engine_tmp(path);
     const char *text = "name: x\nkernel_overhead: 2 s\nstep_overhead: 1e300 s\n"
                        "bytes_in_flight_per_unit: 2 GB\nubatch: 10000000\ntoken_overhead: -1 us\n"
                        "score_bytes: 0\npipeline_copies: 65\nfa_mask_bytes: 9\n"
@@ -180,9 +202,7 @@ TEST(engine_profile_ranges)
 TEST(engine_profile_metal_section)
 {
     char path[] = "/tmp/roofline-engine-XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    close(fd);
+    engine_tmp(path);
     /* a good section loads; ext_group lists the columns per weight read for 2, 3, ... */
     const char *good =
         "name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, ext_group: [2, 3, 4], "
@@ -203,9 +223,7 @@ TEST(engine_profile_metal_section)
     engine_profile_free(e);
     /* bad ones: a group above its columns, a list past mm_above, no mm_tile, an unknown key,
      * a number without a source */
-    static const struct {
-        const char *text, *want;
-    } BAD[] = {
+    static const struct refusal BAD[] = {
         {"name: x\nmetal: {mm_above: 8, mm_tile: 32, mm_tile_rows: 64, ext_group: [3]}\n"
          "sources: {metal.mm_above: a, metal.mm_tile: b, metal.mm_tile_rows: e, metal.ext_group: "
          "c}\n",
@@ -254,8 +272,7 @@ TEST(engine_profile_metal_section)
          "metal.mm_simdgroups: f, metal.core_simds: g}\n",
          "'metal.core_cycles' has no source"},
     };
-    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++)
-        check_engine_refused(path, BAD[i].text, BAD[i].want);
+    check_engine_refusals(path, BAD, sizeof BAD / sizeof BAD[0]);
     unlink(path);
 }
 
@@ -265,18 +282,14 @@ TEST(engine_profile_metal_section)
 TEST(engine_profile_custom_allreduce_latency)
 {
     char path[] = "/tmp/roofline_eng_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    close(fd);
+    engine_tmp(path);
     const char *good = "name: x\ncustom_allreduce_max: 8 MiB\ncustom_allreduce_latency: 2.92 us\n"
                        "sources: {custom_allreduce_max: a, custom_allreduce_latency: b}\n";
     struct engine_profile *e = engine_accepted(path, good);
     if (e)
         CHECK_NEAR(e->custom_allreduce_latency_s, 2.92e-6, 1e-15);
     engine_profile_free(e);
-    static const struct {
-        const char *text, *want;
-    } BAD[] = {
+    static const struct refusal BAD[] = {
         {"name: x\ncustom_allreduce_latency: 0 us\nsources: {custom_allreduce_latency: b}\n",
          ":2:27: error: 'custom_allreduce_latency' must be positive, got '0 us'"},
         {"name: x\ncustom_allreduce_latency: 2 ms\nsources: {custom_allreduce_latency: b}\n",
@@ -286,8 +299,7 @@ TEST(engine_profile_custom_allreduce_latency)
         {"name: x\ncustom_allreduce_latency: 3 us\nsources: {other: b}\n",
          ":2:27: error: 'custom_allreduce_latency' has no source"},
     };
-    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++)
-        check_engine_refused(path, BAD[i].text, BAD[i].want);
+    check_engine_refusals(path, BAD, sizeof BAD / sizeof BAD[0]);
     unlink(path);
     const char *shipped[] = {"vllm", "sglang"};
     for (size_t i = 0; i < 2; i++) {
@@ -303,12 +315,8 @@ TEST(engine_profile_custom_allreduce_latency)
 TEST(engine_profile_sampler_kernels)
 {
     char path[] = "/tmp/roofline_eng_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    close(fd);
-    static const struct {
-        const char *text, *want;
-    } BAD[] = {
+    engine_tmp(path);
+    static const struct refusal BAD[] = {
         {"name: x\nsampler_kernels: 0\nsources: {sampler_kernels: a}\n",
          ":2:18: error: 'sampler_kernels' must be at least 1, got 0"},
         {"name: x\nsampler_kernels: 65\nsources: {sampler_kernels: a}\n",
@@ -316,8 +324,7 @@ TEST(engine_profile_sampler_kernels)
         {"name: x\nsampler_kernels: 2.5\nsources: {sampler_kernels: a}\n",
          ":2:18: error: 'sampler_kernels' must be a whole number, got '2.5'"},
     };
-    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++)
-        check_engine_refused(path, BAD[i].text, BAD[i].want);
+    check_engine_refusals(path, BAD, sizeof BAD / sizeof BAD[0]);
     unlink(path);
     struct engine_profile *e = engine_shipped("vllm");
     if (e)
@@ -330,9 +337,7 @@ TEST(engine_profile_sampler_kernels)
 TEST(engine_profile_triton_moe_kernels)
 {
     char path[] = "/tmp/roofline_eng_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    close(fd);
+    engine_tmp(path);
     const char *good = "name: x\ntriton_moe_kernels: 17\nsources: {triton_moe_kernels: a}\n";
     struct engine_profile *e = engine_accepted(path, good);
     if (e)
@@ -353,9 +358,7 @@ TEST(engine_profile_triton_moe_kernels)
 TEST(engine_profile_moe_sum_kernel)
 {
     char path[] = "/tmp/roofline_eng_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    close(fd);
+    engine_tmp(path);
     struct engine_profile *e =
         engine_accepted(path, "name: x\nmoe_sum_kernel: true\nsources: {moe_sum_kernel: a}\n");
     if (e)
@@ -380,9 +383,7 @@ TEST(engine_profile_moe_sum_kernel)
 TEST(engine_profile_prefill_graph)
 {
     char path[] = "/tmp/roofline_eng_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    close(fd);
+    engine_tmp(path);
     const char *good = "name: x\nprefill_graph: none\neager_launch: 80 us\n"
                        "sources: {prefill_graph: a, eager_launch: b}\n";
     struct engine_profile *e = engine_accepted(path, good);
@@ -396,9 +397,7 @@ TEST(engine_profile_prefill_graph)
         CHECK_NEAR(s.eager_launch_s, 80e-6, 1e-15);
     }
     engine_profile_free(e);
-    static const struct {
-        const char *text, *want;
-    } BAD[] = {
+    static const struct refusal BAD[] = {
         {"name: x\nprefill_graph: piecewize\neager_launch: 80 us\n"
          "sources: {prefill_graph: a, eager_launch: b}\n",
          ":2:16: error: 'prefill_graph' is 'piecewize' (did you mean 'piecewise'?)"},
@@ -418,8 +417,7 @@ TEST(engine_profile_prefill_graph)
         {"name: x\nprefill_graph: none\neager_launch: 80 us\nsources: {prefill_graph: a}\n",
          "'eager_launch' has no source"},
     };
-    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++)
-        check_engine_refused(path, BAD[i].text, BAD[i].want);
+    check_engine_refusals(path, BAD, sizeof BAD / sizeof BAD[0]);
     unlink(path);
     e = engine_shipped("sglang");
     if (e) {
@@ -438,9 +436,7 @@ TEST(engine_profile_prefill_graph)
 TEST(engine_profile_tokenize)
 {
     char path[] = "/tmp/roofline_eng_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    close(fd);
+    engine_tmp(path);
     const char *good = "name: x\ntokenize_per_token: 1.93 us\ntokenize_serial: true\n"
                        "sources: {tokenize_per_token: a, tokenize_serial: b}\n";
     struct engine_profile *e = engine_accepted(path, good);
@@ -457,9 +453,7 @@ TEST(engine_profile_tokenize)
         CHECK(strstr(buf, "tokenize_per_token: 1.93 us\ntokenize_serial: true\n") != NULL);
     }
     engine_profile_free(e);
-    static const struct {
-        const char *text, *want;
-    } BAD[] = {
+    static const struct refusal BAD[] = {
         {"name: x\ntokenize_serial: true\nsources: {tokenize_serial: b}\n",
          ":2:18: error: 'tokenize_serial' needs 'tokenize_per_token'"},
         {"name: x\ntokenize_per_token: 2 ms\nsources: {tokenize_per_token: a}\n",
@@ -474,8 +468,7 @@ TEST(engine_profile_tokenize)
         {"name: x\ntokenize_per_token: 1 us\nsources: {prefill_graph: a}\n",
          "'tokenize_per_token' has no source"},
     };
-    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++)
-        check_engine_refused(path, BAD[i].text, BAD[i].want);
+    check_engine_refusals(path, BAD, sizeof BAD / sizeof BAD[0]);
     unlink(path);
     const char *const SERIAL[] = {"sglang", "tensorrt-llm", "vllm-v0"};
     for (size_t i = 0; i < sizeof SERIAL / sizeof SERIAL[0]; i++) {
