@@ -47,6 +47,7 @@ struct net_engine {
     pthread_mutex_t mu;
     pthread_cond_t work;
     bool stop;
+    bool hold; /* net_engine_hold: admit nothing until released */
     struct net_req *wait_head, *wait_tail;
     int n_waiting;
     struct net_req **run;
@@ -264,7 +265,7 @@ loop(void *arg)
         if (e->stop)
             break;
         /* admit in arrival order while the batch and the KV cache have room */
-        while (e->wait_head && e->n_run < e->max_batch &&
+        while (!e->hold && e->wait_head && e->n_run < e->max_batch &&
                e->kv_used + e->wait_head->kv_tokens <= e->max_kv_tokens) {
             struct net_req *r = e->wait_head;
             e->wait_head = r->next;
@@ -521,6 +522,15 @@ net_engine_stats(struct net_engine *e, struct net_stats *out)
     out->running = e->n_run;
     out->waiting = e->n_waiting;
     out->kv_tokens_used = e->kv_used;
+    pthread_mutex_unlock(&e->mu);
+}
+
+void
+net_engine_hold(struct net_engine *e, bool hold)
+{
+    pthread_mutex_lock(&e->mu);
+    e->hold = hold;
+    pthread_cond_broadcast(&e->work);
     pthread_mutex_unlock(&e->mu);
 }
 

@@ -32,6 +32,10 @@ struct net_req;
 int net_engine_new(const struct net_engine_config *c, struct net_engine **out, char *why,
                    size_t why_size);
 void net_engine_free(struct net_engine *e);
+/* Hold (true) or release (false) the admission of waiting requests; running ones go on. Requests
+ * queued while held start together at the release, in arrival order (a cohort that must share its
+ * first decode steps, as the tests' batching checks need whatever the host's load). */
+void net_engine_hold(struct net_engine *e, bool hold);
 /* Stop admitting and wake every waiter (shutdown); requests in flight end with an error. */
 void net_engine_stop(struct net_engine *e);
 
