@@ -25,6 +25,13 @@ expect_out ix-8k-sums "requests 40 prompt sum 294050 mean 7351.2500 output sum 3
 # = 2352062 / 296143 with 320 = 10 x 32 prompts (160 would give 8.0247).
 run ix-trt 0 -- python3 "$ix" 8192 1024 320
 expect_out ix-trt-sums "requests 320 prompt sum 2352062 mean 7350.1938 output sum 296143 mean 925.4469"
+# A third party's run of InferenceX's gpt-oss H200 recipe (GloriaXimingLu/inferencex-profiling at 72294ff,
+# nebius/results/gptoss_tp1_c64_*.log, vLLM's own printout of the run): 640 = 10 x 64 prompts, "Total input
+# tokens: 590227", "Total generated tokens: 589961" at 1k/1k and 4727544 / 589927 at 8k/1k.
+run ix-640 0 -- python3 "$ix" 1024 1024 640
+expect_out ix-640-sums "requests 640 prompt sum 590227 mean 922.2297 output sum 589961 mean 921.8141"
+run ix-640-8k 0 -- python3 "$ix" 8192 1024 640
+expect_out ix-640-8k-sums "requests 640 prompt sum 4727544 mean 7386.7875 output sum 589927 mean 921.7609"
 # --random-range-ratio 1: fixed lengths, no draw.
 run ix-fixed 0 -- python3 "$ix" 1024 1024 40 1
 expect_out ix-fixed-sums "prompt sum 40960 mean 1024.0000 output sum 40960 mean 1024.0000"
