@@ -317,7 +317,12 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
            "tokens",
            sim_policy_name(cfg->sched.policy), sim_admission_name(cfg->sched.admission),
            cfg->sched.max_batch, cfg->sched.max_tokens_per_step, cfg->sched.block_tokens);
-    if (r)
+    if (r && r->kv_block_groups > 1)
+        printf(
+            " of 1/%ld of the layers (%.0f per instance; sliding-window layers keep their window "
+            "only)",
+            r->kv_block_groups, r->kv_blocks);
+    else if (r)
         printf(" (%.0f per instance)", r->kv_blocks);
     printf(", preemption %s", cfg->sched.preempt == SIM_PREEMPT_SWAP ? "swap" : "recompute");
     if (sim_async(&cfg->sched))

@@ -41,6 +41,9 @@ struct engine_serving {
      * one tokenizer per instance takes the prompts one after another */
     double tokenize_per_token_s;
     bool tokenize_serial;
+    /* a sliding-window layer keeps KV blocks for its window only (vLLM's hybrid KV cache
+     * manager, docs/simulate.md#sliding-window-layers-in-the-kv-pool) */
+    bool kv_window_blocks;
 };
 
 /* Engine profile: what a serving engine adds to the kernels (engine_profiles/<name>.yaml). */

@@ -391,6 +391,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "eager_launch",
                                           "tokenize_per_token",
                                           "tokenize_serial",
+                                          "kv_window_blocks",
                                           "like",
                                           "notes",
                                           "sources",
@@ -429,6 +430,7 @@ load_serving(struct ycheck *y, const struct ynode *root, struct engine_serving *
     ycheck_bool(y, root, "", "compute_buffers", &sv->compute_buffers);
     ycheck_bool(y, root, "", "separate_prefill", &sv->separate_prefill);
     ycheck_bool(y, root, "", "async_scheduling", &sv->async_scheduling);
+    ycheck_bool(y, root, "", "kv_window_blocks", &sv->kv_window_blocks);
     if (ycheck_str(y, root, "", "prefill_graph", false, &s) &&
         pick(y, root, "prefill_graph", s, SIM_PREFILL_GRAPH_NAMES, SIM_PREFILL_GRAPH_COUNT) >= 0)
         snprintf(sv->prefill_graph, sizeof sv->prefill_graph, "%s", s);
@@ -443,7 +445,7 @@ engine_serving_key(const char *key)
         "reserve_fraction",   "reserve",          "kv_fraction",
         "compute_buffers",    "separate_prefill", "async_scheduling",
         "prefill_graph",      "eager_launch",     "max_prefill_tokens",
-        "tokenize_per_token", "tokenize_serial"};
+        "tokenize_per_token", "tokenize_serial",  "kv_window_blocks"};
     for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
         if (strcmp(key, K[i]) == 0)
             return true;
@@ -496,6 +498,8 @@ engine_serving_format(const struct engine_profile *e, char *buf, size_t n)
         PUT("tokenize_per_token: %.3g us\n", sv->tokenize_per_token_s * 1e6);
     if (sv->tokenize_serial)
         PUT("tokenize_serial: true\n");
+    if (sv->kv_window_blocks)
+        PUT("kv_window_blocks: true\n");
 #undef PUT
     return k;
 }

@@ -25,9 +25,9 @@ static const char *const TOP_KEYS[] = {"name",      "model",    "hardware", "dty
 static const char *const HW_KEYS[] = {"id", "count", "tp", "pp", "reserve"};
 static const char *const DTYPE_KEYS[] = {"weights", "act", "kv"};
 static const char *const SCHED_KEYS[] = {
-    "policy",      "max_batch",        "max_tokens_per_step", "block_size",
-    "kv_fraction", "preemption",       "swap_bandwidth",      "prefill_instances",
-    "admission",   "async_scheduling", "recv_interval",       "max_prefill_tokens"};
+    "policy",        "max_batch",          "max_tokens_per_step", "block_size", "kv_fraction",
+    "preemption",    "swap_bandwidth",     "prefill_instances",   "admission",  "async_scheduling",
+    "recv_interval", "max_prefill_tokens", "kv_window_blocks"};
 static const char *const ARR_KEYS[] = {"process", "rate_per_s", "cv",
                                        "users",   "think_time", "trace"};
 static const char *const LEN_KEYS[] = {"prompt", "output", "trace"};
@@ -504,6 +504,8 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
         sched->separate_prefill = true;
     if (sv->async_scheduling)
         sched->async_scheduling = true;
+    if (sv->kv_window_blocks)
+        sched->kv_window_blocks = true;
     for (int i = 0; i < SIM_PREFILL_GRAPH_COUNT; i++)
         if (strcmp(sv->prefill_graph, SIM_PREFILL_GRAPH_NAMES[i]) == 0) {
             sched->prefill_graph = (enum sim_prefill_graph)i;
@@ -587,6 +589,9 @@ load_scheduler(struct ctx *c, const struct ynode *root)
                          "'scheduler.async_scheduling' applies only to policies continuous and "
                          "chunked");
     }
+    bool kw;
+    if (ycheck_bool(c->y, sc, "scheduler", "kv_window_blocks", &kw))
+        s->sched.kv_window_blocks = kw;
     if (long_in(c->y, sc, "scheduler", "recv_interval", 1000000, &v))
         s->sched.recv_interval = v;
     if (ycheck_long(c->y, sc, "scheduler", "max_prefill_tokens", false, 1, &v))

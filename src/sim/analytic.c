@@ -681,6 +681,15 @@ sim_analytic_from(const struct sim_config *cfg, double b0, struct sim_analytic *
     double B = (double)cfg->sched.max_batch;
     double bt = (double)cfg->sched.block_tokens;
     double per_seq = ceil((m.P + m.O / 2.0) / bt);
+    struct sim_kv_shape kv;
+    sim_kv_shape_of(cfg, &kv);
+    if (kv.window_groups > 0) { /* blocks of one layer group; window groups hold their window */
+        double wmax = ceil((double)kv.window / bt) + 1.0;
+        per_seq = (double)kv.full_groups * per_seq +
+                  (double)kv.window_groups * (per_seq < wmax ? per_seq : wmax);
+    } else {
+        per_seq *= (double)kv.groups;
+    }
     double kv_slots = floor(blocks / per_seq);
     m.slots = kv_slots < B ? (kv_slots >= 1 ? kv_slots : 1) : B;
     m.b0 =

@@ -262,6 +262,86 @@ cost_step(struct sim_cost *c, struct roof_seq *seqs, int n, double *issue)
     return (double)c->pp * stage + (double)(c->pp - 1) * send;
 }
 
+static long
+gcd_long(long a, long b)
+{
+    while (b > 0) {
+        long t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+void
+sim_kv_shape_of(const struct sim_config *cfg, struct sim_kv_shape *k)
+{
+    const struct mdl_profile *m = cfg->engine.model;
+    k->block_tokens = cfg->sched.block_tokens > 0 ? cfg->sched.block_tokens : 16;
+    k->window = 0;
+    k->groups = k->full_groups = 1;
+    k->window_groups = 0;
+    if (!cfg->sched.kv_window_blocks || cfg->sched.admission == SIM_ADMIT_SGLANG || !m ||
+        m->sliding_window <= 0 || m->num_layers < 1)
+        return;
+    long sw = 0;
+    for (long l = 0; l < m->num_layers; l++)
+        sw += mdl_layer_window(m, l) > 0;
+    long full = m->num_layers - sw;
+    if (sw == 0)
+        return;
+    /* vLLM groups the layers of each kind in groups of one size (the hybrid KV cache manager
+     * design: gpt-oss's 18 + 18 layers are two groups of 18) */
+    long g = full > 0 ? gcd_long(sw, full) : sw;
+    k->window = m->sliding_window;
+    k->window_groups = sw / g;
+    k->full_groups = full / g;
+    k->groups = k->window_groups + k->full_groups;
+}
+
+static long
+ceil_div(long a, long b)
+{
+    return a > 0 ? (a + b - 1) / b : 0;
+}
+
+/* blocks of a window group before the one holding the first token still in the window */
+static long
+skipped_blocks(const struct sim_kv_shape *k, long computed)
+{
+    long skip = computed - k->window + 1;
+    return skip > 0 ? skip / k->block_tokens : 0;
+}
+
+long
+sim_kv_held(const struct sim_kv_shape *k, long computed, long tokens)
+{
+    long c = ceil_div(tokens, k->block_tokens);
+    if (k->window_groups == 0)
+        return k->groups * c;
+    long sb = skipped_blocks(k, computed);
+    return k->full_groups * c + k->window_groups * (c - (sb < c ? sb : c));
+}
+
+long
+sim_kv_peak(const struct sim_kv_shape *k, long prompt, long output)
+{
+    long first = k->groups * ceil_div(prompt, k->block_tokens);
+    if (k->window_groups == 0)
+        return k->groups * ceil_div(prompt + output, k->block_tokens);
+    long c = ceil_div(prompt + output, k->block_tokens);
+    long wmax = ceil_div(k->window, k->block_tokens) + 1;
+    long last = k->full_groups * c + k->window_groups * (c < wmax ? c : wmax);
+    return first > last ? first : last;
+}
+
+long
+sim_kv_room(const struct sim_kv_shape *k, long computed, long blocks)
+{
+    long sb = k->window_groups > 0 ? skipped_blocks(k, computed) : 0;
+    return k->block_tokens * ((blocks + k->window_groups * sb) / k->groups);
+}
+
 int
 sim_kv_pool(const struct sim_config *cfg, double *blocks, double *block_bytes, double *pool_bytes)
 {
@@ -270,10 +350,13 @@ sim_kv_pool(const struct sim_config *cfg, double *blocks, double *block_bytes, d
     if (roof_kv_plan(&cfg->engine, 1.0, (double)cfg->sched.block_tokens, &plan) != 0)
         return -1;
     double free_bytes = plan.capacity_bytes - plan.weights_bytes - plan.reserve_bytes;
-    *block_bytes = plan.bytes_per_block;
+    struct sim_kv_shape k;
+    sim_kv_shape_of(cfg, &k);
+    /* a block of one layer group (every layer without kv_window_blocks) */
+    *block_bytes = plan.bytes_per_block / (double)k.groups;
     if (!(free_bytes > 0) || !(plan.bytes_per_block > 0))
         return -1;
     *pool_bytes = cfg->sched.kv_fraction * free_bytes;
-    *blocks = floor(*pool_bytes / plan.bytes_per_block);
+    *blocks = floor(*pool_bytes / *block_bytes);
     return *blocks >= 1 ? 0 : -1;
 }

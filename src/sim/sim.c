@@ -303,8 +303,9 @@ struct sim {
     long arrivals, submitted;
     long block_tokens, max_context;
     double block_bytes, kv_token_bytes, link_bytes_per_s, link_latency_s;
-    long window_tokens; /* sliding window of the model (0 = none) */
-    bool async;         /* asynchronous scheduling applies (sched.async_scheduling, colocated) */
+    long window_tokens;     /* sliding window of the model (0 = none) */
+    struct sim_kv_shape kv; /* what a block holds (sched.kv_window_blocks: one layer group) */
+    bool async; /* asynchronous scheduling applies (sched.async_scheduling, colocated) */
     /* statistics */
     long *batch_hist;
     long batch_hist_n;
@@ -565,10 +566,11 @@ measured_arrival(struct sim *s)
     snapshot(s, &s->a1);
 }
 
+/* blocks of `tokens` computed in one step (a prompt's, in every layer group) */
 static long
 nblocks(const struct sim *s, long tokens)
 {
-    return (tokens + s->block_tokens - 1) / s->block_tokens;
+    return s->kv.groups * ((tokens + s->block_tokens - 1) / s->block_tokens);
 }
 
 /* sequences holding a seat of `in`: running, arriving by KV transfer, and (asynchronous
@@ -620,6 +622,25 @@ take_head(struct inst *in, long n)
 static bool
 grow(struct sim *s, struct inst *in, struct rt *r, long tokens)
 {
+    if (s->kv.window_groups > 0) {
+        /* vLLM's KVCacheManager.allocate_slots: the window groups' blocks that the computed
+         * tokens have left are freed first (remove_skipped_blocks), then the step's blocks
+         * taken */
+        long held = sim_kv_held(&s->kv, r->kv, tokens), need = held - r->blocks;
+        if (need < 0) {
+            in->free_blocks -= need;
+            in->given -= need;
+            r->blocks = held;
+            return true;
+        }
+        if (need == 0)
+            return true;
+        if (in->free_blocks < need)
+            return false;
+        take_head(in, need);
+        r->blocks += need;
+        return true;
+    }
     if (tokens <= r->blocks * s->block_tokens) /* the usual decode: no division */
         return true;
     long need = nblocks(s, tokens) - r->blocks;
@@ -646,7 +667,7 @@ promise_of(const struct sim *s, const struct inst *in, long id)
 {
     const struct sim_request *q = &s->req[id];
     return in->role == ROLE_PREFILL ? nblocks(s, q->prompt_tokens)
-                                    : nblocks(s, q->prompt_tokens + q->output_tokens);
+                                    : sim_kv_peak(&s->kv, q->prompt_tokens, q->output_tokens);
 }
 
 /* May `in` take request `id` from its queue in the step being planned (blocks for the chunk
@@ -776,7 +797,7 @@ plan_decodes(struct sim *s, struct inst *in, long *budget)
 static long
 fit_chunk(struct sim *s, struct inst *in, struct rt *r, long want)
 {
-    long room = (r->blocks + in->free_blocks) * s->block_tokens - r->kv;
+    long room = sim_kv_room(&s->kv, r->kv, r->blocks + in->free_blocks) - r->kv;
     long c = want < room ? want : room;
     if (c <= 0)
         return 0;
@@ -819,6 +840,8 @@ static long
 cached_hits(const struct sim *s, const struct inst *in, const struct rt *r)
 {
     if (s->cfg->sched.admission != SIM_ADMIT_VLLM || r->cached_n <= 0 || r->blocks > 0)
+        return 0;
+    if (s->kv.window_groups > 0) /* a window group's hits follow other rules: not modelled */
         return 0;
     long lo = r->cached_at > in->head ? r->cached_at : in->head;
     long h = r->cached_at + r->cached_n - lo, cap = (r->need - 1) / s->block_tokens;
@@ -1811,7 +1834,7 @@ check_request(const struct sim *s, long prompt, long output)
     if (s->max_context > 0 && prompt + output > s->max_context)
         return SIM_REJ_CONTEXT;
     for (int i = 0; i < s->n_inst; i++)
-        if (nblocks(s, prompt + output) > s->inst[i].total_blocks)
+        if (sim_kv_peak(&s->kv, prompt, output) > s->inst[i].total_blocks)
             return SIM_REJ_KV;
     if ((sc->policy == SIM_STATIC || sc->policy == SIM_CONTINUOUS) &&
         prompt > sc->max_tokens_per_step)
@@ -2175,7 +2198,10 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
     out->kv_pool_bytes = pool_bytes;
     s->block_tokens = sc->block_tokens;
     s->block_bytes = block_bytes;
-    s->kv_token_bytes = block_bytes / (double)sc->block_tokens;
+    sim_kv_shape_of(cfg, &s->kv);
+    out->kv_block_groups = s->kv.groups;
+    /* a token's KV in every layer (what a disaggregated transfer moves) */
+    s->kv_token_bytes = block_bytes * (double)s->kv.groups / (double)sc->block_tokens;
     s->link_bytes_per_s = hw_link_bytes_per_s_per_direction(cfg->engine.hw);
     s->link_latency_s = roof_link_latency_s(&cfg->engine);
     if (sc->policy == SIM_DISAGGREGATED && !(s->link_bytes_per_s > 0)) {

@@ -116,6 +116,11 @@ struct sim_sched {
      * prompts routed to it one after another in arrival order (SGLang's TokenizerManager) */
     double tokenize_per_token_s;
     bool tokenize_serial;
+    /* vLLM's hybrid KV cache manager (docs/simulate.md#sliding-window-layers-in-the-kv-pool): the
+     * layers of a sliding-window model form groups of equal size, a block holds block_tokens of
+     * one group, and a sliding-window group frees the blocks whose tokens have all left the
+     * window (vllm and greedy admission; sglang admission keeps one block for every layer) */
+    bool kv_window_blocks;
 };
 
 /* Service-level objectives: 0 = no bound. A request meets them when its TTFT, its mean time
@@ -289,6 +294,7 @@ struct sim_result {
     double littles_l, littles_lambda_w;
     /* the pool of one instance (disaggregated: of a decode instance) */
     double kv_blocks, kv_block_bytes, kv_pool_bytes;
+    long kv_block_groups; /* a block holds 1 / this of the layers (sched.kv_window_blocks) */
     double busy_fraction; /* engine busy time inside the window / (instances x window) */
 };
 
@@ -302,6 +308,26 @@ void sim_result_release(struct sim_result *r);
  * bytes per block), per device of the instance. Returns 0, or -1 when nothing is left. */
 int sim_kv_pool(const struct sim_config *cfg, double *blocks, double *block_bytes,
                 double *pool_bytes);
+
+/* The pool's block as the scheduler counts it. Without kv_window_blocks (or without a sliding
+ * window) one block holds block_tokens of every layer: groups = full_groups = 1. With it, vLLM's
+ * hybrid KV cache manager: the layers form groups of gcd(sliding, full) layers, a block holds
+ * block_tokens of one group, and a sliding-window group holds only the blocks from the one with
+ * the first token still in the window (SlidingWindowManager.get_num_skipped_tokens: computed -
+ * window + 1 tokens skipped). sim_kv_pool counts blocks of this size. */
+struct sim_kv_shape {
+    long block_tokens, window;
+    long groups, full_groups, window_groups;
+};
+void sim_kv_shape_of(const struct sim_config *cfg, struct sim_kv_shape *k);
+/* blocks a sequence holds while a step computes its tokens up to `tokens`, `computed` of them
+ * computed before the step (the blocks before the window were freed at the step's allocation) */
+long sim_kv_held(const struct sim_kv_shape *k, long computed, long tokens);
+/* the most blocks a request of `prompt` + `output` tokens holds at once, its prompt computed
+ * in one step */
+long sim_kv_peak(const struct sim_kv_shape *k, long prompt, long output);
+/* the most tokens a sequence with `computed` tokens may reach within `blocks` blocks */
+long sim_kv_room(const struct sim_kv_shape *k, long computed, long blocks);
 
 /* Time of one engine step over `n` groups of sequences on one instance: roof_step on each
  * device's shard (tp, pp), plus the tensor-parallel all-reduces and pipeline sends. `seqs` is

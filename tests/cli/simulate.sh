@@ -159,6 +159,28 @@ tail -n 1 "$T/out" | grep -q ',no$' && echo "ok sim-engine-vllm-sync-no" ||
 run sim-engine-trt-no-async 0 -- "$ROOFLINE" simulate --scenario "$T/trt.yaml"
 grep -q '^asynchronous scheduling  *no$' "$T/out" && echo "ok sim-engine-trt-no-async-table" ||
     echo "not ok sim-engine-trt-no-async-table"
+# vLLM's hybrid KV cache manager (docs/simulate.md#sliding-window-layers-in-the-kv-pool): a model
+# with sliding-window layers gets blocks of one layer group (twice as many for gpt-oss's 18 + 18
+# layers), named in the header; scheduler.kv_window_blocks: false keeps every token in every layer
+cat >"$T/swa.yaml" <<'EOS'
+model: gpt-oss-20b
+hardware: {id: h100-sxm}
+dtypes: {weights: mxfp4_moe_bf16}
+engine: vllm
+scheduler: {policy: chunked}
+arrivals: {process: closed, users: 4}
+lengths: {prompt: 2000, output: 50}
+run: {requests: 8}
+EOS
+run sim-kv-window 0 -- "$ROOFLINE" simulate --scenario "$T/swa.yaml" -o csv
+cp "$T/out" "$T/swa.csv"
+sed 's/^scheduler: {policy: chunked}$/scheduler: {policy: chunked, kv_window_blocks: false}/' "$T/swa.yaml" >"$T/swa-off.yaml"
+run sim-kv-window-off 0 -- "$ROOFLINE" simulate --scenario "$T/swa-off.yaml" -o csv
+awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) if ($i == "kv_blocks") k = i }
+         FNR == 2 { v[++n] = $k } END { exit !(n == 2 && (v[1] == 2 * v[2] || v[1] == 2 * v[2] + 1)) }' \
+    "$T/swa.csv" "$T/out" && echo "ok sim-kv-window-blocks-doubled" || echo "not ok sim-kv-window-blocks-doubled"
+run sim-kv-window-header 0 -- "$ROOFLINE" simulate --scenario "$T/swa.yaml"
+expect_out sim-kv-window-header-text "KV blocks of 16 tokens of 1/2 of the layers"
 # SGLang's receive interval (docs/simulate.md#receive-interval): named in the header; requests
 # that arrive while others run wait for the poll, so the mean TTFT grows
 sed 's/^scheduler:$/scheduler:\n  recv_interval: 30/' scenarios/chunked.yaml >"$T/recv.yaml"

@@ -1881,3 +1881,84 @@ TEST(sim_analytic_warm_start)
             }
     CHECK(warm >= 20); /* most starts are above 1 */
 }
+/* vLLM's hybrid KV cache manager (docs/simulate.md#sliding-window-layers-in-the-kv-pool), by
+ * hand for gpt-oss-120b: 36 layers, the even ones sliding (window 128), so two groups of 18 and a
+ * block holds 16 tokens of one group. A 1000-token prompt computed in one step takes
+ * ceil(1000 / 16) = 63 blocks in each group: 126. At its next step 1000 tokens are computed,
+ * 1000 - 128 + 1 = 873 skipped, 873 / 16 = 54 window blocks freed: 63 + 9 = 72 for 1001 tokens.
+ * The most at once for 1000 + 1000: max(126, 125 + 128 / 16 + 1) = 134. 72 blocks after 1000
+ * computed tokens reach (72 + 54) / 2 = 63 blocks a group, 1008 tokens. Mistral-7B (every layer
+ * sliding, window 4096): one group; at 10001 tokens 626 - (10000 - 4096 + 1) / 16 = 257 blocks. */
+TEST(sim_kv_window_blocks_by_hand)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CHUNKED);
+    c.sched.admission = SIM_ADMIT_VLLM;
+    c.engine.hw = test_hw("h200");
+    c.engine.model = test_model("gpt-oss-120b");
+    CHECK(dtype_parse("mxfp4_moe_bf16", &c.engine.weights) == 0);
+    struct sim_kv_shape k;
+    sim_kv_shape_of(&c, &k);
+    CHECK(k.groups == 1 && k.full_groups == 1 && k.window_groups == 0);
+    CHECK(sim_kv_held(&k, 1000, 1001) == 63);
+    double b_off, bb_off, pool_off, b_on, bb_on, pool_on;
+    CHECK(sim_kv_pool(&c, &b_off, &bb_off, &pool_off) == 0);
+
+    c.sched.kv_window_blocks = true;
+    sim_kv_shape_of(&c, &k);
+    CHECK(k.groups == 2 && k.full_groups == 1 && k.window_groups == 1 && k.window == 128);
+    CHECK(sim_kv_held(&k, 0, 1000) == 126);
+    CHECK(sim_kv_held(&k, 1000, 1001) == 72);
+    CHECK(sim_kv_peak(&k, 1000, 1000) == 134);
+    CHECK(sim_kv_room(&k, 1000, 72) == 1008);
+    CHECK(sim_kv_pool(&c, &b_on, &bb_on, &pool_on) == 0);
+    CHECK_NEAR(bb_on, bb_off / 2, 1e-9);
+    CHECK(b_on >= 2 * b_off && b_on <= 2 * b_off + 1);
+
+    c.sched.admission = SIM_ADMIT_SGLANG; /* SGLang's pools are its own: not this rule */
+    sim_kv_shape_of(&c, &k);
+    CHECK(k.groups == 1 && k.window_groups == 0);
+
+    c.sched.admission = SIM_ADMIT_VLLM;
+    c.engine.model = test_model("mistral-7b");
+    sim_kv_shape_of(&c, &k);
+    CHECK(k.groups == 1 && k.full_groups == 0 && k.window_groups == 1 && k.window == 4096);
+    CHECK(sim_kv_held(&k, 0, 10000) == 625);
+    CHECK(sim_kv_held(&k, 10000, 10001) == 257);
+}
+
+/* The pool at saturation: gpt-oss-120b on an H200, 8000-token prompts and 2000 outputs, 400
+ * users in a closed loop. Every layer keeping every token, a running sequence holds at least
+ * ceil(8001 / 16) = 501 blocks, so at most floor(blocks / 501) run at once. With the window groups
+ * freed, it holds at least 501 + 8 blocks of half the size: more fit, up to floor(blocks / 509);
+ * at the end of their lives 625 + 9 (floor(blocks / 634) of them), about twice as many as before
+ * at the same point (the one being admitted still takes 2 x 500). */
+TEST(sim_kv_window_blocks_batch)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CHUNKED);
+    c.sched.admission = SIM_ADMIT_VLLM;
+    c.engine.hw = test_hw("h200");
+    c.engine.model = test_model("gpt-oss-120b");
+    CHECK(dtype_parse("mxfp4_moe_bf16", &c.engine.weights) == 0);
+    c.sched.max_batch = 1024;
+    c.sched.max_tokens_per_step = 8192;
+    c.work.process = SIM_CLOSED;
+    c.work.users = 400;
+    c.work.prompt.value = 8000;
+    c.work.output.value = 2000;
+    c.work.requests = 800;
+    struct sim_result off, on;
+    CHECK(sim_run(&c, &off, NULL) == 0);
+    c.sched.kv_window_blocks = true;
+    CHECK(sim_run(&c, &on, NULL) == 0);
+    CHECK(off.kv_block_groups == 1 && on.kv_block_groups == 2);
+    double cap_off = floor(off.kv_blocks / 501), cap_on = floor(on.kv_blocks / 509);
+    CHECK(off.batch.max <= cap_off + 1e-9);
+    CHECK(on.batch.max <= cap_on + 1e-9);
+    CHECK(on.batch.max >= floor(on.kv_blocks / 634));
+    CHECK(on.batch.mean > 1.8 * off.batch.mean);
+    CHECK(on.completed == 800 && off.completed == 800);
+    sim_result_release(&off);
+    sim_result_release(&on);
+}
