@@ -353,8 +353,8 @@ TEST(engine_profile_triton_moe_kernels)
     engine_profile_free(e);
 }
 
-/* moe_sum_kernel: true or false; the shipped SGLang profile sums its experts' rows in a kernel
- * of its own (docs/physics.md#moe-kernels), vLLM's profile does not say */
+/* moe_sum_kernel: true or false; the shipped SGLang and vLLM profiles sum their experts' rows in
+ * a kernel of their own (docs/physics.md#moe-kernels), TensorRT-LLM's does not say */
 TEST(engine_profile_moe_sum_kernel)
 {
     char path[] = "/tmp/roofline_eng_XXXXXX";
@@ -373,7 +373,36 @@ TEST(engine_profile_moe_sum_kernel)
     engine_profile_free(e);
     e = engine_shipped("vllm");
     if (e)
+        CHECK(e->moe_sum_kernel);
+    engine_profile_free(e);
+    e = engine_shipped("tensorrt-llm");
+    if (e)
         CHECK(!e->moe_sum_kernel);
+    engine_profile_free(e);
+}
+
+/* kv_window_blocks (docs/simulate.md#sliding-window-layers-in-the-kv-pool): true or false; the
+ * shipped vLLM profile frees its sliding-window layers' blocks (the hybrid KV cache manager),
+ * SGLang's does not say */
+TEST(engine_profile_kv_window_blocks)
+{
+    char path[] = "/tmp/roofline_eng_XXXXXX";
+    engine_tmp(path);
+    struct engine_profile *e =
+        engine_accepted(path, "name: x\nkv_window_blocks: true\nsources: {kv_window_blocks: a}\n");
+    if (e)
+        CHECK(e->serving.kv_window_blocks);
+    engine_profile_free(e);
+    check_engine_refused(path, "name: x\nkv_window_blocks: 128\nsources: {kv_window_blocks: a}\n",
+                         ":2:19: error: 'kv_window_blocks' must be true or false");
+    unlink(path);
+    e = engine_shipped("vllm");
+    if (e)
+        CHECK(e->serving.kv_window_blocks);
+    engine_profile_free(e);
+    e = engine_shipped("sglang");
+    if (e)
+        CHECK(!e->serving.kv_window_blocks);
     engine_profile_free(e);
 }
 

@@ -1894,8 +1894,10 @@ TEST(sim_kv_window_blocks_by_hand)
     struct sim_config c;
     base_config(&c, SIM_CHUNKED);
     c.sched.admission = SIM_ADMIT_VLLM;
-    c.engine.hw = test_hw("h200");
-    c.engine.model = test_model("gpt-oss-120b");
+    struct hw_profile *h200 = test_hw("h200");
+    struct mdl_profile *oss = test_model("gpt-oss-120b"), *mistral = test_model("mistral-7b");
+    c.engine.hw = h200;
+    c.engine.model = oss;
     CHECK(dtype_parse("mxfp4_moe_bf16", &c.engine.weights) == 0);
     struct sim_kv_shape k;
     sim_kv_shape_of(&c, &k);
@@ -1920,11 +1922,14 @@ TEST(sim_kv_window_blocks_by_hand)
     CHECK(k.groups == 1 && k.window_groups == 0);
 
     c.sched.admission = SIM_ADMIT_VLLM;
-    c.engine.model = test_model("mistral-7b");
+    c.engine.model = mistral;
     sim_kv_shape_of(&c, &k);
     CHECK(k.groups == 1 && k.full_groups == 0 && k.window_groups == 1 && k.window == 4096);
     CHECK(sim_kv_held(&k, 0, 10000) == 625);
     CHECK(sim_kv_held(&k, 10000, 10001) == 257);
+    hw_free(h200);
+    mdl_free(oss);
+    mdl_free(mistral);
 }
 
 /* The pool at saturation: gpt-oss-120b on an H200, 8000-token prompts and 2000 outputs, 400
@@ -1938,8 +1943,10 @@ TEST(sim_kv_window_blocks_batch)
     struct sim_config c;
     base_config(&c, SIM_CHUNKED);
     c.sched.admission = SIM_ADMIT_VLLM;
-    c.engine.hw = test_hw("h200");
-    c.engine.model = test_model("gpt-oss-120b");
+    struct hw_profile *h200 = test_hw("h200");
+    struct mdl_profile *oss = test_model("gpt-oss-120b");
+    c.engine.hw = h200;
+    c.engine.model = oss;
     CHECK(dtype_parse("mxfp4_moe_bf16", &c.engine.weights) == 0);
     c.sched.max_batch = 1024;
     c.sched.max_tokens_per_step = 8192;
@@ -1961,4 +1968,6 @@ TEST(sim_kv_window_blocks_batch)
     CHECK(on.completed == 800 && off.completed == 800);
     sim_result_release(&off);
     sim_result_release(&on);
+    hw_free(h200);
+    mdl_free(oss);
 }
