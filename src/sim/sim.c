@@ -622,28 +622,23 @@ take_head(struct inst *in, long n)
 static bool
 grow(struct sim *s, struct inst *in, struct rt *r, long tokens)
 {
+    long need;
     if (s->kv.window_groups > 0) {
         /* vLLM's KVCacheManager.allocate_slots: the window groups' blocks that the computed
          * tokens have left are freed first (remove_skipped_blocks), then the step's blocks
          * taken */
-        long held = sim_kv_held(&s->kv, r->kv, tokens), need = held - r->blocks;
+        need = sim_kv_held(&s->kv, r->kv, tokens) - r->blocks;
         if (need < 0) {
             in->free_blocks -= need;
             in->given -= need;
-            r->blocks = held;
+            r->blocks += need;
             return true;
         }
-        if (need == 0)
+    } else {
+        if (tokens <= r->blocks * s->block_tokens) /* the usual decode: no division */
             return true;
-        if (in->free_blocks < need)
-            return false;
-        take_head(in, need);
-        r->blocks += need;
-        return true;
+        need = nblocks(s, tokens) - r->blocks;
     }
-    if (tokens <= r->blocks * s->block_tokens) /* the usual decode: no division */
-        return true;
-    long need = nblocks(s, tokens) - r->blocks;
     if (need <= 0)
         return true;
     if (in->free_blocks < need)

@@ -11,6 +11,7 @@
 #include "util/strset.h"
 #include "util/units.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,57 +354,47 @@ TEST(engine_profile_triton_moe_kernels)
     engine_profile_free(e);
 }
 
-/* moe_sum_kernel: true or false; the shipped SGLang and vLLM profiles sum their experts' rows in
- * a kernel of their own (docs/physics.md#moe-kernels), TensorRT-LLM's does not say */
-TEST(engine_profile_moe_sum_kernel)
+/* A boolean engine-profile key (the field at byte `off` of struct engine_profile): true is taken,
+ * a number is refused at its position, the shipped profiles `yes` set it and `no` does not. */
+static void
+check_engine_bool(const char *key, size_t off, const char *const *yes, int n_yes, const char *no)
 {
-    char path[] = "/tmp/roofline_eng_XXXXXX";
+    char path[] = "/tmp/roofline_eng_XXXXXX", text[160], want[96];
     engine_tmp(path);
-    struct engine_profile *e =
-        engine_accepted(path, "name: x\nmoe_sum_kernel: true\nsources: {moe_sum_kernel: a}\n");
+    snprintf(text, sizeof text, "name: x\n%s: true\nsources: {%s: a}\n", key, key);
+    struct engine_profile *e = engine_accepted(path, text);
     if (e)
-        CHECK(e->moe_sum_kernel);
+        CHECK(*(const bool *)((const char *)e + off));
     engine_profile_free(e);
-    check_engine_refused(path, "name: x\nmoe_sum_kernel: 2\nsources: {moe_sum_kernel: a}\n",
-                         ":2:17: error: 'moe_sum_kernel' must be true or false");
+    snprintf(text, sizeof text, "name: x\n%s: 2\nsources: {%s: a}\n", key, key);
+    snprintf(want, sizeof want, ":2:%zu: error: '%s' must be true or false", strlen(key) + 3, key);
+    check_engine_refused(path, text, want);
     unlink(path);
-    e = engine_shipped("sglang");
-    if (e)
-        CHECK(e->moe_sum_kernel);
-    engine_profile_free(e);
-    e = engine_shipped("vllm");
-    if (e)
-        CHECK(e->moe_sum_kernel);
-    engine_profile_free(e);
-    e = engine_shipped("tensorrt-llm");
-    if (e)
-        CHECK(!e->moe_sum_kernel);
-    engine_profile_free(e);
+    for (int i = 0; i <= n_yes; i++) {
+        e = engine_shipped(i < n_yes ? yes[i] : no);
+        if (e)
+            CHECK(*(const bool *)((const char *)e + off) == (i < n_yes));
+        engine_profile_free(e);
+    }
 }
 
-/* kv_window_blocks (docs/simulate.md#sliding-window-layers-in-the-kv-pool): true or false; the
- * shipped vLLM profile frees its sliding-window layers' blocks (the hybrid KV cache manager),
- * SGLang's does not say */
+/* moe_sum_kernel: the shipped SGLang and vLLM profiles sum their experts' rows in a kernel of
+ * their own (docs/physics.md#moe-kernels), TensorRT-LLM's does not say */
+TEST(engine_profile_moe_sum_kernel)
+{
+    const char *const yes[] = {"sglang", "vllm"};
+    check_engine_bool("moe_sum_kernel", offsetof(struct engine_profile, moe_sum_kernel), yes, 2,
+                      "tensorrt-llm");
+}
+
+/* kv_window_blocks (docs/simulate.md#sliding-window-layers-in-the-kv-pool): the shipped vLLM
+ * profile frees its sliding-window layers' blocks (the hybrid KV cache manager), SGLang's does
+ * not say */
 TEST(engine_profile_kv_window_blocks)
 {
-    char path[] = "/tmp/roofline_eng_XXXXXX";
-    engine_tmp(path);
-    struct engine_profile *e =
-        engine_accepted(path, "name: x\nkv_window_blocks: true\nsources: {kv_window_blocks: a}\n");
-    if (e)
-        CHECK(e->serving.kv_window_blocks);
-    engine_profile_free(e);
-    check_engine_refused(path, "name: x\nkv_window_blocks: 128\nsources: {kv_window_blocks: a}\n",
-                         ":2:19: error: 'kv_window_blocks' must be true or false");
-    unlink(path);
-    e = engine_shipped("vllm");
-    if (e)
-        CHECK(e->serving.kv_window_blocks);
-    engine_profile_free(e);
-    e = engine_shipped("sglang");
-    if (e)
-        CHECK(!e->serving.kv_window_blocks);
-    engine_profile_free(e);
+    const char *const yes[] = {"vllm"};
+    check_engine_bool("kv_window_blocks", offsetof(struct engine_profile, serving.kv_window_blocks),
+                      yes, 1, "sglang");
 }
 
 /* prefill_graph and eager_launch (docs/simulate.md#eager-prefill): a known mode, an eager mode
