@@ -677,19 +677,14 @@ sim_analytic_from(const struct sim_config *cfg, double b0, struct sim_analytic *
     if (m.past < m.P)
         m.past = m.P;
     /* slots: the max batch, or the mean sequences the KV pool holds (each at about
-     * P + O / 2 tokens over its life), whichever is smaller */
+     * P + O / 2 tokens over its life, its window groups' old blocks freed), whichever is
+     * smaller */
     double B = (double)cfg->sched.max_batch;
     double bt = (double)cfg->sched.block_tokens;
-    double per_seq = ceil((m.P + m.O / 2.0) / bt);
     struct sim_kv_shape kv;
     sim_kv_shape_of(cfg, &kv);
-    if (kv.window_groups > 0) { /* blocks of one layer group; window groups hold their window */
-        double wmax = ceil((double)kv.window / bt) + 1.0;
-        per_seq = (double)kv.full_groups * per_seq +
-                  (double)kv.window_groups * (per_seq < wmax ? per_seq : wmax);
-    } else {
-        per_seq *= (double)kv.groups;
-    }
+    long mid = (long)ceil(m.P + m.O / 2.0);
+    double per_seq = (double)sim_kv_held(&kv, mid - 1, mid);
     double kv_slots = floor(blocks / per_seq);
     m.slots = kv_slots < B ? (kv_slots >= 1 ? kv_slots : 1) : B;
     m.b0 =
@@ -706,7 +701,8 @@ sim_analytic_from(const struct sim_config *cfg, double b0, struct sim_analytic *
     bool mixed = cfg->sched.policy == SIM_CHUNKED ||
                  (cfg->sched.policy == SIM_CONTINUOUS && cfg->sched.admission == SIM_ADMIT_VLLM &&
                   cfg->sched.max_batch > 1);
-    double kv_token_bytes = block_bytes / bt;
+    /* a token's KV in every layer (the pool's block may hold one layer group) */
+    double kv_token_bytes = block_bytes * (double)kv.groups / bt;
     if (cfg->work.process == SIM_CLOSED) {
         /* N users cycling through think + response: rate = N / (think + E2E(rate)) */
         double r = (double)cfg->work.users / (cfg->work.think_time_s + 1e-3);

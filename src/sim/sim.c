@@ -570,7 +570,7 @@ measured_arrival(struct sim *s)
 static long
 nblocks(const struct sim *s, long tokens)
 {
-    return s->kv.groups * ((tokens + s->block_tokens - 1) / s->block_tokens);
+    return sim_kv_held(&s->kv, 0, tokens);
 }
 
 /* sequences holding a seat of `in`: running, arriving by KV transfer, and (asynchronous

@@ -1971,3 +1971,30 @@ TEST(sim_kv_window_blocks_batch)
     hw_free(h200);
     mdl_free(oss);
 }
+
+/* The analytic estimate under window groups: a disaggregated KV transfer still moves a token's KV
+ * in every layer (the pool's block holding one group must not halve it), and the sequences the
+ * pool holds count the window groups at their window, as the simulator does. */
+TEST(sim_kv_window_blocks_analytic)
+{
+    struct sim_config c;
+    base_config(&c, SIM_DISAGGREGATED);
+    struct hw_profile *h200 = test_hw("h200");
+    struct mdl_profile *oss = test_model("gpt-oss-120b");
+    c.engine.hw = h200;
+    c.engine.model = oss;
+    CHECK(dtype_parse("mxfp4_moe_bf16", &c.engine.weights) == 0);
+    c.instances = 2;
+    c.sched.prefill_instances = 1;
+    c.sched.admission = SIM_ADMIT_VLLM;
+    c.work.prompt.value = 8000;
+    c.work.output.value = 2000;
+    struct sim_analytic off, on;
+    CHECK(sim_analytic(&c, &off) == 0);
+    c.sched.kv_window_blocks = true;
+    CHECK(sim_analytic(&c, &on) == 0);
+    CHECK(off.transfer_s > 0);
+    CHECK_NEAR(on.transfer_s, off.transfer_s, 1e-12);
+    hw_free(h200);
+    mdl_free(oss);
+}
