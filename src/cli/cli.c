@@ -675,6 +675,17 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
             engine_profile_free(ep);
         }
     }
+    /* vLLM's Marlin MoE for MXFP4 experts (VLLM_MXFP4_USE_MARLIN=1): its rate is the engine
+     * profile's, on Hopper (docs/physics.md#moe-kernels) */
+    const char *mk = cli_get(a, "moe-kernel");
+    if (mk) {
+        if (strcmp(mk, "marlin") == 0) {
+            cfg->tuning.mxfp4_marlin = true;
+        } else if (strcmp(mk, "auto") != 0) {
+            fprintf(stderr, "error: --moe-kernel: expected 'auto' or 'marlin', got '%s'\n", mk);
+            return CLI_USAGE;
+        }
+    }
     const char *problem = cfg->model ? roof_config_problem(cfg) : NULL;
     if (problem) {
         fprintf(stderr, "error: %s (--tp %ld, --pp %ld, %s on %s)\n", problem, tp, pp,

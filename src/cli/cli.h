@@ -123,8 +123,8 @@ size_t cli_print_errs(struct err_list *errs);
 struct hw_profile *cli_load_hw(const char *arg);
 struct mdl_profile *cli_load_model(const char *arg);
 /* Shared engine options (--phase --batch --prompt --context --weights --act --kv --flash --tp
- * --pp --gpus --reserve --engine; see CLI_ENGINE_OPTS) into cfg (already initialised with
- * roof_config_init). Returns 0, CLI_USAGE after a bad value or CLI_FAIL when the engine's data
+ * --pp --gpus --reserve --engine --moe-kernel; see CLI_ENGINE_OPTS) into cfg (already initialised
+ * with roof_config_init). Returns 0, CLI_USAGE after a bad value or CLI_FAIL when the engine's data
  * files do not load, after printing. */
 int cli_engine_opts(const struct cli_args *a, struct roof_config *cfg);
 /* The engine whose calibrated kernel model gives every command's times when --engine is not
@@ -150,7 +150,10 @@ void cli_engine_line(FILE *f, const char *engine, bool named);
         OPT_VALUE("gpus", "N", "devices in total (replicas = N / (tp x pp))"),                     \
         OPT_VALUE("reserve", "SIZE|PCT", "memory held back from the KV cache (8 GB, 10%)"),        \
         OPT_VALUE("engine", "E",                                                                   \
-                  "engine: kernel (default), vllm, llama.cpp, ..., datasheet (the bound)")
+                  "engine: kernel (default), vllm, llama.cpp, ..., datasheet (the bound)"),        \
+        OPT_VALUE(                                                                                 \
+            "moe-kernel", "auto|marlin",                                                           \
+            "MXFP4 experts: the engine's kernel, or vLLM's Marlin (VLLM_MXFP4_USE_MARLIN=1)")
 /* calibrate and validate --measurements */
 #define CLI_OPT_MEASUREMENTS                                                                       \
     OPT_VALUE("measurements", "FILE", "published measurements (docs/calibration.md)")

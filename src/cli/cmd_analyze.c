@@ -250,10 +250,13 @@ print_short(const struct roof_config *base, const struct short_phase *ph, const 
     char par[64] = "";
     if (tp > 1 || pp > 1)
         snprintf(par, sizeof par, " (TP %d, PP %d)", tp, pp);
+    bool marlin = c->model->n_experts > 0 &&
+                  roof_moe_marlin(c, dtype_part_format(c->weights, DT_PART_EXPERTS));
     printf("%s on %s%s: batch %.0f, prompt %.0f, context %.0f, weights %s, activations %s, KV "
-           "%s%s%s\n",
+           "%s%s%s%s\n",
            c->model->id, c->hw->id, par, c->batch, c->prompt, c->context, dtype_name(c->weights),
-           dtype_name(c->act), dtype_name(c->kv), engine ? ", engine " : "", engine ? engine : "");
+           dtype_name(c->act), dtype_name(c->kv), engine ? ", engine " : "", engine ? engine : "",
+           marlin ? ", experts through Marlin" : "");
     cli_engine_line(stdout, engine, engine_named);
     printf("\n");
     char a[48], b[48], band[96];
@@ -431,10 +434,14 @@ run(int argc, char **argv)
         if (fmt == OUT_TABLE) {
             char title[512];
             snprintf(title, sizeof title,
-                     "%s of %s on %s: batch %.0f, %s %.0f, weights %s, activations %s, KV %s", ph,
+                     "%s of %s on %s: batch %.0f, %s %.0f, weights %s, activations %s, KV %s%s", ph,
                      m->id, hw->id, cfg.batch, cfg.phase == ROOF_PREFILL ? "prompt" : "context",
                      cfg.phase == ROOF_PREFILL ? cfg.prompt : cfg.context, dtype_name(cfg.weights),
-                     dtype_name(cfg.act), dtype_name(cfg.kv));
+                     dtype_name(cfg.act), dtype_name(cfg.kv),
+                     m->n_experts > 0 &&
+                             roof_moe_marlin(&cfg, dtype_part_format(cfg.weights, DT_PART_EXPERTS))
+                         ? ", experts through Marlin"
+                         : "");
             if (p != first)
                 printf("\n");
             else

@@ -182,6 +182,7 @@ expected_time(const struct roof_config *cfg, const char *engine, struct roof_res
     double band[4][2] = {{0}};
     if (caldata_tuning(cfg->hw, engine, NULL, &e.tuning, band) != 0)
         return -1;
+    e.tuning.mxfp4_marlin = cfg->tuning.mxfp4_marlin; /* --moe-kernel, not the profile's */
     if (roof_evaluate(&e, out) != 0 || !(out->time_s > 0) || !isfinite(out->time_s)) {
         fprintf(stderr, "error: the %s kernel model cannot evaluate this configuration\n", engine);
         return -1;
@@ -291,6 +292,35 @@ explain_metal(const struct roof_result *r, bool pre)
                roof_moe_kernel_name(me.kernel), me.distinct, E, me.tile, me.paid_columns, T * k);
 }
 
+/* vLLM's Marlin MoE (docs/physics.md#moe-kernels): one line where the engine runs it. */
+static void
+explain_marlin(const struct roof_result *r)
+{
+    const struct roof_config *cfg = &r->cfg;
+    const struct mdl_profile *m = cfg->model;
+    enum dtype we = dtype_part_format(cfg->weights, DT_PART_EXPERTS);
+    if (!(m->n_experts > 0) || !roof_moe_marlin(cfg, we))
+        return;
+    const struct roof_op_result *g = &r->ops[ROOF_OP_MLP_GATE];
+    printf("  Its routed experts run vLLM's Marlin MoE: issue-bound at %.2f x the %s peak (%s), "
+           "and not hidden behind their bytes, so each expert GEMM takes bytes / bandwidth + "
+           "FLOPs / that rate (here %s of the pass)",
+           cfg->tuning.marlin_moe_vs_peak, dtype_name(g->roof_dtype),
+           Q(g->peak_flops_per_s, "FLOP/s", 3),
+           Q(g->time_s + r->ops[ROOF_OP_MLP_UP].time_s + r->ops[ROOF_OP_MLP_DOWN].time_s, "s", 3));
+    if (we == DT_MXFP4) {
+        double h = (double)m->hidden_size,
+               I = (double)(m->moe_intermediate_size > 0 ? m->moe_intermediate_size
+                                                         : m->intermediate_size) /
+                   (cfg->tp > 1 ? cfg->tp : 1);
+        double hp, Ip;
+        roof_marlin_dims(we, h, ceil(I), &hp, &Ip);
+        printf("; its MXFP4 experts are stored padded, %.0f x %.0f for %.0f x %.0f", hp, Ip, h,
+               ceil(I));
+    }
+    printf(" (docs/physics.md#moe-kernels).\n");
+}
+
 /* What the engine is expected to reach, beside the bound the worked steps derived. */
 static void
 explain_expected(const struct roof_result *bound, const char *engine, bool engine_named,
@@ -307,6 +337,7 @@ explain_expected(const struct roof_result *bound, const char *engine, bool engin
            "overheads and reaches a fraction of the peaks (--engine NAME for another engine, "
            "--engine datasheet for the bound alone).\n");
     explain_metal(r, pre);
+    explain_marlin(r);
 }
 
 /* The worked steps of prefill/decode on the bound `cfg` (the datasheet roofline); `ecfg` (NULL:
@@ -659,6 +690,7 @@ run_text(const struct cli_args *ap)
         /* the bound of the engine's kernels: its attention (llama.cpp's unfused) stays */
         cfg.flash_attention = roof_flash_attention(&cfg);
         cfg.tuning = bound.tuning;
+        cfg.tuning.mxfp4_marlin = ecfg.tuning.mxfp4_marlin;
         struct roof_result rb, re = {0};
         double band[2] = {0, 0};
         if (roof_evaluate(&cfg, &rb) != 0) {

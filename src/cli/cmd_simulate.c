@@ -309,10 +309,16 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
 {
     const struct sim_workload *w = &cfg->work;
     printf("simulate: %s (seed %lu)\n", sc->name ? sc->name : sc->path, cfg->seed);
-    printf("  %s on %d x %s (tp %d, pp %d: %d instance%s), weights %s, KV %s, engine %s\n",
+    enum dtype we = dtype_part_format(sc->weights, DT_PART_EXPERTS);
+    bool marlin = sc->model->n_experts > 0 && roof_moe_marlin(&cfg->engine, we);
+    printf("  %s on %d x %s (tp %d, pp %d: %d instance%s), weights %s, KV %s, engine %s%s\n",
            sc->model->id, sc->count, sc->hw->id, sc->tp, sc->pp, cfg->instances,
            cfg->instances == 1 ? "" : "s", dtype_name(sc->weights), dtype_name(sc->kv),
-           sc->engine ? sc->engine : "kernel");
+           sc->engine ? sc->engine : "kernel",
+           marlin ? ", experts through Marlin (its issue-bound rate on Hopper)" : "");
+    if (sc->mxfp4_marlin && !marlin)
+        printf("  kernels.moe marlin: no effect here (Marlin's rate is the engine's on Hopper, "
+               "for MXFP4 or int4 experts on 16-bit activations)\n");
     printf("  scheduler %s, admission %s: max batch %ld, %ld tokens per step, KV blocks of %ld "
            "tokens",
            sim_policy_name(cfg->sched.policy), sim_admission_name(cfg->sched.admission),
@@ -610,6 +616,7 @@ cli_scenario_load(const char *path, long seed, struct sim_config *cfg)
         scenario_free(sc);
         return NULL;
     }
+    cfg->engine.tuning.mxfp4_marlin = sc->mxfp4_marlin;
     return sc;
 }
 

@@ -113,6 +113,9 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->moe_block_fp8_vs_bf16 = eng && hopper ? eng->moe_block_fp8_vs_bf16 : 0.0;
     /* the experts' sum kernel: read in SGLang's Triton path, timed on an H200 */
     out->moe_sum_kernel = eng && hopper && eng->moe_sum_kernel;
+    /* vLLM's Marlin MoE: its rate measured on Hopper (FlagGems PR #4350, sglang PR #38884) */
+    out->marlin_moe_vs_peak = eng && hopper ? eng->marlin_moe_vs_peak : 0.0;
+    out->marlin_moe_kernels = eng && hopper ? eng->marlin_moe_kernels : 0.0;
     out->gemm_floor_s = hw->gemm_floor_s > 0 ? hw->gemm_floor_s : 0.0;
     out->gemm_bandwidth_bytes_per_s =
         hw->gemm_bandwidth_bytes_per_s > 0 ? hw->gemm_bandwidth_bytes_per_s : 0.0;

@@ -83,6 +83,11 @@ struct engine_profile {
      * over the pairs by a kernel of their own (SGLang's Triton fused MoE: intermediate_cache3,
      * moe_sum_reduce), on a device of CUDA capability 9.x (docs/physics.md#moe-kernels) */
     bool moe_sum_kernel;
+    /* vLLM's Marlin MoE (fused_marlin_moe) on a device of CUDA capability 9.x: its arithmetic
+     * rate as a fraction of the bf16 datasheet peak, and its launches a MoE layer (router GEMM
+     * not included); int4 experts take it, MXFP4 ones when asked (docs/physics.md#moe-kernels);
+     * 0 = not modelled */
+    double marlin_moe_vs_peak, marlin_moe_kernels;
     double kv_bucket; /* decode attention reads the cache padded to a multiple
                        * of this many tokens (static shapes); 0 = exact */
     /* its Metal backend's weight kernels (the `metal` section), applied on Apple devices;

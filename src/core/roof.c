@@ -227,6 +227,11 @@ struct op_cost {
                             * and the memory latency; 0 = one */
     double rate;           /* the kernel's fraction of the format's GEMM rate (Triton's
                             * block-scaled fp8 MoE against bf16); 0 = the whole rate */
+    double peak_fraction;  /* the kernel's own rate as a fraction of the format's datasheet
+                            * peak, in place of the tuned one (Marlin's issue-bound MoE);
+                            * 0 = the tuned peak */
+    bool serial;           /* its arithmetic does not hide its memory traffic: the time is
+                            * their sum, not the larger (Marlin's MoE) */
 };
 
 double
@@ -265,7 +270,9 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
     else
         peak = compute == DT_FP32 && !matmul ? (acc_peak(c, compute, &used), vec_peak)
                                              : acc_peak(c, compute, &used);
-    if (k->rate > 0)
+    if (k->peak_fraction > 0)
+        peak = hw_peak(c->cfg->hw, compute, &used) * k->peak_fraction;
+    else if (k->rate > 0)
         peak *= k->rate;
     double bw = c->bw;
     double bytes = w + ain + aout + kvr + kvw;
@@ -291,7 +298,7 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
     double tm = bw > 0 ? bytes / bw : INFINITY;
     if (bytes > 0)
         tm += launches * tu->memory_latency_s;
-    double t = tc > tm ? tc : tm;
+    double t = k->serial ? tc + tm : tc > tm ? tc : tm;
     if (weight_gemm)
         t = roof_weight_gemm_time(tu, t);
     t += launches * tu->kernel_overhead_s;
@@ -923,6 +930,26 @@ roof_triton_moe_extra(double launches)
     return launches > 4.0 ? launches - 4.0 : 0.0;
 }
 
+bool
+roof_moe_marlin(const struct roof_config *cfg, enum dtype we)
+{
+    const struct roof_tuning *tu = &cfg->tuning;
+    bool a16 = cfg->act == DT_FP16 || cfg->act == DT_BF16;
+    return tu->marlin_moe_vs_peak > 0 && a16 &&
+           (we == DT_INT4 || (we == DT_MXFP4 && tu->mxfp4_marlin));
+}
+
+void
+roof_marlin_dims(enum dtype we, double h, double I, double *hp, double *Ip)
+{
+    /* vLLM Mxfp4MoEMethod.create_weights, Marlin backend: "The moe marlin kernel requires that
+     * for each linear n % 256 == 0 and k % 128 == 0", so round_up(intermediate, 128) and
+     * round_up(hidden, 256) */
+    bool mx = we == DT_MXFP4;
+    *hp = mx ? ceil(h / 256.0) * 256.0 : h;
+    *Ip = mx ? ceil(I / 128.0) * 128.0 : I;
+}
+
 /* With the kernel model on, decode attention is one fused kernel whose memory side follows the
  * CTA-wave model; its time replaces the streaming estimate of the score and PV operators. */
 static void
@@ -1181,7 +1208,11 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
          * k outputs are launches of their own; their traffic is the T x E logits and the k rows
          * of each token read and summed. Charged on the router. */
         enum dtype wx = wfmt(cfg, DT_PART_EXPERTS);
-        double tx = (wx == DT_FP4 || wx == DT_MXFP4) && !metal
+        /* vLLM's Marlin MoE instead (int4, or MXFP4 when asked): its own chain of launches
+         * (alignment, workspace, the fused gate-up GEMM, activation, down GEMM, the top-k sum) */
+        bool marlin = !metal && roof_moe_marlin(cfg, wx);
+        double tx = marlin ? roof_triton_moe_extra(tu->marlin_moe_kernels)
+                    : (wx == DT_FP4 || wx == DT_MXFP4) && !metal
                         ? roof_triton_moe_extra(tu->triton_moe_kernels)
                         : 0.0;
         if (tx > 0)
@@ -1213,13 +1244,19 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
             struct roof_metal_choice sc = {ROOF_METAL_NONE, T, 0, T, 1.0, 1.0};
             if (metal && S > 0)
                 roof_metal_choose(&tu->metal, ws, T, &sc);
-            double wroute = h * I, wshared = S * h * I;
+            /* Marlin's MXFP4 experts are stored padded (roof_marlin_dims) */
+            double hp = h, Ip = I;
+            if (marlin)
+                roof_marlin_dims(we, h, I, &hp, &Ip);
+            double wroute = hp * Ip, wshared = S * h * I;
             double wbytes = mc.expert_reads * wroute * dtype_bytes(we) +
                             sc.weight_reads * wshared * dtype_bytes(ws);
             enum dtype gc = dtype_gemm_compute(we, cfg->act);
-            double deq = mc.dequant_passes * wroute * roof_dequant_ops_per_weight(we, gc) +
-                         sc.dequant_passes * wshared *
-                             roof_dequant_ops_per_weight(ws, dtype_gemm_compute(ws, cfg->act));
+            /* Marlin dequantises in its main loop: that work is in its measured rate */
+            double deq =
+                (marlin ? 0.0 : mc.dequant_passes * wroute * roof_dequant_ops_per_weight(we, gc)) +
+                sc.dequant_passes * wshared *
+                    roof_dequant_ops_per_weight(ws, dtype_gemm_compute(ws, cfg->act));
             /* the columns whose arithmetic is paid: the routed pairs (mul_mm_id: whole tiles
              * per touched expert) and the shared experts' T columns each */
             double paid = (metal ? mc.paid_columns : T * k) + S * sc.paid_columns;
@@ -1231,11 +1268,15 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                              we == DT_FP8 && gc == DT_FP8 && !metal;
             if (block_fp8)
                 gc = DT_BF16;
+            /* the routed columns on the experts' (padded) shapes, the shared ones on theirs */
+            double shared_paid = S * sc.paid_columns, routed_paid = paid - shared_paid;
             /* gate and up: h -> I on the routed rows; down the same FLOPs and weights, I -> h;
-             * mul_mm_id in its fixed tiles (mm_tile tokens x mm_tile_rows rows, K whole) */
+             * mul_mm_id in its fixed tiles (mm_tile tokens x mm_tile_rows rows, K whole);
+             * Marlin on Hopper: issue-bound arithmetic at its measured fraction of the 16-bit
+             * peak, after the weights' stream (docs/physics.md#moe-kernels) */
             struct op_cost expert = {.matmul = true,
                                      .compute = gc,
-                                     .flops = 2.0 * paid * h * I,
+                                     .flops = 2.0 * (routed_paid * hp * Ip + shared_paid * h * I),
                                      .weight_bytes = wbytes,
                                      .act_in_bytes = rows * h * a,
                                      .act_out_bytes = rows * I * a,
@@ -1244,11 +1285,12 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                      .gemm_n = tiles ? I : 0,
                                      .tile_m = tiles ? tu->metal.mm_tile : 0,
                                      .tile_n = tiles ? tu->metal.mm_tile_rows : 0,
-                                     .rate = block_fp8 ? tu->moe_block_fp8_vs_bf16 : 0};
+                                     .rate = block_fp8 ? tu->moe_block_fp8_vs_bf16 : 0,
+                                     .peak_fraction = marlin ? tu->marlin_moe_vs_peak : 0,
+                                     .serial = marlin};
             add_op(c, ROOF_OP_MLP_GATE, &expert);
             add_op(c, ROOF_OP_MLP_UP, &expert);
             add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);
-            expert.flops = 2.0 * paid * I * h;
             expert.act_in_bytes = rows * I * a;
             expert.act_out_bytes = rows * h * a;
             expert.gemm_n = tiles ? h : 0;
@@ -1257,8 +1299,10 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
              * in the 16-bit activation type and sums each token's k + S rows in a kernel of its
              * own (fused_experts_impl: intermediate_cache3, moe_sum_reduce): the rows read once,
              * the tokens' sums written once (docs/physics.md#moe-kernels). Not the MXFP4 path
-             * (triton_kernels, its reduction above), not Metal, not one row a token. */
-            if (tu->moe_sum_kernel && !metal && !(wx == DT_FP4 || wx == DT_MXFP4) && rows > T) {
+             * (triton_kernels, its reduction above), not Marlin's (its chain's own sum), not
+             * Metal, not one row a token. */
+            if (tu->moe_sum_kernel && !metal && !marlin && !(wx == DT_FP4 || wx == DT_MXFP4) &&
+                rows > T) {
                 double eb = a > 2.0 ? a : 2.0;
                 add_vector(c, ROOF_OP_MOE_SUM, rows * h, 0, rows * h * eb, T * h * eb);
             }
@@ -1314,6 +1358,19 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     if (!roof_flash_attention(cfg) && cfg->phase == ROOF_PREFILL)
         act += B * (double)m->num_heads * cfg->prompt * (cfg->prefill_past + cfg->prompt) * a;
     out->weights_bytes = mdl_weight_bytes(m, cfg->weights);
+    /* Marlin's MXFP4 experts are allocated on their padded shapes (roof_marlin_dims) */
+    enum dtype we = dtype_part_format(cfg->weights, DT_PART_EXPERTS);
+    if (m->n_experts > 0 && roof_moe_marlin(cfg, we)) {
+        double Ie = (double)(m->moe_intermediate_size > 0 ? m->moe_intermediate_size
+                                                          : m->intermediate_size);
+        double hp, Ip;
+        roof_marlin_dims(we, h, Ie, &hp, &Ip);
+        double layers = 0;
+        for (long l = 0; l < m->num_layers; l++)
+            layers += mdl_layer_is_moe(m, l) ? 1.0 : 0.0;
+        out->weights_bytes +=
+            layers * (double)m->n_experts * 3.0 * (hp * Ip - h * Ie) * dtype_bytes(we);
+    }
     out->kv_bytes = B * kv_per_seq;
     out->act_bytes = act;
     out->reserve_bytes = cfg->reserve_bytes;

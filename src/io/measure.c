@@ -370,6 +370,8 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "triton_moe_kernels",
                                           "moe_block_fp8_vs_bf16",
                                           "moe_sum_kernel",
+                                          "marlin_moe_vs_peak",
+                                          "marlin_moe_kernels",
                                           "sampler_kernels",
                                           "kv_bucket",
                                           "metal",
@@ -845,6 +847,15 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
                      "rate), got %g",
                      e->moe_block_fp8_vs_bf16);
         e->moe_block_fp8_vs_bf16 = 0;
+    }
+    engine_count(y, root, "marlin_moe_kernels", 256, &e->marlin_moe_kernels);
+    if (ycheck_num(y, root, "", "marlin_moe_vs_peak", false, &e->marlin_moe_vs_peak) &&
+        !(e->marlin_moe_vs_peak > 0 && e->marlin_moe_vs_peak <= 1)) {
+        ycheck_error(y, ynode_get(root, "marlin_moe_vs_peak"),
+                     "'marlin_moe_vs_peak' must be in (0, 1] (a fraction of the bf16 datasheet "
+                     "peak), got %g",
+                     e->marlin_moe_vs_peak);
+        e->marlin_moe_vs_peak = 0;
     }
     engine_count(y, root, "sampler_kernels", 64, &e->sampler_kernels);
     load_metal(y, root, &e->metal);

@@ -20,8 +20,11 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const TOP_KEYS[] = {"name",      "model",    "hardware", "dtypes", "engine",
-                                       "scheduler", "arrivals", "lengths",  "run",    "slo"};
+static const char *const TOP_KEYS[] = {"name",    "model",   "hardware",  "dtypes",
+                                       "engine",  "kernels", "scheduler", "arrivals",
+                                       "lengths", "run",     "slo"};
+static const char *const KERNEL_KEYS[] = {"moe"};
+static const char *const MOE_KERNELS[] = {"auto", "marlin"};
 static const char *const HW_KEYS[] = {"id", "count", "tp", "pp", "reserve"};
 static const char *const DTYPE_KEYS[] = {"weights", "act", "kv"};
 static const char *const SCHED_KEYS[] = {
@@ -877,6 +880,21 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
                              "unknown engine '%s'; accepted: %s (left out: kernel)", str, list);
         }
         engine_names_free(names, n);
+    }
+    /* the engine's kernel where it has a choice: kernels.moe marlin is vLLM's
+     * VLLM_MXFP4_USE_MARLIN=1 (docs/simulate.md#scenario-format) */
+    const struct ynode *kn = ycheck_section(y, root, "kernels", KERNEL_KEYS, N(KERNEL_KEYS));
+    if (kn && ycheck_str(y, kn, "kernels", "moe", false, &str)) {
+        int k = -1;
+        for (size_t i = 0; i < N(MOE_KERNELS); i++)
+            if (strcmp(str, MOE_KERNELS[i]) == 0)
+                k = (int)i;
+        if (k < 0)
+            ycheck_error(y, ynode_get(kn, "moe"),
+                         "'kernels.moe' must be 'auto' (the engine's choice) or 'marlin' (vLLM's "
+                         "Marlin MoE for MXFP4 experts), got '%s'",
+                         str);
+        s->mxfp4_marlin = k == 1;
     }
     if (s->engine) {
         s->eng = engine_find(s->engine, y->errs);

@@ -20,6 +20,7 @@ struct scenario {
     double reserve_bytes;       /* per device; < 0 = the engine's (engine_reserve_bytes) */
     char *engine;               /* engine profile name; "kernel" when the file names none */
     struct engine_profile *eng; /* owned: its serving defaults were applied */
+    bool mxfp4_marlin;          /* kernels.moe: marlin (roof_tuning.mxfp4_marlin) */
     struct sim_sched sched;
     struct sim_workload work; /* work.trace points at `trace` */
     struct sim_slo slo;

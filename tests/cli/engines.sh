@@ -137,3 +137,18 @@ grep -Eq '^ +8 +[0-9.]+ ms +6\.10 us ' "$T/out" && echo "ok engines-explain-tp-t
     { echo "not ok engines-explain-tp-time"; grep -E '^ +[0-9]+ ' "$T/out"; }
 run engines-unknown 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --engine vlm
 expect_err engines-unknown-msg "unknown engine 'vlm'"
+# --moe-kernel marlin: vLLM's Marlin MoE for MXFP4 experts (VLLM_MXFP4_USE_MARLIN=1), named in the
+# header where its rate applies (vllm on Hopper: docs/physics.md#moe-kernels); its 7244-token
+# pass of gpt-oss-120b on an H200 takes 255 ms against 132 on the default triton_kernels path, its
+# experts stored padded (70.7 GB of weights against 65.2); an unknown kernel is a usage error
+run engines-marlin 0 -- "$ROOFLINE" analyze --gpu h200 --model gpt-oss-120b \
+    --weights mxfp4_moe_bf16 --engine vllm --phase prefill --prompt 7244 --moe-kernel marlin
+expect_out engines-marlin-header "engine vllm, experts through Marlin"
+expect_out engines-marlin-ttft "TTFT 255 ms"
+expect_out engines-marlin-weights "weights 70.7 GB"
+run engines-marlin-auto 0 -- "$ROOFLINE" analyze --gpu h200 --model gpt-oss-120b \
+    --weights mxfp4_moe_bf16 --engine vllm --phase prefill --prompt 7244 --moe-kernel auto
+expect_out engines-marlin-auto-ttft "TTFT 132 ms"
+expect_no engines-marlin-auto-none "Marlin"
+run engines-marlin-bad 2 -- "$ROOFLINE" analyze --gpu h200 --model gpt-oss-120b --moe-kernel cutlass
+expect_err engines-marlin-bad-msg "error: --moe-kernel: expected 'auto' or 'marlin', got 'cutlass'"

@@ -81,3 +81,10 @@ run metal-cuda 0 -- "$ROOFLINE" explain decode --gpu rtx-4090 --model qwen2.5-7b
 expect_no metal-cuda-none "Metal (llama.cpp"
 run metal-spark 0 -- "$ROOFLINE" explain decode --gpu dgx-spark --model qwen2.5-7b --weights q8_0 --batch 8 --engine llama.cpp
 expect_no metal-spark-none "Metal (llama.cpp"
+# --moe-kernel marlin (docs/physics.md#moe-kernels): the answer is the Marlin pass, and a line
+# says how its experts are timed and stored
+run explain-marlin 0 -- "$ROOFLINE" explain prefill --gpu h200 --model gpt-oss-120b \
+    --weights mxfp4_moe_bf16 --engine vllm --prompt 7244 --moe-kernel marlin
+expect_out explain-marlin-answer "Answer: TTFT 255.11 ms expected with the vllm engine"
+expect_out explain-marlin-line "Its routed experts run vLLM's Marlin MoE: issue-bound at 0.32 x the fp16 peak (317 TFLOP/s)"
+expect_out explain-marlin-padded "its MXFP4 experts are stored padded, 3072 x 2944 for 2880 x 2880"

@@ -216,6 +216,38 @@ expect_err sim-sglang-swap-msg "sgl-swap.yaml:20:15: error: 'scheduler.preemptio
 run sim-eager-prefill-trt 0 -- "$ROOFLINE" simulate --scenario "$T/trt.yaml"
 grep -q "prompt passes" "$T/out" && echo "not ok sim-eager-prefill-trt-none" ||
     echo "ok sim-eager-prefill-trt-none"
+# vLLM's Marlin MoE for MXFP4 experts (kernels.moe: marlin, VLLM_MXFP4_USE_MARLIN=1,
+# docs/physics.md#moe-kernels): named in the header where its rate applies (vllm on Hopper); its
+# experts stored padded, so fewer KV blocks than the default kernel's; a note where it cannot apply
+cat >"$T/marlin.yaml" <<'YAML'
+model: gpt-oss-120b
+hardware: {id: h200}
+dtypes: {weights: mxfp4_moe_bf16}
+engine: vllm
+kernels: {moe: marlin}
+scheduler: {policy: chunked}
+arrivals: {process: closed, users: 4, think_time: 0 s}
+lengths: {prompt: 1000, output: 50}
+run: {requests: 12}
+YAML
+run sim-marlin 0 -- "$ROOFLINE" simulate --scenario "$T/marlin.yaml" -o csv
+cp "$T/out" "$T/marlin.csv"
+run sim-marlin-table 0 -- "$ROOFLINE" simulate --scenario "$T/marlin.yaml"
+expect_out sim-marlin-header "engine vllm, experts through Marlin (its issue-bound rate on Hopper)"
+sed 's/moe: marlin/moe: auto/' "$T/marlin.yaml" >"$T/marlin-auto.yaml"
+run sim-marlin-auto 0 -- "$ROOFLINE" simulate --scenario "$T/marlin-auto.yaml" -o csv
+if python3 - "$T/marlin.csv" "$T/out" <<'PY'
+import csv, sys
+m, a = (list(csv.DictReader(open(f)))[0] for f in sys.argv[1:])
+# Marlin's slower prefill, and its padded experts (5.50 GB more) leave the pool less
+assert float(m['ttft_p50_s']) > 1.5 * float(a['ttft_p50_s']), (m['ttft_p50_s'], a['ttft_p50_s'])
+d = float(a['kv_pool_bytes']) - float(m['kv_pool_bytes'])
+assert abs(d - 5504827392) < 0.01 * d, d
+PY
+then echo "ok sim-marlin-slower-prefill"; else echo "not ok sim-marlin-slower-prefill"; fi
+sed 's/engine: vllm/engine: kernel/' "$T/marlin.yaml" >"$T/marlin-kernel.yaml"
+run sim-marlin-no-effect 0 -- "$ROOFLINE" simulate --scenario "$T/marlin-kernel.yaml"
+expect_out sim-marlin-no-effect-note "kernels.moe marlin: no effect here"
 grep -v '^engine:' scenarios/chunked.yaml >"$T/noeng.yaml"
 run sim-engine-default 0 -- "$ROOFLINE" simulate --scenario "$T/noeng.yaml"
 expect_out sim-engine-default-kernel "engine kernel"

@@ -1610,6 +1610,20 @@ TEST(calib_triton_moe_by_device)
     CHECK(!t.moe_sum_kernel);
     calib_tuning(h100, &dp, NULL, &t);
     CHECK(!t.moe_sum_kernel);
+    /* vLLM's Marlin MoE (marlin_moe_vs_peak, marlin_moe_kernels): Hopper only, where its rate
+     * was measured; the MXFP4 choice is the caller's, never the profile's */
+    eng.marlin_moe_vs_peak = 0.32;
+    eng.marlin_moe_kernels = 9;
+    calib_tuning(h100, &dp, &eng, &t);
+    CHECK_NEAR(t.marlin_moe_vs_peak, 0.32, 0);
+    CHECK_NEAR(t.marlin_moe_kernels, 9, 0);
+    CHECK(!t.mxfp4_marlin);
+    calib_tuning(gh, &dp, &eng, &t);
+    CHECK_NEAR(t.marlin_moe_vs_peak, 0.32, 0);
+    calib_tuning(b200, &dp, &eng, &t);
+    CHECK(t.marlin_moe_vs_peak == 0 && t.marlin_moe_kernels == 0);
+    calib_tuning(h100, &dp, NULL, &t);
+    CHECK(t.marlin_moe_vs_peak == 0);
     hw_free(h100);
     hw_free(gh);
     hw_free(b200);

@@ -354,6 +354,42 @@ TEST(engine_profile_triton_moe_kernels)
     engine_profile_free(e);
 }
 
+/* marlin_moe_vs_peak (a fraction of the bf16 datasheet peak, in (0, 1]) and marlin_moe_kernels
+ * (launches, 1 to 256), each with its source; the shipped vLLM profile carries 0.32 and 9
+ * (docs/physics.md#moe-kernels), SGLang's neither */
+TEST(engine_profile_marlin_moe)
+{
+    char path[] = "/tmp/roofline_eng_XXXXXX";
+    engine_tmp(path);
+    struct engine_profile *e =
+        engine_accepted(path, "name: x\nmarlin_moe_vs_peak: 0.32\nmarlin_moe_kernels: 9\n"
+                              "sources: {marlin_moe_vs_peak: a, marlin_moe_kernels: b}\n");
+    if (e) {
+        CHECK_NEAR(e->marlin_moe_vs_peak, 0.32, 0);
+        CHECK_NEAR(e->marlin_moe_kernels, 9, 0);
+    }
+    engine_profile_free(e);
+    check_engine_refused(path,
+                         "name: x\nmarlin_moe_vs_peak: 1.5\nsources: {marlin_moe_vs_peak: a}\n",
+                         ":2:21: error: 'marlin_moe_vs_peak' must be in (0, 1] (a fraction of the "
+                         "bf16 datasheet peak), got 1.5");
+    check_engine_refused(path, "name: x\nmarlin_moe_vs_peak: 0\nsources: {marlin_moe_vs_peak: a}\n",
+                         ":2:21: error: 'marlin_moe_vs_peak' must be in (0, 1]");
+    check_engine_refused(path, "name: x\nmarlin_moe_kernels: 0\nsources: {marlin_moe_kernels: a}\n",
+                         ":2:21: error: 'marlin_moe_kernels' must be at least 1, got 0");
+    unlink(path);
+    e = engine_shipped("vllm");
+    if (e) {
+        CHECK_NEAR(e->marlin_moe_vs_peak, 0.32, 0);
+        CHECK_NEAR(e->marlin_moe_kernels, 9, 0);
+    }
+    engine_profile_free(e);
+    e = engine_shipped("sglang");
+    if (e)
+        CHECK(e->marlin_moe_vs_peak == 0 && e->marlin_moe_kernels == 0);
+    engine_profile_free(e);
+}
+
 /* A boolean engine-profile key (the field at byte `off` of struct engine_profile): true is taken,
  * a number is refused at its position, the shipped profiles `yes` set it and `no` does not. */
 static void

@@ -1118,6 +1118,105 @@ TEST(roof_moe_sum_kernel_vs_sglang_pr13193)
     mdl_free(m);
 }
 
+/* vLLM's Marlin MoE against its timing on a full Hopper GPU (flagos-ai/FlagGems PR #4350, the
+ * 'vLLM ms' column of its first Mixtral table: E 8, hidden 4096, intermediate 14336, top 2, GPTQ
+ * int4, the whole fused_marlin_moe call): 0.921453, 2.720316, 9.909706, 38.999008 and 78.786560
+ * ms at 256, 1024, 4096, 16384 and 32768 tokens. The shipped vllm profile on the h100-sxm, a layer
+ * of mixtral-8x7b in int4 (gate, up, activation, down): its bytes over the bandwidth plus its
+ * FLOPs at 0.32 x 989.4 TFLOPS. The rate came from the two largest rows (engine_profiles/vllm.yaml
+ * marlin_moe_vs_peak); the others check the rule that adds the weights' stream: within 5%. */
+TEST(roof_marlin_moe_vs_flaggems_pr4350)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("mixtral-8x7b");
+    struct roof_tuning tu;
+    struct err_list e = {0};
+    CHECK(calparams_tuning(hw, "vllm", NULL, &tu, NULL, &e) == 0);
+    err_list_release(&e);
+    CHECK_NEAR(tu.marlin_moe_vs_peak, 0.32, 0);
+    const double tokens[5] = {256, 1024, 4096, 16384, 32768};
+    const double ms[5] = {0.921453, 2.720316, 9.909706, 38.999008, 78.786560};
+    for (int i = 0; i < 5; i++) {
+        struct roof_config c;
+        roof_config_init(&c, hw, m, ROOF_PREFILL);
+        c.tuning = tu;
+        c.weights = DT_INT4;
+        c.act = DT_FP16;
+        c.kv = DT_FP16;
+        c.prompt = tokens[i];
+        CHECK(roof_moe_marlin(&c, DT_INT4));
+        struct roof_result r;
+        CHECK(roof_evaluate(&c, &r) == 0);
+        const struct roof_op_result *g = &r.ops[ROOF_OP_MLP_GATE];
+        CHECK_NEAR(g->peak_flops_per_s, 0.32 * 989.4e12, 1e-12);
+        CHECK_NEAR(g->flops, 32 * 2.0 * tokens[i] * 2 * 4096 * 14336, 1e-12);
+        double t = r.ops[ROOF_OP_MLP_GATE].time_s + r.ops[ROOF_OP_MLP_UP].time_s +
+                   r.ops[ROOF_OP_MLP_ACT].time_s + r.ops[ROOF_OP_MLP_DOWN].time_s;
+        CHECK_NEAR(t / 32, ms[i] * 1e-3, 0.05);
+    }
+    hw_free(hw);
+    mdl_free(m);
+}
+
+/* Marlin by hand: gpt-oss-120b's MXFP4 experts on one H200 under vllm with kernels.moe marlin.
+ * vLLM allocates them for Marlin on hidden 2880 -> 3072 (a multiple of 256) and intermediate
+ * 2880 -> 2944 (of 128): 36 layers x 128 experts x 3 x (3072 x 2944 - 2880 x 2880) = 36 x 128 x 3
+ * x 749,568 = 10,362,028,032 weights more at 4.25 bits, 5,504,827,392 B (the checkpoint's 60.77
+ * GiB became 66.14 GiB in vLLM's own log, docs/simulate.md). A 1000-token pass: each of gate, up
+ * and down does 2 x 1000 x 4 x 3072 x 2944 FLOPs a layer at 0.32 x 989.4 TFLOPS, after its bytes
+ * at the tuned bandwidth: time = bytes / bw + FLOPs / rate + the launch. Without the choice, or
+ * on a B200 (no Marlin rate there), nothing moves. */
+TEST(roof_marlin_mxfp4_by_hand)
+{
+    double hp, Ip;
+    roof_marlin_dims(DT_MXFP4, 2880, 2880, &hp, &Ip);
+    CHECK_NEAR(hp, 3072, 0);
+    CHECK_NEAR(Ip, 2944, 0);
+    roof_marlin_dims(DT_MXFP4, 2880, 360, &hp, &Ip); /* tp 8 */
+    CHECK_NEAR(Ip, 384, 0);
+    roof_marlin_dims(DT_INT4, 4096, 14336, &hp, &Ip);
+    CHECK_NEAR(hp, 4096, 0);
+    CHECK_NEAR(Ip, 14336, 0);
+    struct hw_profile *hw = test_hw("h200");
+    struct hw_profile *b200 = test_hw("b200");
+    struct mdl_profile *m = test_model("gpt-oss-120b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_PREFILL);
+    struct err_list e = {0};
+    CHECK(calparams_tuning(hw, "vllm", NULL, &c.tuning, NULL, &e) == 0);
+    c.weights = DT_MXFP4_MOE_BF16;
+    c.act = DT_FP16;
+    c.kv = DT_FP16;
+    c.prompt = 1000;
+    struct roof_result plain, r;
+    CHECK(roof_evaluate(&c, &plain) == 0);
+    CHECK(!roof_moe_marlin(&c, DT_MXFP4));
+    c.tuning.mxfp4_marlin = true;
+    CHECK(roof_moe_marlin(&c, DT_MXFP4));
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.mem.weights_bytes - plain.mem.weights_bytes, 5504827392.0, 1e-12);
+    const struct roof_op_result *g = &r.ops[ROOF_OP_MLP_GATE];
+    CHECK_NEAR(g->flops, 36 * 2.0 * 1000 * 4 * 3072 * 2944, 1e-12);
+    CHECK(g->dequant_flops == 0);
+    double bw = roof_tuned_bandwidth(hw, &c.tuning, hw->memory_bandwidth_bytes_per_s);
+    double bytes = g->bytes_weights + g->bytes_act_in + g->bytes_act_out + g->bytes_kv_read +
+                   g->bytes_kv_write;
+    double one = bytes / 36 / bw + c.tuning.memory_latency_s +
+                 2.0 * 1000 * 4 * 3072 * 2944 / (0.32 * 989.4e12) + c.tuning.kernel_overhead_s;
+    CHECK_NEAR(g->time_s / 36, one, 1e-9);
+    CHECK(r.ops[ROOF_OP_MLP_GATE].time_s > 2.0 * plain.ops[ROOF_OP_MLP_GATE].time_s);
+    /* no Marlin rate on Blackwell: the choice changes nothing there */
+    struct roof_config cb = c;
+    cb.hw = b200;
+    CHECK(calparams_tuning(b200, "vllm", NULL, &cb.tuning, NULL, &e) == 0);
+    err_list_release(&e);
+    cb.tuning.mxfp4_marlin = true;
+    CHECK(!roof_moe_marlin(&cb, DT_MXFP4));
+    hw_free(hw);
+    hw_free(b200);
+    mdl_free(m);
+}
+
 /* vLLM V1's logits path after the decode graph (engine_profiles/vllm.yaml sampler_kernels 3,
  * docs/physics.md#logits-and-sampler): gpt-oss-120b (vocabulary 201,088) at batch 4 with fp16
  * activations on 8 H100s. Each device's LM head gives 4 x 25,136 logits; the ring all-gather
