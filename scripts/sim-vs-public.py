@@ -16,6 +16,8 @@
 # later versions run `engine: vllm` (V1: chunked prefill always; before 0.14 without asynchronous
 # scheduling, `async_scheduling: false`). A row may also name `vllm-v0`
 # itself (calibration/public-sweeps.csv does for its vLLM 0.7 rows): the same V0 rules.
+# Rows of calibration/public-sweeps.csv may also name the engine's MoE kernel their recipe chose
+# (moe_kernel: marlin for vLLM's VLLM_MXFP4_USE_MARLIN=1, the scenario's kernels.moe).
 # Rows of calibration/public-sweeps.csv may also state the prompts per run (requests), the client's
 # --random-range-ratio r (lengths uniform in [floor(r L), L]) and server arguments (max_batch,
 # max_tokens, max_model_len, SGLang's recv_interval, max_prefill_tokens and mem_fraction_static);
@@ -139,6 +141,12 @@ def scheduler(r, policy):
     return '{policy: %s%s}' % (policy, extra)
 
 
+def kernels(r):
+    """the engine's kernel choice the run's recipe made: moe_kernel marlin = vLLM's
+    VLLM_MXFP4_USE_MARLIN=1 (scenario kernels.moe)"""
+    return 'kernels: {moe: %s}\n' % r['moe_kernel'] if r.get('moe_kernel') else ''
+
+
 def client_lengths(r, n):
     """the scenario's lengths: the client's own draws, request by request, where the row names a
     client whose draws are known (a trace of n rows, written to a file removed after the run), else
@@ -162,7 +170,7 @@ model: {r['model']}
 hardware: {hardware(r)}
 dtypes: {{weights: {r['weights']}, kv: {r['kv']}{ACT}}}
 engine: {engine}
-scheduler: {scheduler(r, policy)}
+{kernels(r)}scheduler: {scheduler(r, policy)}
 arrivals: {{process: closed, users: {users}, think_time: 0 s}}
 lengths: {lengths}
 run: {{requests: {n}, warmup_requests: 0, seed: 1}}
