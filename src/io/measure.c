@@ -570,6 +570,19 @@ engine_like(struct ycheck *y, const struct ynode *root, const char *path, const 
 }
 
 /* A whole number from 1 to `max` (tokens, rows, copies): `key` of an engine profile, if given */
+/* An optional fraction in (0, 1] at root.key, a kernel's rate against `of`; 0 when absent or
+ * refused (with its position). */
+static void
+engine_fraction(struct ycheck *y, const struct ynode *root, const char *key, const char *of,
+                double *out)
+{
+    if (ycheck_num(y, root, "", key, false, out) && !(*out > 0 && *out <= 1)) {
+        ycheck_error(y, ynode_get(root, key), "'%s' must be in (0, 1] (a fraction of %s), got %g",
+                     key, of, *out);
+        *out = 0;
+    }
+}
+
 static void
 engine_count(struct ycheck *y, const struct ynode *root, const char *key, long max, double *out)
 {
@@ -840,23 +853,11 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     }
     engine_count(y, root, "kv_bucket", MAX_UBATCH, &e->kv_bucket);
     engine_count(y, root, "triton_moe_kernels", 256, &e->triton_moe_kernels);
-    if (ycheck_num(y, root, "", "moe_block_fp8_vs_bf16", false, &e->moe_block_fp8_vs_bf16) &&
-        !(e->moe_block_fp8_vs_bf16 > 0 && e->moe_block_fp8_vs_bf16 <= 1)) {
-        ycheck_error(y, ynode_get(root, "moe_block_fp8_vs_bf16"),
-                     "'moe_block_fp8_vs_bf16' must be in (0, 1] (a fraction of the bf16 GEMM "
-                     "rate), got %g",
-                     e->moe_block_fp8_vs_bf16);
-        e->moe_block_fp8_vs_bf16 = 0;
-    }
+    engine_fraction(y, root, "moe_block_fp8_vs_bf16", "the bf16 GEMM rate",
+                    &e->moe_block_fp8_vs_bf16);
     engine_count(y, root, "marlin_moe_kernels", 256, &e->marlin_moe_kernels);
-    if (ycheck_num(y, root, "", "marlin_moe_vs_peak", false, &e->marlin_moe_vs_peak) &&
-        !(e->marlin_moe_vs_peak > 0 && e->marlin_moe_vs_peak <= 1)) {
-        ycheck_error(y, ynode_get(root, "marlin_moe_vs_peak"),
-                     "'marlin_moe_vs_peak' must be in (0, 1] (a fraction of the bf16 datasheet "
-                     "peak), got %g",
-                     e->marlin_moe_vs_peak);
-        e->marlin_moe_vs_peak = 0;
-    }
+    engine_fraction(y, root, "marlin_moe_vs_peak", "the bf16 datasheet peak",
+                    &e->marlin_moe_vs_peak);
     engine_count(y, root, "sampler_kernels", 64, &e->sampler_kernels);
     load_metal(y, root, &e->metal);
     load_serving(y, root, &e->serving);

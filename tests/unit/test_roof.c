@@ -1079,6 +1079,23 @@ TEST(roof_moe_sum_kernel)
     mdl_free(m);
 }
 
+/* A prefill pass of `prompt` tokens with the shipped `engine` profile's tuning, weights in `w`,
+ * activations and cache in `a`, evaluated into *r (the config in *c). */
+static void
+engine_prefill(struct hw_profile *hw, struct mdl_profile *m, const char *engine, enum dtype w,
+               enum dtype a, double prompt, struct roof_config *c, struct roof_result *r)
+{
+    roof_config_init(c, hw, m, ROOF_PREFILL);
+    struct err_list e = {0};
+    CHECK(calparams_tuning(hw, engine, NULL, &c->tuning, NULL, &e) == 0);
+    err_list_release(&e);
+    c->weights = w;
+    c->act = a;
+    c->kv = a;
+    c->prompt = prompt;
+    CHECK(roof_evaluate(c, r) == 0);
+}
+
 /* The sum kernel against its published timing: sgl-project/sglang PR #13193 (2025-11-13, on an
  * H200) times SGLang's Triton moe_sum_reduce (TritonKernel_ori) on a tensor of T x 8 x 2048
  * bf16 (the PR's tuning_moe_sum_reduce.py: WORKLOAD_SPECS (8, 2048, bfloat16), Qwen3-30B-A3B's
@@ -1092,23 +1109,13 @@ TEST(roof_moe_sum_kernel_vs_sglang_pr13193)
 {
     struct hw_profile *hw = test_hw("h200");
     struct mdl_profile *m = test_model("qwen3-30b-a3b");
-    struct roof_tuning tu;
-    struct err_list e = {0};
-    CHECK(calparams_tuning(hw, "sglang", NULL, &tu, NULL, &e) == 0);
-    err_list_release(&e);
-    CHECK(tu.moe_sum_kernel);
     const double tokens[3] = {4096, 8192, 16384}, us[3] = {44.48, 78.75, 145.22};
     const double tol[3] = {0.10, 0.10, 0.15};
     for (int i = 0; i < 3; i++) {
         struct roof_config c;
-        roof_config_init(&c, hw, m, ROOF_PREFILL);
-        c.tuning = tu;
-        c.weights = DT_BF16;
-        c.act = DT_BF16;
-        c.kv = DT_BF16;
-        c.prompt = tokens[i];
         struct roof_result r;
-        CHECK(roof_evaluate(&c, &r) == 0);
+        engine_prefill(hw, m, "sglang", DT_BF16, DT_BF16, tokens[i], &c, &r);
+        CHECK(c.tuning.moe_sum_kernel);
         const struct roof_op_result *s = &r.ops[ROOF_OP_MOE_SUM];
         CHECK_NEAR(s->instances, 48, 0);
         CHECK_NEAR(s->bytes_act_in + s->bytes_act_out, 48 * 9.0 * tokens[i] * 2048 * 2, 1e-12);
@@ -1129,24 +1136,14 @@ TEST(roof_marlin_moe_vs_flaggems_pr4350)
 {
     struct hw_profile *hw = test_hw("h100-sxm");
     struct mdl_profile *m = test_model("mixtral-8x7b");
-    struct roof_tuning tu;
-    struct err_list e = {0};
-    CHECK(calparams_tuning(hw, "vllm", NULL, &tu, NULL, &e) == 0);
-    err_list_release(&e);
-    CHECK_NEAR(tu.marlin_moe_vs_peak, 0.32, 0);
     const double tokens[5] = {256, 1024, 4096, 16384, 32768};
     const double ms[5] = {0.921453, 2.720316, 9.909706, 38.999008, 78.786560};
     for (int i = 0; i < 5; i++) {
         struct roof_config c;
-        roof_config_init(&c, hw, m, ROOF_PREFILL);
-        c.tuning = tu;
-        c.weights = DT_INT4;
-        c.act = DT_FP16;
-        c.kv = DT_FP16;
-        c.prompt = tokens[i];
-        CHECK(roof_moe_marlin(&c, DT_INT4));
         struct roof_result r;
-        CHECK(roof_evaluate(&c, &r) == 0);
+        engine_prefill(hw, m, "vllm", DT_INT4, DT_FP16, tokens[i], &c, &r);
+        CHECK_NEAR(c.tuning.marlin_moe_vs_peak, 0.32, 0);
+        CHECK(roof_moe_marlin(&c, DT_INT4));
         const struct roof_op_result *g = &r.ops[ROOF_OP_MLP_GATE];
         CHECK_NEAR(g->peak_flops_per_s, 0.32 * 989.4e12, 1e-12);
         CHECK_NEAR(g->flops, 32 * 2.0 * tokens[i] * 2 * 4096 * 14336, 1e-12);
