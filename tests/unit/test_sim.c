@@ -720,6 +720,37 @@ TEST(sim_chart_build)
     sim_result_release(&r);
 }
 
+/* The simulate chart's subtitle names vLLM's Marlin MoE where the run's experts take it
+ * (docs/physics.md#moe-kernels), and nothing where they do not. */
+TEST(sim_chart_marlin_subtitle)
+{
+    struct hw_profile *hw = test_hw("h200");
+    struct mdl_profile *m = test_model("gpt-oss-120b");
+    struct sim_config c;
+    base_config(&c, SIM_CONTINUOUS);
+    roof_config_init(&c.engine, hw, m, ROOF_DECODE);
+    c.engine.weights = DT_MXFP4_MOE_BF16;
+    c.engine.act = DT_FP16;
+    c.engine.kv = DT_FP16;
+    sim_sched_defaults(&c.sched, SIM_CONTINUOUS, m);
+    c.work.requests = 20;
+    c.engine.tuning.marlin_moe_vs_peak = 0.32;
+    for (int marlin = 0; marlin < 2; marlin++) {
+        c.engine.tuning.mxfp4_marlin = marlin;
+        struct sim_result r;
+        CHECK(sim_run(&c, &r, NULL) == 0);
+        struct chart *ch = chart_build_simulate(&c, &r, NULL, NULL);
+        CHECK(ch != NULL);
+        if (ch)
+            CHECK((strstr(ch->subtitle, "gpt-oss-120b on 1 x h200, experts through Marlin") !=
+                   NULL) == (marlin == 1));
+        chart_free(ch);
+        sim_result_release(&r);
+    }
+    hw_free(hw);
+    mdl_free(m);
+}
+
 /* An admission policy on a pool of `blocks` KV blocks (a fraction above a whole number keeps the
  * rounding down exact) */
 static void
