@@ -950,6 +950,18 @@ roof_marlin_dims(enum dtype we, double h, double I, double *hp, double *Ip)
     *Ip = mx ? ceil(I / 128.0) * 128.0 : I;
 }
 
+void
+roof_moe_dims(const struct roof_config *cfg, enum dtype we, double h, double I, double *hp,
+              double *Ip)
+{
+    *hp = h;
+    *Ip = I;
+    if (roof_moe_marlin(cfg, we))
+        roof_marlin_dims(we, h, I, hp, Ip);
+    else if (we == DT_MXFP4 && cfg->tuning.triton_moe_kernels > 0)
+        *Ip = ceil(I / 64.0) * 64.0; /* the triton_kernels path's own alignment */
+}
+
 /* With the kernel model on, decode attention is one fused kernel whose memory side follows the
  * CTA-wave model; its time replaces the streaming estimate of the score and PV operators. */
 static void
@@ -1244,10 +1256,10 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
             struct roof_metal_choice sc = {ROOF_METAL_NONE, T, 0, T, 1.0, 1.0};
             if (metal && S > 0)
                 roof_metal_choose(&tu->metal, ws, T, &sc);
-            /* Marlin's MXFP4 experts are stored padded (roof_marlin_dims) */
+            /* the engine's MXFP4 experts are stored padded (roof_moe_dims) */
             double hp = h, Ip = I;
-            if (marlin)
-                roof_marlin_dims(we, h, I, &hp, &Ip);
+            if (!metal)
+                roof_moe_dims(cfg, we, h, I, &hp, &Ip);
             double wroute = hp * Ip, wshared = S * h * I;
             double wbytes = mc.expert_reads * wroute * dtype_bytes(we) +
                             sc.weight_reads * wshared * dtype_bytes(ws);
@@ -1358,13 +1370,13 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     if (!roof_flash_attention(cfg) && cfg->phase == ROOF_PREFILL)
         act += B * (double)m->num_heads * cfg->prompt * (cfg->prefill_past + cfg->prompt) * a;
     out->weights_bytes = mdl_weight_bytes(m, cfg->weights);
-    /* Marlin's MXFP4 experts are allocated on their padded shapes (roof_marlin_dims) */
+    /* the engine's MXFP4 experts are allocated on their padded shapes (roof_moe_dims) */
     enum dtype we = dtype_part_format(cfg->weights, DT_PART_EXPERTS);
-    if (m->n_experts > 0 && roof_moe_marlin(cfg, we)) {
+    if (m->n_experts > 0 && (roof_moe_marlin(cfg, we) || we == DT_MXFP4)) {
         double Ie = (double)(m->moe_intermediate_size > 0 ? m->moe_intermediate_size
                                                           : m->intermediate_size);
         double hp, Ip;
-        roof_marlin_dims(we, h, Ie, &hp, &Ip);
+        roof_moe_dims(cfg, we, h, Ie, &hp, &Ip);
         double layers = 0;
         for (long l = 0; l < m->num_layers; l++)
             layers += mdl_layer_is_moe(m, l) ? 1.0 : 0.0;

@@ -317,6 +317,13 @@ bool roof_moe_marlin(const struct roof_config *cfg, enum dtype we);
  * intermediate I (per device) to 128, as vLLM's Mxfp4MoEMethod.create_weights allocates them for
  * its Marlin backend; other formats unchanged. */
 void roof_marlin_dims(enum dtype we, double h, double I, double *hp, double *Ip);
+/* The expert shapes `cfg`'s engine stores for format `we` (hidden h, intermediate I per device):
+ * Marlin's (roof_marlin_dims) where its experts take Marlin, else on vLLM's triton_kernels path
+ * for MXFP4 experts (roof_tuning.triton_moe_kernels) the intermediate padded to a multiple of 64
+ * (Mxfp4MoEMethod.create_weights: round_up(intermediate_size_per_partition, 64)); else unchanged.
+ */
+void roof_moe_dims(const struct roof_config *cfg, enum dtype we, double h, double I, double *hp,
+                   double *Ip);
 /* Default activation / KV formats for a weight format: bf16 -> bf16, fp32 -> fp32, fp8 -> fp8
  * activations with bf16 KV... (docs/physics.md#data-types). */
 enum dtype roof_default_act(enum dtype weights);

@@ -1202,6 +1202,21 @@ TEST(roof_marlin_mxfp4_by_hand)
                  2.0 * 1000 * 4 * 3072 * 2944 / (0.32 * 989.4e12) + c.tuning.kernel_overhead_s;
     CHECK_NEAR(g->time_s / 36, one, 1e-9);
     CHECK(r.ops[ROOF_OP_MLP_GATE].time_s > 2.0 * plain.ops[ROOF_OP_MLP_GATE].time_s);
+    /* the default triton_kernels path pads the intermediate size to 64 only: 2880 at tp 1
+     * unchanged, 360 -> 384 at tp 8 (36 x 128 x 3 x 2880 x 24 = 955,514,880 weights more a device,
+     * 4.25 bits: 507,617,280 B; 2 x 1000 x 4 x 2880 x 384 FLOPs a layer for gate) */
+    c.tuning.mxfp4_marlin = false;
+    struct roof_config c8 = c;
+    c8.tp = 8;
+    c8.gpus = 8;
+    struct roof_result t8, k8;
+    CHECK(roof_evaluate(&c8, &t8) == 0);
+    CHECK_NEAR(t8.ops[ROOF_OP_MLP_GATE].flops, 36 * 2.0 * 1000 * 4 * 2880 * 384, 1e-12);
+    c8.tuning.triton_moe_kernels = 0; /* not that path: no padding */
+    CHECK(roof_evaluate(&c8, &k8) == 0);
+    CHECK_NEAR(t8.mem.weights_bytes - k8.mem.weights_bytes, 507617280.0, 1e-12);
+    CHECK_NEAR(k8.ops[ROOF_OP_MLP_GATE].flops, 36 * 2.0 * 1000 * 4 * 2880 * 360, 1e-12);
+    CHECK_NEAR(plain.ops[ROOF_OP_MLP_GATE].flops, 36 * 2.0 * 1000 * 4 * 2880 * 2880, 1e-12);
     /* no Marlin rate on Blackwell: the choice changes nothing there */
     struct roof_config cb = c;
     cb.hw = b200;
