@@ -219,6 +219,7 @@ evaluate(const struct rp_ctx *ctx, const struct hw_profile *hw, struct phase_pai
         double b[4][2];
         if (caldata_tuning(hw, ctx->engine, NULL, &tu, b) == 0)
             c.tuning = tu;
+        c.tuning.mxfp4_marlin = ctx->base.tuning.mxfp4_marlin; /* --moe-kernel, every device */
     }
     c.phase = ROOF_PREFILL;
     if (roof_evaluate(&c, &pp->pre) != 0)
@@ -282,13 +283,17 @@ answer(struct rep_doc *d, struct rp_ctx *ctx, const struct phase_pair *pp)
     char sys[256];
     system_name(ctx, hw, sys, sizeof sys);
     struct sb b = {0};
+    /* the MoE kernel where it is not the engine's default (docs/physics.md#moe-kernels) */
+    bool marlin = ctx->model->n_experts > 0 &&
+                  roof_moe_marlin(&pre->cfg, dtype_part_format(c->weights, DT_PART_EXPERTS));
     sb_printf(&b,
-              "<b>%s on %s</b> (weights %s, KV cache %s, %s): a prompt of %.0f tokens takes "
+              "<b>%s on %s</b> (weights %s, KV cache %s, %s%s): a prompt of %.0f tokens takes "
               "<b>%s</b> to prefill (TTFT, %s-bound) and every further token <b>%s</b> (ITL, "
               "%s-bound), so one sequence gets <b>%.1f tokens/s</b>",
               rp_esc(ctx->model->id), rp_esc(sys), dtype_name(c->weights), dtype_name(c->kv),
-              ctx->engine ? rp_esc(ctx->engine) : "datasheet roofline", c->prompt, T(pre->ttft_s),
-              bound_word(pre), T(dec->itl_s), bound_word(dec), dec->tokens_per_s_per_seq);
+              ctx->engine ? rp_esc(ctx->engine) : "datasheet roofline",
+              marlin ? ", experts through Marlin" : "", c->prompt, T(pre->ttft_s), bound_word(pre),
+              T(dec->itl_s), bound_word(dec), dec->tokens_per_s_per_seq);
     if (c->batch > 1)
         sb_printf(&b, " and a batch of %.0f gets <b>%.0f tokens/s</b> in all", c->batch,
                   dec->tokens_per_s_total);
