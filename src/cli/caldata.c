@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "io/calparams.h"
 #include "io/profiles.h"
+#include "io/question.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -90,6 +91,17 @@ caldata_tuning(const struct hw_profile *hw, const char *engine, const char *para
     int rc = calparams_tuning(hw, engine, params_dir, out, band, &errs);
     cli_print_errs(&errs);
     err_list_release(&errs);
+    return rc;
+}
+
+int
+caldata_plan_tuning(const struct hw_profile *hw, const char *engine, struct roof_tuning *out,
+                    void *ctx)
+{
+    const struct plan_question *q = ctx;
+    int rc = caldata_tuning(hw, engine, NULL, out, NULL);
+    if (rc == 0 && q)
+        out->mxfp4_marlin = q->mxfp4_marlin;
     return rc;
 }
 

@@ -27,15 +27,6 @@ static const struct cli_opt OPTS[] = {
 
 /* ---- tuning and progress hooks ---- */
 
-static int
-tuning_hook(const struct hw_profile *hw, const char *engine, struct roof_tuning *out, void *ctx)
-{
-    (void)ctx;
-    /* engine profiles calibrated so far: kernel (the kernel model), vllm, tensorrt-llm,
-     * llama.cpp; caldata prints its own errors */
-    return caldata_tuning(hw, engine, NULL, out, NULL);
-}
-
 struct progress {
     struct timespec t0;
     double last;
@@ -138,7 +129,9 @@ parse_shard(const struct cli_ctx *c, int *shard, int *n_shards)
 static void
 plan_hooks(const struct plan_question *q, struct plan_opts *o, struct err_list *errs)
 {
-    o->tuning = tuning_hook;
+    /* the engine's calibration and the question's kernel choice (caldata prints its errors) */
+    o->tuning = caldata_plan_tuning;
+    o->tuning_ctx = (void *)q;
     /* the engine's serving defaults, as `roofline simulate` applies them */
     o->serving = engine_serving_hook;
     o->serving_ctx = q->engine ? engine_find(q->engine, errs) : NULL;

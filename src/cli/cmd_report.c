@@ -169,13 +169,6 @@ done:
     return rc;
 }
 
-static int
-tuning_hook(const struct hw_profile *hw, const char *engine, struct roof_tuning *out, void *ctx)
-{
-    (void)ctx;
-    return caldata_tuning(hw, engine, NULL, out, NULL);
-}
-
 /* reports/<stem of the question file>.pdf, creating reports/ when it is missing. */
 static int
 default_output(const char *question, char *out, size_t size)
@@ -239,7 +232,8 @@ run_question(const struct cli_args *a, int argc, char **argv)
     struct plan_opts o;
     plan_opts_init(&o);
     o.jobs = (int)jobs;
-    o.tuning = tuning_hook;
+    o.tuning = caldata_plan_tuning;
+    o.tuning_ctx = (void *)q;
     /* the engine's serving defaults, as `roofline simulate` applies them */
     struct engine_profile *ep = q->engine ? engine_find(q->engine, NULL) : NULL;
     o.serving = engine_serving_hook;

@@ -19,8 +19,8 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const TOP_KEYS[] = {"name", "model",      "engine", "formats", "workload",
-                                       "slo",  "candidates", "money",  "plan"};
+static const char *const TOP_KEYS[] = {"name",     "model", "engine",     "kernels", "formats",
+                                       "workload", "slo",   "candidates", "money",   "plan"};
 static const char *const WL_KEYS[] = {"rate_per_s", "tokens_per_month", "peak_to_mean", "users",
                                       "think_time", "documents",        "deadline",     "arrivals",
                                       "cv",         "prompt",           "output",       "trace"};
@@ -922,6 +922,7 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     else if (!ynode_get(root, "engine"))
         q->engine = str_dup("kernel"); /* every command's default engine (as a scenario's) */
     engine_names_free(engines, n_engines);
+    q->mxfp4_marlin = scenario_read_kernels(y, root);
     if (q->model)
         load_formats(y, root, q);
     load_workload(y, root, q);

@@ -43,6 +43,23 @@ static const char *const PREEMPTS[] = {"recompute", "swap"};
 static const char *const PROCESSES[] = {"poisson", "gamma", "constant", "closed", "trace"};
 static const char *const DISTS[] = {"fixed", "uniform", "lognormal", "trace"};
 
+bool
+scenario_read_kernels(struct ycheck *y, const struct ynode *root)
+{
+    const char *str;
+    const struct ynode *kn = ycheck_section(y, root, "kernels", KERNEL_KEYS, N(KERNEL_KEYS));
+    if (!kn || !ycheck_str(y, kn, "kernels", "moe", false, &str))
+        return false;
+    for (size_t i = 0; i < N(MOE_KERNELS); i++)
+        if (strcmp(str, MOE_KERNELS[i]) == 0)
+            return i == 1;
+    ycheck_error(y, ynode_get(kn, "moe"),
+                 "'kernels.moe' must be 'auto' (the engine's choice) or 'marlin' (vLLM's Marlin "
+                 "MoE for MXFP4 experts), got '%s'",
+                 str);
+    return false;
+}
+
 /* A time that may be zero ("0 s"): true and *out when present and valid. */
 static bool
 time_nonneg(struct ycheck *y, const struct ynode *map, const char *prefix, const char *key,
@@ -881,21 +898,7 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
         }
         engine_names_free(names, n);
     }
-    /* the engine's kernel where it has a choice: kernels.moe marlin is vLLM's
-     * VLLM_MXFP4_USE_MARLIN=1 (docs/simulate.md#scenario-format) */
-    const struct ynode *kn = ycheck_section(y, root, "kernels", KERNEL_KEYS, N(KERNEL_KEYS));
-    if (kn && ycheck_str(y, kn, "kernels", "moe", false, &str)) {
-        int k = -1;
-        for (size_t i = 0; i < N(MOE_KERNELS); i++)
-            if (strcmp(str, MOE_KERNELS[i]) == 0)
-                k = (int)i;
-        if (k < 0)
-            ycheck_error(y, ynode_get(kn, "moe"),
-                         "'kernels.moe' must be 'auto' (the engine's choice) or 'marlin' (vLLM's "
-                         "Marlin MoE for MXFP4 experts), got '%s'",
-                         str);
-        s->mxfp4_marlin = k == 1;
-    }
+    s->mxfp4_marlin = scenario_read_kernels(y, root);
     if (s->engine) {
         s->eng = engine_find(s->engine, y->errs);
         if (!s->eng)

@@ -30,6 +30,12 @@ struct scenario {
     char *trace_path;
 };
 
+/* The `kernels` section of a scenario or question at `root`: true for `moe: marlin` (vLLM's
+ * Marlin MoE for MXFP4 experts, roof_tuning.mxfp4_marlin), false for `auto` or none; anything
+ * else is an error with its position in `y`. */
+struct ycheck;
+struct ynode;
+bool scenario_read_kernels(struct ycheck *y, const struct ynode *root);
 /* Load and validate the scenario at `path` (relative profile and trace paths are relative to
  * the scenario's directory). Returns a scenario the caller frees with scenario_free, or NULL
  * with every problem in `errs`. */

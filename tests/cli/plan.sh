@@ -159,3 +159,27 @@ expect_out plan-launch-optimum-habana "QUANT_CONFIG=./quantization_config/maxabs
 sed 's/^engine: sglang/engine: sglanx/' "$T/eng-sglang.yaml" >"$T/eng-bad.yaml"
 run plan-engine-unknown 1 -- "$ROOFLINE" plan --question "$T/eng-bad.yaml"
 expect_err plan-engine-unknown-msg "sglanx"
+# kernels: {moe: marlin} in a question (docs/plan.md): vLLM's Marlin MoE for gpt-oss's MXFP4
+# experts on Hopper, its slower prefill in every candidate's rate, and its environment variable
+# on the launch lines; without it the default triton_kernels path, and no variable
+cat >"$T/q-marlin.yaml" <<'YAML'
+name: gpt-oss-120b on Hopper with vLLM's Marlin MoE
+model: gpt-oss-120b
+engine: vllm
+kernels: {moe: marlin}
+formats: [mxfp4_moe_bf16]
+workload: {rate_per_s: 4, prompt: 4000, output: 300}
+slo: {ttft: 2 s, itl: 50 ms, percentile: 99}
+candidates: {hardware: [h100-sxm], tp: [2]}
+money: {mode: rent}
+YAML
+sed '/^kernels:/d' "$T/q-marlin.yaml" >"$T/q-triton.yaml"
+run plan-marlin 0 -- "$ROOFLINE" plan --question "$T/q-marlin.yaml"
+expect_out plan-marlin-launch "chosen: VLLM_MXFP4_USE_MARLIN=1 vllm serve gpt-oss-120b --tensor-parallel-size 2"
+rate_m=$(sed -n 's/.*per instance up to \([0-9.]*\) requests\/s.*/\1/p' "$T/out")
+run plan-marlin-triton 0 -- "$ROOFLINE" plan --question "$T/q-triton.yaml"
+rate_t=$(sed -n 's/.*per instance up to \([0-9.]*\) requests\/s.*/\1/p' "$T/out")
+expect_no plan-marlin-triton-no-variable "VLLM_MXFP4_USE_MARLIN=1"
+if awk -v m="$rate_m" -v t="$rate_t" 'BEGIN { exit !(m > 0 && t > 1.5 * m) }'; then
+    echo "ok plan-marlin-slower-prefill ($rate_m against $rate_t requests/s an instance)"; else
+    echo "not ok plan-marlin-slower-prefill: '$rate_m' against '$rate_t'"; fi
