@@ -4,7 +4,6 @@
 #include "cli/cli.h"
 #include "io/calparams.h"
 #include "io/profiles.h"
-#include "io/question.h"
 #include "util/strs.h"
 #include "util/units.h"
 
@@ -98,11 +97,8 @@ int
 caldata_plan_tuning(const struct hw_profile *hw, const char *engine, struct roof_tuning *out,
                     void *ctx)
 {
-    const struct plan_question *q = ctx;
-    int rc = caldata_tuning(hw, engine, NULL, out, NULL);
-    if (rc == 0 && q)
-        out->mxfp4_marlin = q->mxfp4_marlin;
-    return rc;
+    (void)ctx;
+    return caldata_tuning(hw, engine, NULL, out, NULL);
 }
 
 /* calibration/device-classes.yaml into d, printing problems */

@@ -33,9 +33,8 @@ void caldata_release(struct caldata *d);
  * no such engine exists (a usage error) or -1 when a data file does not load, after printing. */
 int caldata_tuning(const struct hw_profile *hw, const char *engine, const char *params_dir,
                    struct roof_tuning *out, double band[PRED_PHASE_COUNT][2]);
-/* The planner's tuning hook (plan_opts.tuning) with `ctx` its question (a struct
- * plan_question, or NULL): caldata_tuning from the data directory, and the question's own kernel
- * choice (kernels.moe: roof_tuning.mxfp4_marlin) on top. */
+/* The planner's tuning hook (plan_opts.tuning, `ctx` unused): caldata_tuning from the data
+ * directory (plan, report and the plan chart share it). */
 int caldata_plan_tuning(const struct hw_profile *hw, const char *engine, struct roof_tuning *out,
                         void *ctx);
 /* Write device classes and engines to `dir` (files renamed into place) with provenance. */

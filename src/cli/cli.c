@@ -680,7 +680,7 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
     const char *mk = cli_get(a, "moe-kernel");
     if (mk) {
         if (strcmp(mk, "marlin") == 0) {
-            cfg->tuning.mxfp4_marlin = true;
+            cfg->mxfp4_marlin = true;
         } else if (strcmp(mk, "auto") != 0) {
             fprintf(stderr, "error: --moe-kernel: expected 'auto' or 'marlin', got '%s'\n", mk);
             return CLI_USAGE;

@@ -250,8 +250,7 @@ print_short(const struct roof_config *base, const struct short_phase *ph, const 
     char par[64] = "";
     if (tp > 1 || pp > 1)
         snprintf(par, sizeof par, " (TP %d, PP %d)", tp, pp);
-    bool marlin = c->model->n_experts > 0 &&
-                  roof_moe_marlin(c, dtype_part_format(c->weights, DT_PART_EXPERTS));
+    bool marlin = roof_moe_marlin(c);
     printf("%s on %s%s: batch %.0f, prompt %.0f, context %.0f, weights %s, activations %s, KV "
            "%s%s%s%s\n",
            c->model->id, c->hw->id, par, c->batch, c->prompt, c->context, dtype_name(c->weights),
@@ -438,10 +437,7 @@ run(int argc, char **argv)
                      m->id, hw->id, cfg.batch, cfg.phase == ROOF_PREFILL ? "prompt" : "context",
                      cfg.phase == ROOF_PREFILL ? cfg.prompt : cfg.context, dtype_name(cfg.weights),
                      dtype_name(cfg.act), dtype_name(cfg.kv),
-                     m->n_experts > 0 &&
-                             roof_moe_marlin(&cfg, dtype_part_format(cfg.weights, DT_PART_EXPERTS))
-                         ? ", experts through Marlin"
-                         : "");
+                     roof_moe_marlin(&cfg) ? ", experts through Marlin" : "");
             if (p != first)
                 printf("\n");
             else

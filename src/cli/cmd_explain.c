@@ -182,7 +182,6 @@ expected_time(const struct roof_config *cfg, const char *engine, struct roof_res
     double band[4][2] = {{0}};
     if (caldata_tuning(cfg->hw, engine, NULL, &e.tuning, band) != 0)
         return -1;
-    e.tuning.mxfp4_marlin = cfg->tuning.mxfp4_marlin; /* --moe-kernel, not the profile's */
     if (roof_evaluate(&e, out) != 0 || !(out->time_s > 0) || !isfinite(out->time_s)) {
         fprintf(stderr, "error: the %s kernel model cannot evaluate this configuration\n", engine);
         return -1;
@@ -298,9 +297,9 @@ explain_marlin(const struct roof_result *r)
 {
     const struct roof_config *cfg = &r->cfg;
     const struct mdl_profile *m = cfg->model;
-    enum dtype we = dtype_part_format(cfg->weights, DT_PART_EXPERTS);
-    if (!(m->n_experts > 0) || !roof_moe_marlin(cfg, we))
+    if (!roof_moe_marlin(cfg))
         return;
+    enum dtype we = dtype_part_format(cfg->weights, DT_PART_EXPERTS);
     const struct roof_op_result *g = &r->ops[ROOF_OP_MLP_GATE];
     printf("  Its routed experts run vLLM's Marlin MoE: issue-bound at %.2f x the %s peak (%s), "
            "and not hidden behind their bytes, so each expert GEMM takes bytes / bandwidth + "
@@ -690,7 +689,6 @@ run_text(const struct cli_args *ap)
         /* the bound of the engine's kernels: its attention (llama.cpp's unfused) stays */
         cfg.flash_attention = roof_flash_attention(&cfg);
         cfg.tuning = bound.tuning;
-        cfg.tuning.mxfp4_marlin = ecfg.tuning.mxfp4_marlin;
         struct roof_result rb, re = {0};
         double band[2] = {0, 0};
         if (roof_evaluate(&cfg, &rb) != 0) {

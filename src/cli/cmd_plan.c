@@ -129,9 +129,8 @@ parse_shard(const struct cli_ctx *c, int *shard, int *n_shards)
 static void
 plan_hooks(const struct plan_question *q, struct plan_opts *o, struct err_list *errs)
 {
-    /* the engine's calibration and the question's kernel choice (caldata prints its errors) */
+    /* the engine's calibration (caldata prints its errors) */
     o->tuning = caldata_plan_tuning;
-    o->tuning_ctx = (void *)q;
     /* the engine's serving defaults, as `roofline simulate` applies them */
     o->serving = engine_serving_hook;
     o->serving_ctx = q->engine ? engine_find(q->engine, errs) : NULL;

@@ -233,7 +233,6 @@ run_question(const struct cli_args *a, int argc, char **argv)
     plan_opts_init(&o);
     o.jobs = (int)jobs;
     o.tuning = caldata_plan_tuning;
-    o.tuning_ctx = (void *)q;
     /* the engine's serving defaults, as `roofline simulate` applies them */
     struct engine_profile *ep = q->engine ? engine_find(q->engine, NULL) : NULL;
     o.serving = engine_serving_hook;

@@ -309,8 +309,7 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
 {
     const struct sim_workload *w = &cfg->work;
     printf("simulate: %s (seed %lu)\n", sc->name ? sc->name : sc->path, cfg->seed);
-    enum dtype we = dtype_part_format(sc->weights, DT_PART_EXPERTS);
-    bool marlin = sc->model->n_experts > 0 && roof_moe_marlin(&cfg->engine, we);
+    bool marlin = roof_moe_marlin(&cfg->engine);
     printf("  %s on %d x %s (tp %d, pp %d: %d instance%s), weights %s, KV %s, engine %s%s\n",
            sc->model->id, sc->count, sc->hw->id, sc->tp, sc->pp, cfg->instances,
            cfg->instances == 1 ? "" : "s", dtype_name(sc->weights), dtype_name(sc->kv),
@@ -616,7 +615,6 @@ cli_scenario_load(const char *path, long seed, struct sim_config *cfg)
         scenario_free(sc);
         return NULL;
     }
-    cfg->engine.tuning.mxfp4_marlin = sc->mxfp4_marlin;
     return sc;
 }
 

@@ -219,7 +219,6 @@ evaluate(const struct rp_ctx *ctx, const struct hw_profile *hw, struct phase_pai
         double b[4][2];
         if (caldata_tuning(hw, ctx->engine, NULL, &tu, b) == 0)
             c.tuning = tu;
-        c.tuning.mxfp4_marlin = ctx->base.tuning.mxfp4_marlin; /* --moe-kernel, every device */
     }
     c.phase = ROOF_PREFILL;
     if (roof_evaluate(&c, &pp->pre) != 0)
@@ -284,8 +283,7 @@ answer(struct rep_doc *d, struct rp_ctx *ctx, const struct phase_pair *pp)
     system_name(ctx, hw, sys, sizeof sys);
     struct sb b = {0};
     /* the MoE kernel where it is not the engine's default (docs/physics.md#moe-kernels) */
-    bool marlin = ctx->model->n_experts > 0 &&
-                  roof_moe_marlin(&pre->cfg, dtype_part_format(c->weights, DT_PART_EXPERTS));
+    bool marlin = roof_moe_marlin(&pre->cfg);
     sb_printf(&b,
               "<b>%s on %s</b> (weights %s, KV cache %s, %s%s): a prompt of %.0f tokens takes "
               "<b>%s</b> to prefill (TTFT, %s-bound) and every further token <b>%s</b> (ITL, "

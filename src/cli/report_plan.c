@@ -1109,8 +1109,9 @@ rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struct pl
         ctx->base.kv = op->format.kv;
         ctx->base.tp = op->tp;
         ctx->base.pp = op->pp;
+        ctx->base.mxfp4_marlin = q->mxfp4_marlin; /* kernels.moe */
         if (q->engine)
-            caldata_plan_tuning(hws[0], q->engine, &ctx->base.tuning, (void *)q);
+            caldata_tuning(hws[0], q->engine, NULL, &ctx->base.tuning, NULL);
         /* the typical request at the planned load: the mean prompt, half the mean output in
          * the cache, the mean number in flight as the batch */
         double pm = rp_len_mean(&q->prompt), om = rp_len_mean(&q->output);

@@ -155,6 +155,9 @@ struct acc_ctx {
     enum dtype peak_for[2], peak_used[2];
     double peak[2];
     int n_peaks;
+    /* the datasheet peak of one format, for a kernel with its own fraction of it (Marlin) */
+    enum dtype ds_for, ds_used;
+    double ds_peak;
     unsigned long mask; /* operators to evaluate (bit op); the others are skipped */
     /* only each operator's time (and the terms fused decode attention replaces) is kept */
     bool time_only;
@@ -270,8 +273,14 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
     else
         peak = compute == DT_FP32 && !matmul ? (acc_peak(c, compute, &used), vec_peak)
                                              : acc_peak(c, compute, &used);
-    if (k->peak_fraction > 0)
-        peak = hw_peak(c->cfg->hw, compute, &used) * k->peak_fraction;
+    if (k->peak_fraction > 0) {
+        if (!(c->ds_peak > 0) || c->ds_for != compute) { /* once a pass, not a kernel */
+            c->ds_peak = hw_peak(c->cfg->hw, compute, &c->ds_used);
+            c->ds_for = compute;
+        }
+        used = c->ds_used;
+        peak = c->ds_peak * k->peak_fraction;
+    }
     else if (k->rate > 0)
         peak *= k->rate;
     double bw = c->bw;
@@ -931,12 +940,12 @@ roof_triton_moe_extra(double launches)
 }
 
 bool
-roof_moe_marlin(const struct roof_config *cfg, enum dtype we)
+roof_moe_marlin(const struct roof_config *cfg)
 {
-    const struct roof_tuning *tu = &cfg->tuning;
+    enum dtype we = wfmt(cfg, DT_PART_EXPERTS);
     bool a16 = cfg->act == DT_FP16 || cfg->act == DT_BF16;
-    return tu->marlin_moe_vs_peak > 0 && a16 &&
-           (we == DT_INT4 || (we == DT_MXFP4 && tu->mxfp4_marlin));
+    return cfg->model && cfg->model->n_experts > 0 && cfg->tuning.marlin_moe_vs_peak > 0 && a16 &&
+           (we == DT_INT4 || (we == DT_MXFP4 && cfg->mxfp4_marlin));
 }
 
 void
@@ -951,12 +960,12 @@ roof_marlin_dims(enum dtype we, double h, double I, double *hp, double *Ip)
 }
 
 void
-roof_moe_dims(const struct roof_config *cfg, enum dtype we, double h, double I, double *hp,
-              double *Ip)
+roof_moe_dims(const struct roof_config *cfg, double h, double I, double *hp, double *Ip)
 {
+    enum dtype we = wfmt(cfg, DT_PART_EXPERTS);
     *hp = h;
     *Ip = I;
-    if (roof_moe_marlin(cfg, we))
+    if (roof_moe_marlin(cfg))
         roof_marlin_dims(we, h, I, hp, Ip);
     else if (we == DT_MXFP4 && cfg->tuning.triton_moe_kernels > 0)
         *Ip = ceil(I / 64.0) * 64.0; /* the triton_kernels path's own alignment */
@@ -1222,7 +1231,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         enum dtype wx = wfmt(cfg, DT_PART_EXPERTS);
         /* vLLM's Marlin MoE instead (int4, or MXFP4 when asked): its own chain of launches
          * (alignment, workspace, the fused gate-up GEMM, activation, down GEMM, the top-k sum) */
-        bool marlin = !metal && roof_moe_marlin(cfg, wx);
+        bool marlin = !metal && roof_moe_marlin(cfg);
         double tx = marlin ? roof_triton_moe_extra(tu->marlin_moe_kernels)
                     : (wx == DT_FP4 || wx == DT_MXFP4) && !metal
                         ? roof_triton_moe_extra(tu->triton_moe_kernels)
@@ -1259,7 +1268,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
             /* the engine's MXFP4 experts are stored padded (roof_moe_dims) */
             double hp = h, Ip = I;
             if (!metal)
-                roof_moe_dims(cfg, we, h, I, &hp, &Ip);
+                roof_moe_dims(cfg, h, I, &hp, &Ip);
             double wroute = hp * Ip, wshared = S * h * I;
             double wbytes = mc.expert_reads * wroute * dtype_bytes(we) +
                             sc.weight_reads * wshared * dtype_bytes(ws);
@@ -1370,18 +1379,15 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     if (!roof_flash_attention(cfg) && cfg->phase == ROOF_PREFILL)
         act += B * (double)m->num_heads * cfg->prompt * (cfg->prefill_past + cfg->prompt) * a;
     out->weights_bytes = mdl_weight_bytes(m, cfg->weights);
-    /* the engine's MXFP4 experts are allocated on their padded shapes (roof_moe_dims) */
-    enum dtype we = dtype_part_format(cfg->weights, DT_PART_EXPERTS);
-    if (m->n_experts > 0 && (roof_moe_marlin(cfg, we) || we == DT_MXFP4)) {
+    /* the engine's experts are allocated on their (padded) shapes (roof_moe_dims): the routed
+     * experts' weights grow by the ratio of the areas */
+    if (p.mlp_experts > 0) {
         double Ie = (double)(m->moe_intermediate_size > 0 ? m->moe_intermediate_size
                                                           : m->intermediate_size);
         double hp, Ip;
-        roof_moe_dims(cfg, we, h, Ie, &hp, &Ip);
-        double layers = 0;
-        for (long l = 0; l < m->num_layers; l++)
-            layers += mdl_layer_is_moe(m, l) ? 1.0 : 0.0;
-        out->weights_bytes +=
-            layers * (double)m->n_experts * 3.0 * (hp * Ip - h * Ie) * dtype_bytes(we);
+        roof_moe_dims(cfg, h, Ie, &hp, &Ip);
+        out->weights_bytes += p.mlp_experts * (hp * Ip / (h * Ie) - 1.0) *
+                              dtype_bytes(dtype_part_format(cfg->weights, DT_PART_EXPERTS));
     }
     out->kv_bytes = B * kv_per_seq;
     out->act_bytes = act;

@@ -198,11 +198,11 @@ struct roof_tuning {
      * capability 9.x: int4 experts, and MXFP4 ones with mxfp4_marlin, on 16-bit activations. Its
      * arithmetic runs at marlin_moe_vs_peak x the 16-bit datasheet peak (issue-bound: the
      * dequantisation shares the SM's issue slots with the mma.sync instructions) and does not
-     * hide the weights' stream: time = bytes / bandwidth + FLOPs / rate; MXFP4 experts are
-     * padded as vLLM loads them for Marlin (hidden to a multiple of 256, intermediate to 128);
-     * marlin_moe_kernels launches a layer (docs/physics.md#moe-kernels); 0 = not this path */
+     * hide the weights' stream: time = bytes / bandwidth + FLOPs / rate; MXFP4 experts (with
+     * roof_config.mxfp4_marlin) are padded as vLLM loads them for Marlin (hidden to a multiple of
+     * 256, intermediate to 128); marlin_moe_kernels launches a layer (docs/physics.md#moe-kernels);
+     * 0 = not this path */
     double marlin_moe_vs_peak, marlin_moe_kernels;
-    bool mxfp4_marlin; /* MXFP4 experts run Marlin (vLLM's VLLM_MXFP4_USE_MARLIN=1) */
     /* static shapes: a decode step's attention runs over the KV cache padded to the next
      * multiple of this many tokens (optimum-habana's --bucket_size); 0 = the exact length */
     double kv_bucket_tokens;
@@ -233,6 +233,10 @@ struct roof_config {
     int pp;                     /* pipeline-parallel stages (1 = none) */
     int gpus;                   /* devices in all; replicas = gpus / (tp x pp); 0 = tp x pp */
     double link_latency_s;      /* per ring step / per send; < 0 = default for the link kind */
+    /* the deployment's choice, not the engine's calibration (a re-tuned config keeps it): MXFP4
+     * experts run vLLM's Marlin MoE (VLLM_MXFP4_USE_MARLIN=1; scenario and question
+     * kernels.moe, --moe-kernel), where the tuning has a Marlin rate (roof_moe_marlin) */
+    bool mxfp4_marlin;
     struct roof_tuning tuning;
 };
 
@@ -310,20 +314,20 @@ struct roof_result {
 
 void roof_config_init(struct roof_config *cfg, const struct hw_profile *hw,
                       const struct mdl_profile *m, enum roof_phase phase);
-/* True when `cfg`'s routed experts in format `we` run vLLM's Marlin MoE (roof_tuning
- * marlin_moe_vs_peak: int4, or MXFP4 with mxfp4_marlin; 16-bit activations). */
-bool roof_moe_marlin(const struct roof_config *cfg, enum dtype we);
+/* True when `cfg`'s routed experts run vLLM's Marlin MoE: a model with experts, the tuning's
+ * marlin_moe_vs_peak, experts in int4, or in MXFP4 with cfg->mxfp4_marlin, 16-bit activations. */
+bool roof_moe_marlin(const struct roof_config *cfg);
 /* The expert shapes Marlin runs for format `we`: MXFP4 hidden h padded to a multiple of 256 and
  * intermediate I (per device) to 128, as vLLM's Mxfp4MoEMethod.create_weights allocates them for
  * its Marlin backend; other formats unchanged. */
 void roof_marlin_dims(enum dtype we, double h, double I, double *hp, double *Ip);
-/* The expert shapes `cfg`'s engine stores for format `we` (hidden h, intermediate I per device):
+/* The expert shapes `cfg`'s engine stores for its experts' format (hidden h, intermediate I per
+ * device):
  * Marlin's (roof_marlin_dims) where its experts take Marlin, else on vLLM's triton_kernels path
  * for MXFP4 experts (roof_tuning.triton_moe_kernels) the intermediate padded to a multiple of 64
  * (Mxfp4MoEMethod.create_weights: round_up(intermediate_size_per_partition, 64)); else unchanged.
  */
-void roof_moe_dims(const struct roof_config *cfg, enum dtype we, double h, double I, double *hp,
-                   double *Ip);
+void roof_moe_dims(const struct roof_config *cfg, double h, double I, double *hp, double *Ip);
 /* Default activation / KV formats for a weight format: bf16 -> bf16, fp32 -> fp32, fp8 -> fp8
  * activations with bf16 KV... (docs/physics.md#data-types). */
 enum dtype roof_default_act(enum dtype weights);

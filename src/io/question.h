@@ -102,7 +102,7 @@ struct plan_question {
     struct mdl_profile *model; /* owned */
     char *engine;              /* owned; engine profile for tuning and launch lines: "vllm",
                                 * "tensorrt-llm", "llama.cpp", "kernel", or NULL (datasheet) */
-    bool mxfp4_marlin;         /* kernels.moe: marlin (roof_tuning.mxfp4_marlin) */
+    bool mxfp4_marlin;         /* kernels.moe: marlin (roof_config.mxfp4_marlin) */
     struct plan_format formats[PLAN_MAX_FORMATS];
     int n_formats;
 

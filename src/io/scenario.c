@@ -944,6 +944,7 @@ scenario_sim_config(const struct scenario *s, struct sim_config *cfg)
     cfg->engine.kv = s->kv;
     cfg->engine.tp = s->tp;
     cfg->engine.pp = s->pp;
+    cfg->engine.mxfp4_marlin = s->mxfp4_marlin;
     if (s->reserve_bytes >= 0) {
         cfg->engine.reserve_bytes = s->reserve_bytes;
     } else if (s->eng) {

@@ -20,7 +20,7 @@ struct scenario {
     double reserve_bytes;       /* per device; < 0 = the engine's (engine_reserve_bytes) */
     char *engine;               /* engine profile name; "kernel" when the file names none */
     struct engine_profile *eng; /* owned: its serving defaults were applied */
-    bool mxfp4_marlin;          /* kernels.moe: marlin (roof_tuning.mxfp4_marlin) */
+    bool mxfp4_marlin;          /* kernels.moe: marlin (roof_config.mxfp4_marlin) */
     struct sim_sched sched;
     struct sim_workload work; /* work.trace points at `trace` */
     struct sim_slo slo;
@@ -31,7 +31,7 @@ struct scenario {
 };
 
 /* The `kernels` section of a scenario or question at `root`: true for `moe: marlin` (vLLM's
- * Marlin MoE for MXFP4 experts, roof_tuning.mxfp4_marlin), false for `auto` or none; anything
+ * Marlin MoE for MXFP4 experts, roof_config.mxfp4_marlin), false for `auto` or none; anything
  * else is an error with its position in `y`. */
 struct ycheck;
 struct ynode;

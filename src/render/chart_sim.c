@@ -411,8 +411,7 @@ chart_build_simulate(const struct sim_config *cfg, const struct sim_result *r, c
         snprintf(rate, sizeof rate, "%s arrivals at %g requests/s",
                  sim_process_name(cfg->work.process), cfg->work.rate_per_s);
     /* the MoE kernel where it is not the engine's default (docs/physics.md#moe-kernels) */
-    bool marlin = e->model->n_experts > 0 &&
-                  roof_moe_marlin(e, dtype_part_format(e->weights, DT_PART_EXPERTS));
+    bool marlin = roof_moe_marlin(e);
     snprintf(c->subtitle, sizeof c->subtitle,
              "%s on %d x %s%s" DOT "%s scheduler" DOT "%d instance%s of tp %d, pp %d" DOT "%s" DOT
              "seed %lu",

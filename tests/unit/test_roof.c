@@ -1143,7 +1143,7 @@ TEST(roof_marlin_moe_vs_flaggems_pr4350)
         struct roof_result r;
         engine_prefill(hw, m, "vllm", DT_INT4, DT_FP16, tokens[i], &c, &r);
         CHECK_NEAR(c.tuning.marlin_moe_vs_peak, 0.32, 0);
-        CHECK(roof_moe_marlin(&c, DT_INT4));
+        CHECK(roof_moe_marlin(&c));
         const struct roof_op_result *g = &r.ops[ROOF_OP_MLP_GATE];
         CHECK_NEAR(g->peak_flops_per_s, 0.32 * 989.4e12, 1e-12);
         CHECK_NEAR(g->flops, 32 * 2.0 * tokens[i] * 2 * 4096 * 14336, 1e-12);
@@ -1187,9 +1187,9 @@ TEST(roof_marlin_mxfp4_by_hand)
     c.prompt = 1000;
     struct roof_result plain, r;
     CHECK(roof_evaluate(&c, &plain) == 0);
-    CHECK(!roof_moe_marlin(&c, DT_MXFP4));
-    c.tuning.mxfp4_marlin = true;
-    CHECK(roof_moe_marlin(&c, DT_MXFP4));
+    CHECK(!roof_moe_marlin(&c));
+    c.mxfp4_marlin = true;
+    CHECK(roof_moe_marlin(&c));
     CHECK(roof_evaluate(&c, &r) == 0);
     CHECK_NEAR(r.mem.weights_bytes - plain.mem.weights_bytes, 5504827392.0, 1e-12);
     const struct roof_op_result *g = &r.ops[ROOF_OP_MLP_GATE];
@@ -1205,7 +1205,7 @@ TEST(roof_marlin_mxfp4_by_hand)
     /* the default triton_kernels path pads the intermediate size to 64 only: 2880 at tp 1
      * unchanged, 360 -> 384 at tp 8 (36 x 128 x 3 x 2880 x 24 = 955,514,880 weights more a device,
      * 4.25 bits: 507,617,280 B; 2 x 1000 x 4 x 2880 x 384 FLOPs a layer for gate) */
-    c.tuning.mxfp4_marlin = false;
+    c.mxfp4_marlin = false;
     struct roof_config c8 = c;
     c8.tp = 8;
     c8.gpus = 8;
@@ -1220,10 +1220,11 @@ TEST(roof_marlin_mxfp4_by_hand)
     /* no Marlin rate on Blackwell: the choice changes nothing there */
     struct roof_config cb = c;
     cb.hw = b200;
+    cb.mxfp4_marlin = true;
     CHECK(calparams_tuning(b200, "vllm", NULL, &cb.tuning, NULL, &e) == 0);
     err_list_release(&e);
-    cb.tuning.mxfp4_marlin = true;
-    CHECK(!roof_moe_marlin(&cb, DT_MXFP4));
+    CHECK(cb.mxfp4_marlin); /* the choice survives the re-tuning */
+    CHECK(!roof_moe_marlin(&cb));
     hw_free(hw);
     hw_free(b200);
     mdl_free(m);

@@ -736,7 +736,7 @@ TEST(sim_chart_marlin_subtitle)
     c.work.requests = 20;
     c.engine.tuning.marlin_moe_vs_peak = 0.32;
     for (int marlin = 0; marlin < 2; marlin++) {
-        c.engine.tuning.mxfp4_marlin = marlin;
+        c.engine.mxfp4_marlin = marlin;
         struct sim_result r;
         CHECK(sim_run(&c, &r, NULL) == 0);
         struct chart *ch = chart_build_simulate(&c, &r, NULL, NULL);
