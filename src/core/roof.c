@@ -280,8 +280,7 @@ add_op(struct acc_ctx *c, enum roof_op op, const struct op_cost *k)
         }
         used = c->ds_used;
         peak = c->ds_peak * k->peak_fraction;
-    }
-    else if (k->rate > 0)
+    } else if (k->rate > 0)
         peak *= k->rate;
     double bw = c->bw;
     double bytes = w + ain + aout + kvr + kvw;
