@@ -116,6 +116,14 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     /* vLLM's Marlin MoE: its rate measured on Hopper (FlagGems PR #4350, sglang PR #38884) */
     out->marlin_moe_vs_peak = eng && hopper ? eng->marlin_moe_vs_peak : 0.0;
     out->marlin_moe_kernels = eng && hopper ? eng->marlin_moe_kernels : 0.0;
+    /* Triton's fused MoE: the path of 16-bit and fp8 experts from Ampere to Hopper and on AMD's
+     * GPUs (the same function, its HIP branches; Blackwell takes other MoE kernels in both
+     * engines) */
+    bool amd_gpu =
+        hw->vendor && strcmp(hw->vendor, "amd") == 0 && hw->kind && strcmp(hw->kind, "gpu") == 0;
+    bool triton_moe = (hw->cuda_capability >= 8.0 && hw->cuda_capability < 10.0) || amd_gpu;
+    out->fused_moe_kernels = eng && triton_moe ? eng->fused_moe_kernels : 0.0;
+    out->fused_moe_quant_kernels = eng && triton_moe ? eng->fused_moe_quant_kernels : 0.0;
     out->gemm_floor_s = hw->gemm_floor_s > 0 ? hw->gemm_floor_s : 0.0;
     out->gemm_bandwidth_bytes_per_s =
         hw->gemm_bandwidth_bytes_per_s > 0 ? hw->gemm_bandwidth_bytes_per_s : 0.0;

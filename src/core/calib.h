@@ -88,6 +88,11 @@ struct engine_profile {
      * not included); int4 experts take it, MXFP4 ones when asked (docs/physics.md#moe-kernels);
      * 0 = not modelled */
     double marlin_moe_vs_peak, marlin_moe_kernels;
+    /* Triton's fused MoE (vLLM, SGLang) on 16-bit or fp8 experts: the launches of one MoE layer's
+     * call (routing, alignment, the two grouped GEMMs, activation, sum; router GEMM not
+     * included), and those of one activation quantisation before each fp8 GEMM; applied on CUDA
+     * capability 8.x-9.x (docs/physics.md#moe-kernels); 0 = not modelled */
+    double fused_moe_kernels, fused_moe_quant_kernels;
     double kv_bucket; /* decode attention reads the cache padded to a multiple
                        * of this many tokens (static shapes); 0 = exact */
     /* its Metal backend's weight kernels (the `metal` section), applied on Apple devices;

@@ -938,6 +938,16 @@ roof_triton_moe_extra(double launches)
     return launches > 4.0 ? launches - 4.0 : 0.0;
 }
 
+double
+roof_fused_moe_extra(const struct roof_tuning *tu, bool fp8, bool sum_charged)
+{
+    if (!(tu->fused_moe_kernels > 0))
+        return 0.0;
+    double chain = tu->fused_moe_kernels + (fp8 ? 2.0 * tu->fused_moe_quant_kernels : 0.0);
+    double own = 4.0 + (sum_charged ? 1.0 : 0.0);
+    return chain > own ? chain - own : 0.0;
+}
+
 bool
 roof_moe_marlin(const struct roof_config *cfg)
 {
@@ -1235,6 +1245,22 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                     : (wx == DT_FP4 || wx == DT_MXFP4) && !metal
                         ? roof_triton_moe_extra(tu->triton_moe_kernels)
                         : 0.0;
+        /* 16-bit and fp8 experts through Triton's fused MoE: its routing, alignment and the
+         * activations' fp8 quantisation are launches of their own (the layer's sum kernel is
+         * charged below when the engine has one); their traffic is the T x E logits read and,
+         * in fp8, each GEMM's 16-bit input read and written again in one byte an element */
+        if (!marlin && !metal && (wx == DT_FP16 || wx == DT_BF16 || wx == DT_FP8)) {
+            bool q8 = dtype_gemm_compute(wx, cfg->act) == DT_FP8;
+            double fx = roof_fused_moe_extra(tu, q8, tu->moe_sum_kernel && k + S > 1);
+            double q = q8 ? T * h + T * (k + S) * I : 0.0;
+            if (fx > 0)
+                add_op(c, ROOF_OP_ROUTER,
+                       &(struct op_cost){.compute = DT_FP32,
+                                         .flops = T * E + q,
+                                         .act_in_bytes = T * E * a + q * a,
+                                         .act_out_bytes = q,
+                                         .kernels = fx});
+        }
         if (tx > 0)
             add_op(c, ROOF_OP_ROUTER,
                    &(struct op_cost){.compute = DT_FP32,

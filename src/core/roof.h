@@ -125,6 +125,12 @@ bool roof_triton_moe_device(double cuda_capability);
  * fewer or not given (docs/physics.md#moe-kernels). */
 double roof_triton_moe_extra(double launches);
 
+/* The launches of Triton's fused MoE charged beyond the model's own gate, up, activation, down
+ * (and the sum kernel when `sum_charged`): tu->fused_moe_kernels, plus two activation
+ * quantisations of tu->fused_moe_quant_kernels when the GEMMs run in fp8, less those; 0 when
+ * the engine does not count them (docs/physics.md#moe-kernels). */
+double roof_fused_moe_extra(const struct roof_tuning *tu, bool fp8, bool sum_charged);
+
 /* Departures from the datasheet roofline. The defaults (1, 1, 0) give the pure roofline; later
  * models of kernels and engines set these. */
 struct roof_tuning {
@@ -203,6 +209,12 @@ struct roof_tuning {
      * 256, intermediate to 128); marlin_moe_kernels launches a layer (docs/physics.md#moe-kernels);
      * 0 = not this path */
     double marlin_moe_vs_peak, marlin_moe_kernels;
+    /* the routed experts through Triton's fused MoE (16-bit or fp8 experts, not Marlin, not
+     * MXFP4): fused_moe_kernels launches a MoE layer besides the router GEMM, and
+     * fused_moe_quant_kernels more before each of its two GEMMs when they run in fp8 (the
+     * activations' quantisation); charged beyond the layer's own gate, up, activation, down and
+     * sum (roof_fused_moe_extra, docs/physics.md#moe-kernels); 0 = not modelled */
+    double fused_moe_kernels, fused_moe_quant_kernels;
     /* static shapes: a decode step's attention runs over the KV cache padded to the next
      * multiple of this many tokens (optimum-habana's --bucket_size); 0 = the exact length */
     double kv_bucket_tokens;

@@ -194,6 +194,10 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
         strbuf_addf(out, "marlin_moe_vs_peak: %g\n", ep->marlin_moe_vs_peak);
     if (ep->marlin_moe_kernels > 0)
         strbuf_addf(out, "marlin_moe_kernels: %.0f\n", ep->marlin_moe_kernels);
+    if (ep->fused_moe_kernels > 0)
+        strbuf_addf(out, "fused_moe_kernels: %.0f\n", ep->fused_moe_kernels);
+    if (ep->fused_moe_quant_kernels > 0)
+        strbuf_addf(out, "fused_moe_quant_kernels: %.0f\n", ep->fused_moe_quant_kernels);
     if (ep->sampler_kernels > 0)
         strbuf_addf(out, "sampler_kernels: %.0f\n", ep->sampler_kernels);
     if (ep->metal.mm_above > 0) {
@@ -263,6 +267,7 @@ calparams_engine_text(const struct engine_profile *ep, const char *provenance, s
             strcmp(ep->source_keys[k], "moe_block_fp8_vs_bf16") == 0 ||
             strcmp(ep->source_keys[k], "moe_sum_kernel") == 0 ||
             strncmp(ep->source_keys[k], "marlin_moe_", 11) == 0 ||
+            strncmp(ep->source_keys[k], "fused_moe_", 10) == 0 ||
             strcmp(ep->source_keys[k], "sampler_kernels") == 0 ||
             strncmp(ep->source_keys[k], "metal.", 6) == 0 || engine_serving_key(ep->source_keys[k]))
             strbuf_addf(out, "  %s: \"%s\"\n", ep->source_keys[k], ep->source_texts[k]);

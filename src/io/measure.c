@@ -372,6 +372,8 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "moe_sum_kernel",
                                           "marlin_moe_vs_peak",
                                           "marlin_moe_kernels",
+                                          "fused_moe_kernels",
+                                          "fused_moe_quant_kernels",
                                           "sampler_kernels",
                                           "kv_bucket",
                                           "metal",
@@ -856,6 +858,11 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     engine_fraction(y, root, "moe_block_fp8_vs_bf16", "the bf16 GEMM rate",
                     &e->moe_block_fp8_vs_bf16);
     engine_count(y, root, "marlin_moe_kernels", 256, &e->marlin_moe_kernels);
+    engine_count(y, root, "fused_moe_kernels", 256, &e->fused_moe_kernels);
+    engine_count(y, root, "fused_moe_quant_kernels", 16, &e->fused_moe_quant_kernels);
+    if (ynode_get(root, "fused_moe_quant_kernels") && !ynode_get(root, "fused_moe_kernels"))
+        ycheck_error(y, ynode_get(root, "fused_moe_quant_kernels"),
+                     "'fused_moe_quant_kernels' needs 'fused_moe_kernels' (the chain it adds to)");
     engine_fraction(y, root, "marlin_moe_vs_peak", "the bf16 datasheet peak",
                     &e->marlin_moe_vs_peak);
     engine_count(y, root, "sampler_kernels", 64, &e->sampler_kernels);

@@ -196,7 +196,7 @@ expect_out sim-recv-interval-header "input polled every 30 decode steps"
 # profile has none
 { grep -v -e "^engine:" -e "preemption:" scenarios/chunked.yaml; echo "engine: sglang"; } >"$T/sgl.yaml"
 run sim-eager-prefill-table 0 -- "$ROOFLINE" simulate --scenario "$T/sgl.yaml"
-expect_out sim-eager-prefill-header ", prompt passes eager (79.9 us a launch)"
+expect_out sim-eager-prefill-header ", prompt passes eager (65.3 us a launch)"
 # and its overlap scheduler: the next batch formed while one runs (engine_profiles/sglang.yaml)
 expect_out sim-sglang-async-header ", asynchronous scheduling, prompt passes eager"
 # and its TokenizerManager: the prompts tokenised one at a time (docs/simulate.md#tokenisation)

@@ -1623,6 +1623,22 @@ TEST(calib_triton_moe_by_device)
     CHECK(t.marlin_moe_vs_peak == 0 && t.marlin_moe_kernels == 0);
     calib_tuning(h100, &dp, NULL, &t);
     CHECK(t.marlin_moe_vs_peak == 0);
+    /* Triton's fused MoE chain (fused_moe_kernels, fused_moe_quant_kernels): CUDA capability
+     * 8.x-9.x and AMD's GPUs (its HIP branches), not the B200 */
+    struct hw_profile *mi = test_hw("mi300x");
+    eng.fused_moe_kernels = 7;
+    eng.fused_moe_quant_kernels = 1;
+    struct hw_profile *yes[3] = {h100, gh, mi};
+    for (int i = 0; i < 3; i++) {
+        calib_tuning(yes[i], &dp, &eng, &t);
+        CHECK_NEAR(t.fused_moe_kernels, 7, 0);
+        CHECK_NEAR(t.fused_moe_quant_kernels, 1, 0);
+    }
+    calib_tuning(b200, &dp, &eng, &t);
+    CHECK(t.fused_moe_kernels == 0 && t.fused_moe_quant_kernels == 0);
+    calib_tuning(h100, &dp, NULL, &t);
+    CHECK(t.fused_moe_kernels == 0);
+    hw_free(mi);
     hw_free(h100);
     hw_free(gh);
     hw_free(b200);

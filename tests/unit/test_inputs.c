@@ -390,6 +390,44 @@ TEST(engine_profile_marlin_moe)
     engine_profile_free(e);
 }
 
+/* fused_moe_kernels (launches, 1 to 256) and fused_moe_quant_kernels (1 to 16, only beside
+ * fused_moe_kernels), each with its source; the shipped vLLM and SGLang profiles count 7 and 1
+ * (docs/physics.md#moe-kernels), TensorRT-LLM's neither */
+TEST(engine_profile_fused_moe)
+{
+    char path[] = "/tmp/roofline_eng_XXXXXX";
+    engine_tmp(path);
+    struct engine_profile *e =
+        engine_accepted(path, "name: x\nfused_moe_kernels: 7\nfused_moe_quant_kernels: 3\n"
+                              "sources: {fused_moe_kernels: a, fused_moe_quant_kernels: b}\n");
+    if (e) {
+        CHECK_NEAR(e->fused_moe_kernels, 7, 0);
+        CHECK_NEAR(e->fused_moe_quant_kernels, 3, 0);
+    }
+    engine_profile_free(e);
+    check_engine_refused(path, "name: x\nfused_moe_kernels: 0\nsources: {fused_moe_kernels: a}\n",
+                         ":2:20: error: 'fused_moe_kernels' must be at least 1, got 0");
+    check_engine_refused(path,
+                         "name: x\nfused_moe_kernels: 7\nfused_moe_quant_kernels: 17\n"
+                         "sources: {fused_moe_kernels: a, fused_moe_quant_kernels: b}\n",
+                         ":3:26: error: 'fused_moe_quant_kernels' must be at most 16, got 17");
+    check_engine_refused(path,
+                         "name: x\nfused_moe_quant_kernels: 1\n"
+                         "sources: {fused_moe_quant_kernels: a}\n",
+                         ":2:26: error: 'fused_moe_quant_kernels' needs 'fused_moe_kernels' (the "
+                         "chain it adds to)");
+    unlink(path);
+    const char *const shipped[] = {"vllm", "sglang", "tensorrt-llm"};
+    for (int i = 0; i < 3; i++) {
+        e = engine_shipped(shipped[i]);
+        if (e) {
+            CHECK_NEAR(e->fused_moe_kernels, i < 2 ? 7 : 0, 0);
+            CHECK_NEAR(e->fused_moe_quant_kernels, i < 2 ? 1 : 0, 0);
+        }
+        engine_profile_free(e);
+    }
+}
+
 /* A boolean engine-profile key (the field at byte `off` of struct engine_profile): true is taken,
  * a number is refused at its position, the shipped profiles `yes` set it and `no` does not. */
 static void
@@ -435,7 +473,7 @@ TEST(engine_profile_kv_window_blocks)
 
 /* prefill_graph and eager_launch (docs/simulate.md#eager-prefill): a known mode, an eager mode
  * needs its host cost per launch and that cost an eager mode, the cost in the overhead range
- * with its source; the shipped SGLang profile runs its prefill eager at 79.9 us a launch */
+ * with its source; the shipped SGLang profile runs its prefill eager at 65.3 us a launch */
 TEST(engine_profile_prefill_graph)
 {
     char path[] = "/tmp/roofline_eng_XXXXXX";
@@ -478,7 +516,7 @@ TEST(engine_profile_prefill_graph)
     e = engine_shipped("sglang");
     if (e) {
         CHECK(strcmp(e->serving.prefill_graph, "none") == 0);
-        CHECK_NEAR(e->serving.eager_launch_s, 79.9e-6, 1e-12);
+        CHECK_NEAR(e->serving.eager_launch_s, 65.3e-6, 1e-12);
         /* the overlap scheduler (Scheduler.event_loop_overlap) */
         CHECK(e->serving.async_scheduling);
     }

@@ -1155,6 +1155,84 @@ TEST(roof_marlin_moe_vs_flaggems_pr4350)
     mdl_free(m);
 }
 
+/* One MoE layer's Triton fused MoE at `tokens` decode tokens with the shipped `engine` profile's
+ * tuning: the experts' ops (gate, up, activation, down, sum) and the router op's launches beyond
+ * its GEMM (the router GEMM itself is not in a fused-MoE benchmark: it takes the logits), per
+ * layer of `layers` (every layer a MoE one). */
+static double
+fused_moe_layer_s(struct hw_profile *hw, struct mdl_profile *m, const char *engine, enum dtype w,
+                  enum dtype a, double tokens, int layers)
+{
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    struct err_list e = {0};
+    CHECK(calparams_tuning(hw, engine, NULL, &c.tuning, NULL, &e) == 0);
+    err_list_release(&e);
+    c.weights = w;
+    c.act = a;
+    c.kv = a;
+    c.batch = tokens;
+    c.context = 1;
+    struct roof_result r, g;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    c.tuning.fused_moe_kernels = 0; /* the router op without the chain: its GEMM alone */
+    CHECK(roof_evaluate(&c, &g) == 0);
+    const enum roof_op ops[] = {ROOF_OP_MLP_GATE, ROOF_OP_MLP_UP,  ROOF_OP_MLP_ACT,
+                                ROOF_OP_MLP_DOWN, ROOF_OP_MOE_SUM, ROOF_OP_ROUTER};
+    double t = -g.ops[ROOF_OP_ROUTER].time_s;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        t += r.ops[ops[i]].time_s;
+    return t / layers;
+}
+
+/* The fused MoE's launches beyond the layer's own by hand: a chain of 7 with one quantisation
+ * before each fp8 GEMM is 9 in fp8, 7 in 16 bits; the layer charges gate, up, activation and
+ * down (4) and the sum kernel where the engine has one (5): 4 and 2 more, 5 and 3 without the
+ * sum kernel; nothing without the key, nor when the chain is no longer than the layer's own. */
+TEST(roof_fused_moe_extra_by_hand)
+{
+    struct roof_tuning t = {0};
+    CHECK(roof_fused_moe_extra(&t, true, true) == 0);
+    t.fused_moe_kernels = 7;
+    t.fused_moe_quant_kernels = 1;
+    CHECK_NEAR(roof_fused_moe_extra(&t, true, true), 4, 0);
+    CHECK_NEAR(roof_fused_moe_extra(&t, false, true), 2, 0);
+    CHECK_NEAR(roof_fused_moe_extra(&t, true, false), 5, 0);
+    CHECK_NEAR(roof_fused_moe_extra(&t, false, false), 3, 0);
+    t.fused_moe_kernels = 4;
+    CHECK(roof_fused_moe_extra(&t, false, true) == 0);
+}
+
+/* Triton's fused MoE against its timing at decode sizes on a named GPU: vllm-project/vllm PR
+ * #24700 (mgoin, 2025-09-11, 'Benchmarks on H100': benchmarks/kernels/benchmark_moe.py
+ * --model=Qwen/Qwen3-30B-A3B -tp=1 --dtype=fp8_w8a8, the whole fused_experts call with its top-k,
+ * replayed in a CUDA graph), the PR's column: 40.44, 56.15, 78.10, 118.64, 164.64, 193.48 and
+ * 210.07 us at 1, 2, 4, 8, 16, 24 and 32 tokens (E 128, top 8, K 2048, N 768). The shipped vllm
+ * profile on the h100-sxm, a layer of qwen3-30b-a3b in fp8 (48 layers, all MoE): within 15% at
+ * every size with the chain's launches (fused_moe_kernels, fused_moe_quant_kernels); 1-4 tokens
+ * were 18-36% short without them. The model's count is the block-scaled checkpoints' one
+ * activation quantisation; this per-tensor benchmark quantises dynamically, two launches more
+ * each, so the model stays under it at small sizes. */
+TEST(roof_fused_moe_vs_vllm_pr24700)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("qwen3-30b-a3b");
+    const double tokens[7] = {1, 2, 4, 8, 16, 24, 32};
+    const double us[7] = {40.44, 56.15, 78.10, 118.64, 164.64, 193.48, 210.07};
+    for (int i = 0; i < 7; i++) {
+        double t = fused_moe_layer_s(hw, m, "vllm", DT_FP8, DT_FP8, tokens[i], 48);
+        CHECK_NEAR(t, us[i] * 1e-6, 0.15);
+    }
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    struct err_list e = {0};
+    CHECK(calparams_tuning(hw, "vllm", NULL, &c.tuning, NULL, &e) == 0);
+    err_list_release(&e);
+    CHECK(c.tuning.fused_moe_kernels > 0 && c.tuning.fused_moe_quant_kernels > 0);
+    hw_free(hw);
+    mdl_free(m);
+}
+
 /* Marlin by hand: gpt-oss-120b's MXFP4 experts on one H200 under vllm with kernels.moe marlin.
  * vLLM allocates them for Marlin on hidden 2880 -> 3072 (a multiple of 256) and intermediate
  * 2880 -> 2944 (of 128): 36 layers x 128 experts x 3 x (3072 x 2944 - 2880 x 2880) = 36 x 128 x 3

@@ -918,8 +918,8 @@ TEST(sim_cost_overlap_is_max_by_hand)
  * = 419 at tp 1, + 2 all-reduces a layer = 483 at tp 2, whatever the prompt; piecewise: the 3
  * attention launches a layer = 96. DeepSeek-V3 at tp 8 (61 layers, the first 3 dense: 58 MoE
  * routers), the 1-token pass after 1 cached token of sglang PR #12160: 13 x 61 + 58 + 3 + 2 x 61
- * = 976; with SGLang's expert sum kernel 1034 (the count behind engine_profiles/sglang.yaml's
- * eager_launch). */
+ * = 976; with SGLang's expert sum kernel 1034, and with its fused MoE's own launches 1266 (the
+ * count behind engine_profiles/sglang.yaml's eager_launch). */
 TEST(sim_eager_launches_by_hand)
 {
     struct sim_config c;
@@ -955,13 +955,27 @@ TEST(sim_eager_launches_by_hand)
     sim_cost_free(cost);
     /* SGLang's Triton fused MoE sums each token's expert rows in a kernel of its own
      * (moe_sum_kernel): one more a MoE layer, 976 + 58 = 1034 (the count behind
-     * engine_profiles/sglang.yaml's eager_launch: 82.64 ms / 1034 = 79.9 us) */
+     * engine_profiles/sglang.yaml's eager_launch: 82.64 ms / 1034 = 79.9 us before its fused MoE
+     * chain was counted) */
     e.tuning.moe_sum_kernel = true;
     cost = sim_cost_new(&e);
     CHECK(cost != NULL);
     if (cost) {
         struct roof_seq one = {1, 1, 1, true};
         CHECK_NEAR(sim_cost_launches(cost, SIM_PREFILL_GRAPH_NONE, &one, 1), 1034, 1e-6);
+    }
+    sim_cost_free(cost);
+    /* and its Triton fused MoE's own chain (fused_moe_kernels 7, one quantisation before each
+     * fp8 GEMM): 9 launches a MoE layer where the model's layer charges 5 (gate, up, activation,
+     * down, sum), 4 more a MoE layer: 1034 + 4 x 58 = 1266, the count behind
+     * engine_profiles/sglang.yaml's eager_launch: 82.64 ms / 1266 = 65.3 us */
+    e.tuning.fused_moe_kernels = 7;
+    e.tuning.fused_moe_quant_kernels = 1;
+    cost = sim_cost_new(&e);
+    CHECK(cost != NULL);
+    if (cost) {
+        struct roof_seq one = {1, 1, 1, true};
+        CHECK_NEAR(sim_cost_launches(cost, SIM_PREFILL_GRAPH_NONE, &one, 1), 1266, 1e-6);
     }
     sim_cost_free(cost);
     mdl_free(m);
