@@ -85,6 +85,6 @@ expect_no metal-spark-none "Metal (llama.cpp"
 # says how its experts are timed and stored
 run explain-marlin 0 -- "$ROOFLINE" explain prefill --gpu h200 --model gpt-oss-120b \
     --weights mxfp4_moe_bf16 --engine vllm --prompt 7244 --moe-kernel marlin
-expect_out explain-marlin-answer "Answer: TTFT 255.11 ms expected with the vllm engine"
+expect_out explain-marlin-answer "Answer: TTFT 255.05 ms expected with the vllm engine"
 expect_out explain-marlin-line "Its routed experts run vLLM's Marlin MoE: issue-bound at 0.32 x the fp16 peak (317 TFLOP/s)"
 expect_out explain-marlin-padded "its MXFP4 experts are stored padded, 3072 x 2944 for 2880 x 2880"

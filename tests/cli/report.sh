@@ -288,13 +288,13 @@ pdftotext -f 1 -l 1 "$T/nf.pdf" "$T/nf1.txt"
 if grep -q "Every candidate was rejected before the search: memory 1" "$T/nf1.txt"; then
     echo "ok report nothing fits on page 1"; else echo "not ok report nothing fits on page 1"; fi
 # --moe-kernel marlin (docs/physics.md#moe-kernels): the answer names the kernel and every device
-# of the comparison takes it (the H200's 512-token prefill of gpt-oss-120b: 35.74 ms on Marlin,
-# 22.28 ms on the default triton_kernels path); not with a question file, which sets the engine
+# of the comparison takes it (the H200's 512-token prefill of gpt-oss-120b: 35.68 ms on Marlin,
+# 22.22 ms on the default triton_kernels path); not with a question file, which sets the engine
 run "report marlin" 0 -- "$ROOFLINE" report --gpu h100-sxm,h200 --model gpt-oss-120b \
     --weights mxfp4_moe_bf16 --engine vllm --moe-kernel marlin -o "$T/mar.pdf"
 pdftotext -layout -f 1 -l 1 "$T/mar.pdf" "$T/mar1.txt"
 if grep -q "vllm, experts through Marlin)" "$T/mar1.txt" &&
-    grep -Eq "NVIDIA H200 SXM 141GB +35.74 ms" "$T/mar1.txt"; then
+    grep -Eq "NVIDIA H200 SXM 141GB +35.68 ms" "$T/mar1.txt"; then
     echo "ok report marlin answer and devices"; else
     echo "not ok report marlin answer and devices"; grep -E "Marlin|H200" "$T/mar1.txt"; fi
 run "report marlin question" 2 -- "$ROOFLINE" report "$Q/nothing-fits.yaml" --moe-kernel marlin \
