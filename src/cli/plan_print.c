@@ -21,10 +21,11 @@ t_time(double s, char *b, size_t n)
 static const char *
 fmt_name(const struct plan_format *f, char *b, size_t n)
 {
+    const char *mk = f->moe_marlin ? "+marlin" : "";
     if (f->kv == f->weights || (f->kv == roof_default_kv(f->weights)))
-        snprintf(b, n, "%s", dtype_name(f->weights));
+        snprintf(b, n, "%s%s", dtype_name(f->weights), mk);
     else
-        snprintf(b, n, "%s/kv %s", dtype_name(f->weights), dtype_name(f->kv));
+        snprintf(b, n, "%s/kv %s%s", dtype_name(f->weights), dtype_name(f->kv), mk);
     return b;
 }
 

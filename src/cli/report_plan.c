@@ -54,10 +54,11 @@ const char *
 rp_format_name(const struct plan_format *f)
 {
     char *b = ex_ring();
+    const char *mk = f->moe_marlin ? " (Marlin MoE)" : "";
     if (f->kv == f->weights || f->kv == roof_default_kv(f->weights))
-        snprintf(b, 64, "%s", dtype_name(f->weights));
+        snprintf(b, 64, "%s%s", dtype_name(f->weights), mk);
     else
-        snprintf(b, 64, "%s, KV %s", dtype_name(f->weights), dtype_name(f->kv));
+        snprintf(b, 64, "%s, KV %s%s", dtype_name(f->weights), dtype_name(f->kv), mk);
     return b;
 }
 
@@ -1109,7 +1110,7 @@ rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struct pl
         ctx->base.kv = op->format.kv;
         ctx->base.tp = op->tp;
         ctx->base.pp = op->pp;
-        ctx->base.mxfp4_marlin = q->mxfp4_marlin; /* kernels.moe */
+        ctx->base.mxfp4_marlin = op->format.moe_marlin; /* kernels.moe or its twin */
         if (q->engine)
             caldata_tuning(hws[0], q->engine, NULL, &ctx->base.tuning, NULL);
         /* the typical request at the planned load: the mean prompt, half the mean output in

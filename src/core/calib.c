@@ -109,7 +109,7 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->kv_bucket_tokens = eng ? eng->kv_bucket : 0.0;
     /* Triton's block-scaled fused MoE is the Hopper path (SGLang's Fp8MoEMethod picks it unless
      * DeepEP runs the experts); measured on an H100 */
-    bool hopper = hw->cuda_capability >= 9.0 && hw->cuda_capability < 10.0;
+    bool hopper = calib_hopper(hw);
     out->moe_block_fp8_vs_bf16 = eng && hopper ? eng->moe_block_fp8_vs_bf16 : 0.0;
     /* the experts' sum kernel: read in SGLang's Triton path, timed on an H200 */
     out->moe_sum_kernel = eng && hopper && eng->moe_sum_kernel;
@@ -132,6 +132,12 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
         out->dequant_buffer = false; /* mul_mm dequantizes its tiles in threadgroup memory */
         out->dequant_buffer_above = 0.0;
     }
+}
+
+bool
+calib_hopper(const struct hw_profile *hw)
+{
+    return hw && hw->cuda_capability >= 9.0 && hw->cuda_capability < 10.0;
 }
 
 void

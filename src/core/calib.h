@@ -124,6 +124,10 @@ enum dev_class dev_class_of(const struct hw_profile *hw);
 void dev_params_default(enum dev_class c, struct dev_params *out);
 /* The `kernel` engine: no overhead, efficiencies 1 (kernels timed in isolation). */
 void engine_profile_kernel(struct engine_profile *out);
+/* A device of CUDA capability 9.x (Hopper), where the engine keys measured on it apply
+ * (moe_block_fp8_vs_bf16, moe_sum_kernel, Marlin's MoE rate). */
+bool calib_hopper(const struct hw_profile *hw);
+
 /* Fill a config's tuning from the device class parameters and an engine. An engine with a
  * `metal` section on an Apple device (vendor apple) gets ggml-metal's weight kernels, which
  * dequantize in the kernel: no conversion buffer (dequant_buffer off). */

@@ -205,7 +205,7 @@ load_formats(struct ycheck *y, const struct ynode *root, struct plan_question *q
     if (!v || ynode_is_null(v)) {
         struct roof_config d;
         roof_config_init(&d, NULL, q->model, ROOF_DECODE);
-        q->formats[0] = (struct plan_format){d.weights, d.act, d.kv};
+        q->formats[0] = (struct plan_format){d.weights, d.act, d.kv, false};
         q->n_formats = 1;
         return;
     }
@@ -219,7 +219,7 @@ load_formats(struct ycheck *y, const struct ynode *root, struct plan_question *q
     }
     for (size_t i = 0; i < n; i++) {
         const struct ynode *it = items[i];
-        struct plan_format f;
+        struct plan_format f = {0};
         if (it->kind == YNODE_SCALAR) {
             if (!parse_dtype(y, it, "formats", true, &f.weights))
                 continue;
@@ -245,6 +245,50 @@ load_formats(struct ycheck *y, const struct ynode *root, struct plan_question *q
             ycheck_error(y, it, "'formats' items must be a format or a mapping with 'weights'");
             continue;
         }
+        q->formats[q->n_formats++] = f;
+    }
+}
+
+/* A format Marlin's MoE changes: the model's experts in MXFP4 on 16-bit activations
+ * (roof_moe_marlin). */
+static bool
+marlin_format(const struct plan_question *q, const struct plan_format *f)
+{
+    return q->model->n_experts > 0 && dtype_part_format(f->weights, DT_PART_EXPERTS) == DT_MXFP4 &&
+           (f->act == DT_FP16 || f->act == DT_BF16);
+}
+
+/* The question's MoE kernel on its formats: pinned (kernels.moe), every format takes it;
+ * otherwise each format with MXFP4 experts on 16-bit activations gets a twin through vLLM's
+ * Marlin MoE when the engine's profile has Marlin's rate, so the planner compares the two kernels
+ * like any other choice (docs/plan.md). */
+static void
+moe_kernel_formats(struct ycheck *y, const struct ynode *root, struct plan_question *q)
+{
+    for (int i = 0; i < q->n_formats; i++)
+        q->formats[i].moe_marlin = q->mxfp4_marlin && marlin_format(q, &q->formats[i]);
+    if (q->moe_kernel_pinned || !q->engine)
+        return;
+    struct err_list quiet = {0};
+    struct engine_profile *e = engine_find(q->engine, &quiet);
+    err_list_release(&quiet);
+    bool marlin = e && e->marlin_moe_vs_peak > 0;
+    engine_profile_free(e);
+    if (!marlin)
+        return;
+    int n = q->n_formats;
+    for (int i = 0; i < n; i++) {
+        struct plan_format f = q->formats[i];
+        if (!marlin_format(q, &f))
+            continue;
+        if (q->n_formats == PLAN_MAX_FORMATS) {
+            ycheck_error(y, ynode_get(root, "formats") ? ynode_get(root, "formats") : root,
+                         "'formats' leaves no room for the Marlin twin of '%s' (at most %d "
+                         "formats with the twins; pin one kernel with 'kernels: {moe: auto}')",
+                         dtype_name(f.weights), PLAN_MAX_FORMATS);
+            return;
+        }
+        f.moe_marlin = true;
         q->formats[q->n_formats++] = f;
     }
 }
@@ -923,8 +967,12 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
         q->engine = str_dup("kernel"); /* every command's default engine (as a scenario's) */
     engine_names_free(engines, n_engines);
     q->mxfp4_marlin = scenario_read_kernels(y, root);
-    if (q->model)
+    const struct ynode *kn = ynode_get(root, "kernels");
+    q->moe_kernel_pinned = kn && kn->kind == YNODE_MAP && ynode_get(kn, "moe");
+    if (q->model) {
         load_formats(y, root, q);
+        moe_kernel_formats(y, root, q);
+    }
     load_workload(y, root, q);
     load_slo(y, root, q);
     load_candidates(y, root, q);

@@ -45,7 +45,7 @@ plan_engine(const struct plan_question *q, const struct plan_opts *o, const stru
     eng->kv = c->fmt.kv;
     eng->tp = c->tp;
     eng->pp = c->pp;
-    eng->mxfp4_marlin = q->mxfp4_marlin; /* kernels.moe */
+    eng->mxfp4_marlin = c->fmt.moe_marlin; /* kernels.moe, or the planner's Marlin twin */
     if (o->tuning && q->engine && o->tuning(hw, q->engine, &eng->tuning, o->tuning_ctx))
         return -1;
     struct plan_cand on = *c;

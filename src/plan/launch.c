@@ -189,8 +189,9 @@ plan_launch_line(const struct plan_question *q, const struct plan_cand *c,
         if (c->pp > 1)
             add(&sb, " (no pipeline parallelism: pp %d is not available)", c->pp);
     } else {
-        /* the question's kernels.moe: marlin is this environment variable of vLLM's */
-        if (q->mxfp4_marlin && q->model->n_experts > 0 &&
+        /* Marlin's MoE (the question's kernels.moe, or the option's twin format) is this
+         * environment variable of vLLM's */
+        if (c->fmt.moe_marlin && q->model->n_experts > 0 &&
             dtype_part_format(c->fmt.weights, DT_PART_EXPERTS) == DT_MXFP4)
             add(&sb, "VLLM_MXFP4_USE_MARLIN=1 ");
         vllm(&sb, m, c, op, budget);

@@ -4,6 +4,7 @@
  * shards take a deterministic slice. Deterministic for any number of threads and shards. */
 #include "plan/plan_int.h"
 
+#include "core/calib.h"
 #include "plan/cost.h"
 #include "util/alloc.h"
 #include "util/units.h"
@@ -16,6 +17,22 @@
 
 /* ---- enumeration ---- */
 
+/* Format f is a Marlin twin: Marlin's MoE with the same formats also listed on the engine's
+ * kernel (moe_kernel_formats in io/question.c). */
+static bool
+marlin_twin(const struct plan_question *q, int f)
+{
+    const struct plan_format *a = &q->formats[f];
+    if (!a->moe_marlin)
+        return false;
+    for (int i = 0; i < q->n_formats; i++) {
+        const struct plan_format *b = &q->formats[i];
+        if (!b->moe_marlin && b->weights == a->weights && b->act == a->act && b->kv == a->kv)
+            return true;
+    }
+    return false;
+}
+
 static int
 enumerate(const struct plan_question *q, struct plan_cand **out)
 {
@@ -24,7 +41,11 @@ enumerate(const struct plan_question *q, struct plan_cand **out)
     if (!v)
         return -1;
     for (int h = 0; h < q->n_hw; h++)
-        for (int f = 0; f < q->n_formats; f++)
+        for (int f = 0; f < q->n_formats; f++) {
+            /* a Marlin twin runs only where Marlin's rate applies (its engine-kernel format is
+             * the same candidate elsewhere) */
+            if (marlin_twin(q, f) && !calib_hopper(q->hw[h]))
+                continue;
             for (int t = 0; t < q->n_tp; t++)
                 for (int p = 0; p < q->n_pp; p++)
                     for (int s = 0; s < q->n_policies; s++)
@@ -68,6 +89,7 @@ enumerate(const struct plan_question *q, struct plan_cand **out)
                                         n++;
                                     }
                             }
+        }
     *out = v;
     return n;
 }

@@ -74,7 +74,7 @@ static bool
 same_group(const struct plan_option *a, const struct plan_option *b)
 {
     return strcmp(a->hw_id, b->hw_id) == 0 && a->format.weights == b->format.weights &&
-           a->format.kv == b->format.kv;
+           a->format.kv == b->format.kv && a->format.moe_marlin == b->format.moe_marlin;
 }
 
 /* One option's load swept from 5% to 99% of its SLO-free analytic capacity: SWEEP points of
@@ -240,7 +240,8 @@ chart_build_plan(const struct plan_question *q, const struct plan_opts *o,
         struct chart_style s = style(g, true);
         chart_add_line(c, pf, &s, x, y, (size_t)n);
         char name[128];
-        snprintf(name, sizeof name, "%s %s", lead->hw_id, dtype_name(lead->format.weights));
+        snprintf(name, sizeof name, "%s %s%s", lead->hw_id, dtype_name(lead->format.weights),
+                 lead->format.moe_marlin ? " Marlin" : "");
         chart_add_legend(c, pf, name, &s, false);
         free(x);
         free(y);

@@ -774,6 +774,51 @@ TEST(plan_trace_workload)
     remove(dir);
 }
 
+/* The question's MoE kernel on its formats (io/question.c moe_kernel_formats): without
+ * kernels.moe, vllm (Marlin's rate in its profile) gets a Marlin twin of each MXFP4-expert format
+ * on 16-bit activations and nothing for the others; kernels.moe pins one kernel on the formats
+ * it changes (no twins); an engine without Marlin's rate (sglang) gets none. */
+TEST(plan_moe_kernel_twins)
+{
+    char dir[] = "/tmp/roofline-plan-moe-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const char *base = "model: gpt-oss-120b\nworkload: {rate_per_s: 1, prompt: 100, output: 100}\n"
+                       "candidates: {hardware: [h100-sxm]}\n"
+                       "formats: [mxfp4_moe_bf16, bf16, {weights: mxfp4_moe_bf16, act: fp8}]\n";
+    struct {
+        const char *name, *extra;
+        int n;
+        bool marlin[4];
+    } cases[] = {
+        {"both.yaml", "engine: vllm\n", 4, {false, false, false, true}},
+        {"pin-m.yaml", "engine: vllm\nkernels: {moe: marlin}\n", 3, {true, false, false}},
+        {"pin-a.yaml", "engine: vllm\nkernels: {moe: auto}\n", 3, {false, false, false}},
+        {"sglang.yaml", "engine: sglang\n", 3, {false, false, false}},
+    };
+    char path[256], text[512];
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        snprintf(text, sizeof text, "%s%s", base, cases[c].extra);
+        write_text(dir, cases[c].name, text);
+        snprintf(path, sizeof path, "%s/%s", dir, cases[c].name);
+        struct err_list e = {0};
+        struct plan_question *q = plan_question_load(path, &e);
+        err_list_release(&e);
+        CHECK(q != NULL);
+        if (q) {
+            CHECK(q->n_formats == cases[c].n);
+            for (int i = 0; i < q->n_formats && i < 4; i++)
+                CHECK(q->formats[i].moe_marlin == cases[c].marlin[i]);
+            if (c == 0) /* the twin is the first format's, MXFP4 experts on bf16 */
+                CHECK(q->formats[3].weights == q->formats[0].weights &&
+                      q->formats[3].act == q->formats[0].act &&
+                      q->formats[3].kv == q->formats[0].kv);
+            plan_question_free(q);
+        }
+        remove(path);
+    }
+    remove(dir);
+}
+
 /* plan_bisect_rate against the plain bisection it replaces (screen.c), on monotone margins:
  * smooth power laws, a margin that jumps at a kink, and one unstable (INFINITY) above a
  * capacity: the same double, with fewer tests on the smooth ones. */
