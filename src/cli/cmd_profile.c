@@ -34,6 +34,7 @@ static const struct cli_opt SPEC[] = {
     OPT_VALUE("gpu", "ID", "hardware profile for the prediction"),
     OPT_VALUE("weights", "F", "weight format of the prediction"),
     OPT_VALUE("engine", "E", "engine profile of the prediction"),
+    OPT_VALUE("moe-kernel", "auto|marlin", "MXFP4 experts of the prediction: vLLM's Marlin MoE"),
     OPT_VALUE("scenario", "FILE", "simulate the same load and print it beside"),
     OPT_VALUE("seed", "S", "random seed"),
     OPT_VALUE("output", "table|csv|json", "output format (-o)"),
@@ -51,7 +52,8 @@ const struct cli_cmd cmd_profile = {
     "roofline profile --url URL [--api openai|llama.cpp] [--model NAME] [--served-model NAME]\n"
     "         [--prompts 128,512,2048] [--outputs 16,64,256] [--repeats N]\n"
     "         [--concurrency 1,4,16 | --rate R [--requests N]] [--timeout S]\n"
-    "         [--gpu G --model M [--weights F] [--engine E]] [--scenario FILE] [--seed S]\n"
+    "         [--gpu G --model M [--weights F] [--engine E [--moe-kernel auto|marlin]]]\n"
+    "         [--scenario FILE] [--seed S]\n"
     "         [-o table|csv|json] [--measurements-out FILE] [--hardware ID]",
     run, CLI_OPTS(SPEC)};
 #define MAX_LIST 16
@@ -407,6 +409,11 @@ run(int argc, char **argv)
         mdl_free(model);
         return CLI_USAGE;
     }
+    if (cli_has(a, "moe-kernel") && !cli_has(a, "engine")) {
+        fprintf(stderr, "error: --moe-kernel needs --engine (the engine whose MoE kernel it is)\n");
+        mdl_free(model);
+        return CLI_USAGE;
+    }
     if (cli_has(a, "gpu")) {
         if (!(hw = cli_load_hw(cli_get(a, "gpu")))) {
             mdl_free(model);
@@ -424,6 +431,7 @@ run(int argc, char **argv)
             }
             o.pred.tuning = tmp.tuning;
             o.pred.tuned = true;
+            o.pred.mxfp4_marlin = tmp.mxfp4_marlin;
         }
     }
     if (net_client_global_init() != 0) {

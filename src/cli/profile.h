@@ -42,6 +42,7 @@ struct prof_pred {
     enum dtype weights;
     struct roof_tuning tuning;
     bool tuned;
+    bool mxfp4_marlin; /* --moe-kernel marlin: vLLM's Marlin MoE (roof_config.mxfp4_marlin) */
 };
 /* The time in seconds of a prefill of `tokens` prompt tokens or a decode step at context
  * `tokens` (batch 1, flash attention); NaN when the roofline cannot evaluate it. Sets

@@ -136,6 +136,7 @@ prof_predict(const struct prof_pred *p, bool prefill, double tokens, double *byt
     cfg.reserve_bytes = 0;
     if (p->tuned)
         cfg.tuning = p->tuning;
+    cfg.mxfp4_marlin = p->mxfp4_marlin;
     struct roof_result r;
     if (roof_config_problem(&cfg) || roof_evaluate(&cfg, &r) != 0)
         return NAN;

@@ -1058,10 +1058,11 @@ trust(struct rep_doc *d, const struct plan_question *q, const struct plan_result
     char line[512];
     snprintf(line, sizeof line,
              "roofline profile --url http://localhost:8000/v1/completions --rate %.4g "
-             "--requests %ld --seed %lu --gpu %s --model %s --weights %s%s%s",
+             "--requests %ld --seed %lu --gpu %s --model %s --weights %s%s%s%s",
              v->rate_per_instance_s, v->requests > 0 ? v->requests : 500L, v->seed, op->hw_id,
              q->model->id, dtype_name(op->format.weights), q->engine ? " --engine " : "",
-             q->engine ? q->engine : "");
+             q->engine ? q->engine : "",
+             q->engine && op->format.moe_marlin ? " --moe-kernel marlin" : "");
     rep_code(d, line);
 }
 

@@ -39,6 +39,12 @@ expect_err profile-rate-and-conc-msg "error: --concurrency (closed loop) and --r
 run profile-gpu-no-model 2 -- "$ROOFLINE" profile --url http://127.0.0.1:1/v1/completions \
     --gpu h100-sxm
 expect_err profile-gpu-no-model-msg "error: --gpu needs --model"
+run profile-moe-kernel-no-engine 2 -- "$ROOFLINE" profile --url http://127.0.0.1:1/v1/completions \
+    --gpu h100-sxm --model gpt-oss-120b --moe-kernel marlin
+expect_err profile-moe-kernel-no-engine-msg "error: --moe-kernel needs --engine"
+run profile-moe-kernel-bad 2 -- "$ROOFLINE" profile --url http://127.0.0.1:1/v1/completions \
+    --gpu h100-sxm --model gpt-oss-120b --engine vllm --moe-kernel machete
+expect_err profile-moe-kernel-bad-msg "error: --moe-kernel: expected 'auto' or 'marlin', got 'machete'"
 run profile-bad-list 2 -- "$ROOFLINE" profile --url http://127.0.0.1:1/v1/completions \
     --prompts 128,x
 expect_err profile-bad-list-msg "error: --prompts: expected up to 16 whole numbers"

@@ -300,3 +300,24 @@ if grep -q "vllm, experts through Marlin)" "$T/mar1.txt" &&
 run "report marlin question" 2 -- "$ROOFLINE" report "$Q/nothing-fits.yaml" --moe-kernel marlin \
     -o "$T/x.pdf"
 expect_err "report marlin question says why" "--moe-kernel does not go with a question file"
+# a question without kernels.moe: the planner tries Marlin beside triton_kernels; with long answers
+# to short prompts Marlin's shorter decode step wins, and the report names it in the answer, on
+# the launch line and in the verification's profile command
+cat >"$T/q-marlin.yaml" <<'YAML'
+name: gpt-oss-120b long answers on an H100 pair
+model: gpt-oss-120b
+engine: vllm
+formats: [mxfp4_moe_bf16]
+workload: {rate_per_s: 0.5, prompt: 200, output: 2000}
+slo: {ttft: 2 s, itl: 8 ms, percentile: 99}
+candidates: {hardware: [h100-sxm], tp: [2]}
+money: {mode: rent}
+plan: {requests: 300}
+YAML
+run "report plan marlin" 0 -- "$ROOFLINE" report "$T/q-marlin.yaml" -o "$T/qm.pdf"
+pdftotext -layout "$T/qm.pdf" "$T/qm.txt"
+if grep -q "Rent 1 x h100-sxm (TP 2, mxfp4_moe_bf16 (Marlin MoE)" "$T/qm.txt" &&
+    grep -q "VLLM_MXFP4_USE_MARLIN=1 vllm serve gpt-oss-120b" "$T/qm.txt" &&
+    grep -q -- "--engine vllm --moe-kernel marlin" "$T/qm.txt"; then
+    echo "ok report plan marlin names the kernel"; else
+    echo "not ok report plan marlin names the kernel"; grep -E "Marlin|MARLIN|moe-kernel" "$T/qm.txt"; fi

@@ -1079,19 +1079,28 @@ TEST(roof_moe_sum_kernel)
     mdl_free(m);
 }
 
-/* A prefill pass of `prompt` tokens with the shipped `engine` profile's tuning, weights in `w`,
- * activations and cache in `a`, evaluated into *r (the config in *c). */
+/* *c for `phase` with the shipped `engine` profile's tuning, weights in `w`, activations and
+ * cache in `a`. */
 static void
-engine_prefill(struct hw_profile *hw, struct mdl_profile *m, const char *engine, enum dtype w,
-               enum dtype a, double prompt, struct roof_config *c, struct roof_result *r)
+engine_config(struct hw_profile *hw, struct mdl_profile *m, const char *engine,
+              enum roof_phase phase, enum dtype w, enum dtype a, struct roof_config *c)
 {
-    roof_config_init(c, hw, m, ROOF_PREFILL);
+    roof_config_init(c, hw, m, phase);
     struct err_list e = {0};
     CHECK(calparams_tuning(hw, engine, NULL, &c->tuning, NULL, &e) == 0);
     err_list_release(&e);
     c->weights = w;
     c->act = a;
     c->kv = a;
+}
+
+/* A prefill pass of `prompt` tokens with the shipped `engine` profile's tuning, weights in `w`,
+ * activations and cache in `a`, evaluated into *r (the config in *c). */
+static void
+engine_prefill(struct hw_profile *hw, struct mdl_profile *m, const char *engine, enum dtype w,
+               enum dtype a, double prompt, struct roof_config *c, struct roof_result *r)
+{
+    engine_config(hw, m, engine, ROOF_PREFILL, w, a, c);
     c->prompt = prompt;
     CHECK(roof_evaluate(c, r) == 0);
 }
@@ -1164,13 +1173,7 @@ fused_moe_layer_s(struct hw_profile *hw, struct mdl_profile *m, const char *engi
                   enum dtype a, double tokens, int layers)
 {
     struct roof_config c;
-    roof_config_init(&c, hw, m, ROOF_DECODE);
-    struct err_list e = {0};
-    CHECK(calparams_tuning(hw, engine, NULL, &c.tuning, NULL, &e) == 0);
-    err_list_release(&e);
-    c.weights = w;
-    c.act = a;
-    c.kv = a;
+    engine_config(hw, m, engine, ROOF_DECODE, w, a, &c);
     c.batch = tokens;
     c.context = 1;
     struct roof_result r, g;
@@ -1224,10 +1227,7 @@ TEST(roof_fused_moe_vs_vllm_pr24700)
         CHECK_NEAR(t, us[i] * 1e-6, 0.15);
     }
     struct roof_config c;
-    roof_config_init(&c, hw, m, ROOF_DECODE);
-    struct err_list e = {0};
-    CHECK(calparams_tuning(hw, "vllm", NULL, &c.tuning, NULL, &e) == 0);
-    err_list_release(&e);
+    engine_config(hw, m, "vllm", ROOF_DECODE, DT_FP8, DT_FP8, &c);
     CHECK(c.tuning.fused_moe_kernels > 0 && c.tuning.fused_moe_quant_kernels > 0);
     hw_free(hw);
     mdl_free(m);
@@ -1256,12 +1256,7 @@ TEST(roof_marlin_mxfp4_by_hand)
     struct hw_profile *b200 = test_hw("b200");
     struct mdl_profile *m = test_model("gpt-oss-120b");
     struct roof_config c;
-    roof_config_init(&c, hw, m, ROOF_PREFILL);
-    struct err_list e = {0};
-    CHECK(calparams_tuning(hw, "vllm", NULL, &c.tuning, NULL, &e) == 0);
-    c.weights = DT_MXFP4_MOE_BF16;
-    c.act = DT_FP16;
-    c.kv = DT_FP16;
+    engine_config(hw, m, "vllm", ROOF_PREFILL, DT_MXFP4_MOE_BF16, DT_FP16, &c);
     c.prompt = 1000;
     struct roof_result plain, r;
     CHECK(roof_evaluate(&c, &plain) == 0);
@@ -1299,6 +1294,7 @@ TEST(roof_marlin_mxfp4_by_hand)
     struct roof_config cb = c;
     cb.hw = b200;
     cb.mxfp4_marlin = true;
+    struct err_list e = {0};
     CHECK(calparams_tuning(b200, "vllm", NULL, &cb.tuning, NULL, &e) == 0);
     err_list_release(&e);
     CHECK(cb.mxfp4_marlin); /* the choice survives the re-tuning */
