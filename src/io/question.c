@@ -269,9 +269,13 @@ moe_kernel_formats(struct ycheck *y, const struct ynode *root, struct plan_quest
         q->formats[i].moe_marlin = q->mxfp4_marlin && marlin_format(q, &q->formats[i]);
     if (q->moe_kernel_pinned || !q->engine)
         return;
-    struct err_list quiet = {0};
-    struct engine_profile *e = engine_find(q->engine, &quiet);
-    err_list_release(&quiet);
+    bool any = false;
+    for (int i = 0; i < q->n_formats; i++)
+        any = any || marlin_format(q, &q->formats[i]);
+    if (!any)
+        return;
+    /* its errors (out of memory, a profile that does not load) are the question's */
+    struct engine_profile *e = engine_find(q->engine, y->errs);
     bool marlin = e && e->marlin_moe_vs_peak > 0;
     engine_profile_free(e);
     if (!marlin)
