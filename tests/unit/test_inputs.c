@@ -354,6 +354,19 @@ TEST(engine_profile_triton_moe_kernels)
     engine_profile_free(e);
 }
 
+/* Two numeric fields of struct engine_profile (at byte offsets `oa` and `ob`) of the profile
+ * `text` written to `path` (NULL: the shipped profile `name`), equal to a and b. */
+static void
+check_engine_pair(const char *path, const char *text, size_t oa, double a, size_t ob, double b)
+{
+    struct engine_profile *e = path ? engine_accepted(path, text) : engine_shipped(text);
+    if (e) {
+        CHECK_NEAR(*(const double *)((const char *)e + oa), a, 0);
+        CHECK_NEAR(*(const double *)((const char *)e + ob), b, 0);
+    }
+    engine_profile_free(e);
+}
+
 /* marlin_moe_vs_peak (a fraction of the bf16 datasheet peak, in (0, 1]) and marlin_moe_kernels
  * (launches, 1 to 256), each with its source; the shipped vLLM profile carries 0.32 and 9
  * (docs/physics.md#moe-kernels), SGLang's neither */
@@ -361,14 +374,12 @@ TEST(engine_profile_marlin_moe)
 {
     char path[] = "/tmp/roofline_eng_XXXXXX";
     engine_tmp(path);
-    struct engine_profile *e =
-        engine_accepted(path, "name: x\nmarlin_moe_vs_peak: 0.32\nmarlin_moe_kernels: 9\n"
-                              "sources: {marlin_moe_vs_peak: a, marlin_moe_kernels: b}\n");
-    if (e) {
-        CHECK_NEAR(e->marlin_moe_vs_peak, 0.32, 0);
-        CHECK_NEAR(e->marlin_moe_kernels, 9, 0);
-    }
-    engine_profile_free(e);
+    const size_t rate = offsetof(struct engine_profile, marlin_moe_vs_peak),
+                 kernels = offsetof(struct engine_profile, marlin_moe_kernels);
+    check_engine_pair(path,
+                      "name: x\nmarlin_moe_vs_peak: 0.32\nmarlin_moe_kernels: 9\n"
+                      "sources: {marlin_moe_vs_peak: a, marlin_moe_kernels: b}\n",
+                      rate, 0.32, kernels, 9);
     check_engine_refused(path,
                          "name: x\nmarlin_moe_vs_peak: 1.5\nsources: {marlin_moe_vs_peak: a}\n",
                          ":2:21: error: 'marlin_moe_vs_peak' must be in (0, 1] (a fraction of the "
@@ -378,16 +389,8 @@ TEST(engine_profile_marlin_moe)
     check_engine_refused(path, "name: x\nmarlin_moe_kernels: 0\nsources: {marlin_moe_kernels: a}\n",
                          ":2:21: error: 'marlin_moe_kernels' must be at least 1, got 0");
     unlink(path);
-    e = engine_shipped("vllm");
-    if (e) {
-        CHECK_NEAR(e->marlin_moe_vs_peak, 0.32, 0);
-        CHECK_NEAR(e->marlin_moe_kernels, 9, 0);
-    }
-    engine_profile_free(e);
-    e = engine_shipped("sglang");
-    if (e)
-        CHECK(e->marlin_moe_vs_peak == 0 && e->marlin_moe_kernels == 0);
-    engine_profile_free(e);
+    check_engine_pair(NULL, "vllm", rate, 0.32, kernels, 9);
+    check_engine_pair(NULL, "sglang", rate, 0, kernels, 0);
 }
 
 /* fused_moe_kernels (launches, 1 to 256) and fused_moe_quant_kernels (1 to 16, only beside
@@ -397,14 +400,12 @@ TEST(engine_profile_fused_moe)
 {
     char path[] = "/tmp/roofline_eng_XXXXXX";
     engine_tmp(path);
-    struct engine_profile *e =
-        engine_accepted(path, "name: x\nfused_moe_kernels: 7\nfused_moe_quant_kernels: 3\n"
-                              "sources: {fused_moe_kernels: a, fused_moe_quant_kernels: b}\n");
-    if (e) {
-        CHECK_NEAR(e->fused_moe_kernels, 7, 0);
-        CHECK_NEAR(e->fused_moe_quant_kernels, 3, 0);
-    }
-    engine_profile_free(e);
+    const size_t chain = offsetof(struct engine_profile, fused_moe_kernels),
+                 quant = offsetof(struct engine_profile, fused_moe_quant_kernels);
+    check_engine_pair(path,
+                      "name: x\nfused_moe_kernels: 7\nfused_moe_quant_kernels: 3\n"
+                      "sources: {fused_moe_kernels: a, fused_moe_quant_kernels: b}\n",
+                      chain, 7, quant, 3);
     check_engine_refused(path, "name: x\nfused_moe_kernels: 0\nsources: {fused_moe_kernels: a}\n",
                          ":2:20: error: 'fused_moe_kernels' must be at least 1, got 0");
     check_engine_refused(path,
@@ -418,14 +419,8 @@ TEST(engine_profile_fused_moe)
                          "chain it adds to)");
     unlink(path);
     const char *const shipped[] = {"vllm", "sglang", "tensorrt-llm"};
-    for (int i = 0; i < 3; i++) {
-        e = engine_shipped(shipped[i]);
-        if (e) {
-            CHECK_NEAR(e->fused_moe_kernels, i < 2 ? 7 : 0, 0);
-            CHECK_NEAR(e->fused_moe_quant_kernels, i < 2 ? 1 : 0, 0);
-        }
-        engine_profile_free(e);
-    }
+    for (int i = 0; i < 3; i++)
+        check_engine_pair(NULL, shipped[i], chain, i < 2 ? 7 : 0, quant, i < 2 ? 1 : 0);
 }
 
 /* A boolean engine-profile key (the field at byte `off` of struct engine_profile): true is taken,
