@@ -949,12 +949,22 @@ roof_fused_moe_extra(const struct roof_tuning *tu, bool fp8, bool sum_charged)
 }
 
 bool
+roof_mxfp4_marlin_format(const struct mdl_profile *m, enum dtype weights, enum dtype act)
+{
+    return m && m->n_experts > 0 && dtype_part_format(weights, DT_PART_EXPERTS) == DT_MXFP4 &&
+           (act == DT_FP16 || act == DT_BF16);
+}
+
+bool
 roof_moe_marlin(const struct roof_config *cfg)
 {
-    enum dtype we = wfmt(cfg, DT_PART_EXPERTS);
-    bool a16 = cfg->act == DT_FP16 || cfg->act == DT_BF16;
-    return cfg->model && cfg->model->n_experts > 0 && cfg->tuning.marlin_moe_vs_peak > 0 && a16 &&
-           (we == DT_INT4 || (we == DT_MXFP4 && cfg->mxfp4_marlin));
+    if (!(cfg->tuning.marlin_moe_vs_peak > 0))
+        return false;
+    if (cfg->mxfp4_marlin && roof_mxfp4_marlin_format(cfg->model, cfg->weights, cfg->act))
+        return true;
+    /* int4 experts take it by default */
+    return cfg->model && cfg->model->n_experts > 0 && wfmt(cfg, DT_PART_EXPERTS) == DT_INT4 &&
+           (cfg->act == DT_FP16 || cfg->act == DT_BF16);
 }
 
 void
@@ -1241,6 +1251,10 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         /* vLLM's Marlin MoE instead (int4, or MXFP4 when asked): its own chain of launches
          * (alignment, workspace, the fused gate-up GEMM, activation, down GEMM, the top-k sum) */
         bool marlin = !metal && roof_moe_marlin(cfg);
+        /* SGLang's and vLLM's Triton path sums each token's k + S expert rows in a kernel of its
+         * own (charged below): not the MXFP4 path, not Marlin's, not Metal, not one row a token */
+        bool sum_kernel = tu->moe_sum_kernel && !metal && !marlin &&
+                          !(wx == DT_FP4 || wx == DT_MXFP4) && k + S > 1;
         double tx = marlin ? roof_triton_moe_extra(tu->marlin_moe_kernels)
                     : (wx == DT_FP4 || wx == DT_MXFP4) && !metal
                         ? roof_triton_moe_extra(tu->triton_moe_kernels)
@@ -1251,7 +1265,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
          * in fp8, each GEMM's 16-bit input read and written again in one byte an element */
         if (!marlin && !metal && (wx == DT_FP16 || wx == DT_BF16 || wx == DT_FP8)) {
             bool q8 = dtype_gemm_compute(wx, cfg->act) == DT_FP8;
-            double fx = roof_fused_moe_extra(tu, q8, tu->moe_sum_kernel && k + S > 1);
+            double fx = roof_fused_moe_extra(tu, q8, sum_kernel);
             double q = q8 ? T * h + T * (k + S) * I : 0.0;
             if (fx > 0)
                 add_op(c, ROOF_OP_ROUTER,
@@ -1347,8 +1361,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
              * the tokens' sums written once (docs/physics.md#moe-kernels). Not the MXFP4 path
              * (triton_kernels, its reduction above), not Marlin's (its chain's own sum), not
              * Metal, not one row a token. */
-            if (tu->moe_sum_kernel && !metal && !marlin && !(wx == DT_FP4 || wx == DT_MXFP4) &&
-                rows > T) {
+            if (sum_kernel) {
                 double eb = a > 2.0 ? a : 2.0;
                 add_vector(c, ROOF_OP_MOE_SUM, rows * h, 0, rows * h * eb, T * h * eb);
             }

@@ -329,6 +329,9 @@ void roof_config_init(struct roof_config *cfg, const struct hw_profile *hw,
 /* True when `cfg`'s routed experts run vLLM's Marlin MoE: a model with experts, the tuning's
  * marlin_moe_vs_peak, experts in int4, or in MXFP4 with cfg->mxfp4_marlin, 16-bit activations. */
 bool roof_moe_marlin(const struct roof_config *cfg);
+/* The formats the Marlin choice (roof_config.mxfp4_marlin) changes: model `m` has experts, they
+ * are MXFP4 in `weights`, and the activations `act` are 16-bit. */
+bool roof_mxfp4_marlin_format(const struct mdl_profile *m, enum dtype weights, enum dtype act);
 /* The expert shapes Marlin runs for format `we`: MXFP4 hidden h padded to a multiple of 256 and
  * intermediate I (per device) to 128, as vLLM's Mxfp4MoEMethod.create_weights allocates them for
  * its Marlin backend; other formats unchanged. */

@@ -249,25 +249,26 @@ load_formats(struct ycheck *y, const struct ynode *root, struct plan_question *q
     }
 }
 
-/* A format Marlin's MoE changes: the model's experts in MXFP4 on 16-bit activations
- * (roof_moe_marlin). */
+/* A format Marlin's MoE changes (roof_mxfp4_marlin_format). */
 static bool
 marlin_format(const struct plan_question *q, const struct plan_format *f)
 {
-    return q->model->n_experts > 0 && dtype_part_format(f->weights, DT_PART_EXPERTS) == DT_MXFP4 &&
-           (f->act == DT_FP16 || f->act == DT_BF16);
+    return roof_mxfp4_marlin_format(q->model, f->weights, f->act);
 }
 
-/* The question's MoE kernel on its formats: pinned (kernels.moe), every format takes it;
- * otherwise each format with MXFP4 experts on 16-bit activations gets a twin through vLLM's
- * Marlin MoE when the engine's profile has Marlin's rate, so the planner compares the two kernels
- * like any other choice (docs/plan.md). */
+/* The question's MoE kernel on its formats: pinned (kernels.moe: `marlin` true, `auto` false),
+ * the formats it changes take it; otherwise each format with MXFP4 experts on 16-bit activations
+ * gets a twin through vLLM's Marlin MoE when the engine's profile has Marlin's rate, so the planner
+ * compares the two kernels like any other choice (docs/plan.md). */
 static void
 moe_kernel_formats(struct ycheck *y, const struct ynode *root, struct plan_question *q)
 {
+    bool marlin_pinned = scenario_read_kernels(y, root);
+    const struct ynode *kn = ynode_get(root, "kernels");
+    bool pinned = kn && kn->kind == YNODE_MAP && ynode_get(kn, "moe");
     for (int i = 0; i < q->n_formats; i++)
-        q->formats[i].moe_marlin = q->mxfp4_marlin && marlin_format(q, &q->formats[i]);
-    if (q->moe_kernel_pinned || !q->engine)
+        q->formats[i].moe_marlin = marlin_pinned && marlin_format(q, &q->formats[i]);
+    if (pinned || !q->engine)
         return;
     bool any = false;
     for (int i = 0; i < q->n_formats; i++)
@@ -970,9 +971,6 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     else if (!ynode_get(root, "engine"))
         q->engine = str_dup("kernel"); /* every command's default engine (as a scenario's) */
     engine_names_free(engines, n_engines);
-    q->mxfp4_marlin = scenario_read_kernels(y, root);
-    const struct ynode *kn = ynode_get(root, "kernels");
-    q->moe_kernel_pinned = kn && kn->kind == YNODE_MAP && ynode_get(kn, "moe");
     if (q->model) {
         load_formats(y, root, q);
         moe_kernel_formats(y, root, q);

@@ -64,9 +64,9 @@ enum plan_reject_kind {
 /* A weight/activation/KV combination to try. */
 struct plan_format {
     enum dtype weights, act, kv;
-    /* MXFP4 experts through vLLM's Marlin MoE (roof_config.mxfp4_marlin, the question's
-     * kernels.moe); a format the planner added beside its engine-kernel twin is tried only where
-     * Marlin runs (plan_marlin_device) */
+    /* MXFP4 experts through vLLM's Marlin MoE (roof_config.mxfp4_marlin): the question's
+     * kernels.moe, or a twin the loader added beside the engine's-kernel format when kernels.moe
+     * is not given, tried only where Marlin's rate applies (calib_hopper) */
     bool moe_marlin;
 };
 
@@ -106,10 +106,6 @@ struct plan_question {
     struct mdl_profile *model; /* owned */
     char *engine;              /* owned; engine profile for tuning and launch lines: "vllm",
                                 * "tensorrt-llm", "llama.cpp", "kernel", or NULL (datasheet) */
-    /* kernels.moe: marlin pins vLLM's Marlin MoE for MXFP4 experts on every format, auto the
-     * engine's kernel; absent, each MXFP4-expert format the engine can run on Marlin is tried
-     * both ways (a twin format with moe_marlin) */
-    bool mxfp4_marlin, moe_kernel_pinned;
     struct plan_format formats[PLAN_MAX_FORMATS];
     int n_formats;
 

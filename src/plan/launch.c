@@ -191,8 +191,7 @@ plan_launch_line(const struct plan_question *q, const struct plan_cand *c,
     } else {
         /* Marlin's MoE (the question's kernels.moe, or the option's twin format) is this
          * environment variable of vLLM's */
-        if (c->fmt.moe_marlin && q->model->n_experts > 0 &&
-            dtype_part_format(c->fmt.weights, DT_PART_EXPERTS) == DT_MXFP4)
+        if (c->fmt.moe_marlin)
             add(&sb, "VLLM_MXFP4_USE_MARLIN=1 ");
         vllm(&sb, m, c, op, budget);
     }
