@@ -608,12 +608,13 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
                 dtype_name(dtype_is_weight_only(cfg->act) ? cfg->act : cfg->kv));
         return CLI_USAGE;
     }
-    long tp = 1, pp = 1, gpus = 0;
+    long tp = 1, pp = 1, gpus = 0, epd = 1;
     if (cli_long(a, "tp", 1, 1, &tp) || cli_long(a, "pp", 1, 1, &pp) ||
-        cli_long(a, "gpus", 0, 1, &gpus))
+        cli_long(a, "gpus", 0, 1, &gpus) || cli_long(a, "ep", 1, 1, &epd))
         return CLI_USAGE;
     cfg->tp = (int)tp;
     cfg->pp = (int)pp;
+    cfg->ep = (int)epd;
     cfg->gpus = (int)gpus;
     const char *rs = cli_get(a, "reserve");
     if (rs) {
@@ -688,8 +689,12 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
     }
     const char *problem = cfg->model ? roof_config_problem(cfg) : NULL;
     if (problem) {
-        fprintf(stderr, "error: %s (--tp %ld, --pp %ld, %s on %s)\n", problem, tp, pp,
-                cfg->model->id, cfg->hw->id);
+        if (epd > 1)
+            fprintf(stderr, "error: %s (--tp %ld, --ep %ld, --pp %ld, %s on %s)\n", problem, tp,
+                    epd, pp, cfg->model->id, cfg->hw->id);
+        else
+            fprintf(stderr, "error: %s (--tp %ld, --pp %ld, %s on %s)\n", problem, tp, pp,
+                    cfg->model->id, cfg->hw->id);
         return CLI_USAGE;
     }
     return 0;

@@ -248,7 +248,9 @@ print_short(const struct roof_config *base, const struct short_phase *ph, const 
     const struct roof_config *c = base;
     int tp = c->tp > 0 ? c->tp : 1, pp = c->pp > 0 ? c->pp : 1;
     char par[64] = "";
-    if (tp > 1 || pp > 1)
+    if (c->ep > 1)
+        snprintf(par, sizeof par, " (TP %d, EP %d, PP %d)", tp, c->ep, pp);
+    else if (tp > 1 || pp > 1)
         snprintf(par, sizeof par, " (TP %d, PP %d)", tp, pp);
     bool marlin = roof_moe_marlin(c);
     printf("%s on %s%s: batch %.0f, prompt %.0f, context %.0f, weights %s, activations %s, KV "
@@ -431,13 +433,15 @@ run(int argc, char **argv)
             fprintf(stderr, "warning: no calibrated band for %s on this device class\n", ph);
         fill_summary(&r, sv, crit, cross, max_batch, cli_engine(&c.a, hw), band);
         if (fmt == OUT_TABLE) {
-            char title[512];
+            char title[512], epw[64] = "";
+            if (cfg.ep > 1)
+                snprintf(epw, sizeof epw, ", experts in %d expert-parallel groups", cfg.ep);
             snprintf(title, sizeof title,
-                     "%s of %s on %s: batch %.0f, %s %.0f, weights %s, activations %s, KV %s%s", ph,
-                     m->id, hw->id, cfg.batch, cfg.phase == ROOF_PREFILL ? "prompt" : "context",
+                     "%s of %s on %s: batch %.0f, %s %.0f, weights %s, activations %s, KV %s%s%s",
+                     ph, m->id, hw->id, cfg.batch, cfg.phase == ROOF_PREFILL ? "prompt" : "context",
                      cfg.phase == ROOF_PREFILL ? cfg.prompt : cfg.context, dtype_name(cfg.weights),
                      dtype_name(cfg.act), dtype_name(cfg.kv),
-                     roof_moe_marlin(&cfg) ? ", experts through Marlin" : "");
+                     roof_moe_marlin(&cfg) ? ", experts through Marlin" : "", epw);
             if (p != first)
                 printf("\n");
             else

@@ -191,9 +191,9 @@ default_output(const char *question, char *out, size_t size)
 static int
 run_question(const struct cli_args *a, int argc, char **argv)
 {
-    static const char *const NOT_HERE[] = {"gpu",     "model", "batch",   "prompt", "context",
-                                           "weights", "act",   "kv",      "flash",  "tp",
-                                           "pp",      "gpus",  "reserve", "engine", "moe-kernel"};
+    static const char *const NOT_HERE[] = {
+        "gpu",   "model", "batch", "prompt", "context", "weights", "act",    "kv",
+        "flash", "tp",    "ep",    "pp",     "gpus",    "reserve", "engine", "moe-kernel"};
     for (size_t i = 0; i < sizeof NOT_HERE / sizeof NOT_HERE[0]; i++)
         if (cli_has(a, NOT_HERE[i]))
             return cli_usage_error(&cmd_report,
@@ -288,7 +288,8 @@ const struct cli_cmd cmd_report = {
     "         (default output: reports/<question file name>.pdf)\n"
     "       roofline report --gpu ID[,ID...] --model ID|PATH -o FILE.pdf [--paper a4|letter]\n"
     "         [--batch B] [--prompt P] [--context C] [--weights T] [--act T] [--kv T]\n"
-    "         [--flash on|off] [--tp N] [--pp N] [--gpus N] [--reserve SIZE|PCT] [--engine E]\n"
+    "         [--flash on|off] [--tp N] [--ep N] [--pp N] [--gpus N] [--reserve SIZE|PCT] "
+    "[--engine E]\n"
     "         [--moe-kernel auto|marlin] [--bench FILE]\n"
     "  docs/report.md describes the sections",
     run, CLI_OPTS(SPEC)};

@@ -258,7 +258,17 @@ ex_moe(const struct roof_config *cfg, const struct cli_args *a)
     printf("Step 2. Experts a batch touches\n");
     printf("  with B tokens each choosing %g of %g experts: E[distinct] = E x (1 - (1 - k/E)^B)\n",
            k, E);
-    printf("  %6s %10s %14s %10s %12s\n", "batch", "experts", "weights read", "ITL", "tok/s total");
+    int ep = cfg->ep > 1 ? cfg->ep : 0;
+    if (ep)
+        printf("  expert parallelism (--ep %d): each of %d groups holds %g whole experts and waits "
+               "for the busiest; its touched experts are the expected largest of %d "
+               "Binomial(%g, 1 - (1 - k/E)^B) counts (docs/physics.md#expert-parallelism), where "
+               "tensor parallelism alone reads E[distinct] / %d experts' worth\n",
+               ep, ep, E / ep, ep, E / ep, ep);
+    printf("  %6s %10s", "batch", "experts");
+    if (ep)
+        printf(" %13s", "busiest group");
+    printf(" %14s %10s %12s\n", "weights read", "ITL", "tok/s total");
     struct roof_config c = *cfg;
     c.phase = ROOF_DECODE;
     for (int b = 1; b <= 256; b *= 2) {
@@ -266,8 +276,11 @@ ex_moe(const struct roof_config *cfg, const struct cli_args *a)
         struct roof_result r;
         if (roof_evaluate(&c, &r) != 0)
             break;
-        printf("  %6d %10.2f %14s %10s %12.0f\n", b, E * (1.0 - pow(1.0 - k / E, b)),
-               Q(r.bytes_weights, "B", 3), T(r.time_s), r.tokens_per_s_total);
+        printf("  %6d %10.2f", b, E * (1.0 - pow(1.0 - k / E, b)));
+        if (ep)
+            printf(" %13.2f", roof_ep_touched_max(E, k, b, ep));
+        printf(" %14s %10s %12.0f\n", Q(r.bytes_weights, "B", 3), T(r.time_s),
+               r.tokens_per_s_total);
     }
     printf("Step 3. Router\n");
     printf("  a GEMM of tokens x hidden x experts: %ld x %ld weights per MoE layer, negligible "

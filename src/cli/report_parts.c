@@ -252,9 +252,10 @@ system_name(const struct rp_ctx *ctx, const struct hw_profile *hw, char *buf, si
 {
     int tp = ctx->base.tp > 0 ? ctx->base.tp : 1, pp = ctx->base.pp > 0 ? ctx->base.pp : 1;
     int gpus = ctx->base.gpus > 0 ? ctx->base.gpus : tp * pp;
+    int ep = ctx->base.ep > 1 ? ctx->base.ep : 0;
     if (gpus > 1)
-        snprintf(buf, size, "%d x %s (TP %d%s%.0d)", gpus, hw->name, tp, pp > 1 ? ", PP " : "",
-                 pp > 1 ? pp : 0);
+        snprintf(buf, size, "%d x %s (TP %d%s%.0d%s%.0d)", gpus, hw->name, tp, ep ? ", EP " : "",
+                 ep, pp > 1 ? ", PP " : "", pp > 1 ? pp : 0);
     else
         snprintf(buf, size, "%s", hw->name);
 }
@@ -285,13 +286,14 @@ answer(struct rep_doc *d, struct rp_ctx *ctx, const struct phase_pair *pp)
     /* the MoE kernel where it is not the engine's default (docs/physics.md#moe-kernels) */
     bool marlin = roof_moe_marlin(&pre->cfg);
     sb_printf(&b,
-              "<b>%s on %s</b> (weights %s, KV cache %s, %s%s): a prompt of %.0f tokens takes "
+              "<b>%s on %s</b> (weights %s, KV cache %s, %s%s%s): a prompt of %.0f tokens takes "
               "<b>%s</b> to prefill (TTFT, %s-bound) and every further token <b>%s</b> (ITL, "
               "%s-bound), so one sequence gets <b>%.1f tokens/s</b>",
               rp_esc(ctx->model->id), rp_esc(sys), dtype_name(c->weights), dtype_name(c->kv),
               ctx->engine ? rp_esc(ctx->engine) : "datasheet roofline",
-              marlin ? ", experts through Marlin" : "", c->prompt, T(pre->ttft_s), bound_word(pre),
-              T(dec->itl_s), bound_word(dec), dec->tokens_per_s_per_seq);
+              marlin ? ", experts through Marlin" : "",
+              c->ep > 1 ? ", experts in expert-parallel groups" : "", c->prompt, T(pre->ttft_s),
+              bound_word(pre), T(dec->itl_s), bound_word(dec), dec->tokens_per_s_per_seq);
     if (c->batch > 1)
         sb_printf(&b, " and a batch of %.0f gets <b>%.0f tokens/s</b> in all", c->batch,
                   dec->tokens_per_s_total);

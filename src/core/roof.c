@@ -5,7 +5,11 @@
  * read the same shapes; split apart, one set of formulas would live in several files. */
 #include "core/roof.h"
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_integration.h>
+#include <gsl/gsl_randist.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -814,6 +818,89 @@ distinct_experts(double E, double k, double T)
     return E * (1.0 - pow(1.0 - k / E, T));
 }
 
+/* The expected maximum of n independent standard normals, E = integral of x n phi(x) Phi(x)^(n-1)
+ * dx, by GSL's adaptive quadrature on the whole line; tabulated once for n up to ROOF_EP_MAX
+ * (docs/physics.md#expert-parallelism: 0.5642 at 2, 1.0294 at 4, 1.4236 at 8) */
+#define ROOF_EP_MAX 256
+static double normal_max[ROOF_EP_MAX + 1];
+static pthread_once_t normal_max_once = PTHREAD_ONCE_INIT;
+
+static double
+normal_max_integrand(double x, void *p)
+{
+    double n = *(const double *)p;
+    return x * n * gsl_ran_ugaussian_pdf(x) * pow(gsl_cdf_ugaussian_P(x), n - 1.0);
+}
+
+static void
+normal_max_fill(void)
+{
+    gsl_integration_workspace *w = gsl_integration_workspace_alloc(200);
+    for (int n = 2; n <= ROOF_EP_MAX && w; n++) {
+        double nd = n, r = 0, err = 0;
+        gsl_function f = {normal_max_integrand, &nd};
+        /* the integrand is negligible beyond |x| = 12 for every n here */
+        if (gsl_integration_qag(&f, -12.0, 12.0, 1e-12, 1e-10, 200, GSL_INTEG_GAUSS61, w, &r,
+                                &err) == 0)
+            normal_max[n] = r;
+    }
+    if (w)
+        gsl_integration_workspace_free(w);
+}
+
+double
+roof_normal_max_mean(int n)
+{
+    if (n <= 1)
+        return 0;
+    if (n > ROOF_EP_MAX)
+        n = ROOF_EP_MAX;
+    pthread_once(&normal_max_once, normal_max_fill);
+    return normal_max[n];
+}
+
+/* E[max of m independent Binomial(n, p)] = sum over a >= 1 of 1 - F(a - 1)^m, F the binomial CDF
+ * (GSL); the terms below mean - 12 sd are 1 and those above mean + 12 sd are 0 to double
+ * precision. Past a standard deviation of 10 the normal approximation's error is below 0.1%. */
+static double
+binomial_max_mean(double n, double p, int m)
+{
+    if (!(n > 0) || !(p > 0))
+        return 0;
+    if (p >= 1)
+        return n;
+    double mu = n * p, sd = sqrt(n * p * (1.0 - p));
+    if (m <= 1)
+        return mu;
+    if (sd > 10.0 || n > 4.0e9) {
+        double v = mu + sd * roof_normal_max_mean(m);
+        return v < n ? v : n;
+    }
+    unsigned int N = (unsigned int)floor(n + 0.5);
+    double lo = floor(mu - 12.0 * sd), hi = ceil(mu + 12.0 * sd) + 1.0;
+    unsigned int a0 = lo > 1.0 ? (unsigned int)lo : 1u, a1 = hi < N ? (unsigned int)hi : N;
+    double e = a0 - 1.0; /* P(max >= a) = 1 for a < a0 */
+    for (unsigned int a = a0; a <= a1; a++)
+        e += 1.0 - pow(gsl_cdf_binomial_P(a - 1, p, N), m);
+    return e;
+}
+
+double
+roof_ep_touched_max(double E, double k, double T, int ep)
+{
+    if (ep <= 1 || !(E > 0))
+        return distinct_experts(E, k, T);
+    return binomial_max_mean(E / ep, 1.0 - pow(1.0 - k / E, T), ep);
+}
+
+double
+roof_ep_pairs_max(double pairs, int ep)
+{
+    if (ep <= 1)
+        return pairs;
+    return binomial_max_mean(pairs, 1.0 / ep, ep);
+}
+
 const char *
 roof_moe_kernel_name(enum roof_moe_kernel k)
 {
@@ -1221,6 +1308,11 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         struct roof_moe_choice mc;
         roof_moe_choose(tu, E, k, T, &mc);
         bool metal = mc.kernel == ROOF_MOE_METAL_MV_ID || mc.kernel == ROOF_MOE_METAL_MM_ID;
+        /* expert parallelism: this device is one of ep groups holding E / ep whole experts,
+         * each split tp / ep ways (I, the shard's columns, times ep); every group waits for the
+         * busiest, whose expected routed pairs are kp (docs/physics.md#expert-parallelism) */
+        int ep = cfg->ep > 1 && !metal ? cfg->ep : 1;
+        double kp = ep > 1 ? roof_ep_pairs_max(T * k, ep) : T * k, Ir = I * ep;
         /* the MoE FFN's other graph nodes (roof_moe_graph_kernels): each a launch; their
          * traffic is the T x E logits per routing kernel, the experts' bias adds on their
          * outputs, the weighted k outputs and the adds that sum them (Metal runs up to 8
@@ -1266,7 +1358,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         if (!marlin && !metal && (wx == DT_FP16 || wx == DT_BF16 || wx == DT_FP8)) {
             bool q8 = dtype_gemm_compute(wx, cfg->act) == DT_FP8;
             double fx = roof_fused_moe_extra(tu, q8, sum_kernel);
-            double q = q8 ? T * h + T * (k + S) * I : 0.0;
+            double q = q8 ? T * h + kp * Ir + T * S * I : 0.0;
             if (fx > 0)
                 add_op(c, ROOF_OP_ROUTER,
                        &(struct op_cost){.compute = DT_FP32,
@@ -1278,8 +1370,8 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         if (tx > 0)
             add_op(c, ROOF_OP_ROUTER,
                    &(struct op_cost){.compute = DT_FP32,
-                                     .flops = T * k * h,
-                                     .act_in_bytes = 2.0 * T * E * a + T * k * h * a,
+                                     .flops = kp * h,
+                                     .act_in_bytes = 2.0 * T * E * a + kp * h * a,
                                      .act_out_bytes = T * h * a,
                                      .kernels = tx});
         add_gemm(c, ROOF_OP_ROUTER, wfmt(cfg, DT_PART_ROUTER), T, E, h, E * h);
@@ -1305,21 +1397,26 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
             if (metal && S > 0)
                 roof_metal_choose(&tu->metal, ws, T, &sc);
             /* the engine's MXFP4 experts are stored padded (roof_moe_dims) */
-            double hp = h, Ip = I;
+            double hp = h, Ip = Ir;
             if (!metal)
-                roof_moe_dims(cfg, h, I, &hp, &Ip);
+                roof_moe_dims(cfg, h, Ir, &hp, &Ip);
             double wroute = hp * Ip, wshared = S * h * I;
-            double wbytes = mc.expert_reads * wroute * dtype_bytes(we) +
-                            sc.weight_reads * wshared * dtype_bytes(ws);
+            /* under expert parallelism the busiest group's touched experts, each read whole
+             * (for this device's tp / ep share) */
+            double reads = ep > 1 ? roof_ep_touched_max(E, k, T, ep) : mc.expert_reads;
+            double passes = ep > 1 ? reads : mc.dequant_passes;
+            /* this device's routed and shared rows and their intermediate elements */
+            double rows_dev = kp + T * S, inter = kp * Ir + T * S * I;
+            double wbytes =
+                reads * wroute * dtype_bytes(we) + sc.weight_reads * wshared * dtype_bytes(ws);
             enum dtype gc = dtype_gemm_compute(we, cfg->act);
             /* Marlin dequantises in its main loop: that work is in its measured rate */
-            double deq =
-                (marlin ? 0.0 : mc.dequant_passes * wroute * roof_dequant_ops_per_weight(we, gc)) +
-                sc.dequant_passes * wshared *
-                    roof_dequant_ops_per_weight(ws, dtype_gemm_compute(ws, cfg->act));
+            double deq = (marlin ? 0.0 : passes * wroute * roof_dequant_ops_per_weight(we, gc)) +
+                         sc.dequant_passes * wshared *
+                             roof_dequant_ops_per_weight(ws, dtype_gemm_compute(ws, cfg->act));
             /* the columns whose arithmetic is paid: the routed pairs (mul_mm_id: whole tiles
              * per touched expert) and the shared experts' T columns each */
-            double paid = (metal ? mc.paid_columns : T * k) + S * sc.paid_columns;
+            double paid = (metal ? mc.paid_columns : kp) + S * sc.paid_columns;
             bool tiles = mc.kernel == ROOF_MOE_METAL_MM_ID;
             /* Triton's fused MoE on a block-scaled FP8 checkpoint (SGLang on Hopper) rescales
              * every 128-column K block inside its main loop: it runs at a measured fraction of
@@ -1338,8 +1435,8 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                      .compute = gc,
                                      .flops = 2.0 * (routed_paid * hp * Ip + shared_paid * h * I),
                                      .weight_bytes = wbytes,
-                                     .act_in_bytes = rows * h * a,
-                                     .act_out_bytes = rows * I * a,
+                                     .act_in_bytes = rows_dev * h * a,
+                                     .act_out_bytes = inter * a,
                                      .vec_flops = deq,
                                      .gemm_m = tiles ? paid : 0,
                                      .gemm_n = tiles ? I : 0,
@@ -1350,9 +1447,9 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                      .serial = marlin};
             add_op(c, ROOF_OP_MLP_GATE, &expert);
             add_op(c, ROOF_OP_MLP_UP, &expert);
-            add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);
-            expert.act_in_bytes = rows * I * a;
-            expert.act_out_bytes = rows * h * a;
+            add_vector(c, ROOF_OP_MLP_ACT, 5.0 * inter, 0, 2.0 * inter * a, inter * a);
+            expert.act_in_bytes = inter * a;
+            expert.act_out_bytes = rows_dev * h * a;
             expert.gemm_n = tiles ? h : 0;
             add_op(c, ROOF_OP_MLP_DOWN, &expert);
             /* SGLang's Triton fused MoE writes the down GEMM's output per (token, expert) pair
@@ -1363,7 +1460,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
              * Metal, not one row a token. */
             if (sum_kernel) {
                 double eb = a > 2.0 ? a : 2.0;
-                add_vector(c, ROOF_OP_MOE_SUM, rows * h, 0, rows * h * eb, T * h * eb);
+                add_vector(c, ROOF_OP_MOE_SUM, rows_dev * h, 0, rows_dev * h * eb, T * h * eb);
             }
         }
     } else {
@@ -1786,6 +1883,15 @@ roof_config_problem(const struct roof_config *cfg)
         return "the device profile has no interconnect, so it cannot be split across devices";
     if (cfg->gpus > 0 && cfg->gpus < tp * pp)
         return "fewer devices than tensor x pipeline parallelism needs";
+    if (cfg->ep > 1) {
+        if (m->n_experts <= 0)
+            return "expert parallelism needs a model with routed experts";
+        if (tp % cfg->ep != 0)
+            return "the expert-parallel degree must divide the tensor-parallel degree (the "
+                   "experts are dealt over the tensor-parallel group)";
+        if (m->n_experts % cfg->ep != 0)
+            return "the expert-parallel degree must divide the number of routed experts";
+    }
     if (dtype_is_mix(cfg->weights) && m->n_experts <= 0)
         return "a mixture-of-experts weight mix (mxfp4_moe, mxfp4_moe_bf16, nvfp4_attn_bf16, "
                "nvfp4_qkv_bf16: the routed experts in their own format) needs a model with routed "

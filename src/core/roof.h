@@ -99,6 +99,17 @@ struct roof_moe_choice {
 };
 void roof_moe_choose(const struct roof_tuning *tu, double E, double k, double T,
                      struct roof_moe_choice *out);
+/* Expert parallelism (docs/physics.md#expert-parallelism): the expected largest load of `ep`
+ * groups of E / ep experts each, T tokens each routed uniformly to k of E. Touched experts: a
+ * group's count is Binomial(E / ep, 1 - (1 - k/E)^T); routed (token, expert) pairs: a group's count
+ * taken as Binomial(T k, 1 / ep). The expected maximum of ep independent counts, exact from GSL's
+ * binomial CDF while the count's standard deviation is at most 10, else mean + sd x the expected
+ * maximum of ep standard normals. ep <= 1: the mean over all devices (E (1 - (1 - k/E)^T) and T k).
+ */
+double roof_ep_touched_max(double E, double k, double T, int ep);
+double roof_ep_pairs_max(double pairs, int ep);
+/* The expected maximum of n independent standard normal draws (n >= 1; 0 at n = 1). */
+double roof_normal_max_mean(int n);
 /* The kernel's name in ggml ("mul_mv_id", "mul_mm_id", "mmvq", "mmq"; "" when none). */
 const char *roof_moe_kernel_name(enum roof_moe_kernel k);
 
@@ -243,8 +254,14 @@ struct roof_config {
     double reserve_bytes;       /* engine reserve (runtime context, workspace) */
     int tp;                     /* tensor-parallel degree (1 = one device) */
     int pp;                     /* pipeline-parallel stages (1 = none) */
-    int gpus;                   /* devices in all; replicas = gpus / (tp x pp); 0 = tp x pp */
-    double link_latency_s;      /* per ring step / per send; < 0 = default for the link kind */
+    /* expert parallelism inside the tensor-parallel group: the routed experts are dealt whole
+     * to `ep` groups of tp / ep devices each, every expert split tp / ep ways within its group
+     * (SGLang --ep-size, vLLM --enable-expert-parallel, TensorRT-LLM moe_expert_parallel_size);
+     * 0 or 1: every expert split tp ways like any other matrix (docs/physics.md#expert-parallelism)
+     */
+    int ep;
+    int gpus;              /* devices in all; replicas = gpus / (tp x pp); 0 = tp x pp */
+    double link_latency_s; /* per ring step / per send; < 0 = default for the link kind */
     /* the deployment's choice, not the engine's calibration (a re-tuned config keeps it): MXFP4
      * experts run vLLM's Marlin MoE (VLLM_MXFP4_USE_MARLIN=1; scenario and question
      * kernels.moe, --moe-kernel), where the tuning has a Marlin rate (roof_moe_marlin) */

@@ -25,7 +25,7 @@ static const char *const TOP_KEYS[] = {"name",    "model",   "hardware",  "dtype
                                        "lengths", "run",     "slo"};
 static const char *const KERNEL_KEYS[] = {"moe"};
 static const char *const MOE_KERNELS[] = {"auto", "marlin"};
-static const char *const HW_KEYS[] = {"id", "count", "tp", "pp", "reserve"};
+static const char *const HW_KEYS[] = {"id", "count", "tp", "ep", "pp", "reserve"};
 static const char *const DTYPE_KEYS[] = {"weights", "act", "kv"};
 static const char *const SCHED_KEYS[] = {
     "policy",        "max_batch",          "max_tokens_per_step", "block_size", "kv_fraction",
@@ -474,12 +474,18 @@ load_hardware(struct ctx *c, const struct ynode *root)
         s->tp = (int)v;
     else if (ynode_get(hw, "tp"))
         c->count_ok = false;
+    if (long_in(c->y, hw, "hardware", "ep", 4096, &v))
+        s->ep = (int)v;
+    else if (ynode_get(hw, "ep"))
+        c->count_ok = false;
     if (long_in(c->y, hw, "hardware", "pp", 4096, &v))
         s->pp = (int)v;
     else if (ynode_get(hw, "pp"))
         c->count_ok = false;
     c->count_node = ynode_get(hw, "count");
-    c->tp_node = ynode_get(hw, "tp") ? ynode_get(hw, "tp") : hw;
+    c->tp_node = ynode_get(hw, "ep")   ? ynode_get(hw, "ep")
+                 : ynode_get(hw, "tp") ? ynode_get(hw, "tp")
+                                       : hw;
     double r;
     const struct ynode *rn = ynode_get(hw, "reserve");
     if (rn && !ynode_is_null(rn)) {
@@ -785,8 +791,12 @@ cross_checks(struct ctx *c)
     scenario_sim_config(s, &cfg);
     const char *problem = roof_config_problem(&cfg.engine);
     if (problem) {
-        ycheck_error(c->y, c->tp_node, "%s (tp %d, pp %d, %s on %s)", problem, s->tp, s->pp,
-                     s->model->id, s->hw->id);
+        if (s->ep > 1)
+            ycheck_error(c->y, c->tp_node, "%s (tp %d, ep %d, pp %d, %s on %s)", problem, s->tp,
+                         s->ep, s->pp, s->model->id, s->hw->id);
+        else
+            ycheck_error(c->y, c->tp_node, "%s (tp %d, pp %d, %s on %s)", problem, s->tp, s->pp,
+                         s->model->id, s->hw->id);
         return;
     }
     if (s->sched.policy == SIM_DISAGGREGATED) {
@@ -944,6 +954,7 @@ scenario_sim_config(const struct scenario *s, struct sim_config *cfg)
     cfg->engine.kv = s->kv;
     cfg->engine.tp = s->tp;
     cfg->engine.pp = s->pp;
+    cfg->engine.ep = s->ep;
     cfg->engine.mxfp4_marlin = s->mxfp4_marlin;
     if (s->reserve_bytes >= 0) {
         cfg->engine.reserve_bytes = s->reserve_bytes;

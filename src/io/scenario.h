@@ -16,6 +16,7 @@ struct scenario {
     struct mdl_profile *model; /* owned */
     struct hw_profile *hw;     /* owned */
     int count, tp, pp;         /* devices, tensor and pipeline degrees */
+    int ep; /* expert-parallel groups in the tp group (hardware.ep; 0 = none: roof_config.ep) */
     enum dtype weights, act, kv;
     double reserve_bytes;       /* per device; < 0 = the engine's (engine_reserve_bytes) */
     char *engine;               /* engine profile name; "kernel" when the file names none */

@@ -181,6 +181,28 @@ awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) if ($i == "kv_blocks") k = i }
     "$T/swa.csv" "$T/out" && echo "ok sim-kv-window-blocks-doubled" || echo "not ok sim-kv-window-blocks-doubled"
 run sim-kv-window-header 0 -- "$ROOFLINE" simulate --scenario "$T/swa.yaml"
 expect_out sim-kv-window-header-text "KV blocks of 16 tokens of 1/2 of the layers"
+# hardware.ep (docs/physics.md#expert-parallelism): DeepSeek-V3's experts dealt whole over 8
+# groups of the tp 8 devices, named in the header; at 4 users the busiest group's experts make
+# every decode step longer than tp 8 alone, so the output tokens/s fall
+cat >"$T/ep.yaml" <<'EOS'
+model: deepseek-v3
+hardware: {id: h200, count: 8, tp: 8, ep: 8}
+dtypes: {weights: fp8}
+engine: sglang
+scheduler: {policy: chunked}
+arrivals: {process: closed, users: 4}
+lengths: {prompt: 1000, output: 20}
+run: {requests: 8}
+EOS
+run sim-ep-header 0 -- "$ROOFLINE" simulate --scenario "$T/ep.yaml"
+expect_out sim-ep-header-text "deepseek-v3 on 8 x h200 (tp 8, ep 8, pp 1: 1 instance)"
+run sim-ep 0 -- "$ROOFLINE" simulate --scenario "$T/ep.yaml" -o csv
+cp "$T/out" "$T/ep.csv"
+sed 's/, ep: 8}$/}/' "$T/ep.yaml" >"$T/ep-off.yaml"
+run sim-ep-off 0 -- "$ROOFLINE" simulate --scenario "$T/ep-off.yaml" -o csv
+awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) if ($i == "output_tokens_per_s") k = i }
+         FNR == 2 { v[++n] = $k } END { exit !(n == 2 && v[1] > 0 && v[1] < v[2]) }' \
+    "$T/ep.csv" "$T/out" && echo "ok sim-ep-slower-at-4-users" || echo "not ok sim-ep-slower-at-4-users"
 # SGLang's receive interval (docs/simulate.md#receive-interval): named in the header; requests
 # that arrive while others run wait for the poll, so the mean TTFT grows
 sed 's/^scheduler:$/scheduler:\n  recv_interval: 30/' scenarios/chunked.yaml >"$T/recv.yaml"

@@ -947,6 +947,20 @@ TEST(roof_triton_moe_kernels)
     mdl_free(m);
 }
 
+/* DeepSeek-V3 on 8 devices at tp 8, fp8 weights and activations, a bf16 cache (the
+ * checkpoint's formats as SGLang serves it on Hopper) */
+static void
+dsv3_fp8_tp8(struct roof_config *c, const struct hw_profile *hw, const struct mdl_profile *m,
+             enum roof_phase phase)
+{
+    roof_config_init(c, hw, m, phase);
+    c->weights = DT_FP8;
+    c->act = DT_FP8;
+    c->kv = DT_BF16;
+    c->tp = 8;
+    c->gpus = 8;
+}
+
 /* DeepSeek-V3 (block-scaled FP8: quantization_config weight_block_size [128, 128]) prefill of
  * 4096 tokens at tp 8 on an H200, the pure roofline (efficiencies 1). Per device: 16 of the 128
  * heads, experts of 2048 / 8 = 256 columns, dense FFN 18432 / 8 = 2304.
@@ -968,13 +982,8 @@ TEST(roof_block_fp8_moe_and_attention_format)
     CHECK(m->fp8_weight_block == 128);
     CHECK(l->fp8_weight_block == 0);
     struct roof_config c;
-    roof_config_init(&c, hw, m, ROOF_PREFILL);
-    c.weights = DT_FP8;
-    c.act = DT_FP8;
-    c.kv = DT_BF16;
+    dsv3_fp8_tp8(&c, hw, m, ROOF_PREFILL);
     c.prompt = 4096;
-    c.tp = 8;
-    c.gpus = 8;
     struct roof_result r0, r1;
     CHECK(roof_evaluate(&c, &r0) == 0);
     const struct roof_op_result *sc = &r0.ops[ROOF_OP_ATTN_SCORE];
@@ -1390,4 +1399,93 @@ TEST(roof_nvfp4_checkpoint_reads_attention_in_bf16)
     hw_free(hw);
     mdl_free(m);
     mdl_free(d);
+}
+
+/* Expert parallelism's expected maxima (docs/physics.md#expert-parallelism), by hand:
+ *   the largest of n standard normals: 1 / sqrt(pi) = 0.5641896 at 2, 3 / (2 sqrt(pi)) =
+ *   0.8462844 at 3, 1.4236003 at 8 (the integral by the trapezoid rule at 0.001);
+ *   4 experts, 1 a token, 1 token, 2 groups of 2: each expert touched with p = 1/4, a group's
+ *   count Binomial(2, 1/4) (F(0) = 0.5625, F(1) = 0.9375), the larger of two:
+ *   (1 - 0.5625^2) + (1 - 0.9375^2) = 0.8046875, where the mean a group is 0.5;
+ *   2 pairs over 2 groups, Binomial(2, 1/2) (F(0) = 0.25, F(1) = 0.75): 0.9375 + 0.4375 = 1.375;
+ *   DeepSeek-V3 decode at 4 tokens (256 experts, 8 a token), 8 groups: p = 1 - (248/256)^4 =
+ *   0.1192617, a group's 32 experts Binomial(32, p): the busiest 6.563485 against the mean
+ *   3.816376 (30.531006 / 8); its 32 pairs Binomial(32, 1/8): the busiest 6.798732 against 4;
+ *   8000 pairs over 8 groups (sd 29.58, the normal approximation): 1000 + 29.5804 x 1.4236003 =
+ *   1042.1107. */
+TEST(roof_ep_expected_max_by_hand)
+{
+    CHECK_NEAR(roof_normal_max_mean(1), 0, 0);
+    CHECK_NEAR(roof_normal_max_mean(2), 0.5641896, 1e-6);
+    CHECK_NEAR(roof_normal_max_mean(3), 0.8462844, 1e-6);
+    CHECK_NEAR(roof_normal_max_mean(8), 1.4236003, 1e-6);
+    CHECK_NEAR(roof_ep_touched_max(4, 1, 1, 2), 0.8046875, 1e-9);
+    CHECK_NEAR(roof_ep_touched_max(4, 1, 1, 1), 1.0, 1e-12); /* no groups: E (1 - (1 - k/E)^T) */
+    CHECK_NEAR(roof_ep_pairs_max(2, 2), 1.375, 1e-9);
+    CHECK_NEAR(roof_ep_pairs_max(2, 1), 2, 0);
+    CHECK_NEAR(roof_ep_touched_max(256, 8, 4, 8), 6.563485, 1e-5);
+    CHECK_NEAR(roof_ep_touched_max(256, 8, 4, 1) / 8, 3.816376, 1e-5);
+    CHECK_NEAR(roof_ep_pairs_max(32, 8), 6.798732, 1e-5);
+    CHECK_NEAR(roof_ep_pairs_max(8000, 8), 1042.1107, 1e-3);
+    /* the exact sum and the normal approximation meet where the standard deviation passes 10
+     * (400 pairs over 2 groups: sd 10, exact; 404: sd 10.05, normal): 2 pairs more of mean */
+    double a = roof_ep_pairs_max(400, 2), b = roof_ep_pairs_max(404, 2);
+    CHECK(b - a > 1.7 && b - a < 2.4);
+    /* every expert touched (a long prompt): no group is busier than another */
+    CHECK_NEAR(roof_ep_touched_max(256, 8, 16384, 8), 32, 1e-9);
+}
+
+/* DeepSeek-V3 decode at 4 sequences on 8 H200s, fp8, tp 8, the pure roofline. Per MoE layer and
+ * device the gate GEMM reads, without expert parallelism, the 30.531006 touched experts' 1/8
+ * slices (7168 x 256 B each) and the shared expert's; with ep 8 the busiest group's 6.563485
+ * whole experts (7168 x 2048 B) and the same shared slice. Its FLOPs: 32 pairs on 256 columns
+ * against the busiest group's 6.798732 pairs on 2048, plus the shared expert's 4 rows on 256.
+ * The 3 dense layers (7168 x 2304 a device) do not move. */
+TEST(roof_expert_parallel_decode)
+{
+    struct hw_profile *hw = test_hw("h200");
+    struct mdl_profile *m = test_model("deepseek-v3");
+    struct roof_config c;
+    dsv3_fp8_tp8(&c, hw, m, ROOF_DECODE);
+    c.batch = 4;
+    c.context = 1000;
+    struct roof_result r1, r8;
+    CHECK(roof_evaluate(&c, &r1) == 0);
+    c.ep = 8;
+    CHECK(roof_config_problem(&c) == NULL);
+    CHECK(roof_evaluate(&c, &r8) == 0);
+    double h = 7168, dense = 3 * h * 2304, shared = h * 256;
+    CHECK_NEAR(r1.ops[ROOF_OP_MLP_GATE].bytes_weights, 58 * (30.531006 * h * 256 + shared) + dense,
+               1e-6);
+    CHECK_NEAR(r8.ops[ROOF_OP_MLP_GATE].bytes_weights, 58 * (6.563485 * h * 2048 + shared) + dense,
+               1e-6);
+    CHECK_NEAR(r1.ops[ROOF_OP_MLP_GATE].flops,
+               58 * 2 * (32 * h * 256 + 4 * h * 256) + 3 * 2 * 4 * h * 2304, 1e-9);
+    CHECK_NEAR(r8.ops[ROOF_OP_MLP_GATE].flops,
+               58 * 2 * (6.798732 * h * 2048 + 4 * h * 256) + 3 * 2 * 4 * h * 2304, 1e-6);
+    /* the rest of the layer does not move */
+    CHECK_NEAR(r8.ops[ROOF_OP_QKV].bytes_weights, r1.ops[ROOF_OP_QKV].bytes_weights, 0);
+    CHECK_NEAR(r8.ops[ROOF_OP_ROUTER].bytes_weights, r1.ops[ROOF_OP_ROUTER].bytes_weights, 0);
+    CHECK(r8.time_s > r1.time_s);
+    /* the memory a device holds is the same: E / 8 whole experts or every expert's 1/8 */
+    struct roof_memory m1, m8;
+    c.ep = 1;
+    roof_memory(&c, &m1);
+    c.ep = 8;
+    roof_memory(&c, &m8);
+    CHECK_NEAR(m8.weights_bytes, m1.weights_bytes, 0);
+    /* what is refused: a degree that does not divide tp or the experts, a dense model */
+    c.ep = 3;
+    CHECK(roof_config_problem(&c) != NULL);
+    c.tp = 4;
+    c.ep = 8;
+    CHECK(roof_config_problem(&c) != NULL);
+    struct mdl_profile *l = test_model("llama-3-8b");
+    roof_config_init(&c, hw, l, ROOF_DECODE);
+    c.tp = 2;
+    c.ep = 2;
+    CHECK(roof_config_problem(&c) != NULL);
+    hw_free(hw);
+    mdl_free(m);
+    mdl_free(l);
 }
