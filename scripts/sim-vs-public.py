@@ -91,6 +91,9 @@ def hardware(r):
         cap = capacity_gb(r['hardware'])
         free0 = SGLANG_FREE_AT_START_GB.get(r['hardware'], cap)
         extra = ', reserve: %.4g GB' % max(0.0, cap - float(r['mem_fraction_static']) * free0)
+    if r.get('ep'):
+        # the experts dealt whole over ep groups of the tp devices (--ep-size, --ep_size)
+        extra += ', ep: %s' % r['ep']
     return '{id: %s, count: %s, tp: %s%s}' % (r['hardware'], r['count'], r['tp'], extra)
 
 
