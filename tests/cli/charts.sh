@@ -171,6 +171,10 @@ for k in roofline regime batch prefill decode memory; do
     if pdftotext "$T/tp.pdf" - | grep -q "TP 4"; then echo "ok chart $k --tp 4 in subtitle"; else
         echo "not ok chart $k --tp 4 in subtitle"; fi
 done
+# --ep: a MoE model's experts in expert-parallel groups, named beside TP in the subtitle
+run "chart roofline --ep 8" 0 -- "$ROOFLINE" chart roofline --gpu h200 --model deepseek-v3 --tp 8 --ep 8 --weights fp8 -o "$T/ep.pdf"
+if pdftotext "$T/ep.pdf" - | grep -q "TP 8, EP 8"; then echo "ok chart --ep 8 in subtitle"; else
+    echo "not ok chart --ep 8 in subtitle"; fi
 run "chart misfit" 0 -- "$ROOFLINE" chart batch --gpu h100-sxm --model llama-3.1-70b -o "$T/mf.pdf"
 expect_err "chart misfit warns" "warning: llama-3.1-70b does not fit on h100-sxm even at batch 1: 150 GB needed per device, 84.9 GB available"
 if pdftotext "$T/mf.pdf" - | grep -q "does not fit in memory"; then echo "ok chart misfit in the chart"; else
