@@ -1891,6 +1891,9 @@ roof_config_problem(const struct roof_config *cfg)
                    "experts are dealt over the tensor-parallel group)";
         if (m->n_experts % cfg->ep != 0)
             return "the expert-parallel degree must divide the number of routed experts";
+        if (cfg->tuning.mmq_id_above > 0 || cfg->tuning.metal.mm_above > 0)
+            return "expert parallelism is not an option of llama.cpp's MoE kernels (MUL_MAT_ID), "
+                   "which split layers or rows, not experts";
     }
     if (dtype_is_mix(cfg->weights) && m->n_experts <= 0)
         return "a mixture-of-experts weight mix (mxfp4_moe, mxfp4_moe_bf16, nvfp4_attn_bf16, "

@@ -799,6 +799,14 @@ cross_checks(struct ctx *c)
                          s->model->id, s->hw->id);
         return;
     }
+    /* the engine's tuning is applied after loading: its MoE kernels decide here */
+    if (s->ep > 1 && s->eng && s->eng->mmq_id_above > 0) {
+        ycheck_error(c->y, c->tp_node,
+                     "expert parallelism is not an option of %s's MoE kernels (MUL_MAT_ID), which "
+                     "split layers or rows, not experts",
+                     s->engine);
+        return;
+    }
     if (s->sched.policy == SIM_DISAGGREGATED) {
         if (cfg.instances < 2)
             ycheck_error(c->y, c->count_node ? c->count_node : c->hw_node,

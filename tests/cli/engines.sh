@@ -155,7 +155,8 @@ expect_err engines-marlin-bad-msg "error: --moe-kernel: expected 'auto' or 'marl
 # --ep 8: DeepSeek-V3's experts dealt whole over 8 groups (docs/physics.md#expert-parallelism):
 # at 4 sequences the busiest group reads 6.56 whole experts where tp 8 alone reads 30.5 experts'
 # eighths (3.82), so the decode step is longer; the header says so; a degree that does not divide
-# tp, or a model without routed experts, is a usage error
+# tp, a model without routed experts, or llama.cpp (whose MUL_MAT_ID deals no experts) is a usage
+# error
 run engines-ep 0 -- "$ROOFLINE" analyze --gpu h200 --model deepseek-v3 --tp 8 --ep 8 --weights fp8 \
     --batch 4 --context 1000 --phase decode
 expect_out engines-ep-header "deepseek-v3 on h200 (TP 8, EP 8, PP 1)"
@@ -167,3 +168,6 @@ run engines-ep-divisor 2 -- "$ROOFLINE" analyze --gpu h200 --model deepseek-v3 -
 expect_err engines-ep-divisor-msg "error: the expert-parallel degree must divide the tensor-parallel degree"
 run engines-ep-dense 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model llama-3-8b --tp 2 --ep 2
 expect_err engines-ep-dense-msg "error: expert parallelism needs a model with routed experts"
+run engines-ep-llama-cpp 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model qwen3-30b-a3b --tp 2 --ep 2 \
+    --engine llama.cpp
+expect_err engines-ep-llama-cpp-msg "error: expert parallelism is not an option of llama.cpp's MoE kernels"
