@@ -885,20 +885,38 @@ binomial_max_mean(double n, double p, int m)
     return e;
 }
 
+/* The last arguments and value of binomial_max_mean in this thread: every MoE layer of a pass
+ * asks for the same T (a sum of up to a few hundred CDF terms each time otherwise) */
+struct binomial_max_memo {
+    double n, p, v;
+    int m;
+    bool set;
+};
+
+static double
+binomial_max_memo(struct binomial_max_memo *c, double n, double p, int m)
+{
+    if (!(c->set && c->n == n && c->p == p && c->m == m))
+        *c = (struct binomial_max_memo){n, p, binomial_max_mean(n, p, m), m, true};
+    return c->v;
+}
+
 double
 roof_ep_touched_max(double E, double k, double T, int ep)
 {
+    static _Thread_local struct binomial_max_memo memo;
     if (ep <= 1 || !(E > 0))
         return distinct_experts(E, k, T);
-    return binomial_max_mean(E / ep, 1.0 - pow(1.0 - k / E, T), ep);
+    return binomial_max_memo(&memo, E / ep, 1.0 - pow(1.0 - k / E, T), ep);
 }
 
 double
 roof_ep_pairs_max(double pairs, int ep)
 {
+    static _Thread_local struct binomial_max_memo memo;
     if (ep <= 1)
         return pairs;
-    return binomial_max_mean(pairs, 1.0 / ep, ep);
+    return binomial_max_memo(&memo, pairs, 1.0 / ep, ep);
 }
 
 const char *
