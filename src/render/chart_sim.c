@@ -412,13 +412,15 @@ chart_build_simulate(const struct sim_config *cfg, const struct sim_result *r, c
                  sim_process_name(cfg->work.process), cfg->work.rate_per_s);
     /* the MoE kernel where it is not the engine's default (docs/physics.md#moe-kernels) */
     bool marlin = roof_moe_marlin(e);
+    char epw[24] = "";
+    if (e->ep > 1)
+        snprintf(epw, sizeof epw, ", ep %d", e->ep);
     snprintf(c->subtitle, sizeof c->subtitle,
              "%s on %d x %s%s" DOT "%s scheduler" DOT "%d instance%s of tp %d%s, pp %d" DOT "%s" DOT
              "seed %lu",
              e->model->id, cfg->instances * e->tp * e->pp, e->hw->id,
              marlin ? ", experts through Marlin" : "", sim_policy_name(cfg->sched.policy),
-             cfg->instances, cfg->instances == 1 ? "" : "s", e->tp, e->ep > 1 ? " (ep)" : "", e->pp,
-             rate, cfg->seed);
+             cfg->instances, cfg->instances == 1 ? "" : "s", e->tp, epw, e->pp, rate, cfg->seed);
     char text[300];
     if (isfinite(r->slo_attainment)) {
         chart_format_si(r->goodput_req_per_s, 3, "", false, num, sizeof num);
