@@ -689,12 +689,11 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
     }
     const char *problem = cfg->model ? roof_config_problem(cfg) : NULL;
     if (problem) {
+        char epw[32] = "";
         if (epd > 1)
-            fprintf(stderr, "error: %s (--tp %ld, --ep %ld, --pp %ld, %s on %s)\n", problem, tp,
-                    epd, pp, cfg->model->id, cfg->hw->id);
-        else
-            fprintf(stderr, "error: %s (--tp %ld, --pp %ld, %s on %s)\n", problem, tp, pp,
-                    cfg->model->id, cfg->hw->id);
+            snprintf(epw, sizeof epw, ", --ep %ld", epd);
+        fprintf(stderr, "error: %s (--tp %ld%s, --pp %ld, %s on %s)\n", problem, tp, epw, pp,
+                cfg->model->id, cfg->hw->id);
         return CLI_USAGE;
     }
     return 0;

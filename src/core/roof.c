@@ -819,11 +819,11 @@ distinct_experts(double E, double k, double T)
 }
 
 /* The expected maximum of n independent standard normals, E = integral of x n phi(x) Phi(x)^(n-1)
- * dx, by GSL's adaptive quadrature on the whole line; tabulated once for n up to ROOF_EP_MAX
+ * dx, by GSL's adaptive quadrature on the whole line, each n computed on first use and kept
  * (docs/physics.md#expert-parallelism: 0.5642 at 2, 1.0294 at 4, 1.4236 at 8) */
 #define ROOF_EP_MAX 256
-static double normal_max[ROOF_EP_MAX + 1];
-static pthread_once_t normal_max_once = PTHREAD_ONCE_INIT;
+static double normal_max[ROOF_EP_MAX + 1]; /* 0 = not computed yet */
+static pthread_mutex_t normal_max_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static double
 normal_max_integrand(double x, void *p)
@@ -832,20 +832,19 @@ normal_max_integrand(double x, void *p)
     return x * n * gsl_ran_ugaussian_pdf(x) * pow(gsl_cdf_ugaussian_P(x), n - 1.0);
 }
 
-static void
-normal_max_fill(void)
+static double
+normal_max_integral(int n)
 {
     gsl_integration_workspace *w = gsl_integration_workspace_alloc(200);
-    for (int n = 2; n <= ROOF_EP_MAX && w; n++) {
-        double nd = n, r = 0, err = 0;
-        gsl_function f = {normal_max_integrand, &nd};
-        /* the integrand is negligible beyond |x| = 12 for every n here */
-        if (gsl_integration_qag(&f, -12.0, 12.0, 1e-12, 1e-10, 200, GSL_INTEG_GAUSS61, w, &r,
-                                &err) == 0)
-            normal_max[n] = r;
-    }
+    double nd = n, r = 0, err = 0;
+    gsl_function f = {normal_max_integrand, &nd};
+    /* the integrand is negligible beyond |x| = 12 for every n here */
+    if (!w || gsl_integration_qag(&f, -12.0, 12.0, 1e-12, 1e-10, 200, GSL_INTEG_GAUSS61, w, &r,
+                                  &err) != 0)
+        r = 0;
     if (w)
         gsl_integration_workspace_free(w);
+    return r;
 }
 
 double
@@ -855,8 +854,12 @@ roof_normal_max_mean(int n)
         return 0;
     if (n > ROOF_EP_MAX)
         n = ROOF_EP_MAX;
-    pthread_once(&normal_max_once, normal_max_fill);
-    return normal_max[n];
+    pthread_mutex_lock(&normal_max_lock);
+    if (!(normal_max[n] > 0))
+        normal_max[n] = normal_max_integral(n);
+    double v = normal_max[n];
+    pthread_mutex_unlock(&normal_max_lock);
+    return v;
 }
 
 /* E[max of m independent Binomial(n, p)] = sum over a >= 1 of 1 - F(a - 1)^m, F the binomial CDF
@@ -1910,8 +1913,7 @@ roof_config_problem(const struct roof_config *cfg)
         if (m->n_experts % cfg->ep != 0)
             return "the expert-parallel degree must divide the number of routed experts";
         if (cfg->tuning.mmq_id_above > 0 || cfg->tuning.metal.mm_above > 0)
-            return "expert parallelism is not an option of llama.cpp's MoE kernels (MUL_MAT_ID), "
-                   "which split layers or rows, not experts";
+            return ROOF_EP_MUL_MAT_ID_PROBLEM;
     }
     if (dtype_is_mix(cfg->weights) && m->n_experts <= 0)
         return "a mixture-of-experts weight mix (mxfp4_moe, mxfp4_moe_bf16, nvfp4_attn_bf16, "

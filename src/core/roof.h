@@ -107,6 +107,12 @@ void roof_moe_choose(const struct roof_tuning *tu, double E, double k, double T,
  * maximum of ep standard normals. ep <= 1: the mean over all devices (E (1 - (1 - k/E)^T) and T k).
  */
 double roof_ep_touched_max(double E, double k, double T, int ep);
+/* Why an engine whose routed experts run through ggml's MUL_MAT_ID (llama.cpp: an engine profile
+ * or tuning with mmq_id_above, or Metal's mm_above) cannot take expert parallelism
+ * (roof_config_problem, and a scenario before its tuning is applied) */
+#define ROOF_EP_MUL_MAT_ID_PROBLEM                                                                 \
+    "expert parallelism is not an option of llama.cpp's MoE kernels (MUL_MAT_ID), which split "    \
+    "layers or rows, not experts"
 double roof_ep_pairs_max(double pairs, int ep);
 /* The expected maximum of n independent standard normal draws (n >= 1; 0 at n = 1). */
 double roof_normal_max_mean(int n);

@@ -791,20 +791,16 @@ cross_checks(struct ctx *c)
     scenario_sim_config(s, &cfg);
     const char *problem = roof_config_problem(&cfg.engine);
     if (problem) {
+        char epw[24] = "";
         if (s->ep > 1)
-            ycheck_error(c->y, c->tp_node, "%s (tp %d, ep %d, pp %d, %s on %s)", problem, s->tp,
-                         s->ep, s->pp, s->model->id, s->hw->id);
-        else
-            ycheck_error(c->y, c->tp_node, "%s (tp %d, pp %d, %s on %s)", problem, s->tp, s->pp,
-                         s->model->id, s->hw->id);
+            snprintf(epw, sizeof epw, ", ep %d", s->ep);
+        ycheck_error(c->y, c->tp_node, "%s (tp %d%s, pp %d, %s on %s)", problem, s->tp, epw, s->pp,
+                     s->model->id, s->hw->id);
         return;
     }
     /* the engine's tuning is applied after loading: its MoE kernels decide here */
     if (s->ep > 1 && s->eng && s->eng->mmq_id_above > 0) {
-        ycheck_error(c->y, c->tp_node,
-                     "expert parallelism is not an option of %s's MoE kernels (MUL_MAT_ID), which "
-                     "split layers or rows, not experts",
-                     s->engine);
+        ycheck_error(c->y, c->tp_node, "%s", ROOF_EP_MUL_MAT_ID_PROBLEM);
         return;
     }
     if (s->sched.policy == SIM_DISAGGREGATED) {
