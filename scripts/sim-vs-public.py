@@ -94,6 +94,9 @@ def hardware(r):
     if r.get('ep'):
         # the experts dealt whole over ep groups of the tp devices (--ep-size, --ep_size)
         extra += ', ep: %s' % r['ep']
+    if r.get('attn_dp'):
+        # each of attn_dp ranks of the tp devices attends its own sequences (--enable-dp-attention)
+        extra += ', attn_dp: %s' % r['attn_dp']
     return '{id: %s, count: %s, tp: %s%s}' % (r['hardware'], r['count'], r['tp'], extra)
 
 

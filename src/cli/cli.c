@@ -608,13 +608,15 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
                 dtype_name(dtype_is_weight_only(cfg->act) ? cfg->act : cfg->kv));
         return CLI_USAGE;
     }
-    long tp = 1, pp = 1, gpus = 0, epd = 1;
+    long tp = 1, pp = 1, gpus = 0, epd = 1, adp = 1;
     if (cli_long(a, "tp", 1, 1, &tp) || cli_long(a, "pp", 1, 1, &pp) ||
-        cli_long(a, "gpus", 0, 1, &gpus) || cli_long(a, "ep", 1, 1, &epd))
+        cli_long(a, "gpus", 0, 1, &gpus) || cli_long(a, "ep", 1, 1, &epd) ||
+        cli_long(a, "attn-dp", 1, 1, &adp))
         return CLI_USAGE;
     cfg->tp = (int)tp;
     cfg->pp = (int)pp;
     cfg->ep = (int)epd;
+    cfg->attn_dp = (int)adp;
     cfg->gpus = (int)gpus;
     const char *rs = cli_get(a, "reserve");
     if (rs) {
@@ -689,9 +691,10 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
     }
     const char *problem = cfg->model ? roof_config_problem(cfg) : NULL;
     if (problem) {
-        char epw[32] = "";
-        if (epd > 1)
-            snprintf(epw, sizeof epw, ", --ep %ld", epd);
+        char epw[64] = "";
+        int k = epd > 1 ? snprintf(epw, sizeof epw, ", --ep %ld", epd) : 0;
+        if (adp > 1)
+            snprintf(epw + k, sizeof epw - (size_t)k, ", --attn-dp %ld", adp);
         fprintf(stderr, "error: %s (--tp %ld%s, --pp %ld, %s on %s)\n", problem, tp, epw, pp,
                 cfg->model->id, cfg->hw->id);
         return CLI_USAGE;

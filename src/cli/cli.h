@@ -123,9 +123,9 @@ size_t cli_print_errs(struct err_list *errs);
 struct hw_profile *cli_load_hw(const char *arg);
 struct mdl_profile *cli_load_model(const char *arg);
 /* Shared engine options (--phase --batch --prompt --context --weights --act --kv --flash --tp
- * --ep --pp --gpus --reserve --engine --moe-kernel; see CLI_ENGINE_OPTS) into cfg (already
- * initialised with roof_config_init). Returns 0, CLI_USAGE after a bad value or CLI_FAIL when the
- * engine's data files do not load, after printing. */
+ * --ep --attn-dp --pp --gpus --reserve --engine --moe-kernel; see CLI_ENGINE_OPTS) into cfg
+ * (already initialised with roof_config_init). Returns 0, CLI_USAGE after a bad value or CLI_FAIL
+ * when the engine's data files do not load, after printing. */
 int cli_engine_opts(const struct cli_args *a, struct roof_config *cfg);
 /* The engine whose calibrated kernel model gives every command's times when --engine is not
  * given (the scenario default too); --engine datasheet gives the pure roofline bound. */
@@ -149,6 +149,9 @@ void cli_engine_line(FILE *f, const char *engine, bool named);
         OPT_VALUE("ep", "N",                                                                       \
                   "expert-parallel degree: routed experts dealt whole over N groups of the tp "    \
                   "devices"),                                                                      \
+        OPT_VALUE("attn-dp", "N",                                                                  \
+                  "data-parallel attention: N ranks of the tp devices, each attending its own "    \
+                  "sequences"),                                                                    \
         OPT_VALUE("pp", "N", "pipeline-parallel degree"),                                          \
         OPT_VALUE("gpus", "N", "devices in total (replicas = N / (tp x pp))"),                     \
         OPT_VALUE("reserve", "SIZE|PCT", "memory held back from the KV cache (8 GB, 10%)"),        \

@@ -84,6 +84,7 @@ static const struct out_field SUM_FIELDS[] = {
     {"prefill_crossover_prompt", "prefill compute-bound from", OUT_SHOW_NUM, 0, false},
     {"tp", NULL, OUT_SHOW_NUM, 0, false},
     {"ep", NULL, OUT_SHOW_NUM, 0, false},
+    {"attn_dp", NULL, OUT_SHOW_NUM, 0, false},
     {"pp", NULL, OUT_SHOW_NUM, 0, false},
     {"replicas", NULL, OUT_SHOW_NUM, 0, false},
     {"link_time_s", "time on links", OUT_SHOW_TIME, 0, false},
@@ -185,6 +186,7 @@ fill_summary(const struct roof_result *r, struct out_value *v, double crit, doub
         {NULL, cross},
         {NULL, (double)(c->tp > 0 ? c->tp : 1)},
         {NULL, (double)(c->ep > 1 ? c->ep : 1)},
+        {NULL, (double)(c->attn_dp > 1 ? c->attn_dp : 1)},
         {NULL, (double)(c->pp > 0 ? c->pp : 1)},
         {NULL, (double)r->replicas},
         {NULL, r->link_time_s},
@@ -249,11 +251,10 @@ print_short(const struct roof_config *base, const struct short_phase *ph, const 
 {
     const struct roof_config *c = base;
     int tp = c->tp > 0 ? c->tp : 1, pp = c->pp > 0 ? c->pp : 1;
-    char par[64] = "";
-    if (c->ep > 1)
-        snprintf(par, sizeof par, " (TP %d, EP %d, PP %d)", tp, c->ep, pp);
-    else if (tp > 1 || pp > 1)
-        snprintf(par, sizeof par, " (TP %d, PP %d)", tp, pp);
+    char par[96] = "", extra[64];
+    roof_parallel_extras(c, true, extra, sizeof extra);
+    if (tp > 1 || pp > 1 || extra[0])
+        snprintf(par, sizeof par, " (TP %d%s, PP %d)", tp, extra, pp);
     bool marlin = roof_moe_marlin(c);
     printf("%s on %s%s: batch %.0f, prompt %.0f, context %.0f, weights %s, activations %s, KV "
            "%s%s%s%s\n",
@@ -435,9 +436,13 @@ run(int argc, char **argv)
             fprintf(stderr, "warning: no calibrated band for %s on this device class\n", ph);
         fill_summary(&r, sv, crit, cross, max_batch, cli_engine(&c.a, hw), band);
         if (fmt == OUT_TABLE) {
-            char title[512], epw[64] = "";
-            if (cfg.ep > 1)
-                snprintf(epw, sizeof epw, ", experts in %d expert-parallel groups", cfg.ep);
+            char title[512], epw[128] = "";
+            int k = cfg.ep > 1 ? snprintf(epw, sizeof epw, ", experts in %d expert-parallel groups",
+                                          cfg.ep)
+                               : 0;
+            if (cfg.attn_dp > 1)
+                snprintf(epw + k, sizeof epw - (size_t)k, ", attention in %d data-parallel ranks",
+                         cfg.attn_dp);
             snprintf(title, sizeof title,
                      "%s of %s on %s: batch %.0f, %s %.0f, weights %s, activations %s, KV %s%s%s",
                      ph, m->id, hw->id, cfg.batch, cfg.phase == ROOF_PREFILL ? "prompt" : "context",

@@ -40,6 +40,7 @@ static const struct cli_opt OPTS[] = {
     OPT_VALUE("question", "FILE", "plan: the planner's question (docs/plan.md)"),
     OPT_VALUE("tp", "N", "tensor-parallel devices per instance"),
     OPT_VALUE("ep", "N", "expert-parallel groups of the tp devices (routed experts dealt whole)"),
+    OPT_VALUE("attn-dp", "N", "data-parallel attention ranks of the tp devices (own sequences)"),
     OPT_VALUE("pp", "N", "pipeline stages per instance"),
     OPT_VALUE("gpus", "N", "devices in all (replicas = gpus / (tp x pp))"),
     OPT_VALUE("reserve", "SIZE|PCT", "memory kept off weights and KV cache"),

@@ -192,8 +192,8 @@ static int
 run_question(const struct cli_args *a, int argc, char **argv)
 {
     static const char *const NOT_HERE[] = {
-        "gpu",   "model", "batch", "prompt", "context", "weights", "act",    "kv",
-        "flash", "tp",    "ep",    "pp",     "gpus",    "reserve", "engine", "moe-kernel"};
+        "gpu", "model", "batch",   "prompt", "context", "weights", "act",    "kv",        "flash",
+        "tp",  "ep",    "attn-dp", "pp",     "gpus",    "reserve", "engine", "moe-kernel"};
     for (size_t i = 0; i < sizeof NOT_HERE / sizeof NOT_HERE[0]; i++)
         if (cli_has(a, NOT_HERE[i]))
             return cli_usage_error(&cmd_report,

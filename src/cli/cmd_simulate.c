@@ -310,9 +310,8 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
     const struct sim_workload *w = &cfg->work;
     printf("simulate: %s (seed %lu)\n", sc->name ? sc->name : sc->path, cfg->seed);
     bool marlin = roof_moe_marlin(&cfg->engine);
-    char epw[24] = "";
-    if (sc->ep > 1)
-        snprintf(epw, sizeof epw, ", ep %d", sc->ep);
+    char epw[64];
+    roof_parallel_extras(&cfg->engine, false, epw, sizeof epw);
     printf("  %s on %d x %s (tp %d%s, pp %d: %d instance%s), weights %s, KV %s, engine %s%s\n",
            sc->model->id, sc->count, sc->hw->id, sc->tp, epw, sc->pp, cfg->instances,
            cfg->instances == 1 ? "" : "s", dtype_name(sc->weights), dtype_name(sc->kv),

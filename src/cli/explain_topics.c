@@ -106,10 +106,19 @@ ex_kv_cache(const struct roof_config *cfg, const struct cli_args *a)
                cfg->hw->memory_reported_bytes / UNIT_GIB, cfg->hw->id,
                Q(cfg->hw->memory_capacity_bytes, "B", 3));
     printf("Step 5. Concurrent sequences\n");
-    printf("  max = floor(pool / (KV per sequence + activations per sequence)) = floor(%s / (%s + "
-           "%s)) = %.0f\n",
-           Q(p.pool_bytes, "B", 3), Q(p.bytes_per_seq, "B", 3), Q(p.act_bytes_per_seq, "B", 3),
-           p.max_seqs);
+    if (p.ranks > 1) /* data-parallel attention: every rank's devices hold their own */
+        printf(
+            "  max = ranks x floor(pool / (KV per sequence + activations per sequence)) = %.0f x "
+            "floor(%s / (%s + %s)) = %.0f (each data-parallel attention rank keeps its own "
+            "sequences' cache)\n",
+            p.ranks, Q(p.pool_bytes, "B", 3), Q(p.bytes_per_seq, "B", 3),
+            Q(p.act_bytes_per_seq, "B", 3), p.max_seqs);
+    else
+        printf(
+            "  max = floor(pool / (KV per sequence + activations per sequence)) = floor(%s / (%s "
+            "+ %s)) = %.0f\n",
+            Q(p.pool_bytes, "B", 3), Q(p.bytes_per_seq, "B", 3), Q(p.act_bytes_per_seq, "B", 3),
+            p.max_seqs);
     printf("Step 6. The same in other KV formats\n");
     printf("  %-6s %14s %16s %12s\n", "format", "per token", "per sequence", "max seqs");
     static const enum dtype KV[] = {DT_FP16, DT_FP8, DT_INT8, DT_INT4};
@@ -325,26 +334,63 @@ ex_tp(const struct roof_config *cfg, const struct cli_args *a)
                "barriers of %s (docs/physics.md#custom-all-reduce)\n",
                Q(cfg->tuning.custom_allreduce_max_bytes, "B", 3), T(bar));
     }
+    int dp = cfg->attn_dp > 1 ? cfg->attn_dp : 1;
+    if (dp > 1) {
+        double rank = ceil(cfg->batch / dp);
+        printf("  with data-parallel attention (--attn-dp %d) each of %d ranks of N / %d devices "
+               "attends its own sequences (docs/physics.md#data-parallel-attention): per layer an "
+               "all-gather of every rank's rows padded to the busiest's before the MLP and a "
+               "reduce-scatter after it, together one ring all-reduce of %d x %.0f rows x %.0f x "
+               "%g B = %s%s\n",
+               dp, dp, dp, dp, rank, h, a_b, Q(dp * rank * h * a_b, "B", 3),
+               cfg->tp / dp > 1 ? ", and an all-reduce of a rank's rows among its devices" : "");
+    }
     printf("Step 3. Decode (batch %.0f, context %.0f)\n", cfg->batch, cfg->context);
-    printf("  %4s %10s %14s %10s %12s %14s %5s\n", "N", "ITL", "all-reduce", "on links",
-           "tok/s total", "memory/device", "fits");
-    for (int n = 1; n <= 8; n *= 2) {
+    if (dp > 1) /* the attention's split beside the collectives of a layer */
+        printf("  %4s %9s %10s %14s %10s %12s %14s %5s\n", "N", "attention", "ITL", "per layer",
+               "on links", "tok/s total", "memory/device", "fits");
+    else
+        printf("  %4s %10s %14s %10s %12s %14s %5s\n", "N", "ITL", "all-reduce", "on links",
+               "tok/s total", "memory/device", "fits");
+    /* data-parallel attention where its ranks divide N, after the same N's tensor-parallel
+     * attention; tensor-parallel elsewhere */
+    for (int n = 1, both = 0; n <= 8; n = both ? n : n * 2) {
         struct roof_config c = *cfg;
         c.phase = ROOF_DECODE;
         c.tp = n;
+        both = dp > 1 && n > 1 && n % dp == 0 && !both;
+        if (n % dp != 0 || n == 1 || both)
+            c.attn_dp = 1;
         if (roof_config_problem(&c))
             continue;
         struct roof_result r;
         if (roof_evaluate(&c, &r) != 0)
             continue;
         double one = roof_allreduce_engine_s(hw, &c.tuning, c.batch * h * a_b, n, bw, lat);
-        printf("  %4d %10s %14s %10s %12.0f %14s %5s\n", n, T(r.time_s), T(one), T(r.link_time_s),
-               r.tokens_per_s_total, Q(r.mem.total_bytes, "B", 3), r.mem.fits ? "yes" : "no");
+        if (dp == 1) {
+            printf("  %4d %10s %14s %10s %12.0f %14s %5s\n", n, T(r.time_s), T(one),
+                   T(r.link_time_s), r.tokens_per_s_total, Q(r.mem.total_bytes, "B", 3),
+                   r.mem.fits ? "yes" : "no");
+            continue;
+        }
+        double bytes, layer = c.attn_dp > 1
+                                  ? roof_attn_dp_links_s(&c, ceil(c.batch / c.attn_dp), &bytes)
+                                  : 2.0 * one;
+        char att[16] = "tp";
+        if (c.attn_dp > 1)
+            snprintf(att, sizeof att, "dp %d", c.attn_dp);
+        printf("  %4d %9s %10s %14s %10s %12.0f %14s %5s\n", n, att, T(r.time_s), T(layer),
+               T(r.link_time_s), r.tokens_per_s_total, Q(r.mem.total_bytes, "B", 3),
+               r.mem.fits ? "yes" : "no");
     }
     printf("\nConclusion: N devices read N times the bandwidth, so decode speeds up until the "
            "all-reduce latency (%ld layers x 2 per step) takes over; TP=1 is the single-device "
-           "result.\n",
-           cfg->model->num_layers);
+           "result.%s\n",
+           cfg->model->num_layers,
+           dp > 1 ? " Data-parallel attention reads the whole attention on every device but only "
+                    "its rank's KV cache, and holds every rank's sequences: slower for few "
+                    "sequences, faster and far larger for many."
+                  : "");
     return 0;
 }
 

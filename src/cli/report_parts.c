@@ -252,10 +252,11 @@ system_name(const struct rp_ctx *ctx, const struct hw_profile *hw, char *buf, si
 {
     int tp = ctx->base.tp > 0 ? ctx->base.tp : 1, pp = ctx->base.pp > 0 ? ctx->base.pp : 1;
     int gpus = ctx->base.gpus > 0 ? ctx->base.gpus : tp * pp;
-    int ep = ctx->base.ep > 1 ? ctx->base.ep : 0;
+    char extra[64];
+    roof_parallel_extras(&ctx->base, true, extra, sizeof extra);
     if (gpus > 1)
-        snprintf(buf, size, "%d x %s (TP %d%s%.0d%s%.0d)", gpus, hw->name, tp, ep ? ", EP " : "",
-                 ep, pp > 1 ? ", PP " : "", pp > 1 ? pp : 0);
+        snprintf(buf, size, "%d x %s (TP %d%s%s%.0d)", gpus, hw->name, tp, extra,
+                 pp > 1 ? ", PP " : "", pp > 1 ? pp : 0);
     else
         snprintf(buf, size, "%s", hw->name);
 }

@@ -165,6 +165,9 @@ struct acc_ctx {
     unsigned long mask; /* operators to evaluate (bit op); the others are skipped */
     /* only each operator's time (and the terms fused decode attention replaces) is kept */
     bool time_only;
+    /* the attention's batch: the whole step's, or under data-parallel attention the busiest
+     * rank's (attn_busiest_rank); NULL = the layer's batch */
+    const struct batch_agg *attn;
 };
 
 static bool
@@ -1147,11 +1150,13 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
     const struct roof_config *cfg = c->cfg;
     const struct mdl_profile *m = cfg->model;
     bool prefill = cfg->phase == ROOF_PREFILL;
-    double T = b->tokens; /* rows of the activation matrix */
-    double B = b->seqs;
+    /* data-parallel attention: the norms, the attention and the residual adds run on the
+     * busiest rank's rows (ab), the MLP on every rank's (b) */
+    const struct batch_agg *ab = c->attn ? c->attn : b;
+    double T = ab->tokens; /* rows of the activation matrix (the attention's) */
     double h = (double)m->hidden_size, H = (double)m->num_heads;
     double a = dtype_bytes(cfg->act), kvb = dtype_bytes(cfg->kv);
-    const struct attn_agg *ag = windowed ? &b->windowed : &b->full;
+    const struct attn_agg *ag = windowed ? &ab->windowed : &ab->full;
     double dqk = (double)mdl_qk_head_dim(m), dv = (double)mdl_v_head_dim(m);
     double qd = H * dqk;
     /* the attention's two GEMMs multiply the queries (activations) by the keys and values,
@@ -1160,7 +1165,6 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
      * and KV formats: fp8 weights with a bf16 cache attend in bf16
      * (docs/physics.md#operators, the attention's format) */
     enum dtype att_compute = dtype_gemm_compute(cfg->kv, cfg->act);
-    (void)B;
 
     /* attention norm (RMSNorm: square, sum, scale, weight: 4 FLOP/element) */
     add_vector(c, ROOF_OP_ATTN_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
@@ -1309,14 +1313,16 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                  .act_in_bytes = sc_av,
                                  .act_out_bytes = T * H * dv * a,
                                  .kv_read_bytes = k_read});
-        if (!prefill && roof_flash_attention(cfg) && b->seqs > 0)
-            fused_decode_attention(c, b, visible / b->seqs, (double)m->num_kv_heads,
+        if (!prefill && roof_flash_attention(cfg) && ab->seqs > 0)
+            fused_decode_attention(c, ab, visible / ab->seqs, (double)m->num_kv_heads,
                                    (double)m->head_dim * 2.0 * kvb);
     }
     add_gemm(c, ROOF_OP_O_PROJ, wfmt(cfg, DT_PART_ATTN_O), T, h, H * dv, H * dv * h);
     /* residual add: read two, write one */
     add_vector(c, ROOF_OP_ATTN_RESIDUAL, T * h, 0, 2.0 * T * h * a, T * h * a);
     add_vector(c, ROOF_OP_MLP_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
+    double Tr = T; /* this rank's rows, for the residual add after the MLP */
+    T = b->tokens;
 
     if (moe) {
         double E = (double)m->n_experts, k = (double)m->experts_per_token;
@@ -1492,7 +1498,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         add_vector(c, ROOF_OP_MLP_ACT, 5.0 * T * I, 0, 2.0 * T * I * a, T * I * a);
         add_gemm(c, ROOF_OP_MLP_DOWN, wfmt(cfg, DT_PART_OTHER), T, h, I, I * h);
     }
-    add_vector(c, ROOF_OP_MLP_RESIDUAL, T * h, 0, 2.0 * T * h * a, T * h * a);
+    add_vector(c, ROOF_OP_MLP_RESIDUAL, Tr * h, 0, 2.0 * Tr * h * a, Tr * h * a);
 }
 
 static void shard_view(const struct roof_config *cfg, struct mdl_profile *shard,
@@ -1509,7 +1515,8 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     const struct mdl_profile *m = cfg->model;
     struct mdl_params p;
     mdl_param_count(m, &p);
-    double B = cfg->batch;
+    /* data-parallel attention: a device holds its rank's sequences (the busiest's) */
+    double B = cfg->attn_dp > 1 ? ceil(cfg->batch / cfg->attn_dp) : cfg->batch;
     double tokens_per_seq =
         cfg->phase == ROOF_PREFILL ? cfg->prefill_past + cfg->prompt : cfg->context + 1.0;
     double kvb = dtype_bytes(cfg->kv), a = dtype_bytes(cfg->act);
@@ -1532,6 +1539,10 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     double per_row =
         (2.0 * h + (double)mdl_q_dim(m) + mdl_kv_elems_per_token_layer(m) + 2.0 * I) * a;
     double act = rows * per_row + B * (double)m->vocab_size * 4.0;
+    if (cfg->attn_dp > 1) { /* the MLP's gate and up and the logits take every rank's rows */
+        double all = cfg->phase == ROOF_PREFILL ? cfg->batch * cfg->prompt : cfg->batch;
+        act += (all - rows) * 2.0 * I * a + (cfg->batch - B) * (double)m->vocab_size * 4.0;
+    }
     if (!roof_flash_attention(cfg) && cfg->phase == ROOF_PREFILL)
         act += B * (double)m->num_heads * cfg->prompt * (cfg->prefill_past + cfg->prompt) * a;
     out->weights_bytes = mdl_weight_bytes(m, cfg->weights);
@@ -1545,6 +1556,11 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
         out->weights_bytes += p.mlp_experts * (hp * Ip / (h * Ie) - 1.0) *
                               dtype_bytes(dtype_part_format(cfg->weights, DT_PART_EXPERTS));
     }
+    /* SGLang keeps the embedding whole on every device under data-parallel attention
+     * (VocabParallelEmbedding's enable_tp off): the vocabulary's other shards too */
+    if (cfg->attn_dp > 1 && cfg_in->model->vocab_size > m->vocab_size)
+        out->weights_bytes += (double)(cfg_in->model->vocab_size - m->vocab_size) * h *
+                              dtype_bytes(dtype_part_format(cfg->weights, DT_PART_HEAD));
     out->kv_bytes = B * kv_per_seq;
     out->act_bytes = act;
     out->reserve_bytes = cfg->reserve_bytes;
@@ -1590,6 +1606,70 @@ agg_add(struct attn_agg *g, const struct roof_seq *q, double window, double buck
     }
     g->visible += q->count * vis;
     g->score += q->count * q->new_tokens * vis;
+}
+
+static void
+rank_add(struct batch_agg *r, const struct roof_seq *q, double bucket)
+{
+    r->tokens += q->count * q->new_tokens;
+    r->seqs += q->count;
+    if (q->logits)
+        r->logits_rows += q->count;
+    agg_add(&r->full, q, 0, bucket);
+    if (r->window > 0)
+        agg_add(&r->windowed, q, r->window, bucket);
+}
+
+/* Data-parallel attention (docs/physics.md#data-parallel-attention): the step's sequences as the
+ * attn_dp ranks hold them, each request on the rank it was sent to, requests sent in turn: the
+ * decodes dealt evenly in turn, then each prompt (or prompt chunk) to the rank with the fewest
+ * rows so far. Every rank waits for the others at the experts' gather, so the attention is that
+ * of the rank with the most rows (the most keys among equals). Identical sequences (count > 1)
+ * go count / attn_dp to each rank, the whole remainder one by one. */
+static void
+attn_busiest_rank(const struct roof_config *cfg, const struct roof_seq *seqs, int n,
+                  struct batch_agg *out)
+{
+    int N = cfg->attn_dp < ROOF_ATTN_DP_MAX ? cfg->attn_dp : ROOF_ATTN_DP_MAX;
+    struct batch_agg r[ROOF_ATTN_DP_MAX];
+    memset(r, 0, sizeof r[0] * (size_t)N);
+    double bucket = cfg->tuning.kv_bucket_tokens;
+    for (int k = 0; k < N; k++)
+        r[k].window = (double)cfg->model->sliding_window;
+    int next = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            const struct roof_seq *q = &seqs[i];
+            bool decode = q->new_tokens <= 1.0;
+            if (decode != (pass == 0) || !(q->count > 0))
+                continue;
+            double whole = floor(q->count), each = floor(whole / N);
+            struct roof_seq part = *q;
+            part.count = each + (q->count - whole) / N;
+            if (part.count > 0)
+                for (int k = 0; k < N; k++)
+                    rank_add(&r[k], &part, bucket);
+            part.count = 1.0;
+            for (double u = each * N; u < whole; u++) {
+                int k = next;
+                if (decode) {
+                    next = (next + 1) % N;
+                } else {
+                    k = 0;
+                    for (int j = 1; j < N; j++)
+                        if (r[j].tokens < r[k].tokens)
+                            k = j;
+                }
+                rank_add(&r[k], &part, bucket);
+            }
+        }
+    int busy = 0;
+    for (int k = 1; k < N; k++)
+        if (r[k].tokens > r[busy].tokens ||
+            (r[k].tokens == r[busy].tokens && r[k].full.visible + r[k].windowed.visible >
+                                                  r[busy].full.visible + r[busy].windowed.visible))
+            busy = k;
+    *out = r[busy];
 }
 
 /* Layers are grouped into classes (window or not, MoE or not); each class is evaluated once and
@@ -1701,15 +1781,21 @@ step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
     acc_init(&c, cfg, out, cfg->hw->memory_bandwidth_bytes_per_s);
     c.mask = ops;
     c.time_only = time_only;
+    struct batch_agg rank;
+    if (cfg->attn_dp > 1) {
+        attn_busiest_rank(cfg, seqs, n_seqs, &rank);
+        c.attn = &rank;
+    }
     double h = (double)m->hidden_size, V = (double)m->vocab_size;
     double a = dtype_bytes(cfg->act);
     double T = b.tokens, R = b.logits_rows;
 
-    /* embedding: a gather of T rows of the table (no FLOPs) */
+    /* embedding: a gather of T rows of the table (no FLOPs); each attention rank its own */
+    double Te = c.attn ? c.attn->tokens : T;
     add_op(&c, ROOF_OP_EMBEDDING,
            &(struct op_cost){.compute = DT_FP32,
-                             .weight_bytes = T * h * dtype_bytes(wfmt(cfg, DT_PART_HEAD)),
-                             .act_out_bytes = T * h * a});
+                             .weight_bytes = Te * h * dtype_bytes(wfmt(cfg, DT_PART_HEAD)),
+                             .act_out_bytes = Te * h * a});
     /* count the layers of each class: [windowed][moe] */
     long classes[2][2] = {{0, 0}, {0, 0}};
     if (m->sliding_window <= 0 && m->n_experts <= 0)
@@ -1853,6 +1939,37 @@ roof_allreduce_engine_s(const struct hw_profile *hw, const struct roof_tuning *t
 }
 
 double
+roof_attn_dp_links_s(const struct roof_config *cfg, double rank_rows, double *bytes)
+{
+    int tp = cfg->tp > 1 ? cfg->tp : 1, dp = cfg->attn_dp > 1 ? cfg->attn_dp : 1;
+    double e = roof_hidden_bytes(cfg->act) * (double)cfg->model->hidden_size;
+    double bw = hw_link_bytes_per_s_per_direction(cfg->hw), lat = roof_link_latency_s(cfg);
+    /* the all-gather before the MLP and the reduce-scatter after it (NCCL's
+     * all_gather_into_tensor and reduce_scatter_tensor: rings) of every rank's rows padded to
+     * the busiest's: together the two halves of one ring all-reduce (Patarasuk & Yuan 2009) */
+    *bytes = rank_rows * (double)dp * e;
+    double t = roof_allreduce_time_s(*bytes, tp, hw_link_group_bytes_per_s(cfg->hw, tp, bw), lat);
+    /* a rank of several devices sums its attention's output among them (o_proj's split) */
+    if (tp / dp > 1)
+        t += roof_allreduce_engine_s(cfg->hw, &cfg->tuning, rank_rows * e, tp / dp, bw, lat);
+    return t;
+}
+
+double
+roof_attn_busiest_rows(const struct roof_config *cfg, const struct roof_seq *seqs, int n)
+{
+    if (!(cfg->attn_dp > 1)) {
+        double t = 0;
+        for (int i = 0; i < n; i++)
+            t += seqs[i].count * seqs[i].new_tokens;
+        return t;
+    }
+    struct batch_agg r;
+    attn_busiest_rank(cfg, seqs, n, &r);
+    return r.tokens;
+}
+
+double
 roof_link_latency_default_s(const struct hw_profile *hw)
 {
     /* docs/physics.md#parallelism: a per-step latency typical of NCCL/RCCL small messages */
@@ -1896,8 +2013,22 @@ roof_config_problem(const struct roof_config *cfg)
 {
     const struct mdl_profile *m = cfg->model;
     int tp = cfg->tp > 0 ? cfg->tp : 1, pp = cfg->pp > 0 ? cfg->pp : 1;
-    if (tp > 1 && m->num_heads % tp != 0)
-        return "the tensor-parallel degree must divide the number of attention heads";
+    int dp = cfg->attn_dp > 1 ? cfg->attn_dp : 1;
+    if (dp > 1) {
+        if (tp % dp != 0)
+            return "the data-parallel attention degree must divide the tensor-parallel degree "
+                   "(the attention ranks are groups of the tensor-parallel devices)";
+        if (dp > ROOF_ATTN_DP_MAX)
+            return "more than 64 data-parallel attention ranks";
+        if (pp > 1)
+            return "data-parallel attention with a pipeline split is not modelled";
+        if (cfg->tuning.mmq_id_above > 0 || cfg->tuning.metal.mm_above > 0)
+            return ROOF_ATTN_DP_ENGINE_PROBLEM;
+    }
+    if (tp / dp > 1 && m->num_heads % (tp / dp) != 0)
+        return dp > 1 ? "the attention's tensor-parallel degree (tp / data-parallel attention "
+                        "degree) must divide the number of attention heads"
+                      : "the tensor-parallel degree must divide the number of attention heads";
     if (pp > m->num_layers)
         return "more pipeline stages than layers";
     if ((tp > 1 || pp > 1) && hw_link_bytes_per_s_per_direction(cfg->hw) <= 0)
@@ -1922,6 +2053,19 @@ roof_config_problem(const struct roof_config *cfg)
     return NULL;
 }
 
+const char *
+roof_parallel_extras(const struct roof_config *cfg, bool upper, char *buf, size_t n)
+{
+    int k = 0;
+    if (n > 0)
+        buf[0] = '\0';
+    if (cfg->ep > 1 && n > 0)
+        k = snprintf(buf, n, ", %s %d", upper ? "EP" : "ep", cfg->ep);
+    if (cfg->attn_dp > 1 && k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, ", attention %s %d", upper ? "DP" : "dp", cfg->attn_dp);
+    return buf;
+}
+
 /* One device's share of the model: heads, KV heads (replicated when fewer than tp), MLP
  * columns, vocabulary split tp ways (Megatron-LM, Shoeybi et al. 2019); layers split pp ways. */
 static void
@@ -1931,9 +2075,11 @@ shard_view(const struct roof_config *cfg, struct mdl_profile *shard, struct roof
     long tp = cfg->tp > 1 ? cfg->tp : 1, pp = cfg->pp > 1 ? cfg->pp : 1;
     *shard = *m;
     *out = *cfg;
+    /* data-parallel attention: the attention's heads split over a rank's tp / attn_dp devices */
+    long atp = cfg->attn_dp > 1 && tp % cfg->attn_dp == 0 ? tp / cfg->attn_dp : tp;
     if (tp > 1) {
-        shard->num_heads = m->num_heads / tp;
-        shard->num_kv_heads = m->num_kv_heads >= tp ? m->num_kv_heads / tp : 1;
+        shard->num_heads = m->num_heads / atp;
+        shard->num_kv_heads = m->num_kv_heads >= atp ? m->num_kv_heads / atp : 1;
         shard->intermediate_size = (m->intermediate_size + tp - 1) / tp;
         if (m->moe_intermediate_size > 0)
             shard->moe_intermediate_size = (m->moe_intermediate_size + tp - 1) / tp;
@@ -2053,12 +2199,20 @@ roof_pass(const struct roof_config *cfg, const struct roof_config *sc, const str
     double lat = roof_link_latency_s(cfg);
     double stage_time = out->time_s;
     if (tp > 1) {
-        /* two all-reduces per layer (after attention and after the MLP) of rows x h */
+        /* two all-reduces per layer (after attention and after the MLP) of rows x h; under
+         * data-parallel attention the gather and scatter around the MLP (the busiest rank holds
+         * ceil(count / attn_dp) of the identical sequences) */
         struct acc_ctx c;
         acc_init(&c, sc, out, cfg->hw->memory_bandwidth_bytes_per_s);
         c.times = 2.0 * (double)sc->model->num_layers;
         double bytes = rows * h * a;
-        double t = roof_allreduce_engine_s(cfg->hw, &cfg->tuning, bytes, tp, bw_link, lat);
+        double t;
+        if (cfg->attn_dp > 1) {
+            c.times = (double)sc->model->num_layers;
+            t = roof_attn_dp_links_s(cfg, ceil(q.count / cfg->attn_dp) * q.new_tokens, &bytes);
+        } else {
+            t = roof_allreduce_engine_s(cfg->hw, &cfg->tuning, bytes, tp, bw_link, lat);
+        }
         add_link(&c, ROOF_OP_ALLREDUCE, bytes, t);
         out->link_time_s += c.times * t;
         out->time_in_link_bound_s += c.times * t;
@@ -2158,15 +2312,17 @@ roof_max_batch(const struct roof_config *cfg)
 {
     struct roof_config c = *cfg;
     struct roof_memory m1, m2;
-    c.batch = 1;
+    /* per rank under data-parallel attention: one and two sequences on every rank */
+    double dp = cfg->attn_dp > 1 ? (double)cfg->attn_dp : 1.0;
+    c.batch = dp;
     roof_memory(&c, &m1);
-    c.batch = 2;
+    c.batch = 2.0 * dp;
     roof_memory(&c, &m2);
     double per_seq = m2.total_bytes - m1.total_bytes;
     double fixed = m1.total_bytes - per_seq;
     if (m1.total_bytes > m1.capacity_bytes || per_seq <= 0)
         return 0;
-    double b = floor((m1.capacity_bytes - fixed) / per_seq);
+    double b = dp * floor((m1.capacity_bytes - fixed) / per_seq);
     return b > 1e9 ? 1000000000L : (long)b;
 }
 

@@ -113,6 +113,11 @@ double roof_ep_touched_max(double E, double k, double T, int ep);
 #define ROOF_EP_MUL_MAT_ID_PROBLEM                                                                 \
     "expert parallelism is not an option of llama.cpp's MoE kernels (MUL_MAT_ID), which split "    \
     "layers or rows, not experts"
+/* Why llama.cpp (an engine profile or tuning with mmq_id_above, or Metal's mm_above) cannot
+ * take data-parallel attention (roof_config_problem, and a scenario before its tuning) */
+#define ROOF_ATTN_DP_ENGINE_PROBLEM "the engine (llama.cpp) has no data-parallel attention"
+/* the most data-parallel attention ranks an instance may have (roof_config_problem) */
+#define ROOF_ATTN_DP_MAX 64
 double roof_ep_pairs_max(double pairs, int ep);
 /* The expected maximum of n independent standard normal draws (n >= 1; 0 at n = 1). */
 double roof_normal_max_mean(int n);
@@ -266,6 +271,13 @@ struct roof_config {
      * 0 or 1: every expert split tp ways like any other matrix (docs/physics.md#expert-parallelism)
      */
     int ep;
+    /* data-parallel attention inside the tensor-parallel group: the tp devices form attn_dp
+     * ranks of tp / attn_dp devices, each running the attention of its own share of the
+     * sequences (its own KV cache) with the attention heads split tp / attn_dp ways; the MLP and
+     * the experts run on every rank's tokens as under tp (SGLang --enable-dp-attention --dp,
+     * TensorRT-LLM enable_attention_dp, vLLM --data-parallel-size with --enable-expert-parallel);
+     * 0 or 1: none (docs/physics.md#data-parallel-attention) */
+    int attn_dp;
     int gpus;              /* devices in all; replicas = gpus / (tp x pp); 0 = tp x pp */
     double link_latency_s; /* per ring step / per send; < 0 = default for the link kind */
     /* the deployment's choice, not the engine's calibration (a re-tuned config keeps it): MXFP4
@@ -520,6 +532,14 @@ double roof_allreduce_engine_s(const struct hw_profile *hw, const struct roof_tu
  * 0 at n <= 1. */
 double roof_logits_gather_s(double rows, double vocab_shard, double elem_bytes, int n,
                             double bw_per_direction, double latency_s);
+/* Data-parallel attention's collectives in one layer (docs/physics.md#data-parallel-attention):
+ * the all-gather of every rank's rows padded to the busiest rank's `rank_rows` before the MLP
+ * and the reduce-scatter after it, and, where a rank has several devices, the all-reduce of its
+ * attention's output among them. Seconds; *bytes = the padded rows' bytes. */
+double roof_attn_dp_links_s(const struct roof_config *cfg, double rank_rows, double *bytes);
+/* The rows of the busiest data-parallel attention rank in a step of these sequences (all of
+ * them without data-parallel attention), as roof_step deals them. */
+double roof_attn_busiest_rows(const struct roof_config *cfg, const struct roof_seq *seqs, int n);
 /* Default per-step latency of a link kind (docs/physics.md#parallelism). */
 double roof_link_latency_default_s(const struct hw_profile *hw);
 /* The per-step link latency a configuration runs with: its own (cfg->link_latency_s >= 0), else
@@ -527,6 +547,10 @@ double roof_link_latency_default_s(const struct hw_profile *hw);
 double roof_link_latency_s(const struct roof_config *cfg);
 /* Why a configuration cannot be evaluated (static text), or NULL. */
 const char *roof_config_problem(const struct roof_config *cfg);
+/* The parallelism a configuration adds inside its tensor-parallel group, for a label after
+ * its tp: ", EP 8, attention DP 8" (upper) or ", ep 8, attention dp 8"; "" for none. Returns buf.
+ */
+const char *roof_parallel_extras(const struct roof_config *cfg, bool upper, char *buf, size_t n);
 /* Whether attention runs fused (FlashAttention: the scores stay on chip): the config asks for it
  * and either the engine's tuning does not say its default kernels are unfused (an engine
  * profile's `flash_attention: false`, llama.cpp's) or the user asked for fused attention

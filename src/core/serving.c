@@ -23,12 +23,16 @@ roof_kv_plan(const struct roof_config *cfg, double context, double block, struct
     c.phase = ROOF_DECODE;
     c.context = context - 1; /* the footprint holds context tokens */
     struct roof_memory m1, m2;
-    c.batch = 1;
+    /* data-parallel attention: every rank's sequences on its own devices (one and two each) */
+    double dp = cfg->attn_dp > 1 ? (double)cfg->attn_dp : 1.0;
+    c.batch = dp;
     roof_memory(&c, &m1);
-    c.batch = 2;
+    c.batch = 2.0 * dp;
     roof_memory(&c, &m2);
     double kvb = dtype_bytes(cfg->kv);
     int tp = cfg->tp > 1 ? cfg->tp : 1, pp = cfg->pp > 1 ? cfg->pp : 1;
+    if (dp > 1 && tp % cfg->attn_dp == 0) /* the attention's heads split a rank's devices */
+        tp /= cfg->attn_dp;
     double layers = ceil((double)m->num_layers / pp);
     double elems = mdl_kv_elems_per_token_layer(m);
     if (tp > 1 && !mdl_is_mla(m)) /* KV heads split across the tensor-parallel group */
@@ -53,9 +57,10 @@ roof_kv_plan(const struct roof_config *cfg, double context, double block, struct
     out->pool_bytes = out->capacity_bytes - out->weights_bytes - out->reserve_bytes - fixed_act;
     if (out->pool_bytes < 0)
         out->pool_bytes = 0;
-    out->pool_blocks = floor(out->pool_bytes / out->bytes_per_block);
+    out->ranks = dp;
+    out->pool_blocks = dp * floor(out->pool_bytes / out->bytes_per_block);
     double per_seq = out->bytes_per_seq + out->act_bytes_per_seq;
-    out->max_seqs = per_seq > 0 ? floor(out->pool_bytes / per_seq) : 0;
+    out->max_seqs = per_seq > 0 ? dp * floor(out->pool_bytes / per_seq) : 0;
     return 0;
 }
 

@@ -14,6 +14,9 @@ struct roof_kv_plan {
     double bytes_per_block; /* one block across all layers */
     double capacity_bytes, weights_bytes, act_bytes_per_seq, reserve_bytes;
     double pool_bytes; /* capacity - weights - reserve (per device) */
+    /* data-parallel attention ranks (1 = none), each holding its own sequences' KV cache on its
+     * devices: the blocks and the sequences below are every rank's */
+    double ranks;
     double pool_blocks;
     double max_seqs; /* concurrent sequences at the context */
 };

@@ -25,7 +25,7 @@ static const char *const TOP_KEYS[] = {"name",    "model",   "hardware",  "dtype
                                        "lengths", "run",     "slo"};
 static const char *const KERNEL_KEYS[] = {"moe"};
 static const char *const MOE_KERNELS[] = {"auto", "marlin"};
-static const char *const HW_KEYS[] = {"id", "count", "tp", "ep", "pp", "reserve"};
+static const char *const HW_KEYS[] = {"id", "count", "tp", "ep", "attn_dp", "pp", "reserve"};
 static const char *const DTYPE_KEYS[] = {"weights", "act", "kv"};
 static const char *const SCHED_KEYS[] = {
     "policy",        "max_batch",          "max_tokens_per_step", "block_size", "kv_fraction",
@@ -478,14 +478,19 @@ load_hardware(struct ctx *c, const struct ynode *root)
         s->ep = (int)v;
     else if (ynode_get(hw, "ep"))
         c->count_ok = false;
+    if (long_in(c->y, hw, "hardware", "attn_dp", 4096, &v))
+        s->attn_dp = (int)v;
+    else if (ynode_get(hw, "attn_dp"))
+        c->count_ok = false;
     if (long_in(c->y, hw, "hardware", "pp", 4096, &v))
         s->pp = (int)v;
     else if (ynode_get(hw, "pp"))
         c->count_ok = false;
     c->count_node = ynode_get(hw, "count");
-    c->tp_node = ynode_get(hw, "ep")   ? ynode_get(hw, "ep")
-                 : ynode_get(hw, "tp") ? ynode_get(hw, "tp")
-                                       : hw;
+    c->tp_node = ynode_get(hw, "attn_dp") ? ynode_get(hw, "attn_dp")
+                 : ynode_get(hw, "ep")    ? ynode_get(hw, "ep")
+                 : ynode_get(hw, "tp")    ? ynode_get(hw, "tp")
+                                          : hw;
     double r;
     const struct ynode *rn = ynode_get(hw, "reserve");
     if (rn && !ynode_is_null(rn)) {
@@ -791,16 +796,16 @@ cross_checks(struct ctx *c)
     scenario_sim_config(s, &cfg);
     const char *problem = roof_config_problem(&cfg.engine);
     if (problem) {
-        char epw[24] = "";
-        if (s->ep > 1)
-            snprintf(epw, sizeof epw, ", ep %d", s->ep);
+        char epw[64];
+        roof_parallel_extras(&cfg.engine, false, epw, sizeof epw);
         ycheck_error(c->y, c->tp_node, "%s (tp %d%s, pp %d, %s on %s)", problem, s->tp, epw, s->pp,
                      s->model->id, s->hw->id);
         return;
     }
     /* the engine's tuning is applied after loading: its MoE kernels decide here */
-    if (s->ep > 1 && s->eng && s->eng->mmq_id_above > 0) {
-        ycheck_error(c->y, c->tp_node, "%s", ROOF_EP_MUL_MAT_ID_PROBLEM);
+    if (s->eng && s->eng->mmq_id_above > 0 && (s->ep > 1 || s->attn_dp > 1)) {
+        ycheck_error(c->y, c->tp_node, "%s",
+                     s->ep > 1 ? ROOF_EP_MUL_MAT_ID_PROBLEM : ROOF_ATTN_DP_ENGINE_PROBLEM);
         return;
     }
     if (s->sched.policy == SIM_DISAGGREGATED) {
@@ -959,6 +964,7 @@ scenario_sim_config(const struct scenario *s, struct sim_config *cfg)
     cfg->engine.tp = s->tp;
     cfg->engine.pp = s->pp;
     cfg->engine.ep = s->ep;
+    cfg->engine.attn_dp = s->attn_dp;
     cfg->engine.mxfp4_marlin = s->mxfp4_marlin;
     if (s->reserve_bytes >= 0) {
         cfg->engine.reserve_bytes = s->reserve_bytes;

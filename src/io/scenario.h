@@ -17,6 +17,7 @@ struct scenario {
     struct hw_profile *hw;     /* owned */
     int count, tp, pp;         /* devices, tensor and pipeline degrees */
     int ep; /* expert-parallel groups in the tp group (hardware.ep; 0 = none: roof_config.ep) */
+    int attn_dp; /* data-parallel attention ranks (hardware.attn_dp; 0 = none: roof_config) */
     enum dtype weights, act, kv;
     double reserve_bytes;       /* per device; < 0 = the engine's (engine_reserve_bytes) */
     char *engine;               /* engine profile name; "kernel" when the file names none */

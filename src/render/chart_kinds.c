@@ -78,8 +78,10 @@ kind_set_titles(struct chart *c, const struct chart_request *req, const char *wh
     }
     if (n > 0 && (size_t)n < sizeof s && b->tp > 1)
         n += snprintf(s + n, sizeof s - (size_t)n, DOT "TP %d", b->tp);
-    if (n > 0 && (size_t)n < sizeof s && b->tp > 1 && b->ep > 1)
-        n += snprintf(s + n, sizeof s - (size_t)n, ", EP %d", b->ep);
+    char extra[64];
+    if (n > 0 && (size_t)n < sizeof s && b->tp > 1)
+        n += snprintf(s + n, sizeof s - (size_t)n, "%s",
+                      roof_parallel_extras(b, true, extra, sizeof extra));
     if (n > 0 && (size_t)n < sizeof s && b->pp > 1)
         n += snprintf(s + n, sizeof s - (size_t)n, "%sPP %d", b->tp > 1 ? ", " : DOT, b->pp);
     if (n > 0 && (size_t)n < sizeof s && b->tuning.step_overhead_s > 0)

@@ -412,9 +412,8 @@ chart_build_simulate(const struct sim_config *cfg, const struct sim_result *r, c
                  sim_process_name(cfg->work.process), cfg->work.rate_per_s);
     /* the MoE kernel where it is not the engine's default (docs/physics.md#moe-kernels) */
     bool marlin = roof_moe_marlin(e);
-    char epw[24] = "";
-    if (e->ep > 1)
-        snprintf(epw, sizeof epw, ", ep %d", e->ep);
+    char epw[64];
+    roof_parallel_extras(e, false, epw, sizeof epw);
     snprintf(c->subtitle, sizeof c->subtitle,
              "%s on %d x %s%s" DOT "%s scheduler" DOT "%d instance%s of tp %d%s, pp %d" DOT "%s" DOT
              "seed %lu",

@@ -233,10 +233,15 @@ cost_step(struct sim_cost *c, struct roof_seq *seqs, int n, double *issue)
         return -1.0;
     }
     double bytes = rows / m * c->hidden * c->act_bytes;
-    if (c->tp > 1) /* two all-reduces per layer of the stage (after attention, after the MLP) */
+    if (c->tp > 1 && c->cfg.attn_dp > 1) { /* the gather and scatter around the MLP */
+        double padded;
+        stage += (double)c->shard.num_layers *
+                 roof_attn_dp_links_s(&c->cfg, roof_attn_busiest_rows(&c->cfg, seqs, n), &padded);
+    } else if (c->tp > 1) { /* two all-reduces per layer (after attention, after the MLP) */
         stage += 2.0 * (double)c->shard.num_layers *
                  roof_allreduce_engine_s(c->cfg.hw, &c->cfg.tuning, bytes, c->tp,
                                          c->link_bytes_per_s, c->link_latency_s);
+    }
     if (prefill && c->eager != SIM_PREFILL_GRAPH_FULL && c->pp == 1) {
         /* the eager part's launches go out from the host while the device runs them
          * (docs/simulate.md#eager-prefill): the device part D = stage - h cannot end before
@@ -357,6 +362,7 @@ sim_kv_pool(const struct sim_config *cfg, double *blocks, double *block_bytes, d
     if (!(free_bytes > 0) || !(plan.bytes_per_block > 0))
         return -1;
     *pool_bytes = cfg->sched.kv_fraction * free_bytes;
-    *blocks = floor(*pool_bytes / *block_bytes);
+    /* data-parallel attention: every rank's devices hold a pool of their own sequences */
+    *blocks = plan.ranks * floor(*pool_bytes / *block_bytes);
     return *blocks >= 1 ? 0 : -1;
 }

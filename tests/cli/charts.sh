@@ -175,6 +175,9 @@ done
 run "chart roofline --ep 8" 0 -- "$ROOFLINE" chart roofline --gpu h200 --model deepseek-v3 --tp 8 --ep 8 --weights fp8 -o "$T/ep.pdf"
 if pdftotext "$T/ep.pdf" - | grep -q "TP 8, EP 8"; then echo "ok chart --ep 8 in subtitle"; else
     echo "not ok chart --ep 8 in subtitle"; fi
+run "chart roofline --attn-dp 8" 0 -- "$ROOFLINE" chart roofline --gpu h200 --model deepseek-v3 --tp 8 --attn-dp 8 --weights fp8 -o "$T/adp.pdf"
+if pdftotext "$T/adp.pdf" - | grep -q "TP 8, attention DP 8"; then echo "ok chart --attn-dp 8 in subtitle"; else
+    echo "not ok chart --attn-dp 8 in subtitle"; fi
 run "chart misfit" 0 -- "$ROOFLINE" chart batch --gpu h100-sxm --model llama-3.1-70b -o "$T/mf.pdf"
 expect_err "chart misfit warns" "warning: llama-3.1-70b does not fit on h100-sxm even at batch 1: 150 GB needed per device, 84.9 GB available"
 if pdftotext "$T/mf.pdf" - | grep -q "does not fit in memory"; then echo "ok chart misfit in the chart"; else

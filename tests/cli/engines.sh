@@ -171,3 +171,36 @@ expect_err engines-ep-dense-msg "error: expert parallelism needs a model with ro
 run engines-ep-llama-cpp 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model qwen3-30b-a3b --tp 2 --ep 2 \
     --engine llama.cpp
 expect_err engines-ep-llama-cpp-msg "error: expert parallelism is not an option of llama.cpp's MoE kernels"
+# --attn-dp 8 (docs/physics.md#data-parallel-attention): each device attends its own eighth of
+# DeepSeek-V3's 1024 sequences; tp 8 keeps every sequence's latent cache on every device, which
+# does not fit, and reads it all every step; a degree that does not divide tp, a pipeline split
+# or llama.cpp is a usage error
+run engines-attn-dp 0 -- "$ROOFLINE" analyze --gpu h200 --model deepseek-v3 --tp 8 --attn-dp 8 \
+    --weights fp8 --kv fp8 --batch 1024 --context 2000 --phase decode
+expect_out engines-attn-dp-header "deepseek-v3 on h200 (TP 8, attention DP 8, PP 1)"
+expect_out engines-attn-dp-itl "ITL 45.7 ms"
+expect_out engines-attn-dp-fits "fits (weights 94.8 GB, KV cache 9 GB"
+run engines-attn-dp-off 0 -- "$ROOFLINE" analyze --gpu h200 --model deepseek-v3 --tp 8 --weights fp8 \
+    --kv fp8 --batch 1024 --context 2000 --phase decode
+expect_out engines-attn-dp-off-itl "ITL 66.8 ms"
+expect_err engines-attn-dp-off-fits "does not fit in 150 GB on h200"
+run engines-attn-dp-json 0 -- "$ROOFLINE" analyze --gpu h200 --model deepseek-v3 --tp 8 --attn-dp 8 \
+    --weights fp8 --batch 16 --phase decode -o json
+expect_out engines-attn-dp-json-field '"attn_dp": 8'
+run engines-attn-dp-divisor 2 -- "$ROOFLINE" analyze --gpu h200 --model deepseek-v3 --tp 8 --attn-dp 3
+expect_err engines-attn-dp-divisor-msg "error: the data-parallel attention degree must divide the tensor-parallel degree"
+run engines-attn-dp-pp 2 -- "$ROOFLINE" analyze --gpu h200 --model deepseek-v3 --tp 8 --attn-dp 8 \
+    --pp 2 --gpus 16
+expect_err engines-attn-dp-pp-msg "error: data-parallel attention with a pipeline split is not modelled"
+run engines-attn-dp-llama-cpp 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model qwen3-30b-a3b --tp 2 \
+    --attn-dp 2 --engine llama.cpp
+expect_err engines-attn-dp-llama-cpp-msg "error: the engine (llama.cpp) has no data-parallel attention"
+# explain: the KV pool of every rank (8 x floor(40.2 GB / (144 MB + 593 kB)) = 2224 sequences of
+# 4096 tokens), and tp's table with the same 8 devices' tensor- and data-parallel attention
+run engines-attn-dp-explain-kv 0 -- "$ROOFLINE" explain kv-cache --gpu h200 --model deepseek-v3 \
+    --tp 8 --attn-dp 8 --weights fp8 --kv fp8
+expect_out engines-attn-dp-explain-kv-ranks "max = ranks x floor(pool / (KV per sequence + activations per sequence)) = 8 x floor(40.2 GB / (144 MB + 593 kB)) = 2224"
+run engines-attn-dp-explain-tp 0 -- "$ROOFLINE" explain tp --gpu h200 --model deepseek-v3 --tp 8 \
+    --attn-dp 8 --weights fp8 --kv fp8 --batch 256
+expect_out engines-attn-dp-explain-tp-row "     8      dp 8   36.80 ms"
+expect_out engines-attn-dp-explain-tp-tp "     8        tp   39.53 ms"

@@ -203,6 +203,33 @@ run sim-ep-off 0 -- "$ROOFLINE" simulate --scenario "$T/ep-off.yaml" -o csv
 awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) if ($i == "output_tokens_per_s") k = i }
          FNR == 2 { v[++n] = $k } END { exit !(n == 2 && v[1] > 0 && v[1] < v[2]) }' \
     "$T/ep.csv" "$T/out" && echo "ok sim-ep-slower-at-4-users" || echo "not ok sim-ep-slower-at-4-users"
+# hardware.attn_dp (docs/physics.md#data-parallel-attention): DeepSeek-V3 at 1024 users on 8
+# H200s, each device attending its own eighth of the sequences: its latent cache holds only
+# theirs, so the instance keeps about 6x the sequences of tp 8 alone (blocks in the header) and
+# at saturation its output tokens/s are higher
+cat >"$T/adp.yaml" <<'EOS'
+model: deepseek-v3
+hardware: {id: h200, count: 8, tp: 8, attn_dp: 8}
+dtypes: {weights: fp8, kv: fp8}
+engine: sglang
+scheduler: {policy: chunked}
+arrivals: {process: closed, users: 1024}
+lengths: {prompt: 1000, output: 1000}
+run: {requests: 2048}
+EOS
+run sim-attn-dp-header 0 -- "$ROOFLINE" simulate --scenario "$T/adp.yaml"
+expect_out sim-attn-dp-header-text "deepseek-v3 on 8 x h200 (tp 8, attention dp 8, pp 1: 1 instance)"
+expect_out sim-attn-dp-blocks "KV blocks of 16 tokens (530064 per instance)"
+run sim-attn-dp 0 -- "$ROOFLINE" simulate --scenario "$T/adp.yaml" -o csv
+cp "$T/out" "$T/adp.csv"
+sed 's/, attn_dp: 8}$/}/' "$T/adp.yaml" >"$T/adp-off.yaml"
+run sim-attn-dp-off 0 -- "$ROOFLINE" simulate --scenario "$T/adp-off.yaml"
+expect_out sim-attn-dp-off-blocks "KV blocks of 16 tokens (84028 per instance)"
+run sim-attn-dp-off-csv 0 -- "$ROOFLINE" simulate --scenario "$T/adp-off.yaml" -o csv
+awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) if ($i == "output_tokens_per_s") k = i }
+         FNR == 2 { v[++n] = $k } END { exit !(n == 2 && v[2] > 0 && v[1] > 1.4 * v[2]) }' \
+    "$T/adp.csv" "$T/out" && echo "ok sim-attn-dp-faster-at-saturation" ||
+    echo "not ok sim-attn-dp-faster-at-saturation"
 # SGLang's receive interval (docs/simulate.md#receive-interval): named in the header; requests
 # that arrive while others run wait for the poll, so the mean TTFT grows
 sed 's/^scheduler:$/scheduler:\n  recv_interval: 30/' scenarios/chunked.yaml >"$T/recv.yaml"

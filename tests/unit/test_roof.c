@@ -1489,3 +1489,105 @@ TEST(roof_expert_parallel_decode)
     mdl_free(m);
     mdl_free(l);
 }
+
+/* Data-parallel attention (docs/physics.md#data-parallel-attention), DeepSeek-V3 fp8 on 8 H200s,
+ * attention dp 8: every device holds the whole attention of its own sequences.
+ * - weights: q_b (1536 x 128 x 192), kv_b (512 x 128 x 256) and o_proj (128 x 128 x 7168) are
+ *   171,966,464 parameters a layer; tp 8 keeps 1/8 of them, dp 8 all: 61 x 7/8 x 171,966,464 =
+ *   9,178,710,016 bytes more at fp8, and the embedding whole, 7/8 x 129,280 x 7168 =
+ *   810,844,160: 9,989,554,176 bytes in all.
+ * - a decode step of 16 sequences: each rank attends 2, so the attention's operators are those
+ *   of one device holding the whole model at batch 2; the MLP's are tp 8's at batch 16.
+ * - the collectives: per layer one ring all-reduce's traffic of 16 rows x 7168 x 2 bytes (the
+ *   all-gather and the reduce-scatter around the MLP) over 8 devices, 2 x 7/8 x 229,376 B at the
+ *   group's link bandwidth + 14 steps of link latency, instead of tp's two all-reduces. */
+TEST(roof_attn_dp_by_hand)
+{
+    struct hw_profile *hw = test_hw("h200");
+    struct mdl_profile *m = test_model("deepseek-v3");
+    struct roof_config tp, dp, one;
+    dsv3_fp8_tp8(&tp, hw, m, ROOF_DECODE);
+    tp.kv = DT_FP8;
+    tp.batch = 16;
+    tp.context = 2000;
+    dp = tp;
+    dp.attn_dp = 8;
+    CHECK(roof_config_problem(&dp) == NULL);
+    struct roof_memory mt, md;
+    roof_memory(&tp, &mt);
+    roof_memory(&dp, &md);
+    CHECK_NEAR(md.weights_bytes - mt.weights_bytes, 9989554176.0, 1e-12);
+    /* the KV cache of 2 sequences a device, not 16 */
+    CHECK_NEAR(md.kv_bytes, mt.kv_bytes / 8, 1e-12);
+    CHECK_NEAR(md.kv_bytes, 2 * 2001 * 61 * 576.0, 1e-12);
+    /* sequences that fit: every rank's */
+    long bt = roof_max_batch(&tp), bd = roof_max_batch(&dp);
+    CHECK(bd % 8 == 0);
+    CHECK(bd > 5 * bt);
+    struct roof_result rt, rd, r1;
+    CHECK(roof_evaluate(&tp, &rt) == 0);
+    CHECK(roof_evaluate(&dp, &rd) == 0);
+    one = tp;
+    one.tp = 1;
+    one.gpus = 1;
+    one.batch = 2;
+    CHECK(roof_evaluate(&one, &r1) == 0);
+    static const enum roof_op ATT[] = {ROOF_OP_QKV, ROOF_OP_ATTN_SCORE, ROOF_OP_ATTN_AV,
+                                       ROOF_OP_O_PROJ, ROOF_OP_ATTN_NORM};
+    for (size_t i = 0; i < sizeof ATT / sizeof ATT[0]; i++) {
+        CHECK_NEAR(rd.ops[ATT[i]].flops, r1.ops[ATT[i]].flops, 1e-12);
+        CHECK_NEAR(roof_op_bytes(&rd.ops[ATT[i]]), roof_op_bytes(&r1.ops[ATT[i]]), 1e-12);
+    }
+    static const enum roof_op MLP[] = {ROOF_OP_MLP_GATE, ROOF_OP_MLP_UP, ROOF_OP_MLP_DOWN,
+                                       ROOF_OP_ROUTER, ROOF_OP_LM_HEAD};
+    for (size_t i = 0; i < sizeof MLP / sizeof MLP[0]; i++) {
+        CHECK_NEAR(rd.ops[MLP[i]].flops, rt.ops[MLP[i]].flops, 1e-12);
+        CHECK_NEAR(roof_op_bytes(&rd.ops[MLP[i]]), roof_op_bytes(&rt.ops[MLP[i]]), 1e-12);
+    }
+    /* one layer's gather and scatter: a ring all-reduce of 8 ranks x 2 rows */
+    double bytes, bw = hw_link_group_bytes_per_s(hw, 8, hw_link_bytes_per_s_per_direction(hw));
+    double lat = roof_link_latency_s(&dp);
+    double t = roof_attn_dp_links_s(&dp, 2, &bytes);
+    CHECK_NEAR(bytes, 16 * 7168 * 2.0, 1e-12);
+    CHECK_NEAR(t, 2.0 * 7 / 8 * bytes / bw + 14 * lat, 1e-12);
+    CHECK_NEAR(rd.ops[ROOF_OP_ALLREDUCE].link_time_s, 61 * t, 1e-12);
+    CHECK_NEAR(rd.ops[ROOF_OP_ALLREDUCE].instances, 61, 0);
+    /* one sequence: the whole attention's weights are read on every device, slower than tp;
+     * 512 sequences: each device reads the KV cache of 64, not of all 512, faster */
+    tp.batch = dp.batch = 1;
+    CHECK(roof_evaluate(&tp, &rt) == 0 && roof_evaluate(&dp, &rd) == 0);
+    CHECK(rd.time_s > rt.time_s);
+    tp.batch = dp.batch = 512;
+    CHECK(roof_evaluate(&tp, &rt) == 0 && roof_evaluate(&dp, &rd) == 0);
+    CHECK(rd.time_s < 0.8 * rt.time_s);
+    CHECK_NEAR(rd.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read,
+               rt.ops[ROOF_OP_ATTN_SCORE].bytes_kv_read / 8, 1e-12);
+    /* the deal: 10 decodes over 4 ranks go 3, 3, 2, 2; a 100-token prompt joins the first of the
+     * least loaded (rank 2): the busiest rank has 102 rows */
+    struct roof_config d4 = dp;
+    d4.attn_dp = 4;
+    struct roof_seq seqs[11];
+    for (int i = 0; i < 10; i++)
+        seqs[i] = (struct roof_seq){1, 1, 100.0 * i, true};
+    seqs[10] = (struct roof_seq){1, 100, 0, true};
+    CHECK_NEAR(roof_attn_busiest_rows(&d4, seqs, 11), 102, 0);
+    CHECK_NEAR(roof_attn_busiest_rows(&d4, seqs, 10), 3, 0);
+    CHECK_NEAR(roof_attn_busiest_rows(&tp, seqs, 11), 110, 0);
+    /* tp / 4 = 2 devices a rank: their heads split 2 ways, their output summed between them */
+    t = roof_attn_dp_links_s(&d4, 3, &bytes);
+    CHECK_NEAR(bytes, 4 * 3 * 7168 * 2.0, 1e-12);
+    CHECK(t > 2.0 * 7 / 8 * bytes / bw + 14 * lat);
+    /* refused: a degree that does not divide tp, a pipeline split, llama.cpp */
+    dp.attn_dp = 3;
+    CHECK(roof_config_problem(&dp) != NULL);
+    dp.attn_dp = 8;
+    dp.pp = 2;
+    dp.gpus = 16;
+    CHECK(roof_config_problem(&dp) != NULL);
+    dp.pp = 1;
+    dp.gpus = 8;
+    dp.tuning.mmq_id_above = 8;
+    CHECK(roof_config_problem(&dp) != NULL);
+    hw_free(hw);
+    mdl_free(m);
+}

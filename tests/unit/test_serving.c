@@ -46,6 +46,35 @@ TEST(serving_kv_plan_blocks_and_pool)
     mdl_free(m);
 }
 
+/* Data-parallel attention (docs/physics.md#data-parallel-attention): DeepSeek-V3 fp8 on 8
+ * H200s keeps one latent cache of 61 x 576 B a token per sequence; under tp 8 every device
+ * holds every sequence's, under attention dp 8 each device its own rank's, so the instance holds
+ * 8 pools' worth of sequences (less the whole attention's weights, 9.99 GB a device more) */
+TEST(serving_kv_plan_attn_dp)
+{
+    struct hw_profile *hw;
+    struct mdl_profile *m;
+    struct roof_config c;
+    setup("h200", "deepseek-v3", &hw, &m, &c);
+    c.weights = c.act = c.kv = DT_FP8;
+    c.tp = 8;
+    struct roof_kv_plan t, d;
+    CHECK(roof_kv_plan(&c, 4096, 16, &t) == 0);
+    c.attn_dp = 8;
+    CHECK(roof_kv_plan(&c, 4096, 16, &d) == 0);
+    CHECK_NEAR(t.bytes_per_token, 61 * 576.0, 0);
+    CHECK_NEAR(d.bytes_per_token, 61 * 576.0, 0);
+    CHECK_NEAR(t.ranks, 1, 0);
+    CHECK_NEAR(d.ranks, 8, 0);
+    CHECK_NEAR(d.weights_bytes - t.weights_bytes, 9989554176.0, 1e-12);
+    CHECK_NEAR(d.pool_blocks, 8 * floor(d.pool_bytes / d.bytes_per_block), 0);
+    CHECK_NEAR(d.max_seqs, 8 * floor(d.pool_bytes / (d.bytes_per_seq + d.act_bytes_per_seq)), 0);
+    CHECK(d.pool_bytes < t.pool_bytes);
+    CHECK(d.max_seqs > 6 * t.max_seqs);
+    hw_free(hw);
+    mdl_free(m);
+}
+
 TEST(serving_attention_variants_kv)
 {
     /* MQA: one KV head; MLA: the latent (512 + 64) per layer */
