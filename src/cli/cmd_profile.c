@@ -35,6 +35,9 @@ static const struct cli_opt SPEC[] = {
     OPT_VALUE("weights", "F", "weight format of the prediction"),
     OPT_VALUE("engine", "E", "engine profile of the prediction"),
     OPT_VALUE("moe-kernel", "auto|marlin", "MXFP4 experts of the prediction: vLLM's Marlin MoE"),
+    OPT_VALUE("tp", "N", "tensor-parallel devices of the prediction"),
+    OPT_VALUE("ep", "N", "expert-parallel groups of the prediction's tp devices"),
+    OPT_VALUE("attn-dp", "N", "data-parallel attention ranks of the prediction's tp devices"),
     OPT_VALUE("scenario", "FILE", "simulate the same load and print it beside"),
     OPT_VALUE("seed", "S", "random seed"),
     OPT_VALUE("output", "table|csv|json", "output format (-o)"),
@@ -52,7 +55,8 @@ const struct cli_cmd cmd_profile = {
     "roofline profile --url URL [--api openai|llama.cpp] [--model NAME] [--served-model NAME]\n"
     "         [--prompts 128,512,2048] [--outputs 16,64,256] [--repeats N]\n"
     "         [--concurrency 1,4,16 | --rate R [--requests N]] [--timeout S]\n"
-    "         [--gpu G --model M [--weights F] [--engine E [--moe-kernel auto|marlin]]]\n"
+    "         [--gpu G --model M [--weights F] [--tp N [--ep N] [--attn-dp N]]\n"
+    "          [--engine E [--moe-kernel auto|marlin]]]\n"
     "         [--scenario FILE] [--seed S]\n"
     "         [-o table|csv|json] [--measurements-out FILE] [--hardware ID]",
     run, CLI_OPTS(SPEC)};
@@ -422,6 +426,27 @@ run(int argc, char **argv)
         o.pred.hw = hw;
         o.pred.model = model;
         o.have_pred = true;
+        long tp = 1, ep = 1, adp = 1;
+        if (cli_long(a, "tp", 1, 1, &tp) || cli_long(a, "ep", 1, 1, &ep) ||
+            cli_long(a, "attn-dp", 1, 1, &adp)) {
+            rc = CLI_USAGE;
+            goto done_early;
+        }
+        o.pred.tp = (int)tp;
+        o.pred.ep = (int)ep;
+        o.pred.attn_dp = (int)adp;
+        struct roof_config chk;
+        roof_config_init(&chk, hw, model, ROOF_DECODE);
+        chk.tp = o.pred.tp;
+        chk.ep = o.pred.ep;
+        chk.attn_dp = o.pred.attn_dp;
+        const char *prob = model ? roof_config_problem(&chk) : NULL;
+        if (prob) {
+            fprintf(stderr, "error: %s (--tp %ld, --ep %ld, --attn-dp %ld, %s on %s)\n", prob, tp,
+                    ep, adp, model->id, hw->id);
+            rc = CLI_USAGE;
+            goto done_early;
+        }
         if (cli_has(a, "engine")) {
             struct roof_config tmp;
             roof_config_init(&tmp, hw, model, ROOF_DECODE);

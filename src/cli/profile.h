@@ -42,7 +42,8 @@ struct prof_pred {
     enum dtype weights;
     struct roof_tuning tuning;
     bool tuned;
-    bool mxfp4_marlin; /* --moe-kernel marlin: vLLM's Marlin MoE (roof_config.mxfp4_marlin) */
+    bool mxfp4_marlin;   /* --moe-kernel marlin: vLLM's Marlin MoE (roof_config.mxfp4_marlin) */
+    int tp, ep, attn_dp; /* --tp, --ep, --attn-dp (roof_config's; 0 or 1 = none) */
 };
 /* The time in seconds of a prefill of `tokens` prompt tokens or a decode step at context
  * `tokens` (batch 1, flash attention); NaN when the roofline cannot evaluate it. Sets

@@ -137,6 +137,9 @@ prof_predict(const struct prof_pred *p, bool prefill, double tokens, double *byt
     if (p->tuned)
         cfg.tuning = p->tuning;
     cfg.mxfp4_marlin = p->mxfp4_marlin;
+    cfg.tp = p->tp > 1 ? p->tp : 1;
+    cfg.ep = p->ep;
+    cfg.attn_dp = p->attn_dp;
     struct roof_result r;
     if (roof_config_problem(&cfg) || roof_evaluate(&cfg, &r) != 0)
         return NAN;

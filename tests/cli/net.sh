@@ -45,6 +45,12 @@ expect_err profile-moe-kernel-no-engine-msg "error: --moe-kernel needs --engine"
 run profile-moe-kernel-bad 2 -- "$ROOFLINE" profile --url http://127.0.0.1:1/v1/completions \
     --gpu h100-sxm --model gpt-oss-120b --engine vllm --moe-kernel machete
 expect_err profile-moe-kernel-bad-msg "error: --moe-kernel: expected 'auto' or 'marlin', got 'machete'"
+run profile-attn-dp-bad 2 -- "$ROOFLINE" profile --url http://127.0.0.1:1/v1/completions \
+    --gpu h200 --model deepseek-v3 --tp 8 --attn-dp 3
+expect_err profile-attn-dp-bad-msg "error: the data-parallel attention degree must divide the tensor-parallel degree"
+run profile-tp-bad 2 -- "$ROOFLINE" profile --url http://127.0.0.1:1/v1/completions \
+    --gpu h200 --model llama-3-8b --tp 3
+expect_err profile-tp-bad-msg "error: the tensor-parallel degree must divide the number of attention heads"
 run profile-bad-list 2 -- "$ROOFLINE" profile --url http://127.0.0.1:1/v1/completions \
     --prompts 128,x
 expect_err profile-bad-list-msg "error: --prompts: expected up to 16 whole numbers"

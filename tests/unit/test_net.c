@@ -211,3 +211,37 @@ TEST(profile_prediction_moe_kernel)
     hw_free(hw);
     mdl_free(m);
 }
+
+/* profile --tp/--ep/--attn-dp: the prediction of a deployment split over devices is analyze's
+ * at batch 1 with the same parallelism: DeepSeek-V3's decode step at tp 8 is roof_evaluate's
+ * and shorter than on one device; with attention dp 8 (the whole attention read on one device
+ * for the one sequence) it is longer; a degree that does not divide tp gives no prediction */
+TEST(profile_prediction_parallel)
+{
+    struct hw_profile *hw = test_hw("h200");
+    struct mdl_profile *m = test_model("deepseek-v3");
+    struct prof_pred p = {.hw = hw, .model = m, .weights = DT_FP8};
+    double one = prof_predict(&p, false, 1000, NULL);
+    p.tp = 8;
+    double tp8 = prof_predict(&p, false, 1000, NULL);
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_FP8;
+    c.act = roof_default_act(DT_FP8);
+    c.kv = roof_default_kv(DT_FP8);
+    c.context = 1000;
+    c.reserve_bytes = 0;
+    c.tp = 8;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK(isfinite(one)); /* the roofline still times it: the fit is the caller's */
+    CHECK_NEAR(tp8, r.time_s, 1e-12);
+    CHECK(tp8 < one);
+    p.attn_dp = 8;
+    double dp8 = prof_predict(&p, false, 1000, NULL);
+    CHECK(dp8 > tp8);
+    p.attn_dp = 3;
+    CHECK(isnan(prof_predict(&p, false, 1000, NULL)));
+    hw_free(hw);
+    mdl_free(m);
+}
