@@ -288,7 +288,8 @@ const struct cli_cmd cmd_report = {
     "         (default output: reports/<question file name>.pdf)\n"
     "       roofline report --gpu ID[,ID...] --model ID|PATH -o FILE.pdf [--paper a4|letter]\n"
     "         [--batch B] [--prompt P] [--context C] [--weights T] [--act T] [--kv T]\n"
-    "         [--flash on|off] [--tp N] [--ep N] [--pp N] [--gpus N] [--reserve SIZE|PCT] "
+    "         [--flash on|off] [--tp N] [--ep N] [--attn-dp N] [--pp N] [--gpus N] [--reserve "
+    "SIZE|PCT] "
     "[--engine E]\n"
     "         [--moe-kernel auto|marlin] [--bench FILE]\n"
     "  docs/report.md describes the sections",

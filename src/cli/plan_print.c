@@ -29,18 +29,30 @@ fmt_name(const struct plan_format *f, char *b, size_t n)
     return b;
 }
 
+/* ", attention dp N" for an option with data-parallel attention, else "" */
+static const char *
+adp_words(int attn_dp, char *b, size_t n)
+{
+    if (attn_dp > 1)
+        snprintf(b, n, ", attention dp %d", attn_dp);
+    else if (n > 0)
+        b[0] = '\0';
+    return b;
+}
+
 static void
 describe(const struct plan_question *q, const struct plan_option *op, char *b, size_t n)
 {
-    char f[48];
+    char f[48], d[32];
+    adp_words(op->attn_dp, d, sizeof d);
     if (op->policy == SIM_DISAGGREGATED)
-        snprintf(b, n, "%d x (%d prefill%s%s + %d decode) %s (tp %d, pp %d, %s, disaggregated)",
+        snprintf(b, n, "%d x (%d prefill%s%s + %d decode) %s (tp %d%s, pp %d, %s, disaggregated)",
                  op->instances, op->prefill_instances, op->prefill_hw_id[0] ? " on " : "",
-                 op->prefill_hw_id, op->decode_instances, op->hw_id, op->tp, op->pp,
+                 op->prefill_hw_id, op->decode_instances, op->hw_id, op->tp, d, op->pp,
                  fmt_name(&op->format, f, sizeof f));
     else
-        snprintf(b, n, "%d x %s (tp %d, pp %d, %s, %s, max batch %ld)", op->instances, op->hw_id,
-                 op->tp, op->pp, fmt_name(&op->format, f, sizeof f), sim_policy_name(op->policy),
+        snprintf(b, n, "%d x %s (tp %d%s, pp %d, %s, %s, max batch %ld)", op->instances, op->hw_id,
+                 op->tp, d, op->pp, fmt_name(&op->format, f, sizeof f), sim_policy_name(op->policy),
                  op->max_batch);
     (void)q;
 }
@@ -65,6 +77,8 @@ static const struct out_field RANK_F[] = {
     {"rank", "#", OUT_SHOW_NUM, 0, false},
     {"hardware", NULL, OUT_SHOW_TEXT, 0, false},
     {"tp", NULL, OUT_SHOW_NUM, 0, false},
+    /* in the table only when an option has it (print_table) */
+    {"attn_dp", "attn dp", OUT_SHOW_NUM, 0, false},
     {"pp", NULL, OUT_SHOW_NUM, 0, false},
     {"format", NULL, OUT_SHOW_TEXT, 0, false},
     {"scheduler", NULL, OUT_SHOW_TEXT, 0, false},
@@ -119,6 +133,7 @@ rank_row(struct out_table *t, int rank, const struct plan_option *op, enum plan_
         {NULL, rank},
         {op->hw_id, 0},
         {NULL, op->tp},
+        {NULL, op->attn_dp > 1 ? op->attn_dp : 1},
         {NULL, op->pp},
         {fm, 0},
         {pol, 0},
@@ -306,9 +321,10 @@ print_answer(const struct plan_question *q, const struct plan_result *r, const c
                r->has_slo ? slo : "the question", r->rate_per_s, r->n_candidates, r->n_rejected);
         for (int s = 0; s < r->n_shown; s++) {
             const struct plan_option *op = &r->options[r->shown[s]];
-            char f[48];
-            printf("  closest %d: %s tp %d %s %s misses by %.2fx: %s\n", s + 1, op->hw_id, op->tp,
-                   fmt_name(&op->format, f, sizeof f), sim_policy_name(op->policy), op->miss_factor,
+            char f[48], d[32];
+            printf("  closest %d: %s tp %d%s %s %s misses by %.2fx: %s\n", s + 1, op->hw_id, op->tp,
+                   adp_words(op->attn_dp, d, sizeof d), fmt_name(&op->format, f, sizeof f),
+                   sim_policy_name(op->policy), op->miss_factor,
                    op->miss[0] ? op->miss : "no price");
         }
     }
@@ -353,8 +369,10 @@ print_chosen_details(const struct plan_question *q, const struct plan_result *r)
     char lab[PLAN_MAX_SHOWN][160];
     for (int s = 0; s < r->n_shown; s++) {
         const struct plan_option *op = &r->options[r->shown[s]];
-        char f[48];
-        snprintf(lab[s], sizeof lab[s], "%s tp%d %s %.5s", op->hw_id, op->tp,
+        char f[48], dp[16] = "";
+        if (op->attn_dp > 1)
+            snprintf(dp, sizeof dp, " dp%d", op->attn_dp);
+        snprintf(lab[s], sizeof lab[s], "%s tp%d%s %s %.5s", op->hw_id, op->tp, dp,
                  fmt_name(&op->format, f, sizeof f), sim_policy_name(op->policy));
     }
     printf("\n");
@@ -389,7 +407,16 @@ print_table(const struct plan_question *q, const struct plan_result *r)
     printf("\nranked options (%d evaluated of %d candidates; %d confirmed by simulation; objective "
            "%s)\n",
            r->n_options, r->n_candidates, r->n_simulated, plan_objective_name(q->objective));
-    struct out_table *t = out_table_new(OUT_TABLE, NULL, RANK_F, N_RANK);
+    /* the attention column only where an option has data-parallel attention */
+    struct out_field fields[N_RANK];
+    memcpy(fields, RANK_F, sizeof fields);
+    bool any_dp = false;
+    for (int i = 0; i < r->n_options; i++)
+        any_dp = any_dp || r->options[i].attn_dp > 1;
+    for (int i = 0; i < N_RANK; i++)
+        if (strcmp(fields[i].name, "attn_dp") == 0)
+            fields[i].wide = !any_dp;
+    struct out_table *t = out_table_new(OUT_TABLE, NULL, fields, N_RANK);
     int shown = 0;
     for (int i = 0; i < r->n_options && shown < 25; i++, shown++)
         rank_row(t, i + 1, &r->options[i], q->money);
@@ -411,9 +438,10 @@ print_table(const struct plan_question *q, const struct plan_result *r)
     int lim = r->n_rejected < 30 ? r->n_rejected : 30;
     for (int i = 0; i < lim; i++) {
         const struct plan_rejected *j = &r->rejected[i];
-        char f[48];
-        printf("  %s tp %d pp %d %s %s: %s\n", j->hw_id, j->tp, j->pp,
-               fmt_name(&j->format, f, sizeof f), sim_policy_name(j->policy), j->reason);
+        char f[48], d[32];
+        printf("  %s tp %d%s pp %d %s %s: %s\n", j->hw_id, j->tp,
+               adp_words(j->attn_dp, d, sizeof d), j->pp, fmt_name(&j->format, f, sizeof f),
+               sim_policy_name(j->policy), j->reason);
     }
     if (r->n_rejected > lim)
         printf("  ... %d more (-o csv or -o json lists every reason)\n", r->n_rejected - lim);

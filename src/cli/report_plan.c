@@ -66,8 +66,10 @@ rp_format_name(const struct plan_format *f)
 static const char *
 opt_name(const struct plan_option *op)
 {
-    char *b = ex_ring();
-    if (snprintf(b, 64, "%s TP %d %s %s", op->hw_id, op->tp, rp_format_name(&op->format),
+    char *b = ex_ring(), dp[16] = "";
+    if (op->attn_dp > 1)
+        snprintf(dp, sizeof dp, " DP %d", op->attn_dp);
+    if (snprintf(b, 64, "%s TP %d%s %s %s", op->hw_id, op->tp, dp, rp_format_name(&op->format),
                  sim_policy_name(op->policy)) >= 64)
         b[60] = b[61] = b[62] = '.'; /* a very long id: cut, and marked as cut */
     return b;
@@ -92,13 +94,16 @@ describe_as(const struct plan_option *op, bool fleet, struct sb *b)
 {
     if (fleet)
         sb_printf(b, "%d x ", op->instances);
+    char dp[32] = "";
+    if (op->attn_dp > 1)
+        snprintf(dp, sizeof dp, ", attention DP %d", op->attn_dp);
     if (op->policy == SIM_DISAGGREGATED)
-        sb_printf(b, "(%d prefill%s%s + %d decode) %s (TP %d, PP %d, %s, disaggregated)",
+        sb_printf(b, "(%d prefill%s%s + %d decode) %s (TP %d%s, PP %d, %s, disaggregated)",
                   op->prefill_instances, op->prefill_hw_id[0] ? " on " : "",
-                  rp_esc(op->prefill_hw_id), op->decode_instances, rp_esc(op->hw_id), op->tp,
+                  rp_esc(op->prefill_hw_id), op->decode_instances, rp_esc(op->hw_id), op->tp, dp,
                   op->pp, rp_format_name(&op->format));
     else
-        sb_printf(b, "%s (TP %d%s%.0d, %s, %s, max batch %ld)", rp_esc(op->hw_id), op->tp,
+        sb_printf(b, "%s (TP %d%s%s%.0d, %s, %s, max batch %ld)", rp_esc(op->hw_id), op->tp, dp,
                   op->pp > 1 ? ", PP " : "", op->pp > 1 ? op->pp : 0, rp_format_name(&op->format),
                   policy_words(op->policy), op->max_batch);
     if (fleet)
@@ -295,10 +300,13 @@ answer(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
         }
         if (q->growth_per_month > 0)
             growth_words(q, op, &b);
+        char dp[32] = "";
+        if (op->attn_dp > 1)
+            snprintf(dp, sizeof dp, ", attention dp %d", op->attn_dp);
         snprintf(ctx->answer, sizeof ctx->answer,
-                 "%s %d x %s (tp %d, %s, %s) = %d device%s: %.2f %s/hour, %.3f %s per million "
+                 "%s %d x %s (tp %d%s, %s, %s) = %d device%s: %.2f %s/hour, %.3f %s per million "
                  "output tokens",
-                 q->money == PLAN_BUY ? "buy" : "rent", op->instances, op->hw_id, op->tp,
+                 q->money == PLAN_BUY ? "buy" : "rent", op->instances, op->hw_id, op->tp, dp,
                  rp_format_name(&op->format), sim_policy_name(op->policy), op->devices,
                  op->devices == 1 ? "" : "s", op->cost_per_hour, q->currency,
                  op->cost_per_mtok_output, q->currency);
@@ -483,6 +491,17 @@ question(struct rep_doc *d, const struct plan_question *q, const struct plan_res
     sb_printf(&b, "), TP ");
     for (int i = 0; i < q->n_tp; i++)
         sb_printf(&b, "%s%d", i ? ", " : "", q->tp[i]);
+    /* data-parallel attention where the question lists it or the planner tried it */
+    bool tried = !q->attn_dp_auto;
+    for (int i = 0; i < r->n_options; i++)
+        tried = tried || r->options[i].attn_dp > 1;
+    if (tried && q->attn_dp_auto) {
+        sb_printf(&b, " (with data-parallel attention at each TP, where TP copies the KV cache)");
+    } else if (tried) {
+        sb_printf(&b, ", attention DP ");
+        for (int i = 0; i < q->n_attn_dp; i++)
+            sb_printf(&b, "%s%d", i ? ", " : "", q->attn_dp[i]);
+    }
     sb_printf(&b, ", formats ");
     for (int i = 0; i < q->n_formats; i++)
         sb_printf(&b, "%s%s", i ? ", " : "", rp_format_name(&q->formats[i]));
@@ -718,7 +737,11 @@ options(struct rep_doc *d, const struct plan_question *q, const struct plan_resu
         const struct plan_option *op = &r->options[i];
         char rk[16], tp[16], in[16], dv[16], ch[32], cm[32];
         snprintf(rk, sizeof rk, "%d", i + 1);
-        snprintf(tp, sizeof tp, "%d", op->tp);
+        /* data-parallel attention beside the tp: "8, DP 8" */
+        if (op->attn_dp > 1)
+            snprintf(tp, sizeof tp, "%d, DP %d", op->tp, op->attn_dp);
+        else
+            snprintf(tp, sizeof tp, "%d", op->tp);
         /* an option that meets nothing has no fleet, one without a price no cost */
         snprintf(in, sizeof in, op->instances > 0 ? "%d" : "-", op->instances);
         snprintf(dv, sizeof dv, op->devices > 0 ? "%d" : "-", op->devices);
@@ -807,7 +830,10 @@ options(struct rep_doc *d, const struct plan_question *q, const struct plan_resu
     for (int i = 0; i < rl; i++) {
         const struct plan_rejected *j = &r->rejected[pick[i]];
         char cand[160];
-        snprintf(cand, sizeof cand, "%s TP %d PP %d %s %s", j->hw_id, j->tp, j->pp,
+        char dp[16] = "";
+        if (j->attn_dp > 1)
+            snprintf(dp, sizeof dp, " DP %d", j->attn_dp);
+        snprintf(cand, sizeof cand, "%s TP %d%s PP %d %s %s", j->hw_id, j->tp, dp, j->pp,
                  rp_format_name(&j->format), sim_policy_name(j->policy));
         const char *row[] = {rp_esc(cand), rp_esc(j->reason)};
         rep_table_row(u, row);
@@ -1055,12 +1081,16 @@ trust(struct rep_doc *d, const struct plan_question *q, const struct plan_result
     rep_para(d, "Then measure it at that load with <tt>roofline profile</tt>, which offers a "
                 "Poisson load to the server's completion endpoint (replace the URL) and prints "
                 "the measured TTFT and ITL percentiles beside the prediction:");
-    char line[512];
+    char line[512], par[48] = "";
+    /* the option's parallelism, so the prediction is the deployment's */
+    int k = op->tp > 1 ? snprintf(par, sizeof par, " --tp %d", op->tp) : 0;
+    if (op->attn_dp > 1)
+        snprintf(par + k, sizeof par - (size_t)k, " --attn-dp %d", op->attn_dp);
     snprintf(line, sizeof line,
              "roofline profile --url http://localhost:8000/v1/completions --rate %.4g "
-             "--requests %ld --seed %lu --gpu %s --model %s --weights %s%s%s%s",
+             "--requests %ld --seed %lu --gpu %s --model %s --weights %s%s%s%s%s",
              v->rate_per_instance_s, v->requests > 0 ? v->requests : 500L, v->seed, op->hw_id,
-             q->model->id, dtype_name(op->format.weights), q->engine ? " --engine " : "",
+             q->model->id, dtype_name(op->format.weights), par, q->engine ? " --engine " : "",
              q->engine ? q->engine : "",
              q->engine && op->format.moe_marlin ? " --moe-kernel marlin" : "");
     rep_code(d, line);
@@ -1111,6 +1141,7 @@ rp_plan_report(struct rep_doc *d, const struct plan_question *q, const struct pl
         ctx->base.kv = op->format.kv;
         ctx->base.tp = op->tp;
         ctx->base.pp = op->pp;
+        ctx->base.attn_dp = op->attn_dp;
         ctx->base.mxfp4_marlin = op->format.moe_marlin; /* kernels.moe or its twin */
         if (q->engine)
             caldata_tuning(hws[0], q->engine, NULL, &ctx->base.tuning, NULL);

@@ -69,6 +69,7 @@ sens_eval(const struct plan_question *q, const struct hw_profile *chosen_hw,
     c.hw = &hw;
     c.n_hw = 1;
     c.tp[0] = op->tp, c.n_tp = 1;
+    c.attn_dp[0] = op->attn_dp > 1 ? op->attn_dp : 1, c.n_attn_dp = 1, c.attn_dp_auto = false;
     c.pp[0] = op->pp, c.n_pp = 1;
     c.formats[0] = op->format, c.n_formats = 1;
     c.policies[0] = op->policy, c.n_policies = 1;
@@ -330,15 +331,15 @@ rp_plan_sensitivity(struct rep_doc *d, const struct plan_question *q, const stru
               "one input moves and the others stay: %sprompt and output length " PM "50%%, "
               "arrival rate " PM "50%%, "
               "%s " PM "30%%%s. Each point re-plans the fleet of the chosen option "
-              "(%s TP %d, %s) %s, so the base here, "
+              "(%s TP %d%s, %s) %s, so the base here, "
               "<b>%.0f device%s</b> and <b>%.3f %s</b> per million output tokens, is the answer "
               "on page 1. The other options are not re-ranked.",
               o->tuning && q->engine ? "memory and compute efficiency " PM "20%, " : "",
               buy ? "device-hour cost (TCO)" : "device price",
               buy ? ", life " PM "25%, PUE " PM "14% (not below 1) and electricity price " PM "50%"
                   : "",
-              rp_esc(op->hw_id), op->tp, rp_format_name(&op->format), how, bd, bd == 1 ? "" : "s",
-              bm, q->currency);
+              rp_esc(op->hw_id), op->tp, op->attn_dp > 1 ? " with data-parallel attention" : "",
+              rp_format_name(&op->format), how, bd, bd == 1 ? "" : "s", bm, q->currency);
     rep_para(d, sb_str(&s));
     struct tornado_panel P[2] = {
         {"devices", "", bd, dev, n},
@@ -346,9 +347,10 @@ rp_plan_sensitivity(struct rep_doc *d, const struct plan_question *q, const stru
     };
     char sub[256];
     snprintf(sub, sizeof sub,
-             "%s TP %d, %s; bars from the base to the output at each input's "
+             "%s TP %d%s, %s; bars from the base to the output at each input's "
              "low and high value",
-             op->hw_id, op->tp, rp_format_name(&op->format));
+             op->hw_id, op->tp, op->attn_dp > 1 ? " DP attention" : "",
+             rp_format_name(&op->format));
     struct chart *c = chart_build_tornado("Sensitivity of the chosen plan", sub, P, 2);
     if (c)
         rep_chart(d, c, 300,

@@ -32,6 +32,7 @@ static const char *const CAND_KEYS[] = {"hardware",
                                         "max_price_per_hour",
                                         "max_purchase",
                                         "tp",
+                                        "attn_dp",
                                         "pp",
                                         "schedulers",
                                         "max_batch",
@@ -709,6 +710,9 @@ load_candidates(struct ycheck *y, const struct ynode *root, struct plan_question
 {
     q->tp[0] = 1, q->tp[1] = 2, q->tp[2] = 4, q->tp[3] = 8;
     q->n_tp = 4;
+    q->attn_dp[0] = 1;
+    q->n_attn_dp = 1;
+    q->attn_dp_auto = true;
     q->pp[0] = 1;
     q->n_pp = 1;
     q->policies[0] = SIM_CONTINUOUS;
@@ -731,6 +735,14 @@ load_candidates(struct ycheck *y, const struct ynode *root, struct plan_question
     struct item_num tp = {q->tp, ITEM_INT, 1, 64, false, "whole numbers in [1, 64]"};
     if ((k = each_item(y, ynode_get(c, "tp"), "candidates.tp", PLAN_MAX_LIST, item_num, &tp)) > 0)
         q->n_tp = k;
+    const struct ynode *adp = ynode_get(c, "attn_dp");
+    if (adp && !(adp->kind == YNODE_SCALAR && strcmp(adp->value, "auto") == 0)) {
+        struct item_num an = {q->attn_dp, ITEM_INT, 1,
+                              64,         false,    "'auto' or whole numbers in [1, 64]"};
+        if ((k = each_item(y, adp, "candidates.attn_dp", PLAN_MAX_LIST, item_num, &an)) > 0)
+            q->n_attn_dp = k;
+        q->attn_dp_auto = false;
+    }
     struct item_num pp = {q->pp, ITEM_INT, 1, 64, false, "whole numbers in [1, 64]"};
     if ((k = each_item(y, ynode_get(c, "pp"), "candidates.pp", PLAN_MAX_LIST, item_num, &pp)) > 0)
         q->n_pp = k;

@@ -135,6 +135,11 @@ struct plan_question {
     struct hw_profile **hw; /* owned (each and the array), sorted by id */
     int n_hw;
     int tp[PLAN_MAX_LIST], n_tp;
+    /* data-parallel attention degrees, each tried where it divides the tp (1 = none); `auto`
+     * (attn_dp_auto, the default): none, and also attn_dp = tp where tensor parallelism copies
+     * the KV cache (plan.c) on an engine that has it */
+    int attn_dp[PLAN_MAX_LIST], n_attn_dp;
+    bool attn_dp_auto;
     int pp[PLAN_MAX_LIST], n_pp;
     enum sim_policy policies[PLAN_MAX_LIST];
     int n_policies;

@@ -45,6 +45,7 @@ plan_engine(const struct plan_question *q, const struct plan_opts *o, const stru
     eng->kv = c->fmt.kv;
     eng->tp = c->tp;
     eng->pp = c->pp;
+    eng->attn_dp = c->attn_dp;
     eng->mxfp4_marlin = c->fmt.moe_marlin; /* kernels.moe, or the planner's Marlin twin */
     if (o->tuning && q->engine && o->tuning(hw, q->engine, &eng->tuning, o->tuning_ctx))
         return -1;
@@ -115,6 +116,7 @@ plan_fill_rej(const struct plan_cand *c, enum plan_reject_kind k, const char *wh
     *r = (struct plan_rejected){.index = c->index,
                                 .tp = c->tp,
                                 .pp = c->pp,
+                                .attn_dp = c->attn_dp,
                                 .format = c->fmt,
                                 .policy = c->policy,
                                 .kind = k};
@@ -138,6 +140,7 @@ plan_option_sim_config_pools(const struct plan_question *q, const struct plan_op
     c.fmt = op->format;
     c.tp = op->tp;
     c.pp = op->pp;
+    c.attn_dp = op->attn_dp > 1 ? op->attn_dp : 1;
     c.policy = op->policy;
     c.max_batch = op->max_batch;
     c.mtps = op->max_tokens_per_step;

@@ -47,12 +47,18 @@ static void
 vllm(struct line *sb, const char *m, const struct plan_cand *c, const struct plan_option *op,
      long budget)
 {
-    add(sb, "vllm serve %s --tensor-parallel-size %d", m, c->tp);
+    /* data-parallel attention: N engine cores of tp / N devices each, their experts one
+     * tensor-parallel group of all tp (docs/serving/data_parallel_deployment.md: "By default,
+     * expert layers form a tensor parallel group of size DP x TP"); --max-num-seqs is per rank */
+    int dp = c->attn_dp > 1 ? c->attn_dp : 1;
+    add(sb, "vllm serve %s --tensor-parallel-size %d", m, c->tp / dp);
+    if (dp > 1)
+        add(sb, " --data-parallel-size %d", dp);
     if (c->pp > 1)
         add(sb, " --pipeline-parallel-size %d", c->pp);
-    add(sb, " --max-num-seqs %ld", c->max_batch);
+    add(sb, " --max-num-seqs %ld", (c->max_batch + dp - 1) / dp);
     if (budget > 0)
-        add(sb, " --max-num-batched-tokens %ld", budget);
+        add(sb, " --max-num-batched-tokens %ld", (budget + dp - 1) / dp);
     if (c->fmt.weights == DT_FP8)
         add(sb, " --quantization fp8");
     else if (c->fmt.weights == DT_INT4)
@@ -76,6 +82,9 @@ sglang(struct line *sb, const char *m, const struct plan_cand *c, const struct p
        long budget)
 {
     add(sb, "python -m sglang.launch_server --model-path %s --tp %d", m, c->tp);
+    /* the batch and the chunk stay totals: SGLang divides them by dp */
+    if (c->attn_dp > 1)
+        add(sb, " --enable-dp-attention --dp %d", c->attn_dp);
     if (c->pp > 1)
         add(sb, " --pp-size %d", c->pp);
     add(sb, " --max-running-requests %ld", c->max_batch);
@@ -154,10 +163,15 @@ plan_launch_line(const struct plan_question *q, const struct plan_cand *c,
         add(&sb, "llama-server -m %s-%s.gguf -c %.0f -np %ld -ngl 999%s", m,
             dtype_name(c->fmt.weights), ctx, np, c->tp > 1 ? " --split-mode row" : "");
     } else if (strcmp(eng, "tensorrt-llm") == 0) {
+        /* data-parallel attention: max_batch_size and max_num_tokens are per rank, and the
+         * switch goes in the LLM API options file (enable_attention_dp) */
+        int dp = c->attn_dp > 1 ? c->attn_dp : 1;
         add(&sb, "trtllm-serve %s --tp_size %d --pp_size %d --max_batch_size %ld", m, c->tp, c->pp,
-            c->max_batch);
+            (c->max_batch + dp - 1) / dp);
         if (budget > 0)
-            add(&sb, " --max_num_tokens %ld", budget);
+            add(&sb, " --max_num_tokens %ld", (budget + dp - 1) / dp);
+        if (dp > 1)
+            add(&sb, " --extra_llm_api_options dp.yaml (enable_attention_dp: true)");
     } else if (strcmp(eng, "sglang") == 0) {
         sglang(&sb, m, c, op, budget);
     } else if (strcmp(eng, "tgi") == 0) {

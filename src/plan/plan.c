@@ -33,6 +33,46 @@ marlin_twin(const struct plan_question *q, int f)
     return false;
 }
 
+/* The engines with data-parallel attention (docs/physics.md#data-parallel-attention): SGLang
+ * --enable-dp-attention, vLLM V1's data parallelism, TensorRT-LLM enable_attention_dp; no named
+ * engine (the kernel model) is taken as one of them. */
+bool
+plan_engine_has_attn_dp(const char *engine)
+{
+    static const char *const HAVE[] = {"kernel", "sglang", "vllm", "tensorrt-llm"};
+    if (!engine)
+        return true;
+    for (size_t i = 0; i < sizeof HAVE / sizeof HAVE[0]; i++)
+        if (strcmp(engine, HAVE[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The data-parallel attention degrees tried at tensor-parallel degree tp (1 = none): the
+ * question's that divide tp, or (auto) none and, where tp copies the KV cache (one latent
+ * vector for all heads, or fewer KV heads than tp) on an engine that has it, tp. */
+static int
+attn_dp_degrees(const struct plan_question *q, int tp, int *out)
+{
+    int n = 0;
+    if (q->attn_dp_auto) {
+        const struct mdl_profile *m = q->model;
+        out[n++] = 1;
+        if (tp > 1 && plan_engine_has_attn_dp(q->engine) && (mdl_is_mla(m) || m->num_kv_heads < tp))
+            out[n++] = tp;
+        return n;
+    }
+    for (int i = 0; i < q->n_attn_dp; i++) {
+        int d = q->attn_dp[i];
+        bool seen = false;
+        for (int j = 0; j < n; j++)
+            seen = seen || out[j] == d;
+        if (tp % d == 0 && !seen && (d == 1 || tp > 1))
+            out[n++] = d;
+    }
+    return n;
+}
+
 static int
 enumerate(const struct plan_question *q, struct plan_cand **out)
 {
@@ -46,49 +86,54 @@ enumerate(const struct plan_question *q, struct plan_cand **out)
              * the same candidate elsewhere) */
             if (marlin_twin(q, f) && !calib_hopper(q->hw[h]))
                 continue;
-            for (int t = 0; t < q->n_tp; t++)
-                for (int p = 0; p < q->n_pp; p++)
-                    for (int s = 0; s < q->n_policies; s++)
-                        for (int b = 0; b < q->n_max_batch; b++)
-                            for (int k = 0; k < q->n_max_tokens_per_step; k++) {
-                                bool dis = q->policies[s] == SIM_DISAGGREGATED;
-                                int npf = dis && q->n_prefill_hw > 0 ? q->n_prefill_hw : 1;
-                                int nr = dis ? q->n_pd_ratios : 1;
-                                for (int ph = 0; ph < npf; ph++)
-                                    for (int r = 0; r < nr; r++) {
-                                        if (n == cap) {
-                                            cap *= 2;
-                                            struct plan_cand *nv =
-                                                realloc(v, (size_t)cap * sizeof *nv);
-                                            if (!nv) {
-                                                free(v);
-                                                return -1;
+            for (int t = 0; t < q->n_tp; t++) {
+                int dps[PLAN_MAX_LIST + 1];
+                int n_dp = attn_dp_degrees(q, q->tp[t], dps);
+                for (int d = 0; d < n_dp; d++)
+                    for (int p = 0; p < q->n_pp; p++)
+                        for (int s = 0; s < q->n_policies; s++)
+                            for (int b = 0; b < q->n_max_batch; b++)
+                                for (int k = 0; k < q->n_max_tokens_per_step; k++) {
+                                    bool dis = q->policies[s] == SIM_DISAGGREGATED;
+                                    int npf = dis && q->n_prefill_hw > 0 ? q->n_prefill_hw : 1;
+                                    int nr = dis ? q->n_pd_ratios : 1;
+                                    for (int ph = 0; ph < npf; ph++)
+                                        for (int r = 0; r < nr; r++) {
+                                            if (n == cap) {
+                                                cap *= 2;
+                                                struct plan_cand *nv =
+                                                    realloc(v, (size_t)cap * sizeof *nv);
+                                                if (!nv) {
+                                                    free(v);
+                                                    return -1;
+                                                }
+                                                v = nv;
                                             }
-                                            v = nv;
+                                            struct plan_cand *c = &v[n];
+                                            memset(c, 0, sizeof *c);
+                                            c->index = n;
+                                            c->hw = q->hw[h];
+                                            c->pf_hw = dis && q->n_prefill_hw > 0 &&
+                                                               strcmp(q->prefill_hw[ph]->id,
+                                                                      q->hw[h]->id) != 0
+                                                           ? q->prefill_hw[ph]
+                                                           : NULL;
+                                            c->fmt = q->formats[f];
+                                            c->tp = q->tp[t];
+                                            c->attn_dp = dps[d];
+                                            c->pp = q->pp[p];
+                                            c->policy = q->policies[s];
+                                            c->max_batch = q->max_batch[b];
+                                            c->mtps = q->max_tokens_per_step[k];
+                                            if (dis) {
+                                                double ra = q->pd_ratios[r];
+                                                c->np = ra >= 1 ? (int)lround(ra) : 1;
+                                                c->nd = ra >= 1 ? 1 : (int)lround(1.0 / ra);
+                                            }
+                                            n++;
                                         }
-                                        struct plan_cand *c = &v[n];
-                                        memset(c, 0, sizeof *c);
-                                        c->index = n;
-                                        c->hw = q->hw[h];
-                                        c->pf_hw =
-                                            dis && q->n_prefill_hw > 0 &&
-                                                    strcmp(q->prefill_hw[ph]->id, q->hw[h]->id) != 0
-                                                ? q->prefill_hw[ph]
-                                                : NULL;
-                                        c->fmt = q->formats[f];
-                                        c->tp = q->tp[t];
-                                        c->pp = q->pp[p];
-                                        c->policy = q->policies[s];
-                                        c->max_batch = q->max_batch[b];
-                                        c->mtps = q->max_tokens_per_step[k];
-                                        if (dis) {
-                                            double ra = q->pd_ratios[r];
-                                            c->np = ra >= 1 ? (int)lround(ra) : 1;
-                                            c->nd = ra >= 1 ? 1 : (int)lround(1.0 / ra);
-                                        }
-                                        n++;
-                                    }
-                            }
+                                }
+            }
         }
     *out = v;
     return n;

@@ -34,7 +34,8 @@ struct plan_option {
     char hw_id[PLAN_NAME];         /* decode (or only) hardware */
     char prefill_hw_id[PLAN_NAME]; /* disaggregated: prefill hardware; "" otherwise */
     int tp, pp;
-    int devices_per_instance;                /* tp x pp (disaggregated: prefill + decode devices) */
+    int attn_dp;              /* data-parallel attention ranks in the tp group (1 = none) */
+    int devices_per_instance; /* tp x pp (disaggregated: prefill + decode devices) */
     int prefill_instances, decode_instances; /* disaggregated unit shape; 0 otherwise */
     struct plan_format format;
     enum sim_policy policy;
@@ -96,6 +97,7 @@ struct plan_rejected {
     int index;
     char hw_id[PLAN_NAME], prefill_hw_id[PLAN_NAME];
     int tp, pp;
+    int attn_dp;
     struct plan_format format;
     enum sim_policy policy;
     enum plan_reject_kind kind;

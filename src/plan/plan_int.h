@@ -18,6 +18,7 @@ struct plan_cand {
     const struct hw_profile *hw, *pf_hw; /* pf_hw: disaggregated prefill hardware */
     struct plan_format fmt;
     int tp, pp;
+    int attn_dp; /* data-parallel attention ranks (1 = none) */
     enum sim_policy policy;
     long max_batch, mtps;
     int np, nd; /* disaggregated unit */
@@ -34,6 +35,9 @@ struct plan_eval {
     int planned_rc;     /* plan_planned_load's return, and its error when -1 */
     char planned_err[PLAN_TEXT];
 };
+
+/* Whether an engine (a profile name; NULL = the kernel model) runs data-parallel attention. */
+bool plan_engine_has_attn_dp(const char *engine);
 
 /* ---- config.c: the one adapter to the simulator (re-point here when sim.h changes) ---- */
 

@@ -24,6 +24,7 @@ fill_ident(const struct plan_cand *c, struct plan_option *op)
     *op = (struct plan_option){.index = c->index,
                                .tp = c->tp,
                                .pp = c->pp,
+                               .attn_dp = c->attn_dp,
                                .format = c->fmt,
                                .policy = c->policy,
                                .max_batch = c->max_batch,
@@ -276,8 +277,13 @@ plan_screen(const struct plan_question *q, const struct plan_opts *o, const stru
         return;
     }
     const char *prob = roof_config_problem(&cfg.engine);
+    if (!prob && c->attn_dp > 1 && !plan_engine_has_attn_dp(q->engine))
+        prob = "the engine has no data-parallel attention";
+    char adp[48] = "";
+    if (c->attn_dp > 1)
+        snprintf(adp, sizeof adp, ", attention dp %d", c->attn_dp);
     if (prob) {
-        snprintf(why, sizeof why, "%s (tp %d, pp %d)", prob, c->tp, c->pp);
+        snprintf(why, sizeof why, "%s (tp %d%s, pp %d)", prob, c->tp, adp, c->pp);
         plan_fill_rej(c, PLAN_REJ_PARALLEL, why, &ev->rej);
         ev->rejected = true;
         return;
@@ -310,8 +316,8 @@ plan_screen(const struct plan_question *q, const struct plan_opts *o, const stru
         fmt_bytes(mem.capacity_bytes, cap, sizeof cap);
         fmt_bytes(cfg.engine.reserve_bytes, r, sizeof r);
         snprintf(why, sizeof why,
-                 "does not fit: %s of %s weights + %s reserve per device in %s (tp %d, pp %d)", w,
-                 dtype_name(c->fmt.weights), r, cap, c->tp, c->pp);
+                 "does not fit: %s of %s weights + %s reserve per device in %s (tp %d%s, pp %d)", w,
+                 dtype_name(c->fmt.weights), r, cap, c->tp, adp, c->pp);
         plan_fill_rej(c, PLAN_REJ_MEMORY, why, &ev->rej);
         ev->rejected = true;
         return;

@@ -295,7 +295,10 @@ chart_build_plan(const struct plan_question *q, const struct plan_opts *o,
         ring.marker = CHART_MARKER_CIRCLE;
         ring.marker_px = 26;
         chart_add_point(c, cost, op->ttft_p99_s, op->cost_per_mtok_output, &ring);
-        snprintf(t, sizeof t, "chosen: %d x %s tp %d", op->instances, op->hw_id, op->tp);
+        char dp[16] = "";
+        if (op->attn_dp > 1)
+            snprintf(dp, sizeof dp, " dp %d", op->attn_dp);
+        snprintf(t, sizeof t, "chosen: %d x %s tp %d%s", op->instances, op->hw_id, op->tp, dp);
         struct chart_label *l =
             chart_add_label(c, cost, t, op->ttft_p99_s, op->cost_per_mtok_output, 10, CHART_BLACK);
         /* clear of the 26 px ring, farther out with a leader when the points crowd it (home-

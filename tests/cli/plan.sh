@@ -20,7 +20,7 @@ expect_out plan-presets "mlperf-interactive"
 expect_out plan-assumptions "tco.pue"
 cp "$T/out" "$T/one.txt"
 run plan-csv 0 -- "$ROOFLINE" plan --question $q -o csv
-head -n 1 "$T/out" | grep -q '^rank,hardware,tp,pp,format,scheduler,' && echo "ok plan-csv-header" || echo "not ok plan-csv-header"
+head -n 1 "$T/out" | grep -q '^rank,hardware,tp,attn_dp,pp,format,scheduler,' && echo "ok plan-csv-header" || echo "not ok plan-csv-header"
 run plan-json 0 -- "$ROOFLINE" plan --question $q -o json
 expect_out plan-json-tool '"command": "plan"'
 expect_out plan-json-assumption '"is_default": true'
@@ -194,6 +194,44 @@ expect_out plan-moe-both-chosen "chosen: vllm serve gpt-oss-120b --tensor-parall
 expect_out plan-moe-both-twin "h100-sxm   2   1  mxfp4_moe_bf16+marlin"
 expect_out plan-moe-both-twin-rate "       6.60 "
 expect_out plan-moe-both-launch ": VLLM_MXFP4_USE_MARLIN=1 vllm serve gpt-oss-120b --tensor-parallel-size 2"
+# candidates.attn_dp (docs/plan.md, docs/physics.md#data-parallel-attention): by default (auto)
+# an MLA model at tp 8 is tried with tensor- and with data-parallel attention; on 8 H200s
+# DeepSeek-V3's latent cache, which tp 8 copies on every device, holds about 6x the sequences
+# with attention dp 8, so an instance carries more requests/s (8.79 against 5.70) and the plan
+# needs 3 instances, not 4; its launch line turns SGLang's DP attention on. A dense model with
+# as many KV heads as tp (growing-service) is not tried with it; attn_dp: [1] turns it off; an
+# engine without it (TGI) is refused with the reason
+cat >"$T/q-dp.yaml" <<'YAML'
+name: DeepSeek-V3 on 8 H200s at 20 requests/s
+model: deepseek-v3
+engine: sglang
+formats: [fp8]
+workload: {rate_per_s: 20, prompt: 1000, output: 1000}
+slo: {ttft: 5 s, itl: 100 ms, percentile: 99}
+candidates: {hardware: [h200], tp: [8], schedulers: [chunked]}
+money: {mode: rent}
+YAML
+run plan-attn-dp 0 -- "$ROOFLINE" plan --question "$T/q-dp.yaml"
+expect_out plan-attn-dp-answer "answer: rent 3 x h200 (tp 8, attention dp 8, pp 1, fp8, chunked"
+expect_out plan-attn-dp-count "ranked options (2 evaluated of 2 candidates"
+expect_out plan-attn-dp-column "#  hardware  tp  attn dp  pp"
+expect_out plan-attn-dp-rate "        8.79     3"
+expect_out plan-attn-dp-tp-rate "        5.70     4"
+expect_out plan-attn-dp-launch "chosen: python -m sglang.launch_server --model-path deepseek-v3 --tp 8 --enable-dp-attention --dp 8 "
+run plan-attn-dp-json 0 -- "$ROOFLINE" plan --question "$T/q-dp.yaml" -o json
+expect_out plan-attn-dp-json-field '"attn_dp": 8'
+sed 's/schedulers: \[chunked\]}/schedulers: [chunked], attn_dp: [1]}/' "$T/q-dp.yaml" >"$T/q-dp-off.yaml"
+run plan-attn-dp-off 0 -- "$ROOFLINE" plan --question "$T/q-dp-off.yaml"
+expect_out plan-attn-dp-off-count "ranked options (1 evaluated of 1 candidates"
+expect_no plan-attn-dp-off-column "attn dp"
+sed 's/^engine: sglang/engine: tgi/; s/schedulers: \[chunked\]}/schedulers: [chunked], attn_dp: [8]}/' \
+    "$T/q-dp.yaml" >"$T/q-dp-tgi.yaml"
+run plan-attn-dp-tgi 0 -- "$ROOFLINE" plan --question "$T/q-dp-tgi.yaml"
+expect_out plan-attn-dp-tgi-reason "h200 tp 8, attention dp 8 pp 1 fp8 chunked: the engine has no data-parallel attention (tp 8, attention dp 8, pp 1)"
+run plan-attn-dp-dense 0 -- "$ROOFLINE" plan --question $q -o csv
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "attn_dp") k = i }
+         NR > 1 && $k != 1 { bad = 1 } END { exit !(k > 0 && NR > 1 && !bad) }' "$T/out" &&
+    echo "ok plan-attn-dp-dense-none" || echo "not ok plan-attn-dp-dense-none"
 run plan-moe-both-json 0 -- "$ROOFLINE" plan --question "$T/q-both.yaml" -o json
 expect_out plan-moe-both-json-field '"moe_marlin": true'
 expect_out plan-moe-both-json-field-off '"moe_marlin": false'
