@@ -16,7 +16,9 @@ cli_fit_advice(FILE *f, const struct roof_config *cfg, const char *indent)
     fprintf(f, "%sdoes not fit: needs %s per device, %s more than the %s of the %s\n", indent, need,
             over, cap, cfg->hw->id);
     if (a.n_fixes == 0)
-        fprintf(f, "%s  no single change (format, tp, context, batch, reserve) makes it fit\n",
+        fprintf(f,
+                "%s  no single change (format, tp, attention split, context, batch, reserve) "
+                "makes it fit\n",
                 indent);
     else
         fprintf(f, "%swould fit with any one of:\n", indent);

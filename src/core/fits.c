@@ -103,6 +103,24 @@ roof_fit_advise(const struct roof_config *cfg, struct roof_fit_advice *out)
             break;
         }
     }
+    /* data-parallel attention (docs/physics.md#data-parallel-attention): where tp keeps every
+     * sequence's KV cache on every device (one latent vector for all heads, or fewer KV heads
+     * than tp), the smallest degree that divides tp and fits */
+    int tp = cfg->tp > 1 ? cfg->tp : 1;
+    if (tp > 1 && !(cfg->attn_dp > 1) && (mdl_is_mla(cfg->model) || cfg->model->num_kv_heads < tp))
+        for (int d = 2; d <= tp; d *= 2) {
+            struct roof_config c = *cfg;
+            c.attn_dp = d;
+            if (tp % d != 0 || roof_config_problem(&c))
+                continue;
+            double need = need_of(&c);
+            if (need <= cap) {
+                snprintf(what, sizeof what, "data-parallel attention over %d ranks (--attn-dp %d)",
+                         d, d);
+                add_fix(out, ROOF_FIX_ATTN_DP, d, need, what);
+                break;
+            }
+        }
     /* a shorter context (or prompt) at this batch */
     bool pre = cfg->phase == ROOF_PREFILL;
     double now = pre ? cfg->prompt : cfg->context;

@@ -1,6 +1,7 @@
 /* "Does not fit": by how much a configuration exceeds one device's memory, and what would fit
- * instead (a smaller weight format, more devices with tensor parallelism, a shorter context, a
- * smaller batch, a smaller reserve). Pure: fills a struct, never prints. docs/physics.md#memory */
+ * instead (a smaller weight format, more devices with tensor parallelism, data-parallel
+ * attention, a shorter context, a smaller batch, a smaller reserve). Pure: fills a struct, never
+ * prints. docs/physics.md#memory */
 #ifndef ROOFLINE_CORE_FITS_H
 #define ROOFLINE_CORE_FITS_H
 
@@ -11,6 +12,7 @@
 enum roof_fix_kind {
     ROOF_FIX_FORMAT,  /* value: the weight format (enum dtype) */
     ROOF_FIX_TP,      /* value: the tensor-parallel degree */
+    ROOF_FIX_ATTN_DP, /* value: the data-parallel attention degree */
     ROOF_FIX_CONTEXT, /* value: tokens (the prompt for a prefill, else the context) */
     ROOF_FIX_BATCH,   /* value: sequences */
     ROOF_FIX_RESERVE  /* value: the largest reserve in bytes */
@@ -23,7 +25,7 @@ struct roof_fix {
     char text[160];    /* e.g. "weights in q4_k_m: 42.1 GB per device" */
 };
 
-#define ROOF_MAX_FIXES 5
+#define ROOF_MAX_FIXES 6
 struct roof_fit_advice {
     bool fits;
     double need_bytes, capacity_bytes; /* per device: weights + KV + activations + reserve */
@@ -34,8 +36,9 @@ struct roof_fit_advice {
 
 /* Advice for `cfg` (roof_memory's per-device footprint at its batch, prompt or context): when it
  * does not fit, each single change that would make it fit: the largest smaller weight format,
- * the smallest larger tp the model's heads allow, the longest context and the largest batch
- * that fit, and the reserve that would leave room. Returns 0, or -1 without hw or model. */
+ * the smallest larger tp the model's heads allow, the smallest data-parallel attention degree
+ * (where tp copies the KV cache), the longest context and the largest batch that fit, and the
+ * reserve that would leave room. Returns 0, or -1 without hw or model. */
 int roof_fit_advise(const struct roof_config *cfg, struct roof_fit_advice *out);
 
 #endif

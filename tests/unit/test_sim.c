@@ -7,6 +7,7 @@
 #include "core/fits.h"
 #include "core/hw.h"
 #include "core/model.h"
+#include "core/serving.h"
 #include "io/scenario.h"
 #include "render/chart_sim.h"
 #include "sim/heap.h"
@@ -1611,7 +1612,7 @@ TEST(fit_advice_fixes)
     /* the RTX 4090's CUDA total, 25,386,352,640 B (memory.reported), not the datasheet's 24 GB */
     const double cap = 25386352640.0;
     CHECK_NEAR(a.over_bytes, mem.total_bytes - cap, 1e-9);
-    bool kinds[5] = {false};
+    bool kinds[ROOF_FIX_RESERVE + 1] = {false};
     for (int i = 0; i < a.n_fixes; i++) {
         const struct roof_fix *f = &a.fixes[i];
         kinds[f->kind] = true;
@@ -1639,6 +1640,49 @@ TEST(fit_advice_fixes)
     c.context = 100;
     CHECK(roof_fit_advise(&c, &a) == 0);
     CHECK(a.fits && a.n_fixes == 0);
+    /* a model with as many KV heads as tp is not offered data-parallel attention */
+    c.batch = 16;
+    c.context = 8192;
+    c.tp = 2;
+    CHECK(roof_fit_advise(&c, &a) == 0);
+    for (int i = 0; i < a.n_fixes; i++)
+        CHECK(a.fixes[i].kind != ROOF_FIX_ATTN_DP);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+/* DeepSeek-V3 fp8 at tp 8 on H200s, 1024 sequences of 2000 tokens: the latent cache every
+ * device keeps whole (72 GB) overflows; data-parallel attention over 2 ranks halves it and fits
+ * (the smallest degree that does), its footprint roof_memory's at attn_dp 2 */
+TEST(fit_advice_attn_dp)
+{
+    struct hw_profile *hw = test_hw("h200");
+    struct mdl_profile *m = test_model("deepseek-v3");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = c.act = c.kv = DT_FP8;
+    c.tp = 8;
+    c.batch = 1024;
+    c.context = 2000;
+    c.reserve_bytes = roof_default_reserve_bytes(hw);
+    struct roof_fit_advice a;
+    CHECK(roof_fit_advise(&c, &a) == 0);
+    CHECK(!a.fits);
+    const struct roof_fix *f = NULL;
+    for (int i = 0; i < a.n_fixes; i++)
+        if (a.fixes[i].kind == ROOF_FIX_ATTN_DP)
+            f = &a.fixes[i];
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_NEAR(f->value, 2, 0);
+        struct roof_config d = c;
+        d.attn_dp = 2;
+        struct roof_memory mem;
+        roof_memory(&d, &mem);
+        CHECK(mem.fits);
+        CHECK_NEAR(f->need_bytes, mem.total_bytes, 1e-12);
+        CHECK(strstr(f->text, "--attn-dp 2") != NULL);
+    }
     hw_free(hw);
     mdl_free(m);
 }
