@@ -118,8 +118,10 @@ run(int argc, char **argv)
     struct out_table *t = out_table_new(fmt, NULL, FIELDS, N_FIELDS);
     rc = CLI_OK;
     if (fmt == OUT_TABLE) {
-        printf("sweep of %s on %s: weights %s, KV %s, tp %d\n", m->id, hw->id,
-               dtype_name(base.weights), dtype_name(base.kv), base.tp);
+        char extra[64];
+        printf("sweep of %s on %s: weights %s, KV %s, tp %d%s\n", m->id, hw->id,
+               dtype_name(base.weights), dtype_name(base.kv), base.tp,
+               roof_parallel_extras(&base, false, extra, sizeof extra));
         cli_engine_line(stdout, cli_engine(&a, hw), cli_has(&a, "engine"));
         printf("\n");
     }
