@@ -735,7 +735,7 @@ options(struct rep_doc *d, const struct plan_question *q, const struct plan_resu
     int lim = r->n_options < 20 ? r->n_options : 20;
     for (int i = 0; i < lim; i++) {
         const struct plan_option *op = &r->options[i];
-        char rk[16], tp[16], in[16], dv[16], ch[32], cm[32];
+        char rk[16], tp[32], in[16], dv[16], ch[32], cm[32];
         snprintf(rk, sizeof rk, "%d", i + 1);
         /* data-parallel attention beside the tp: "8, DP 8" */
         if (op->attn_dp > 1)
