@@ -162,6 +162,29 @@ sim_probe(const struct plan_question *q, const struct sim_config *base, double r
     return 0;
 }
 
+/* An open-loop probe that meets the SLOs is confirmed by a run long enough for its load: at
+ * least PLAN_RUN_IN_FLIGHT times the requests in flight (Little's law: the rate x the probe's
+ * mean E2E), so the last arrivals meet a queue in steady state and not the empty system of the
+ * first ones (a short run admits every request at once and passes at any rate). At most
+ * PLAN_RUN_MAX requests; the warm-up stays a tenth. */
+#define PLAN_RUN_IN_FLIGHT 8.0
+#define PLAN_RUN_MAX 200000L
+
+static int
+rate_probe(const struct plan_question *q, const struct sim_config *base, double rate,
+           struct probe *p)
+{
+    if (sim_probe(q, base, rate, p) != 0)
+        return -1;
+    double need = ceil(PLAN_RUN_IN_FLIGHT * rate * p->e2e_mean);
+    if (!q->has_slo || !p->meets || base->work.trace || !(need > (double)base->work.requests))
+        return 0;
+    struct sim_config c = *base;
+    c.work.requests = need < (double)PLAN_RUN_MAX ? (long)need : PLAN_RUN_MAX;
+    c.work.warmup_requests = c.work.requests / 10;
+    return sim_probe(q, &c, rate, p);
+}
+
 /* The simulator's closed loop of n users on one instance; keeps the largest meeting one. */
 struct users_probe {
     const struct plan_question *q;
@@ -258,13 +281,13 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct pl
         lo = op->rate_per_s;
         goto saturation;
     }
-    if (sim_probe(q, &cfg, ra, &p) != 0)
+    if (rate_probe(q, &cfg, ra, &p) != 0)
         return -1;
     if (p.meets) {
         lo = ra;
         for (int i = 0; i < 16; i++) {
             double r = lo * (i < 4 ? 1.3 : 2.0);
-            if (sim_probe(q, &cfg, r, &p) != 0)
+            if (rate_probe(q, &cfg, r, &p) != 0)
                 return -1;
             if (!p.meets) {
                 hi = r;
@@ -276,7 +299,7 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct pl
         hi = ra;
         for (int i = 0; i < 12; i++) {
             double r = hi * 0.7;
-            if (sim_probe(q, &cfg, r, &p) != 0)
+            if (rate_probe(q, &cfg, r, &p) != 0)
                 return -1;
             if (p.meets) {
                 lo = r;
@@ -288,7 +311,7 @@ stage2(const struct plan_question *q, const struct plan_opts *o, const struct pl
     if (lo > 0 && hi > 0)
         for (int i = 0; i < 10 && hi / lo > 1.03; i++) {
             double mid = sqrt(lo * hi);
-            if (sim_probe(q, &cfg, mid, &p) != 0)
+            if (rate_probe(q, &cfg, mid, &p) != 0)
                 return -1;
             if (p.meets)
                 lo = mid;
@@ -342,7 +365,7 @@ plan_planned_load(const struct plan_question *q, const struct plan_opts *o,
         plan_closed_loop(q, &cfg, (q->users + serving - 1) / serving);
     if (op->simulated) {
         struct probe p;
-        if (sim_probe(q, &cfg, r, &p) != 0)
+        if ((closed ? sim_probe(q, &cfg, r, &p) : rate_probe(q, &cfg, r, &p)) != 0)
             return -1;
         if (closed)
             op->planned_rate_per_instance_s = p.req_s;

@@ -197,7 +197,7 @@ expect_out plan-moe-both-launch ": VLLM_MXFP4_USE_MARLIN=1 vllm serve gpt-oss-12
 # candidates.attn_dp (docs/plan.md, docs/physics.md#data-parallel-attention): by default (auto)
 # an MLA model at tp 8 is tried with tensor- and with data-parallel attention; on 8 H200s
 # DeepSeek-V3's latent cache, which tp 8 copies on every device, holds about 6x the sequences
-# with attention dp 8, so an instance carries more requests/s (8.79 against 5.70) and the plan
+# with attention dp 8, so an instance carries more requests/s (8.41 against 5.70) and the plan
 # needs 3 instances, not 4; its launch line turns SGLang's DP attention on. A dense model with
 # as many KV heads as tp (growing-service) is not tried with it; attn_dp: [1] turns it off; an
 # engine without it (TGI) is refused with the reason
@@ -215,9 +215,15 @@ run plan-attn-dp 0 -- "$ROOFLINE" plan --question "$T/q-dp.yaml"
 expect_out plan-attn-dp-answer "answer: rent 3 x h200 (tp 8, attention dp 8, pp 1, fp8, chunked"
 expect_out plan-attn-dp-count "ranked options (2 evaluated of 2 candidates"
 expect_out plan-attn-dp-column "#  hardware  tp  attn dp  pp"
-expect_out plan-attn-dp-rate "        8.79     3"
+expect_out plan-attn-dp-rate "        8.41     3"
 expect_out plan-attn-dp-tp-rate "        5.70     4"
 expect_out plan-attn-dp-launch "chosen: python -m sglang.launch_server --model-path deepseek-v3 --tp 8 --enable-dp-attention --dp 8 "
+# the run's length follows its load (docs/plan.md#method): 600 requests, fewer than 8 x the ~500
+# in flight, are lengthened to that, so the rate is the one 6000 give (a run of 600 alone
+# admitted every request at once and passed at 57.8 requests/s, five times the saturation)
+sed 's/^money: {mode: rent}$/money: {mode: rent}\nplan: {requests: 600}/' "$T/q-dp.yaml" >"$T/q-dp-600.yaml"
+run plan-run-length 0 -- "$ROOFLINE" plan --question "$T/q-dp-600.yaml"
+expect_out plan-run-length-rate "        8.41     3"
 run plan-attn-dp-json 0 -- "$ROOFLINE" plan --question "$T/q-dp.yaml" -o json
 expect_out plan-attn-dp-json-field '"attn_dp": 8'
 sed 's/schedulers: \[chunked\]}/schedulers: [chunked], attn_dp: [1]}/' "$T/q-dp.yaml" >"$T/q-dp-off.yaml"
