@@ -742,6 +742,16 @@ load_candidates(struct ycheck *y, const struct ynode *root, struct plan_question
         if ((k = each_item(y, adp, "candidates.attn_dp", PLAN_MAX_LIST, item_num, &an)) > 0)
             q->n_attn_dp = k;
         q->attn_dp_auto = false;
+        /* a degree is tried at each tp it divides: some pair must exist */
+        bool any = k <= 0;
+        for (int i = 0; i < q->n_tp && !any; i++)
+            for (int j = 0; j < q->n_attn_dp && !any; j++)
+                any = q->tp[i] % q->attn_dp[j] == 0;
+        if (!any)
+            ycheck_error(y, adp,
+                         "no degree in 'candidates.attn_dp' divides a degree in 'candidates.tp' "
+                         "(data-parallel attention ranks are groups of the tensor-parallel "
+                         "devices; 1 = none)");
     }
     struct item_num pp = {q->pp, ITEM_INT, 1, 64, false, "whole numbers in [1, 64]"};
     if ((k = each_item(y, ynode_get(c, "pp"), "candidates.pp", PLAN_MAX_LIST, item_num, &pp)) > 0)
