@@ -352,37 +352,36 @@ ex_tp(const struct roof_config *cfg, const struct cli_args *a)
     else
         printf("  %4s %10s %14s %10s %12s %14s %5s\n", "N", "ITL", "all-reduce", "on links",
                "tok/s total", "memory/device", "fits");
-    /* data-parallel attention where its ranks divide N, after the same N's tensor-parallel
-     * attention; tensor-parallel elsewhere */
-    for (int n = 1, both = 0; n <= 8; n = both ? n : n * 2) {
-        struct roof_config c = *cfg;
-        c.phase = ROOF_DECODE;
-        c.tp = n;
-        both = dp > 1 && n > 1 && n % dp == 0 && !both;
-        if (n % dp != 0 || n == 1 || both)
-            c.attn_dp = 1;
-        if (roof_config_problem(&c))
-            continue;
-        struct roof_result r;
-        if (roof_evaluate(&c, &r) != 0)
-            continue;
-        double one = roof_allreduce_engine_s(hw, &c.tuning, c.batch * h * a_b, n, bw, lat);
-        if (dp == 1) {
-            printf("  %4d %10s %14s %10s %12.0f %14s %5s\n", n, T(r.time_s), T(one),
+    /* each N with tensor-parallel attention, then with data-parallel attention where its ranks
+     * divide N */
+    for (int n = 1; n <= 8; n *= 2)
+        for (int with_dp = 0; with_dp <= (dp > 1 && n > 1 && n % dp == 0); with_dp++) {
+            struct roof_config c = *cfg;
+            c.phase = ROOF_DECODE;
+            c.tp = n;
+            c.attn_dp = with_dp ? dp : 1;
+            if (roof_config_problem(&c))
+                continue;
+            struct roof_result r;
+            if (roof_evaluate(&c, &r) != 0)
+                continue;
+            double one = roof_allreduce_engine_s(hw, &c.tuning, c.batch * h * a_b, n, bw, lat);
+            if (dp == 1) {
+                printf("  %4d %10s %14s %10s %12.0f %14s %5s\n", n, T(r.time_s), T(one),
+                       T(r.link_time_s), r.tokens_per_s_total, Q(r.mem.total_bytes, "B", 3),
+                       r.mem.fits ? "yes" : "no");
+                continue;
+            }
+            double bytes, layer = c.attn_dp > 1
+                                      ? roof_attn_dp_links_s(&c, ceil(c.batch / c.attn_dp), &bytes)
+                                      : 2.0 * one;
+            char att[16] = "tp";
+            if (c.attn_dp > 1)
+                snprintf(att, sizeof att, "dp %d", c.attn_dp);
+            printf("  %4d %9s %10s %14s %10s %12.0f %14s %5s\n", n, att, T(r.time_s), T(layer),
                    T(r.link_time_s), r.tokens_per_s_total, Q(r.mem.total_bytes, "B", 3),
                    r.mem.fits ? "yes" : "no");
-            continue;
         }
-        double bytes, layer = c.attn_dp > 1
-                                  ? roof_attn_dp_links_s(&c, ceil(c.batch / c.attn_dp), &bytes)
-                                  : 2.0 * one;
-        char att[16] = "tp";
-        if (c.attn_dp > 1)
-            snprintf(att, sizeof att, "dp %d", c.attn_dp);
-        printf("  %4d %9s %10s %14s %10s %12.0f %14s %5s\n", n, att, T(r.time_s), T(layer),
-               T(r.link_time_s), r.tokens_per_s_total, Q(r.mem.total_bytes, "B", 3),
-               r.mem.fits ? "yes" : "no");
-    }
     printf("\nConclusion: N devices read N times the bandwidth, so decode speeds up until the "
            "all-reduce latency (%ld layers x 2 per step) takes over; TP=1 is the single-device "
            "result.%s\n",

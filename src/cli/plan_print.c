@@ -29,22 +29,11 @@ fmt_name(const struct plan_format *f, char *b, size_t n)
     return b;
 }
 
-/* ", attention dp N" for an option with data-parallel attention, else "" */
-static const char *
-adp_words(int attn_dp, char *b, size_t n)
-{
-    if (attn_dp > 1)
-        snprintf(b, n, ", attention dp %d", attn_dp);
-    else if (n > 0)
-        b[0] = '\0';
-    return b;
-}
-
 static void
 describe(const struct plan_question *q, const struct plan_option *op, char *b, size_t n)
 {
     char f[48], d[32];
-    adp_words(op->attn_dp, d, sizeof d);
+    roof_parallel_words(0, op->attn_dp, false, d, sizeof d);
     if (op->policy == SIM_DISAGGREGATED)
         snprintf(b, n, "%d x (%d prefill%s%s + %d decode) %s (tp %d%s, pp %d, %s, disaggregated)",
                  op->instances, op->prefill_instances, op->prefill_hw_id[0] ? " on " : "",
@@ -323,8 +312,8 @@ print_answer(const struct plan_question *q, const struct plan_result *r, const c
             const struct plan_option *op = &r->options[r->shown[s]];
             char f[48], d[32];
             printf("  closest %d: %s tp %d%s %s %s misses by %.2fx: %s\n", s + 1, op->hw_id, op->tp,
-                   adp_words(op->attn_dp, d, sizeof d), fmt_name(&op->format, f, sizeof f),
-                   sim_policy_name(op->policy), op->miss_factor,
+                   roof_parallel_words(0, op->attn_dp, false, d, sizeof d),
+                   fmt_name(&op->format, f, sizeof f), sim_policy_name(op->policy), op->miss_factor,
                    op->miss[0] ? op->miss : "no price");
         }
     }
@@ -440,8 +429,8 @@ print_table(const struct plan_question *q, const struct plan_result *r)
         const struct plan_rejected *j = &r->rejected[i];
         char f[48], d[32];
         printf("  %s tp %d%s pp %d %s %s: %s\n", j->hw_id, j->tp,
-               adp_words(j->attn_dp, d, sizeof d), j->pp, fmt_name(&j->format, f, sizeof f),
-               sim_policy_name(j->policy), j->reason);
+               roof_parallel_words(0, j->attn_dp, false, d, sizeof d), j->pp,
+               fmt_name(&j->format, f, sizeof f), sim_policy_name(j->policy), j->reason);
     }
     if (r->n_rejected > lim)
         printf("  ... %d more (-o csv or -o json lists every reason)\n", r->n_rejected - lim);

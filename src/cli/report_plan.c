@@ -94,9 +94,8 @@ describe_as(const struct plan_option *op, bool fleet, struct sb *b)
 {
     if (fleet)
         sb_printf(b, "%d x ", op->instances);
-    char dp[32] = "";
-    if (op->attn_dp > 1)
-        snprintf(dp, sizeof dp, ", attention DP %d", op->attn_dp);
+    char dp[32];
+    roof_parallel_words(0, op->attn_dp, true, dp, sizeof dp);
     if (op->policy == SIM_DISAGGREGATED)
         sb_printf(b, "(%d prefill%s%s + %d decode) %s (TP %d%s, PP %d, %s, disaggregated)",
                   op->prefill_instances, op->prefill_hw_id[0] ? " on " : "",
@@ -300,9 +299,8 @@ answer(struct rep_doc *d, const struct plan_question *q, const struct plan_resul
         }
         if (q->growth_per_month > 0)
             growth_words(q, op, &b);
-        char dp[32] = "";
-        if (op->attn_dp > 1)
-            snprintf(dp, sizeof dp, ", attention dp %d", op->attn_dp);
+        char dp[32];
+        roof_parallel_words(0, op->attn_dp, false, dp, sizeof dp);
         snprintf(ctx->answer, sizeof ctx->answer,
                  "%s %d x %s (tp %d%s, %s, %s) = %d device%s: %.2f %s/hour, %.3f %s per million "
                  "output tokens",

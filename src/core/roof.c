@@ -2054,16 +2054,22 @@ roof_config_problem(const struct roof_config *cfg)
 }
 
 const char *
-roof_parallel_extras(const struct roof_config *cfg, bool upper, char *buf, size_t n)
+roof_parallel_words(int ep, int attn_dp, bool upper, char *buf, size_t n)
 {
     int k = 0;
     if (n > 0)
         buf[0] = '\0';
-    if (cfg->ep > 1 && n > 0)
-        k = snprintf(buf, n, ", %s %d", upper ? "EP" : "ep", cfg->ep);
-    if (cfg->attn_dp > 1 && k >= 0 && (size_t)k < n)
-        snprintf(buf + k, n - (size_t)k, ", attention %s %d", upper ? "DP" : "dp", cfg->attn_dp);
+    if (ep > 1 && n > 0)
+        k = snprintf(buf, n, ", %s %d", upper ? "EP" : "ep", ep);
+    if (attn_dp > 1 && k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, ", attention %s %d", upper ? "DP" : "dp", attn_dp);
     return buf;
+}
+
+const char *
+roof_parallel_extras(const struct roof_config *cfg, bool upper, char *buf, size_t n)
+{
+    return roof_parallel_words(cfg->ep, cfg->attn_dp, upper, buf, n);
 }
 
 /* One device's share of the model: heads, KV heads (replicated when fewer than tp), MLP

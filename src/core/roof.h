@@ -551,6 +551,8 @@ const char *roof_config_problem(const struct roof_config *cfg);
  * its tp: ", EP 8, attention DP 8" (upper) or ", ep 8, attention dp 8"; "" for none. Returns buf.
  */
 const char *roof_parallel_extras(const struct roof_config *cfg, bool upper, char *buf, size_t n);
+/* The same from the degrees (a plan option's: no roof_config) */
+const char *roof_parallel_words(int ep, int attn_dp, bool upper, char *buf, size_t n);
 /* Whether attention runs fused (FlashAttention: the scores stay on chip): the config asks for it
  * and either the engine's tuning does not say its default kernels are unfused (an engine
  * profile's `flash_attention: false`, llama.cpp's) or the user asked for fused attention

@@ -279,9 +279,8 @@ plan_screen(const struct plan_question *q, const struct plan_opts *o, const stru
     const char *prob = roof_config_problem(&cfg.engine);
     if (!prob && c->attn_dp > 1 && !plan_engine_has_attn_dp(q->engine))
         prob = "the engine has no data-parallel attention";
-    char adp[48] = "";
-    if (c->attn_dp > 1)
-        snprintf(adp, sizeof adp, ", attention dp %d", c->attn_dp);
+    char adp[48];
+    roof_parallel_extras(&cfg.engine, false, adp, sizeof adp);
     if (prob) {
         snprintf(why, sizeof why, "%s (tp %d%s, pp %d)", prob, c->tp, adp, c->pp);
         plan_fill_rej(c, PLAN_REJ_PARALLEL, why, &ev->rej);
