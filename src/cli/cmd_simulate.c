@@ -320,10 +320,15 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
     if (sc->mxfp4_marlin && !marlin)
         printf("  kernels.moe marlin: no effect here (Marlin's rate is the engine's on Hopper, "
                "for MXFP4 or int4 experts on 16-bit activations)\n");
-    printf("  scheduler %s, admission %s: max batch %ld, %ld tokens per step, KV blocks of %ld "
-           "tokens",
+    printf("  scheduler %s, admission %s: max batch %ld, %ld tokens per step",
            sim_policy_name(cfg->sched.policy), sim_admission_name(cfg->sched.admission),
-           cfg->sched.max_batch, cfg->sched.max_tokens_per_step, cfg->sched.block_tokens);
+           cfg->sched.max_batch, cfg->sched.max_tokens_per_step);
+    if (cfg->engine.attn_dp > 1) { /* a prompt is one rank's: its share of the budget a step */
+        long dp = cfg->engine.attn_dp, cut = cfg->sched.max_tokens_per_step / dp;
+        printf(" (a rank's share: %ld sequences, %ld prompt tokens)",
+               (cfg->sched.max_batch + dp - 1) / dp, cut > 0 ? cut : 1);
+    }
+    printf(", KV blocks of %ld tokens", cfg->sched.block_tokens);
     if (r && r->kv_block_groups > 1)
         printf(
             " of 1/%ld of the layers (%.0f per instance; sliding-window layers keep their window "

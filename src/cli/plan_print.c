@@ -32,17 +32,19 @@ fmt_name(const struct plan_format *f, char *b, size_t n)
 static void
 describe(const struct plan_question *q, const struct plan_option *op, char *b, size_t n)
 {
-    char f[48], d[32];
+    char f[48], d[32], rk[40] = "";
     roof_parallel_words(0, op->attn_dp, false, d, sizeof d);
+    if (op->attn_dp > 1) /* each data-parallel attention rank's share */
+        snprintf(rk, sizeof rk, ", %ld a rank", (op->max_batch + op->attn_dp - 1) / op->attn_dp);
     if (op->policy == SIM_DISAGGREGATED)
         snprintf(b, n, "%d x (%d prefill%s%s + %d decode) %s (tp %d%s, pp %d, %s, disaggregated)",
                  op->instances, op->prefill_instances, op->prefill_hw_id[0] ? " on " : "",
                  op->prefill_hw_id, op->decode_instances, op->hw_id, op->tp, d, op->pp,
                  fmt_name(&op->format, f, sizeof f));
     else
-        snprintf(b, n, "%d x %s (tp %d%s, pp %d, %s, %s, max batch %ld)", op->instances, op->hw_id,
-                 op->tp, d, op->pp, fmt_name(&op->format, f, sizeof f), sim_policy_name(op->policy),
-                 op->max_batch);
+        snprintf(b, n, "%d x %s (tp %d%s, pp %d, %s, %s, max batch %ld%s)", op->instances,
+                 op->hw_id, op->tp, d, op->pp, fmt_name(&op->format, f, sizeof f),
+                 sim_policy_name(op->policy), op->max_batch, rk);
     (void)q;
 }
 

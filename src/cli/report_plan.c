@@ -94,17 +94,19 @@ describe_as(const struct plan_option *op, bool fleet, struct sb *b)
 {
     if (fleet)
         sb_printf(b, "%d x ", op->instances);
-    char dp[32];
+    char dp[32], rk[40] = "";
     roof_parallel_words(0, op->attn_dp, true, dp, sizeof dp);
+    if (op->attn_dp > 1) /* each data-parallel attention rank's share */
+        snprintf(rk, sizeof rk, ", %ld a rank", (op->max_batch + op->attn_dp - 1) / op->attn_dp);
     if (op->policy == SIM_DISAGGREGATED)
         sb_printf(b, "(%d prefill%s%s + %d decode) %s (TP %d%s, PP %d, %s, disaggregated)",
                   op->prefill_instances, op->prefill_hw_id[0] ? " on " : "",
                   rp_esc(op->prefill_hw_id), op->decode_instances, rp_esc(op->hw_id), op->tp, dp,
                   op->pp, rp_format_name(&op->format));
     else
-        sb_printf(b, "%s (TP %d%s%s%.0d, %s, %s, max batch %ld)", rp_esc(op->hw_id), op->tp, dp,
+        sb_printf(b, "%s (TP %d%s%s%.0d, %s, %s, max batch %ld%s)", rp_esc(op->hw_id), op->tp, dp,
                   op->pp > 1 ? ", PP " : "", op->pp > 1 ? op->pp : 0, rp_format_name(&op->format),
-                  policy_words(op->policy), op->max_batch);
+                  policy_words(op->policy), op->max_batch, rk);
     if (fleet)
         sb_printf(b, " = %d device%s", op->devices, op->devices == 1 ? "" : "s");
 }

@@ -44,6 +44,11 @@ struct engine_serving {
     /* a sliding-window layer keeps KV blocks for its window only (vLLM's hybrid KV cache
      * manager, docs/simulate.md#sliding-window-layers-in-the-kv-pool) */
     bool kv_window_blocks;
+    /* data-parallel attention (docs/physics.md#data-parallel-attention): "none" (the engine has
+     * none), "total" (its batch and token limits are the instance's, divided among the ranks:
+     * SGLang) or "per_rank" (each rank's: vLLM's --max-num-seqs, TensorRT-LLM's
+     * max_batch_size); "" = not given, read as "total" */
+    char attn_dp[16];
 };
 
 /* Engine profile: what a serving engine adds to the kernels (engine_profiles/<name>.yaml). */

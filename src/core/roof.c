@@ -2022,7 +2022,7 @@ roof_config_problem(const struct roof_config *cfg)
             return "more than 64 data-parallel attention ranks";
         if (pp > 1)
             return "data-parallel attention with a pipeline split is not modelled";
-        if (cfg->tuning.mmq_id_above > 0 || cfg->tuning.metal.mm_above > 0)
+        if (cfg->tuning.no_attn_dp)
             return ROOF_ATTN_DP_ENGINE_PROBLEM;
     }
     if (tp / dp > 1 && m->num_heads % (tp / dp) != 0)

@@ -113,9 +113,9 @@ double roof_ep_touched_max(double E, double k, double T, int ep);
 #define ROOF_EP_MUL_MAT_ID_PROBLEM                                                                 \
     "expert parallelism is not an option of llama.cpp's MoE kernels (MUL_MAT_ID), which split "    \
     "layers or rows, not experts"
-/* Why llama.cpp (an engine profile or tuning with mmq_id_above, or Metal's mm_above) cannot
- * take data-parallel attention (roof_config_problem, and a scenario before its tuning) */
-#define ROOF_ATTN_DP_ENGINE_PROBLEM "the engine (llama.cpp) has no data-parallel attention"
+/* Why an engine whose profile says `attn_dp: none` (tuning.no_attn_dp) cannot take
+ * data-parallel attention (roof_config_problem; a scenario names the engine) */
+#define ROOF_ATTN_DP_ENGINE_PROBLEM "the engine has no data-parallel attention"
 /* the most data-parallel attention ranks an instance may have (roof_config_problem) */
 #define ROOF_ATTN_DP_MAX 64
 double roof_ep_pairs_max(double pairs, int ep);
@@ -189,6 +189,7 @@ struct roof_tuning {
     double mmq_id_above, mmq_tile_step;
     /* unfused attention (docs/physics.md#unfused-attention) */
     bool no_flash_attention; /* the engine's default: scores materialised in memory */
+    bool no_attn_dp;         /* the engine has no data-parallel attention (its attn_dp: none) */
     double fa_mask_bytes;    /* fused prefill attention on CUDA: bytes per KQ-mask element,
                               * read once per head group (docs/physics.md#prefill-attention) */
     double score_bytes;      /* bytes per score element moved by the three unfused kernels

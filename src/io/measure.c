@@ -396,6 +396,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "tokenize_per_token",
                                           "tokenize_serial",
                                           "kv_window_blocks",
+                                          "attn_dp",
                                           "like",
                                           "notes",
                                           "sources",
@@ -438,18 +439,34 @@ load_serving(struct ycheck *y, const struct ynode *root, struct engine_serving *
     if (ycheck_str(y, root, "", "prefill_graph", false, &s) &&
         pick(y, root, "prefill_graph", s, SIM_PREFILL_GRAPH_NAMES, SIM_PREFILL_GRAPH_COUNT) >= 0)
         snprintf(sv->prefill_graph, sizeof sv->prefill_graph, "%s", s);
+    static const char *const DP[] = {"none", "total", "per_rank"};
+    if (ycheck_str(y, root, "", "attn_dp", false, &s) &&
+        pick(y, root, "attn_dp", s, DP, N(DP)) >= 0)
+        snprintf(sv->attn_dp, sizeof sv->attn_dp, "%s", s);
 }
 
 bool
 engine_serving_key(const char *key)
 {
-    static const char *const K[] = {
-        "admission",          "max_batch",        "max_tokens_per_step",
-        "small_memory",       "max_batch_small",  "max_tokens_per_step_small",
-        "reserve_fraction",   "reserve",          "kv_fraction",
-        "compute_buffers",    "separate_prefill", "async_scheduling",
-        "prefill_graph",      "eager_launch",     "max_prefill_tokens",
-        "tokenize_per_token", "tokenize_serial",  "kv_window_blocks"};
+    static const char *const K[] = {"admission",
+                                    "max_batch",
+                                    "max_tokens_per_step",
+                                    "small_memory",
+                                    "max_batch_small",
+                                    "max_tokens_per_step_small",
+                                    "reserve_fraction",
+                                    "reserve",
+                                    "kv_fraction",
+                                    "compute_buffers",
+                                    "separate_prefill",
+                                    "async_scheduling",
+                                    "prefill_graph",
+                                    "eager_launch",
+                                    "max_prefill_tokens",
+                                    "tokenize_per_token",
+                                    "tokenize_serial",
+                                    "kv_window_blocks",
+                                    "attn_dp"};
     for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
         if (strcmp(key, K[i]) == 0)
             return true;
@@ -504,6 +521,8 @@ engine_serving_format(const struct engine_profile *e, char *buf, size_t n)
         PUT("tokenize_serial: true\n");
     if (sv->kv_window_blocks)
         PUT("kv_window_blocks: true\n");
+    if (sv->attn_dp[0])
+        PUT("attn_dp: %s\n", sv->attn_dp);
 #undef PUT
     return k;
 }

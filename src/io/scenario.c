@@ -523,10 +523,13 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
     long mb = small && sv->max_batch_small > 0 ? sv->max_batch_small : sv->max_batch;
     long mt = small && sv->max_tokens_per_step_small > 0 ? sv->max_tokens_per_step_small
                                                          : sv->max_tokens_per_step;
+    /* limits read per rank under data-parallel attention: the instance's are the ranks' sum */
+    long ranks =
+        strcmp(sv->attn_dp, "per_rank") == 0 && sched->attn_dp_ranks > 1 ? sched->attn_dp_ranks : 1;
     if (mb > 0)
-        sched->max_batch = mb;
+        sched->max_batch = mb * ranks;
     if (mt > 0 && (sched->policy == SIM_CHUNKED || sched->policy == SIM_DISAGGREGATED))
-        sched->max_tokens_per_step = mt;
+        sched->max_tokens_per_step = mt * ranks;
     if (sv->kv_fraction > 0)
         sched->kv_fraction = sv->kv_fraction;
     if (sv->max_prefill_tokens > 0)
@@ -589,6 +592,7 @@ load_scheduler(struct ctx *c, const struct ynode *root)
                         N(POLICIES));
     c->policy_node = ynode_get(sc, "policy");
     sim_sched_defaults(&s->sched, k >= 0 ? (enum sim_policy)k : SIM_CONTINUOUS, s->model);
+    s->sched.attn_dp_ranks = s->attn_dp;
     engine_serving_sched(s->eng, s->hw, &s->sched);
     long v;
     if (long_in(c->y, sc, "scheduler", "max_batch", 1000000, &v))
@@ -803,9 +807,15 @@ cross_checks(struct ctx *c)
         return;
     }
     /* the engine's tuning is applied after loading: its MoE kernels decide here */
-    if (s->eng && s->eng->mmq_id_above > 0 && (s->ep > 1 || s->attn_dp > 1)) {
-        ycheck_error(c->y, c->tp_node, "%s",
-                     s->ep > 1 ? ROOF_EP_MUL_MAT_ID_PROBLEM : ROOF_ATTN_DP_ENGINE_PROBLEM);
+    if (s->eng && s->eng->mmq_id_above > 0 && s->ep > 1) {
+        ycheck_error(c->y, c->tp_node, "%s", ROOF_EP_MUL_MAT_ID_PROBLEM);
+        return;
+    }
+    if (s->eng && s->attn_dp > 1 && strcmp(s->eng->serving.attn_dp, "none") == 0) {
+        ycheck_error(c->y, c->tp_node,
+                     "the engine (%s) has no data-parallel attention (its profile says "
+                     "attn_dp: none)",
+                     s->eng->name);
         return;
     }
     if (s->sched.policy == SIM_DISAGGREGATED) {

@@ -17,6 +17,7 @@ plan_cand_sched(const struct plan_question *q, const struct plan_opts *o, const 
                 struct roof_config *eng, struct sim_sched *sched)
 {
     sim_sched_defaults(sched, c->policy, q->model);
+    sched->attn_dp_ranks = c->attn_dp;
     if (o->serving && q->engine)
         o->serving(c->hw, q->engine, NULL, 0, sched, o->serving_ctx);
     if (c->max_batch > 0)
@@ -28,6 +29,7 @@ plan_cand_sched(const struct plan_question *q, const struct plan_opts *o, const 
          * context) */
         struct sim_sched sd;
         sim_sched_defaults(&sd, c->policy, q->model);
+        sd.attn_dp_ranks = c->attn_dp;
         double ctx = sim_serving_context(sched->max_batch, &q->prompt, &q->output, NULL);
         o->serving(c->hw, q->engine, eng, ctx, &sd, o->serving_ctx);
     }

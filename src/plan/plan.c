@@ -33,32 +33,31 @@ marlin_twin(const struct plan_question *q, int f)
     return false;
 }
 
-/* The engines with data-parallel attention (docs/physics.md#data-parallel-attention): SGLang
- * --enable-dp-attention, vLLM V1's data parallelism, TensorRT-LLM enable_attention_dp; no named
- * engine (the kernel model) is taken as one of them. */
-bool
-plan_engine_has_attn_dp(const char *engine)
+/* Whether the question's engine runs data-parallel attention: its profile's attn_dp is not
+ * none (SGLang --enable-dp-attention, vLLM V1's data parallelism, TensorRT-LLM
+ * enable_attention_dp; the kernel model; docs/physics.md#data-parallel-attention). No engine
+ * (the datasheet roofline) has no engine to refuse it. */
+static bool
+engine_has_attn_dp(const struct plan_question *q, const struct plan_opts *o)
 {
-    static const char *const HAVE[] = {"kernel", "sglang", "vllm", "tensorrt-llm"};
-    if (!engine)
+    struct roof_tuning t;
+    if (!q->engine || !o->tuning || q->n_hw < 1 ||
+        o->tuning(q->hw[0], q->engine, &t, o->tuning_ctx))
         return true;
-    for (size_t i = 0; i < sizeof HAVE / sizeof HAVE[0]; i++)
-        if (strcmp(engine, HAVE[i]) == 0)
-            return true;
-    return false;
+    return !t.no_attn_dp;
 }
 
 /* The data-parallel attention degrees tried at tensor-parallel degree tp (1 = none): the
  * question's that divide tp, or (auto) none and, where tp copies the KV cache (one latent
  * vector for all heads, or fewer KV heads than tp) on an engine that has it, tp. */
 static int
-attn_dp_degrees(const struct plan_question *q, int tp, int *out)
+attn_dp_degrees(const struct plan_question *q, bool has, int tp, int *out)
 {
     int n = 0;
     if (q->attn_dp_auto) {
         const struct mdl_profile *m = q->model;
         out[n++] = 1;
-        if (tp > 1 && plan_engine_has_attn_dp(q->engine) && (mdl_is_mla(m) || m->num_kv_heads < tp))
+        if (tp > 1 && has && (mdl_is_mla(m) || m->num_kv_heads < tp))
             out[n++] = tp;
         return n;
     }
@@ -74,8 +73,9 @@ attn_dp_degrees(const struct plan_question *q, int tp, int *out)
 }
 
 static int
-enumerate(const struct plan_question *q, struct plan_cand **out)
+enumerate(const struct plan_question *q, const struct plan_opts *o, struct plan_cand **out)
 {
+    bool has_dp = engine_has_attn_dp(q, o);
     int cap = 256, n = 0;
     struct plan_cand *v = malloc((size_t)cap * sizeof *v);
     if (!v)
@@ -88,7 +88,7 @@ enumerate(const struct plan_question *q, struct plan_cand **out)
                 continue;
             for (int t = 0; t < q->n_tp; t++) {
                 int dps[PLAN_MAX_LIST + 1];
-                int n_dp = attn_dp_degrees(q, q->tp[t], dps);
+                int n_dp = attn_dp_degrees(q, has_dp, q->tp[t], dps);
                 for (int d = 0; d < n_dp; d++)
                     for (int p = 0; p < q->n_pp; p++)
                         for (int s = 0; s < q->n_policies; s++)
@@ -378,7 +378,7 @@ evaluate(const struct plan_question *q, const struct plan_opts *o, struct plan_r
     memset(out, 0, sizeof *out);
     out->chosen = -1;
     struct plan_cand *cands;
-    int n = enumerate(q, &cands);
+    int n = enumerate(q, o, &cands);
     if (n < 0) {
         err_add(errs, q->path, 0, 0, ERR_ERROR, "out of memory");
         return -1;

@@ -36,9 +36,6 @@ struct plan_eval {
     char planned_err[PLAN_TEXT];
 };
 
-/* Whether an engine (a profile name; NULL = the kernel model) runs data-parallel attention. */
-bool plan_engine_has_attn_dp(const char *engine);
-
 /* ---- config.c: the one adapter to the simulator (re-point here when sim.h changes) ---- */
 
 /* The scheduler one instance of `c` runs: the simulator's defaults for its policy, the engine

@@ -268,6 +268,11 @@ struct lhist {
 
 struct sim {
     const struct sim_config *cfg;
+    /* the most prompt tokens one request takes in a step: the step's budget, or under
+     * data-parallel attention one rank's share of it (a prompt is one rank's; SGLang divides
+     * --chunked-prefill-size by dp, vLLM and TensorRT-LLM give each rank its own budget) */
+    long chunk_cap;
+    int ranks; /* data-parallel attention ranks (1 = none) */
     struct err_list *errs;
     struct sim_cost *cost;
     struct sim_cost *decode_cost; /* config decode_engine's; NULL = cost */
@@ -788,6 +793,14 @@ plan_decodes(struct sim *s, struct inst *in, long *budget)
     }
 }
 
+/* The prompt tokens `r` may take from `budget` in a chunked step. */
+static long
+chunk_want(const struct sim *s, const struct rt *r, long budget)
+{
+    long rest = r->need - r->prefilled, cap = budget < s->chunk_cap ? budget : s->chunk_cap;
+    return rest < cap ? rest : cap;
+}
+
 /* The largest chunk <= want whose blocks fit, allocated. */
 static long
 fit_chunk(struct sim *s, struct inst *in, struct rt *r, long want)
@@ -891,9 +904,7 @@ v1_pass(struct sim *s, struct inst *in, bool whole, bool prompts_only)
         struct rt *r = &s->rt[id];
         if (r->step_new > 0 || (prompts_only && r->prefilled >= r->need))
             continue;
-        long want = r->prefilled < r->need
-                        ? (r->need - r->prefilled < budget ? r->need - r->prefilled : budget)
-                        : 1;
+        long want = r->prefilled < r->need ? chunk_want(s, r, budget) : 1;
         bool self = false;
         while (!grow(s, in, r, r->kv + want)) {
             self = in->n_run - 1 == i;
@@ -919,7 +930,8 @@ v1_pass(struct sim *s, struct inst *in, bool whole, bool prompts_only)
          * recomputed prompt + output may exceed a budget its prompt met) */
         bool fits_budget =
             !whole || rest <= budget || (in->n_step == 0 && budget == sc->max_tokens_per_step);
-        long want = whole || rest < budget ? rest : budget;
+        long cap = budget < s->chunk_cap ? budget : s->chunk_cap;
+        long want = whole || rest < cap ? rest : cap;
         /* the hits are free blocks too: taking them removes them from the queue */
         if (!fits_budget || nblocks(s, r->need) > in->free_blocks)
             break;
@@ -1067,7 +1079,9 @@ sg_decode_blocks(const struct sim *s, const struct inst *in, long *decoding)
  * batch shrinks, update_running_batch). A prompt that is not below what is left of the batch's
  * input tokens (--max-prefill-tokens, sched.max_prefill_tokens) waits unless it is the batch's
  * first; one larger than what is left of the step's budget (--chunked-prefill-size) is cut to it
- * and ends the batch (chunked prefill).
+ * and ends the batch (chunked prefill). Under data-parallel attention each rank forms its own
+ * batch: a prompt is cut at a rank's share of the budget, the input limit is each rank's, and
+ * the batch ends at the ranks' count of cut or first prompts.
  * The decode: when the pool cannot take a token for every running request, requests are
  * retracted (sg_retract) until it can, and the ratio is re-estimated; else it decays. */
 static void
@@ -1075,7 +1089,9 @@ plan_sglang(struct sim *s, struct inst *in)
 {
     const struct sim_sched *sc = &s->cfg->sched;
     long budget = sc->max_tokens_per_step;
-    long input = sc->max_prefill_tokens > 0 ? sc->max_prefill_tokens : budget;
+    /* --max-prefill-tokens is each rank's (its own PrefillAdder) */
+    long input = sc->max_prefill_tokens > 0 ? sc->max_prefill_tokens * s->ranks : budget;
+    int cut = 0; /* prompts cut in this batch: one a rank (each rank's chunked request) */
     bool chunk = false;
     for (long i = 0; i < in->n_run; i++)
         chunk |= s->rt[in->run[i]].prefilled < s->rt[in->run[i]].need;
@@ -1099,10 +1115,11 @@ plan_sglang(struct sim *s, struct inst *in)
             struct rt *r = &s->rt[id];
             if (r->prefilled >= r->need)
                 continue;
-            long want = r->need - r->prefilled < budget ? r->need - r->prefilled : budget;
+            long want = chunk_want(s, r, budget);
             if (!grow(s, in, r, r->kv + want))
                 break;
             step_add(in, r, id, want);
+            cut += r->prefilled + want < r->need;
             budget -= want;
             input -= want;
             offset += (double)want + (r->prefilled + want == r->need ? sg_remaining(s, id) : 0);
@@ -1123,9 +1140,12 @@ plan_sglang(struct sim *s, struct inst *in)
                 in->sg_full = decoding;
                 break;
             }
-            if (rest >= input && in->n_step > 0)
+            /* each rank's first prompt is taken whatever its size (a batch a rank) */
+            if (rest >= input && in->n_step >= s->ranks)
                 break;
-            long want = rest < budget ? rest : budget;
+            if (cut >= s->ranks)
+                break;
+            long want = chunk_want(s, r, budget);
             if (!grow(s, in, r, r->kv + want))
                 break;
             lq_pop_front(&in->waiting);
@@ -1134,7 +1154,7 @@ plan_sglang(struct sim *s, struct inst *in)
             budget -= want;
             input -= want;
             offset += (double)want + (want == rest ? sg_remaining(s, id) : 0);
-            if (want < rest)
+            if (want < rest && ++cut >= s->ranks)
                 break;
         }
         if (in->n_step > 0)
@@ -1228,8 +1248,7 @@ plan_chunked(struct sim *s, struct inst *in)
         struct rt *r = &s->rt[id];
         if (r->prefilled >= r->need || r->step_new > 0)
             continue;
-        long c =
-            fit_chunk(s, in, r, r->need - r->prefilled < budget ? r->need - r->prefilled : budget);
+        long c = fit_chunk(s, in, r, chunk_want(s, r, budget));
         if (c <= 0)
             break;
         step_add(in, r, id, c);
@@ -1240,7 +1259,7 @@ plan_chunked(struct sim *s, struct inst *in)
     while (budget > 0 && in->waiting.n > 0 && seats(in) < sc->max_batch) {
         long id = lq_front(&in->waiting);
         struct rt *r = &s->rt[id];
-        long want = r->need - r->prefilled < budget ? r->need - r->prefilled : budget;
+        long want = chunk_want(s, r, budget);
         if (unseen(s, in, id))
             break;
         if (!admissible(s, in, id))
@@ -2172,6 +2191,8 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
         fail(s, "disaggregated serving needs at least one prefill and one decode instance");
         return -1;
     }
+    s->ranks = cfg->engine.attn_dp > 1 ? cfg->engine.attn_dp : 1;
+    s->chunk_cap = sc->max_tokens_per_step / s->ranks > 0 ? sc->max_tokens_per_step / s->ranks : 1;
     s->cost = sim_cost_new(&cfg->engine);
     if (!s->cost) {
         fail(s, roof_config_problem(&cfg->engine) ? roof_config_problem(&cfg->engine)

@@ -121,6 +121,11 @@ struct sim_sched {
      * one group, and a sliding-window group frees the blocks whose tokens have all left the
      * window (vllm and greedy admission; sglang admission keeps one block for every layer) */
     bool kv_window_blocks;
+    /* data-parallel attention ranks that an engine profile's defaults are read for
+     * (engine_serving_sched): a profile whose limits are each rank's (attn_dp: per_rank) gives
+     * max_batch and max_tokens_per_step times this; 0 or 1 = one rank. Both stay the instance's
+     * totals here; the simulator takes its ranks from its engine (roof_config.attn_dp) */
+    int attn_dp_ranks;
 };
 
 /* Service-level objectives: 0 = no bound. A request meets them when its TTFT, its mean time

@@ -220,6 +220,12 @@ EOS
 run sim-attn-dp-header 0 -- "$ROOFLINE" simulate --scenario "$T/adp.yaml"
 expect_out sim-attn-dp-header-text "deepseek-v3 on 8 x h200 (tp 8, attention dp 8, pp 1: 1 instance)"
 expect_out sim-attn-dp-blocks "KV blocks of 16 tokens (530064 per instance)"
+# a prompt is one rank's: SGLang's limits are the instance's, divided among the ranks
+expect_out sim-attn-dp-rank-share "8192 tokens per step (a rank's share: 512 sequences, 1024 prompt tokens)"
+# vLLM's are each rank's (its profile's attn_dp: per_rank): 8 engine cores of 1024 and 8192
+sed 's/^engine: sglang$/engine: vllm/' "$T/adp.yaml" >"$T/adp-vllm.yaml"
+run sim-attn-dp-vllm 0 -- "$ROOFLINE" simulate --scenario "$T/adp-vllm.yaml"
+expect_out sim-attn-dp-vllm-per-rank "max batch 8192, 65536 tokens per step (a rank's share: 1024 sequences, 8192 prompt tokens)"
 run sim-attn-dp 0 -- "$ROOFLINE" simulate --scenario "$T/adp.yaml" -o csv
 cp "$T/out" "$T/adp.csv"
 sed 's/, attn_dp: 8}$/}/' "$T/adp.yaml" >"$T/adp-off.yaml"

@@ -466,6 +466,61 @@ TEST(engine_profile_kv_window_blocks)
                       yes, 1, "sglang");
 }
 
+/* attn_dp (docs/physics.md#data-parallel-attention): none, total or per_rank; an engine with
+ * none refuses data-parallel attention through its tuning; per-rank limits are the instance's
+ * times the ranks (engine_serving_sched: vLLM 1024 sequences and 8192 tokens a rank, 8192 and
+ * 65536 for 8 ranks), totals are not (SGLang 4096 and 8192 at any ranks); the shipped profiles
+ * say which */
+TEST(engine_profile_attn_dp)
+{
+    static const struct {
+        const char *name, *mode;
+    } SHIPPED[] = {{"vllm", "per_rank"}, {"tensorrt-llm", "per_rank"}, {"sglang", "total"},
+                   {"kernel", "total"},  {"llama.cpp", "none"},        {"deepspeed", "none"},
+                   {"tgi", "none"},      {"vllm-v0", "none"},          {"optimum-habana", "none"}};
+    for (size_t i = 0; i < sizeof SHIPPED / sizeof SHIPPED[0]; i++) {
+        struct engine_profile *e = engine_shipped(SHIPPED[i].name);
+        if (!e)
+            continue;
+        CHECK(strcmp(e->serving.attn_dp, SHIPPED[i].mode) == 0);
+        struct hw_profile hw;
+        struct dev_params dev;
+        struct roof_tuning t;
+        memset(&hw, 0, sizeof hw);
+        memset(&dev, 0, sizeof dev);
+        calib_tuning(&hw, &dev, e, &t);
+        CHECK(t.no_attn_dp == (strcmp(SHIPPED[i].mode, "none") == 0));
+        engine_profile_free(e);
+    }
+    struct engine_profile *v = engine_shipped("vllm"), *g = engine_shipped("sglang");
+    if (v && g) {
+        struct sim_sched s;
+        for (int ranks = 0; ranks <= 8; ranks += 8) {
+            sim_sched_defaults(&s, SIM_CHUNKED, NULL);
+            s.attn_dp_ranks = ranks;
+            engine_serving_sched(v, NULL, &s);
+            CHECK(s.max_batch == (ranks ? 8192 : 1024));
+            CHECK(s.max_tokens_per_step == (ranks ? 65536 : 8192));
+            sim_sched_defaults(&s, SIM_CHUNKED, NULL);
+            s.attn_dp_ranks = ranks;
+            engine_serving_sched(g, NULL, &s);
+            CHECK(s.max_batch == 4096);
+            CHECK(s.max_tokens_per_step == 8192);
+        }
+    }
+    engine_profile_free(v);
+    engine_profile_free(g);
+    char path[] = "/tmp/roofline_eng_XXXXXX";
+    engine_tmp(path);
+    static const struct refusal BAD[] = {
+        {"name: x\nattn_dp: per_ranks\nsources: {attn_dp: a}\n",
+         ":2:10: error: 'attn_dp' is 'per_ranks' (did you mean 'per_rank'?)"},
+        {"name: x\nattn_dp: 8\nsources: {attn_dp: a}\n", ":2:10: error: 'attn_dp'"},
+    };
+    check_engine_refusals(path, BAD, sizeof BAD / sizeof BAD[0]);
+    unlink(path);
+}
+
 /* prefill_graph and eager_launch (docs/simulate.md#eager-prefill): a known mode, an eager mode
  * needs its host cost per launch and that cost an eager mode, the cost in the overhead range
  * with its source; the shipped SGLang profile runs its prefill eager at 65.3 us a launch */

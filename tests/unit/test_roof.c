@@ -1577,7 +1577,7 @@ TEST(roof_attn_dp_by_hand)
     t = roof_attn_dp_links_s(&d4, 3, &bytes);
     CHECK_NEAR(bytes, 4 * 3 * 7168 * 2.0, 1e-12);
     CHECK(t > 2.0 * 7 / 8 * bytes / bw + 14 * lat);
-    /* refused: a degree that does not divide tp, a pipeline split, llama.cpp */
+    /* refused: a degree that does not divide tp, a pipeline split, an engine without it */
     dp.attn_dp = 3;
     CHECK(roof_config_problem(&dp) != NULL);
     dp.attn_dp = 8;
@@ -1586,7 +1586,8 @@ TEST(roof_attn_dp_by_hand)
     CHECK(roof_config_problem(&dp) != NULL);
     dp.pp = 1;
     dp.gpus = 8;
-    dp.tuning.mmq_id_above = 8;
+    CHECK(roof_config_problem(&dp) == NULL);
+    dp.tuning.no_attn_dp = true; /* its profile's attn_dp: none (llama.cpp) */
     CHECK(roof_config_problem(&dp) != NULL);
     hw_free(hw);
     mdl_free(m);

@@ -2087,3 +2087,36 @@ TEST(sim_kv_window_blocks_analytic)
     hw_free(h200);
     mdl_free(oss);
 }
+
+/* Data-parallel attention (docs/simulate.md#engines, attn_dp): a prompt is one rank's, so it
+ * takes at most one rank's share of the step's budget a step (SGLang divides
+ * --chunked-prefill-size by dp; vLLM and TensorRT-LLM give each rank its own). Llama-3-8B at
+ * tp 4, a budget of 2048: a 4000-token prompt and 2 output tokens take ceil(4000 / 2048) = 2
+ * prompt steps and one decode without it, ceil(4000 / 512) = 8 and one over 4 ranks, under
+ * each chunking scheduler. Two such prompts arriving together share SGLang's prefill batches
+ * over the ranks (one cut prompt a rank): 8 steps for both, then one decode step. */
+TEST(sim_attn_dp_chunk_per_rank)
+{
+    static const enum sim_admission ADM[] = {SIM_ADMIT_VLLM, SIM_ADMIT_SGLANG, SIM_ADMIT_NO_EVICT};
+    for (size_t a = 0; a < sizeof ADM / sizeof ADM[0]; a++)
+        for (int dp = 1; dp <= 4; dp += 3)
+            for (int n = 1; n <= 2; n++) {
+                struct sim_config c;
+                base_config(&c, SIM_CHUNKED);
+                c.engine.tp = 4;
+                c.engine.attn_dp = dp;
+                c.sched.admission = ADM[a];
+                c.sched.max_tokens_per_step = 2048;
+                struct sim_trace_row rows[] = {{0.0, 4000, 2}, {0.0, 4000, 2}};
+                struct sim_trace tr = {rows, n};
+                use_trace(&c, &tr);
+                struct sim_result r;
+                CHECK(sim_run(&c, &r, NULL) == 0);
+                CHECK(r.completed == n);
+                if (n == 1)
+                    CHECK(r.steps == (dp == 1 ? 3 : 9));
+                else if (ADM[a] == SIM_ADMIT_SGLANG && dp == 4)
+                    CHECK(r.steps == 9);
+                sim_result_release(&r);
+            }
+}
