@@ -344,6 +344,13 @@ meas_load(const char *path, struct err_list *errs)
     return ydoc_load(&MEASUREMENTS, path, NULL, errs);
 }
 
+/* The serving keys of an engine profile (load_serving, engine_serving_key) */
+#define SERVING_KEYS                                                                               \
+    "admission", "max_batch", "max_tokens_per_step", "small_memory", "max_batch_small",            \
+        "max_tokens_per_step_small", "max_prefill_tokens", "reserve_fraction", "reserve",          \
+        "kv_fraction", "compute_buffers", "separate_prefill", "async_scheduling", "prefill_graph", \
+        "eager_launch", "tokenize_per_token", "tokenize_serial", "kv_window_blocks", "attn_dp"
+
 static const char *const ENGINE_KEYS[] = {"name",
                                           "kernel_overhead",
                                           "step_overhead",
@@ -378,25 +385,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "kv_bucket",
                                           "metal",
                                           "fp16_accumulate",
-                                          "admission",
-                                          "max_batch",
-                                          "max_tokens_per_step",
-                                          "small_memory",
-                                          "max_batch_small",
-                                          "max_tokens_per_step_small",
-                                          "max_prefill_tokens",
-                                          "reserve_fraction",
-                                          "reserve",
-                                          "kv_fraction",
-                                          "compute_buffers",
-                                          "separate_prefill",
-                                          "async_scheduling",
-                                          "prefill_graph",
-                                          "eager_launch",
-                                          "tokenize_per_token",
-                                          "tokenize_serial",
-                                          "kv_window_blocks",
-                                          "attn_dp",
+                                          SERVING_KEYS,
                                           "like",
                                           "notes",
                                           "sources",
@@ -448,25 +437,7 @@ load_serving(struct ycheck *y, const struct ynode *root, struct engine_serving *
 bool
 engine_serving_key(const char *key)
 {
-    static const char *const K[] = {"admission",
-                                    "max_batch",
-                                    "max_tokens_per_step",
-                                    "small_memory",
-                                    "max_batch_small",
-                                    "max_tokens_per_step_small",
-                                    "reserve_fraction",
-                                    "reserve",
-                                    "kv_fraction",
-                                    "compute_buffers",
-                                    "separate_prefill",
-                                    "async_scheduling",
-                                    "prefill_graph",
-                                    "eager_launch",
-                                    "max_prefill_tokens",
-                                    "tokenize_per_token",
-                                    "tokenize_serial",
-                                    "kv_window_blocks",
-                                    "attn_dp"};
+    static const char *const K[] = {SERVING_KEYS};
     for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
         if (strcmp(key, K[i]) == 0)
             return true;
