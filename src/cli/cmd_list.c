@@ -80,6 +80,7 @@ static const struct out_field ENGINE_FIELDS[] = {
     {"max_batch", "max batch", OUT_SHOW_NUM, 0, false},
     {"reserve_fraction", "reserve", OUT_SHOW_PCT, 0, false},
     {"token_overhead_s", "per token", OUT_SHOW_TIME, 0, false},
+    {"attn_dp", "attn dp", OUT_SHOW_TEXT, 0, false},
 };
 #define N_ENGINE_FIELDS (int)(sizeof ENGINE_FIELDS / sizeof ENGINE_FIELDS[0])
 
@@ -127,7 +128,8 @@ list_engines(enum out_fmt fmt)
                 {sv->admission[0] ? sv->admission : "", 0},
                 {NULL, sv->max_batch > 0 ? (double)sv->max_batch : NAN},
                 {NULL, sv->reserve_fraction >= 0 ? sv->reserve_fraction : NAN},
-                {NULL, ep->token_overhead_s > 0 ? ep->token_overhead_s : NAN}};
+                {NULL, ep->token_overhead_s > 0 ? ep->token_overhead_s : NAN},
+                {sv->attn_dp[0] ? sv->attn_dp : "total", 0}};
             out_table_row(t, v);
             engine_profile_free(ep);
         }

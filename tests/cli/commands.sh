@@ -70,6 +70,8 @@ expect_out list-engines-default "kernel          yes"
 expect_out list-engines-sglang "sglang "
 expect_out list-engines-tgi "tgi "
 expect_out list-engines-v0-token "10%     100 us"
+# how each engine reads its limits under data-parallel attention (its profile's attn_dp)
+expect_out list-engines-attn-dp "1024      10%          -  per_rank"
 expect_out list-engines-datasheet "--engine datasheet is the pure roofline"
 run list-engines-csv 0 -- "$ROOFLINE" list engines -o csv
 expect_out list-engines-csv-header "id,default,kernel_overhead_s,step_overhead_s,memory_efficiency,compute_efficiency,admission,max_batch,reserve_fraction,token_overhead_s"
