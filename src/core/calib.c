@@ -89,6 +89,7 @@ calib_tuning(const struct hw_profile *hw, const struct dev_params *dev,
     out->mmq_tile_step = eng ? eng->mmq_tile_step : 0.0;
     out->no_flash_attention = eng ? eng->no_flash_attention : false;
     out->no_attn_dp = eng && strcmp(eng->serving.attn_dp, "none") == 0;
+    out->attn_dp_dense_rank = eng && eng->attn_dp_dense_rank;
     out->score_bytes = eng ? eng->score_bytes : 0.0;
     /* the KQ mask of ggml-cuda's fused kernel; ggml-metal loads none for all-zero blocks */
     bool apple = hw->vendor && strcmp(hw->vendor, "apple") == 0;

@@ -70,7 +70,11 @@ struct engine_profile {
     double mmq_tile_tokens, mmq_tile_rows, mmq_above;
     /* MUL_MAT_ID on MMQ: the tokens up to which MMVQ with ids runs, and MMQ's column-tile step */
     double mmq_id_above, mmq_tile_step;
-    bool no_flash_attention;           /* attention unfused by default (flash_attention: false) */
+    bool no_flash_attention; /* attention unfused by default (flash_attention: false) */
+    /* under data-parallel attention the dense MLP, shared experts and LM head stay on each rank,
+     * on its own rows (attn_dp_dense: rank; vLLM, TensorRT-LLM), not split over all tp on every
+     * rank's rows (split; SGLang) */
+    bool attn_dp_dense_rank;
     double score_bytes;                /* unfused: bytes per score element, all three kernels */
     double fa_mask_bytes;              /* fused prefill (CUDA): KQ-mask bytes per element, 0 off */
     double pipeline_copies;            /* layer split: micro-batches in flight (0 = no pipeline) */

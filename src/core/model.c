@@ -105,6 +105,8 @@ mdl_param_count(const struct mdl_profile *m, struct mdl_params *out)
         dense_mlp += 2.0 * (double)m->intermediate_size + h;
     long moe_i = m->moe_intermediate_size > 0 ? m->moe_intermediate_size : m->intermediate_size;
     double expert = 3.0 * h * (double)moe_i;
+    double shared =
+        m->shared_intermediate_size > 0 ? 3.0 * h * (double)m->shared_intermediate_size : expert;
     p.per_expert = expert;
     double norms_per_layer = (m->extra_norms ? 4.0 : 2.0) * h;
     double active_mlp = 0.0;
@@ -115,11 +117,11 @@ mdl_param_count(const struct mdl_profile *m, struct mdl_params *out)
         if (mdl_layer_is_moe(m, l)) {
             double E = (double)m->n_experts;
             p.mlp_experts += E * expert;
-            p.mlp_shared += (double)m->n_shared_experts * expert;
+            p.mlp_shared += (double)m->n_shared_experts * shared;
             /* router weight (E x h); DeepSeek-V3 adds a per-expert score bias (E) */
             p.router += E * h + (m->kv_lora_rank > 0 ? E : 0.0);
             active_mlp += (double)m->experts_per_token * expert +
-                          (double)m->n_shared_experts * expert + E * h;
+                          (double)m->n_shared_experts * shared + E * h;
         } else {
             p.mlp_dense += dense_mlp;
             active_mlp += dense_mlp;

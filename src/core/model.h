@@ -29,6 +29,9 @@ struct mdl_profile {
     bool sliding_every_other;
     /* mixture of experts: n_experts = 0 for a dense model */
     long n_experts, experts_per_token, n_shared_experts, moe_intermediate_size;
+    /* a device's shard of a shared expert's width where it differs from its routed experts'
+     * (shard_view: data-parallel attention with the dense parts on each rank); 0 = the same */
+    long shared_intermediate_size;
     long first_k_dense, moe_layer_freq;
     /* multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank > 0 enables it */
     long q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;

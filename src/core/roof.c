@@ -1147,6 +1147,9 @@ fused_decode_attention(struct acc_ctx *c, const struct batch_agg *b, double toke
 static void
 add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
 {
+    /* with the dense parts on each rank (roof_attn_dp_dense_rank) the dense MLP and the shared
+     * experts run on the rank's rows too; only the routed experts take every rank's */
+    bool rank_dense = roof_attn_dp_dense_rank(c->cfg);
     const struct roof_config *cfg = c->cfg;
     const struct mdl_profile *m = cfg->model;
     bool prefill = cfg->phase == ROOF_PREFILL;
@@ -1323,12 +1326,16 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
     add_vector(c, ROOF_OP_MLP_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
     double Tr = T; /* this rank's rows, for the residual add after the MLP */
     T = b->tokens;
+    double Ts = rank_dense ? Tr : T; /* the dense MLP's and shared experts' rows */
 
     if (moe) {
         double E = (double)m->n_experts, k = (double)m->experts_per_token;
         double I = (double)(m->moe_intermediate_size > 0 ? m->moe_intermediate_size
                                                          : m->intermediate_size);
         double S = (double)m->n_shared_experts;
+        /* a shared expert's width on this device (its own split with the dense parts on each
+         * rank, shard_view) */
+        double Is = m->shared_intermediate_size > 0 ? (double)m->shared_intermediate_size : I;
         const struct roof_tuning *tu = &cfg->tuning;
         /* routed rows: T*k through experts; the engine's MUL_MAT_ID kernel sets how many
          * expert matrices are read (docs/physics.md#moe-kernels) */
@@ -1385,7 +1392,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         if (!marlin && !metal && (wx == DT_FP16 || wx == DT_BF16 || wx == DT_FP8)) {
             bool q8 = dtype_gemm_compute(wx, cfg->act) == DT_FP8;
             double fx = roof_fused_moe_extra(tu, q8, sum_kernel);
-            double q = q8 ? T * h + kp * Ir + T * S * I : 0.0;
+            double q = q8 ? T * h + kp * Ir + Ts * S * Is : 0.0;
             if (fx > 0)
                 add_op(c, ROOF_OP_ROUTER,
                        &(struct op_cost){.compute = DT_FP32,
@@ -1420,20 +1427,20 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         } else {
             /* Metal: the shared experts are plain mul_mat nodes of T columns (roof_metal_choose);
              * elsewhere each is read once */
-            struct roof_metal_choice sc = {ROOF_METAL_NONE, T, 0, T, 1.0, 1.0};
+            struct roof_metal_choice sc = {ROOF_METAL_NONE, Ts, 0, Ts, 1.0, 1.0};
             if (metal && S > 0)
-                roof_metal_choose(&tu->metal, ws, T, &sc);
+                roof_metal_choose(&tu->metal, ws, Ts, &sc);
             /* the engine's MXFP4 experts are stored padded (roof_moe_dims) */
             double hp = h, Ip = Ir;
             if (!metal)
                 roof_moe_dims(cfg, h, Ir, &hp, &Ip);
-            double wroute = hp * Ip, wshared = S * h * I;
+            double wroute = hp * Ip, wshared = S * h * Is;
             /* under expert parallelism the busiest group's touched experts, each read whole
              * (for this device's tp / ep share) */
             double reads = ep > 1 ? roof_ep_touched_max(E, k, T, ep) : mc.expert_reads;
             double passes = ep > 1 ? reads : mc.dequant_passes;
             /* this device's routed and shared rows and their intermediate elements */
-            double rows_dev = kp + T * S, inter = kp * Ir + T * S * I;
+            double rows_dev = kp + Ts * S, inter = kp * Ir + Ts * S * Is;
             double wbytes =
                 reads * wroute * dtype_bytes(we) + sc.weight_reads * wshared * dtype_bytes(ws);
             enum dtype gc = dtype_gemm_compute(we, cfg->act);
@@ -1460,7 +1467,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
              * peak, after the weights' stream (docs/physics.md#moe-kernels) */
             struct op_cost expert = {.matmul = true,
                                      .compute = gc,
-                                     .flops = 2.0 * (routed_paid * hp * Ip + shared_paid * h * I),
+                                     .flops = 2.0 * (routed_paid * hp * Ip + shared_paid * h * Is),
                                      .weight_bytes = wbytes,
                                      .act_in_bytes = rows_dev * h * a,
                                      .act_out_bytes = inter * a,
@@ -1492,6 +1499,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         }
     } else {
         double I = (double)m->intermediate_size;
+        T = Ts;
         add_gemm(c, ROOF_OP_MLP_GATE, wfmt(cfg, DT_PART_OTHER), T, I, h, h * I);
         add_gemm(c, ROOF_OP_MLP_UP, wfmt(cfg, DT_PART_OTHER), T, I, h, h * I);
         /* act(gate) * up: about 5 FLOP per element (SiLU: exp, add, divide, multiply; gate) */
@@ -1539,7 +1547,13 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     double per_row =
         (2.0 * h + (double)mdl_q_dim(m) + mdl_kv_elems_per_token_layer(m) + 2.0 * I) * a;
     double act = rows * per_row + B * (double)m->vocab_size * 4.0;
-    if (cfg->attn_dp > 1) { /* the MLP's gate and up and the logits take every rank's rows */
+    if (roof_attn_dp_dense_rank(cfg)) {
+        /* the routed experts' gate and up alone take every rank's rows */
+        double all = cfg->phase == ROOF_PREFILL ? cfg->batch * cfg->prompt : cfg->batch;
+        if (m->n_experts > 0 && m->moe_intermediate_size > 0)
+            act += (all - rows) * 2.0 * (double)m->moe_intermediate_size *
+                   (double)m->experts_per_token * a;
+    } else if (cfg->attn_dp > 1) { /* the MLP's gate and up and the logits take every rank's */
         double all = cfg->phase == ROOF_PREFILL ? cfg->batch * cfg->prompt : cfg->batch;
         act += (all - rows) * 2.0 * I * a + (cfg->batch - B) * (double)m->vocab_size * 4.0;
     }
@@ -1718,7 +1732,11 @@ logits_after_graph(struct acc_ctx *c, double R, double V)
     double k = cfg->tuning.sampler_kernels;
     if (!(k > 0) || !want(c, ROOF_OP_LM_HEAD))
         return;
+    /* the devices the LM head is split over: all tp, or a rank's with the dense parts on each
+     * rank (roof_attn_dp_dense_rank) */
     int tp = cfg->tp > 1 ? cfg->tp : 1;
+    if (roof_attn_dp_dense_rank(cfg))
+        tp /= cfg->attn_dp;
     double e = roof_hidden_bytes(cfg->act), Vf = V * tp;
     if (tp > 1) {
         double bw =
@@ -1788,7 +1806,9 @@ step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
     }
     double h = (double)m->hidden_size, V = (double)m->vocab_size;
     double a = dtype_bytes(cfg->act);
-    double T = b.tokens, R = b.logits_rows;
+    /* the logits: each rank's own with the dense parts on each rank, else every rank's */
+    double T = b.tokens,
+           R = c.attn && roof_attn_dp_dense_rank(cfg) ? c.attn->logits_rows : b.logits_rows;
 
     /* embedding: a gather of T rows of the table (no FLOPs); each attention rank its own */
     double Te = c.attn ? c.attn->tokens : T;
@@ -1956,6 +1976,32 @@ roof_attn_dp_links_s(const struct roof_config *cfg, double rank_rows, double *by
 }
 
 double
+roof_attn_dp_dense_links_s(const struct roof_config *cfg, double rank_rows, double *bytes)
+{
+    int tp = cfg->tp > 1 ? cfg->tp : 1, dp = cfg->attn_dp > 1 ? cfg->attn_dp : 1;
+    double e = roof_hidden_bytes(cfg->act) * (double)cfg->model->hidden_size;
+    double bw = hw_link_bytes_per_s_per_direction(cfg->hw), lat = roof_link_latency_s(cfg);
+    *bytes = rank_rows * e;
+    /* a rank of one device exchanges nothing; of several, it sums the attention's output and
+     * the MLP's among them */
+    return tp / dp > 1
+               ? 2.0 * roof_allreduce_engine_s(cfg->hw, &cfg->tuning, *bytes, tp / dp, bw, lat)
+               : 0.0;
+}
+
+long
+roof_attn_dp_dense_layers(const struct roof_config *cfg)
+{
+    const struct mdl_profile *m = cfg->model;
+    if (!roof_attn_dp_dense_rank(cfg))
+        return 0;
+    long n = 0;
+    for (long l = 0; l < m->num_layers; l++)
+        n += !mdl_layer_is_moe(m, l);
+    return n;
+}
+
+double
 roof_attn_busiest_rows(const struct roof_config *cfg, const struct roof_seq *seqs, int n)
 {
     if (!(cfg->attn_dp > 1)) {
@@ -2074,6 +2120,12 @@ roof_parallel_extras(const struct roof_config *cfg, bool upper, char *buf, size_
 
 /* One device's share of the model: heads, KV heads (replicated when fewer than tp), MLP
  * columns, vocabulary split tp ways (Megatron-LM, Shoeybi et al. 2019); layers split pp ways. */
+bool
+roof_attn_dp_dense_rank(const struct roof_config *cfg)
+{
+    return cfg->attn_dp > 1 && cfg->tuning.attn_dp_dense_rank;
+}
+
 static void
 shard_view(const struct roof_config *cfg, struct mdl_profile *shard, struct roof_config *out)
 {
@@ -2081,15 +2133,24 @@ shard_view(const struct roof_config *cfg, struct mdl_profile *shard, struct roof
     long tp = cfg->tp > 1 ? cfg->tp : 1, pp = cfg->pp > 1 ? cfg->pp : 1;
     *shard = *m;
     *out = *cfg;
-    /* data-parallel attention: the attention's heads split over a rank's tp / attn_dp devices */
+    /* data-parallel attention: the attention's heads split over a rank's tp / attn_dp devices;
+     * with the dense parts on each rank (roof_attn_dp_dense_rank) the dense MLP, the shared
+     * experts and the LM head too, the routed experts over all tp */
     long atp = cfg->attn_dp > 1 && tp % cfg->attn_dp == 0 ? tp / cfg->attn_dp : tp;
     if (tp > 1) {
+        long dtp = roof_attn_dp_dense_rank(cfg) ? atp : tp;
         shard->num_heads = m->num_heads / atp;
         shard->num_kv_heads = m->num_kv_heads >= atp ? m->num_kv_heads / atp : 1;
-        shard->intermediate_size = (m->intermediate_size + tp - 1) / tp;
+        shard->intermediate_size = (m->intermediate_size + dtp - 1) / dtp;
         if (m->moe_intermediate_size > 0)
             shard->moe_intermediate_size = (m->moe_intermediate_size + tp - 1) / tp;
-        shard->vocab_size = (m->vocab_size + tp - 1) / tp;
+        if (dtp != tp && m->n_experts > 0) {
+            long Ie =
+                m->moe_intermediate_size > 0 ? m->moe_intermediate_size : m->intermediate_size;
+            shard->moe_intermediate_size = (Ie + tp - 1) / tp;
+            shard->shared_intermediate_size = (Ie + dtp - 1) / dtp;
+        }
+        shard->vocab_size = (m->vocab_size + dtp - 1) / dtp;
     }
     if (pp > 1)
         shard->num_layers = (m->num_layers + pp - 1) / pp;
@@ -2214,8 +2275,22 @@ roof_pass(const struct roof_config *cfg, const struct roof_config *sc, const str
         double bytes = rows * h * a;
         double t;
         if (cfg->attn_dp > 1) {
-            c.times = (double)sc->model->num_layers;
-            t = roof_attn_dp_links_s(cfg, ceil(q.count / cfg->attn_dp) * q.new_tokens, &bytes);
+            /* with the dense parts on each rank, a dense layer gathers nothing (its rank's own
+             * all-reduces only, roof_attn_dp_dense_links_s) */
+            double rr = ceil(q.count / cfg->attn_dp) * q.new_tokens;
+            long nd = roof_attn_dp_dense_layers(sc);
+            if (nd > 0) {
+                c.times = (double)nd;
+                t = roof_attn_dp_dense_links_s(cfg, rr, &bytes);
+                if (t > 0) {
+                    add_link(&c, ROOF_OP_ALLREDUCE, bytes, t);
+                    out->link_time_s += c.times * t;
+                    out->time_in_link_bound_s += c.times * t;
+                    stage_time += c.times * t;
+                }
+            }
+            c.times = (double)(sc->model->num_layers - nd);
+            t = roof_attn_dp_links_s(cfg, rr, &bytes);
         } else {
             t = roof_allreduce_engine_s(cfg->hw, &cfg->tuning, bytes, tp, bw_link, lat);
         }

@@ -190,11 +190,14 @@ struct roof_tuning {
     /* unfused attention (docs/physics.md#unfused-attention) */
     bool no_flash_attention; /* the engine's default: scores materialised in memory */
     bool no_attn_dp;         /* the engine has no data-parallel attention (its attn_dp: none) */
-    double fa_mask_bytes;    /* fused prefill attention on CUDA: bytes per KQ-mask element,
-                              * read once per head group (docs/physics.md#prefill-attention) */
-    double score_bytes;      /* bytes per score element moved by the three unfused kernels
-                              * (scores, softmax, probabilities x V) together; 0 = 4 passes of
-                              * the activation format */
+    /* under data-parallel attention the dense MLP, shared experts and LM head are each rank's,
+     * on its own rows (engine profile attn_dp_dense: rank) */
+    bool attn_dp_dense_rank;
+    double fa_mask_bytes; /* fused prefill attention on CUDA: bytes per KQ-mask element,
+                           * read once per head group (docs/physics.md#prefill-attention) */
+    double score_bytes;   /* bytes per score element moved by the three unfused kernels
+                           * (scores, softmax, probabilities x V) together; 0 = 4 passes of
+                           * the activation format */
     /* layer split: micro-batches of one prompt in flight on successive devices at once (the
      * pipeline); 0 or 1 = one after another */
     double pipeline_inflight;
@@ -538,6 +541,17 @@ double roof_logits_gather_s(double rows, double vocab_shard, double elem_bytes, 
  * and the reduce-scatter after it, and, where a rank has several devices, the all-reduce of its
  * attention's output among them. Seconds; *bytes = the padded rows' bytes. */
 double roof_attn_dp_links_s(const struct roof_config *cfg, double rank_rows, double *bytes);
+/* Whether the dense MLP, the shared experts and the LM head are each rank's under data-parallel
+ * attention (attn_dp > 1 and the engine's attn_dp_dense: rank; vLLM, TensorRT-LLM): split over
+ * the rank's tp / attn_dp devices and run on its own rows, the routed experts alone over all tp
+ * on every rank's rows (docs/physics.md#data-parallel-attention). */
+bool roof_attn_dp_dense_rank(const struct roof_config *cfg);
+/* The layers of `cfg`'s model (a shard) that gather nothing under data-parallel attention: its
+ * dense-MLP layers when roof_attn_dp_dense_rank, else 0. */
+long roof_attn_dp_dense_layers(const struct roof_config *cfg);
+/* One such layer's collectives: a rank of several devices all-reduces its attention's output
+ * and its MLP's among them (0 for a rank of one device). Seconds; *bytes = one all-reduce's. */
+double roof_attn_dp_dense_links_s(const struct roof_config *cfg, double rank_rows, double *bytes);
 /* The rows of the busiest data-parallel attention rank in a step of these sequences (all of
  * them without data-parallel attention), as roof_step deals them. */
 double roof_attn_busiest_rows(const struct roof_config *cfg, const struct roof_seq *seqs, int n);

@@ -386,6 +386,7 @@ static const char *const ENGINE_KEYS[] = {"name",
                                           "metal",
                                           "fp16_accumulate",
                                           SERVING_KEYS,
+                                          "attn_dp_dense",
                                           "like",
                                           "notes",
                                           "sources",
@@ -856,6 +857,11 @@ fill_engine(struct ycheck *y, const struct ynode *root, void *obj, const void *a
     engine_fraction(y, root, "marlin_moe_vs_peak", "the bf16 datasheet peak",
                     &e->marlin_moe_vs_peak);
     engine_count(y, root, "sampler_kernels", 64, &e->sampler_kernels);
+    /* where the dense MLP, shared experts and LM head run under data-parallel attention
+     * (docs/physics.md#data-parallel-attention) */
+    static const char *const DENSE[] = {"split", "rank"};
+    if (ycheck_str(y, root, "", "attn_dp_dense", false, &s))
+        e->attn_dp_dense_rank = pick(y, root, "attn_dp_dense", s, DENSE, N(DENSE)) == 1;
     load_metal(y, root, &e->metal);
     load_serving(y, root, &e->serving);
     if (ycheck_qty(y, root, "", "eager_launch", UNIT_SECONDS, false, &t) &&

@@ -234,9 +234,12 @@ cost_step(struct sim_cost *c, struct roof_seq *seqs, int n, double *issue)
     }
     double bytes = rows / m * c->hidden * c->act_bytes;
     if (c->tp > 1 && c->cfg.attn_dp > 1) { /* the gather and scatter around the MLP */
-        double padded;
-        stage += (double)c->shard.num_layers *
-                 roof_attn_dp_links_s(&c->cfg, roof_attn_busiest_rows(&c->cfg, seqs, n), &padded);
+        double padded, rr = roof_attn_busiest_rows(&c->cfg, seqs, n);
+        /* a dense layer whose MLP is each rank's gathers nothing */
+        long nd = roof_attn_dp_dense_layers(&c->cfg);
+        stage += (double)(c->shard.num_layers - nd) * roof_attn_dp_links_s(&c->cfg, rr, &padded);
+        if (nd > 0)
+            stage += (double)nd * roof_attn_dp_dense_links_s(&c->cfg, rr, &padded);
     } else if (c->tp > 1) { /* two all-reduces per layer (after attention, after the MLP) */
         stage += 2.0 * (double)c->shard.num_layers *
                  roof_allreduce_engine_s(c->cfg.hw, &c->cfg.tuning, bytes, c->tp,

@@ -467,7 +467,8 @@ TEST(engine_profile_kv_window_blocks)
 }
 
 /* attn_dp (docs/physics.md#data-parallel-attention): none, total or per_rank; an engine with
- * none refuses data-parallel attention through its tuning; per-rank limits are the instance's
+ * none refuses data-parallel attention through its tuning; attn_dp_dense rank (vLLM,
+ * TensorRT-LLM) or split; per-rank limits are the instance's
  * times the ranks (engine_serving_sched: vLLM 1024 sequences and 8192 tokens a rank, 8192 and
  * 65536 for 8 ranks), totals are not (SGLang 4096 and 8192 at any ranks); the shipped profiles
  * say which */
@@ -490,6 +491,8 @@ TEST(engine_profile_attn_dp)
         memset(&dev, 0, sizeof dev);
         calib_tuning(&hw, &dev, e, &t);
         CHECK(t.no_attn_dp == (strcmp(SHIPPED[i].mode, "none") == 0));
+        /* the dense parts each rank's where the limits are (vLLM, TensorRT-LLM) */
+        CHECK(t.attn_dp_dense_rank == (strcmp(SHIPPED[i].mode, "per_rank") == 0));
         engine_profile_free(e);
     }
     struct engine_profile *v = engine_shipped("vllm"), *g = engine_shipped("sglang");
@@ -516,6 +519,8 @@ TEST(engine_profile_attn_dp)
         {"name: x\nattn_dp: per_ranks\nsources: {attn_dp: a}\n",
          ":2:10: error: 'attn_dp' is 'per_ranks' (did you mean 'per_rank'?)"},
         {"name: x\nattn_dp: 8\nsources: {attn_dp: a}\n", ":2:10: error: 'attn_dp'"},
+        {"name: x\nattn_dp_dense: ranks\nsources: {attn_dp_dense: a}\n",
+         ":2:16: error: 'attn_dp_dense' is 'ranks' (did you mean 'rank'?)"},
     };
     check_engine_refusals(path, BAD, sizeof BAD / sizeof BAD[0]);
     unlink(path);

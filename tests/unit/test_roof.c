@@ -1490,6 +1490,71 @@ TEST(roof_expert_parallel_decode)
     mdl_free(l);
 }
 
+/* Data-parallel attention with the dense parts on each rank (engine attn_dp_dense: rank; vLLM,
+ * TensorRT-LLM; docs/physics.md#data-parallel-attention): DeepSeek-V3 fp8 at tp 8, attention dp
+ * 8. Against SGLang's split, a device holds 7/8 more of the 3 dense MLPs (3 x 3 x 7168 x 18432),
+ * the 58 shared experts (58 x 3 x 7168 x 2048) and the LM head (129,280 x 7168), each in its own
+ * format; those run on its own rank's rows (2 of 16), the routed experts on all 16; a dense layer
+ * gathers nothing (58 collectives, not 61) and the logits are the rank's own, unsplit */
+TEST(roof_attn_dp_dense_rank_by_hand)
+{
+    struct hw_profile *hw = test_hw("h200");
+    struct mdl_profile *m = test_model("deepseek-v3");
+    struct roof_config sp, rk;
+    dsv3_fp8_tp8(&sp, hw, m, ROOF_DECODE);
+    sp.kv = DT_FP8;
+    sp.batch = 16;
+    sp.context = 2000;
+    sp.attn_dp = 8;
+    rk = sp;
+    rk.tuning.attn_dp_dense_rank = true;
+    CHECK(!roof_attn_dp_dense_rank(&sp) && roof_attn_dp_dense_rank(&rk));
+    struct roof_memory ms, mr;
+    roof_memory(&sp, &ms);
+    roof_memory(&rk, &mr);
+    double other = dtype_bytes(dtype_part_format(DT_FP8, DT_PART_OTHER));
+    double head = dtype_bytes(dtype_part_format(DT_FP8, DT_PART_HEAD));
+    double more = 7.0 / 8 * (3.0 * 3 * 7168 * 18432 + 58.0 * 3 * 7168 * 2048) * other +
+                  7.0 / 8 * 129280.0 * 7168 * head;
+    CHECK_NEAR(mr.weights_bytes - ms.weights_bytes, more, 1e-12);
+    CHECK_NEAR(mr.kv_bytes, ms.kv_bytes, 1e-12);
+    struct roof_result rs, rr;
+    CHECK(roof_evaluate(&sp, &rs) == 0);
+    CHECK(roof_evaluate(&rk, &rr) == 0);
+    /* the LM head: the rank's 2 rows over the whole vocabulary, not 16 over an eighth of it */
+    CHECK_NEAR(rr.ops[ROOF_OP_LM_HEAD].flops, rs.ops[ROOF_OP_LM_HEAD].flops, 1e-9);
+    CHECK_NEAR(rr.ops[ROOF_OP_LM_HEAD].bytes_weights, 8 * rs.ops[ROOF_OP_LM_HEAD].bytes_weights,
+               1e-12);
+    /* the collectives: the 58 MoE layers' gather and scatter; a rank of one device has no
+     * all-reduce of its own */
+    double bytes;
+    CHECK_NEAR(rr.ops[ROOF_OP_ALLREDUCE].instances, 58, 0);
+    CHECK_NEAR(rr.ops[ROOF_OP_ALLREDUCE].link_time_s, 58 * roof_attn_dp_links_s(&rk, 2, &bytes),
+               1e-12);
+    CHECK_NEAR(roof_attn_dp_dense_links_s(&rk, 2, &bytes), 0, 0);
+    CHECK(roof_attn_dp_dense_layers(&rk) == 3 && roof_attn_dp_dense_layers(&sp) == 0);
+    /* the routed experts the same; the dense MLPs' and shared experts' gates read 8 x */
+    CHECK_NEAR(rr.ops[ROOF_OP_MLP_GATE].bytes_weights - rs.ops[ROOF_OP_MLP_GATE].bytes_weights,
+               7.0 / 8 * (3.0 * 7168 * 18432 + 58.0 * 7168 * 2048) * other, 1e-12);
+    CHECK(rr.time_s > rs.time_s);
+    /* attention dp 4: ranks of 2 devices split the dense parts 2 ways and all-reduce their
+     * attention's and MLP's outputs in each of the 3 dense layers */
+    struct roof_config r4 = rk, s4 = sp;
+    r4.attn_dp = s4.attn_dp = 4;
+    roof_memory(&r4, &mr);
+    roof_memory(&s4, &ms);
+    CHECK_NEAR(mr.weights_bytes - ms.weights_bytes, (1.0 / 2 - 1.0 / 8) / (7.0 / 8) * more, 1e-12);
+    double bw = hw_link_bytes_per_s_per_direction(hw);
+    CHECK_NEAR(roof_attn_dp_dense_links_s(&r4, 4, &bytes),
+               2 * roof_allreduce_engine_s(hw, &r4.tuning, 4 * 7168 * 2.0, 2, bw,
+                                           roof_link_latency_s(&r4)),
+               1e-15);
+    CHECK(roof_evaluate(&r4, &rr) == 0);
+    CHECK_NEAR(rr.ops[ROOF_OP_ALLREDUCE].instances, 61, 0);
+    hw_free(hw);
+    mdl_free(m);
+}
+
 /* Data-parallel attention (docs/physics.md#data-parallel-attention), DeepSeek-V3 fp8 on 8 H200s,
  * attention dp 8: every device holds the whole attention of its own sequences.
  * - weights: q_b (1536 x 128 x 192), kv_b (512 x 128 x 256) and o_proj (128 x 128 x 7168) are
