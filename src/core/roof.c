@@ -2118,14 +2118,14 @@ roof_parallel_extras(const struct roof_config *cfg, bool upper, char *buf, size_
     return roof_parallel_words(cfg->ep, cfg->attn_dp, upper, buf, n);
 }
 
-/* One device's share of the model: heads, KV heads (replicated when fewer than tp), MLP
- * columns, vocabulary split tp ways (Megatron-LM, Shoeybi et al. 2019); layers split pp ways. */
 bool
 roof_attn_dp_dense_rank(const struct roof_config *cfg)
 {
     return cfg->attn_dp > 1 && cfg->tuning.attn_dp_dense_rank;
 }
 
+/* One device's share of the model: heads, KV heads (replicated when fewer than tp), MLP
+ * columns, vocabulary split tp ways (Megatron-LM, Shoeybi et al. 2019); layers split pp ways. */
 static void
 shard_view(const struct roof_config *cfg, struct mdl_profile *shard, struct roof_config *out)
 {
