@@ -689,22 +689,15 @@ cli_engine_opts(const struct cli_args *a, struct roof_config *cfg)
             return CLI_USAGE;
         }
     }
-    const char *problem = cfg->model ? roof_config_problem(cfg) : NULL;
+    char pb[256];
+    const char *problem = cfg->model ? roof_config_problem_named(cfg, eng, pb, sizeof pb) : NULL;
     if (problem) {
         char epw[64] = "";
         int k = epd > 1 ? snprintf(epw, sizeof epw, ", --ep %ld", epd) : 0;
         if (adp > 1)
             snprintf(epw + k, sizeof epw - (size_t)k, ", --attn-dp %ld", adp);
-        /* an engine without data-parallel attention is named */
-        if (eng && cfg->tuning.no_attn_dp && strcmp(problem, ROOF_ATTN_DP_ENGINE_PROBLEM) == 0)
-            fprintf(stderr,
-                    "error: the engine (%s) has no data-parallel attention (its profile says "
-                    "attn_dp: none)",
-                    eng);
-        else
-            fprintf(stderr, "error: %s", problem);
-        fprintf(stderr, " (--tp %ld%s, --pp %ld, %s on %s)\n", tp, epw, pp, cfg->model->id,
-                cfg->hw->id);
+        fprintf(stderr, "error: %s (--tp %ld%s, --pp %ld, %s on %s)\n", problem, tp, epw, pp,
+                cfg->model->id, cfg->hw->id);
         return CLI_USAGE;
     }
     return 0;

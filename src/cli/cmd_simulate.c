@@ -324,9 +324,10 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
            sim_policy_name(cfg->sched.policy), sim_admission_name(cfg->sched.admission),
            cfg->sched.max_batch, cfg->sched.max_tokens_per_step);
     if (cfg->engine.attn_dp > 1) { /* a prompt is one rank's: its share of the budget a step */
-        long dp = cfg->engine.attn_dp, cut = cfg->sched.max_tokens_per_step / dp;
+        int dp = cfg->engine.attn_dp;
         printf(" (a rank's share: %ld sequences, %ld prompt tokens)",
-               (cfg->sched.max_batch + dp - 1) / dp, cut > 0 ? cut : 1);
+               sim_rank_share(cfg->sched.max_batch, dp),
+               sim_rank_share(cfg->sched.max_tokens_per_step, dp));
     }
     printf(", KV blocks of %ld tokens", cfg->sched.block_tokens);
     if (r && r->kv_block_groups > 1)

@@ -35,7 +35,7 @@ describe(const struct plan_question *q, const struct plan_option *op, char *b, s
     char f[48], d[32], rk[40] = "";
     roof_parallel_words(0, op->attn_dp, false, d, sizeof d);
     if (op->attn_dp > 1) /* each data-parallel attention rank's share */
-        snprintf(rk, sizeof rk, ", %ld a rank", (op->max_batch + op->attn_dp - 1) / op->attn_dp);
+        snprintf(rk, sizeof rk, ", %ld a rank", sim_rank_share(op->max_batch, op->attn_dp));
     if (op->policy == SIM_DISAGGREGATED)
         snprintf(b, n, "%d x (%d prefill%s%s + %d decode) %s (tp %d%s, pp %d, %s, disaggregated)",
                  op->instances, op->prefill_instances, op->prefill_hw_id[0] ? " on " : "",

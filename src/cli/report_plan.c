@@ -97,7 +97,7 @@ describe_as(const struct plan_option *op, bool fleet, struct sb *b)
     char dp[32], rk[40] = "";
     roof_parallel_words(0, op->attn_dp, true, dp, sizeof dp);
     if (op->attn_dp > 1) /* each data-parallel attention rank's share */
-        snprintf(rk, sizeof rk, ", %ld a rank", (op->max_batch + op->attn_dp - 1) / op->attn_dp);
+        snprintf(rk, sizeof rk, ", %ld a rank", sim_rank_share(op->max_batch, op->attn_dp));
     if (op->policy == SIM_DISAGGREGATED)
         sb_printf(b, "(%d prefill%s%s + %d decode) %s (TP %d%s, PP %d, %s, disaggregated)",
                   op->prefill_instances, op->prefill_hw_id[0] ? " on " : "",

@@ -2118,6 +2118,21 @@ roof_parallel_extras(const struct roof_config *cfg, bool upper, char *buf, size_
     return roof_parallel_words(cfg->ep, cfg->attn_dp, upper, buf, n);
 }
 
+const char *
+roof_config_problem_named(const struct roof_config *cfg, const char *engine, char *buf, size_t n)
+{
+    const char *p = roof_config_problem(cfg);
+    if (!p)
+        return NULL;
+    if (engine && cfg->tuning.no_attn_dp && strcmp(p, ROOF_ATTN_DP_ENGINE_PROBLEM) == 0)
+        snprintf(buf, n,
+                 "the engine (%s) has no data-parallel attention; its profile says attn_dp: none",
+                 engine);
+    else
+        snprintf(buf, n, "%s", p);
+    return buf;
+}
+
 bool
 roof_attn_dp_dense_rank(const struct roof_config *cfg)
 {

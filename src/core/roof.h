@@ -114,7 +114,7 @@ double roof_ep_touched_max(double E, double k, double T, int ep);
     "expert parallelism is not an option of llama.cpp's MoE kernels (MUL_MAT_ID), which split "    \
     "layers or rows, not experts"
 /* Why an engine whose profile says `attn_dp: none` (tuning.no_attn_dp) cannot take
- * data-parallel attention (roof_config_problem; a scenario names the engine) */
+ * data-parallel attention (roof_config_problem; roof_config_problem_named names the engine) */
 #define ROOF_ATTN_DP_ENGINE_PROBLEM "the engine has no data-parallel attention"
 /* the most data-parallel attention ranks an instance may have (roof_config_problem) */
 #define ROOF_ATTN_DP_MAX 64
@@ -562,6 +562,10 @@ double roof_link_latency_default_s(const struct hw_profile *hw);
 double roof_link_latency_s(const struct roof_config *cfg);
 /* Why a configuration cannot be evaluated (static text), or NULL. */
 const char *roof_config_problem(const struct roof_config *cfg);
+/* roof_config_problem in `buf` with the engine named where the engine is the problem (`engine`
+ * may be NULL); NULL when there is none. */
+const char *roof_config_problem_named(const struct roof_config *cfg, const char *engine, char *buf,
+                                      size_t n);
 /* The parallelism a configuration adds inside its tensor-parallel group, for a label after
  * its tp: ", EP 8, attention DP 8" (upper) or ", ep 8, attention dp 8"; "" for none. Returns buf.
  */

@@ -798,7 +798,12 @@ cross_checks(struct ctx *c)
     }
     struct sim_config cfg;
     scenario_sim_config(s, &cfg);
-    const char *problem = roof_config_problem(&cfg.engine);
+    /* the engine's tuning is applied after loading: whether it has data-parallel attention
+     * decides here */
+    cfg.engine.tuning.no_attn_dp = s->eng && strcmp(s->eng->serving.attn_dp, "none") == 0;
+    char pb[256];
+    const char *problem =
+        roof_config_problem_named(&cfg.engine, s->eng ? s->eng->name : NULL, pb, sizeof pb);
     if (problem) {
         char epw[64];
         roof_parallel_extras(&cfg.engine, false, epw, sizeof epw);
@@ -809,13 +814,6 @@ cross_checks(struct ctx *c)
     /* the engine's tuning is applied after loading: its MoE kernels decide here */
     if (s->eng && s->eng->mmq_id_above > 0 && s->ep > 1) {
         ycheck_error(c->y, c->tp_node, "%s", ROOF_EP_MUL_MAT_ID_PROBLEM);
-        return;
-    }
-    if (s->eng && s->attn_dp > 1 && strcmp(s->eng->serving.attn_dp, "none") == 0) {
-        ycheck_error(c->y, c->tp_node,
-                     "the engine (%s) has no data-parallel attention (its profile says "
-                     "attn_dp: none)",
-                     s->eng->name);
         return;
     }
     if (s->sched.policy == SIM_DISAGGREGATED) {

@@ -56,9 +56,9 @@ vllm(struct line *sb, const char *m, const struct plan_cand *c, const struct pla
         add(sb, " --data-parallel-size %d", dp);
     if (c->pp > 1)
         add(sb, " --pipeline-parallel-size %d", c->pp);
-    add(sb, " --max-num-seqs %ld", (c->max_batch + dp - 1) / dp);
+    add(sb, " --max-num-seqs %ld", sim_rank_share(c->max_batch, dp));
     if (budget > 0)
-        add(sb, " --max-num-batched-tokens %ld", (budget + dp - 1) / dp);
+        add(sb, " --max-num-batched-tokens %ld", sim_rank_share(budget, dp));
     if (c->fmt.weights == DT_FP8)
         add(sb, " --quantization fp8");
     else if (c->fmt.weights == DT_INT4)
@@ -167,9 +167,9 @@ plan_launch_line(const struct plan_question *q, const struct plan_cand *c,
          * switch goes in the LLM API options file (enable_attention_dp) */
         int dp = c->attn_dp > 1 ? c->attn_dp : 1;
         add(&sb, "trtllm-serve %s --tp_size %d --pp_size %d --max_batch_size %ld", m, c->tp, c->pp,
-            (c->max_batch + dp - 1) / dp);
+            sim_rank_share(c->max_batch, dp));
         if (budget > 0)
-            add(&sb, " --max_num_tokens %ld", (budget + dp - 1) / dp);
+            add(&sb, " --max_num_tokens %ld", sim_rank_share(budget, dp));
         if (dp > 1)
             add(&sb, " --extra_llm_api_options dp.yaml (enable_attention_dp: true)");
     } else if (strcmp(eng, "sglang") == 0) {

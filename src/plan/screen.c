@@ -276,16 +276,10 @@ plan_screen(const struct plan_question *q, const struct plan_opts *o, const stru
         ev->rejected = true;
         return;
     }
-    const char *prob = roof_config_problem(&cfg.engine);
+    char pb[160];
+    const char *prob = roof_config_problem_named(&cfg.engine, q->engine, pb, sizeof pb);
     char adp[48];
     roof_parallel_extras(&cfg.engine, false, adp, sizeof adp);
-    if (prob && cfg.engine.tuning.no_attn_dp && strcmp(prob, ROOF_ATTN_DP_ENGINE_PROBLEM) == 0) {
-        snprintf(why, sizeof why, "the engine (%s) has no data-parallel attention (tp %d%s, pp %d)",
-                 q->engine, c->tp, adp, c->pp);
-        plan_fill_rej(c, PLAN_REJ_PARALLEL, why, &ev->rej);
-        ev->rejected = true;
-        return;
-    }
     if (prob) {
         snprintf(why, sizeof why, "%s (tp %d%s, pp %d)", prob, c->tp, adp, c->pp);
         plan_fill_rej(c, PLAN_REJ_PARALLEL, why, &ev->rej);

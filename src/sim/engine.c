@@ -18,6 +18,7 @@ struct sim_cost {
     struct roof_config cfg;   /* per device: cfg.model points at `shard` */
     struct mdl_profile shard;
     int tp, pp;
+    long dense_layers; /* layers that gather nothing under data-parallel attention */
     double link_bytes_per_s, link_latency_s;
     double act_bytes, hidden;
     struct roof_result res; /* scratch */
@@ -51,6 +52,7 @@ sim_cost_new(const struct roof_config *cfg)
     long tp = cfg->tp > 1 ? cfg->tp : 1, pp = cfg->pp > 1 ? cfg->pp : 1;
     c->whole = *cfg;
     roof_shard_view(cfg, &c->shard, &c->cfg);
+    c->dense_layers = roof_attn_dp_dense_layers(&c->cfg);
     /* the shard keeps its tensor-parallel degree: roof_step reads it for the logits' gather
      * (docs/physics.md#logits-and-sampler); the all-reduces are added below */
     c->cfg.pp = 1;
@@ -236,7 +238,7 @@ cost_step(struct sim_cost *c, struct roof_seq *seqs, int n, double *issue)
     if (c->tp > 1 && c->cfg.attn_dp > 1) { /* the gather and scatter around the MLP */
         double padded, rr = roof_attn_busiest_rows(&c->cfg, seqs, n);
         /* a dense layer whose MLP is each rank's gathers nothing */
-        long nd = roof_attn_dp_dense_layers(&c->cfg);
+        long nd = c->dense_layers;
         stage += (double)(c->shard.num_layers - nd) * roof_attn_dp_links_s(&c->cfg, rr, &padded);
         if (nd > 0)
             stage += (double)nd * roof_attn_dp_dense_links_s(&c->cfg, rr, &padded);

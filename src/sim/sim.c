@@ -90,6 +90,13 @@ sim_async(const struct sim_sched *s)
     return s->async_scheduling && (s->policy == SIM_CONTINUOUS || s->policy == SIM_CHUNKED);
 }
 
+long
+sim_rank_share(long total, int ranks)
+{
+    long r = ranks > 1 ? total / ranks : total;
+    return r > 0 ? r : 1;
+}
+
 void
 sim_sched_defaults(struct sim_sched *s, enum sim_policy policy, const struct mdl_profile *model)
 {
@@ -2192,7 +2199,7 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
         return -1;
     }
     s->ranks = cfg->engine.attn_dp > 1 ? cfg->engine.attn_dp : 1;
-    s->chunk_cap = sc->max_tokens_per_step / s->ranks > 0 ? sc->max_tokens_per_step / s->ranks : 1;
+    s->chunk_cap = sim_rank_share(sc->max_tokens_per_step, s->ranks);
     s->cost = sim_cost_new(&cfg->engine);
     if (!s->cost) {
         fail(s, roof_config_problem(&cfg->engine) ? roof_config_problem(&cfg->engine)

@@ -173,6 +173,12 @@ struct sim_config {
 #define SIM_MAX_RATE 1e6
 #define SIM_MAX_DURATION_S 1e7
 
+/* One data-parallel attention rank's share of an instance's limit (sequences or prompt tokens a
+ * step), at least 1: `total / ranks` rounded down, as SGLang divides --max-running-requests and
+ * --chunked-prefill-size; an engine whose limits are each rank's has instance limits of ranks
+ * times them, so the division is exact (docs/physics.md#data-parallel-attention). */
+long sim_rank_share(long total, int ranks);
+
 /* Defaults of a scheduler (vLLM's where it has one): max batch 256, block 16 tokens, KV
  * fraction 0.9, recompute, admission vllm, swap at 25 GB/s; tokens per step 2048 for chunked
  * prefill, else the model's context length (at least 2048). */

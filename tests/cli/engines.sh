@@ -194,7 +194,7 @@ run engines-attn-dp-pp 2 -- "$ROOFLINE" analyze --gpu h200 --model deepseek-v3 -
 expect_err engines-attn-dp-pp-msg "error: data-parallel attention with a pipeline split is not modelled"
 run engines-attn-dp-llama-cpp 2 -- "$ROOFLINE" analyze --gpu h100-sxm --model qwen3-30b-a3b --tp 2 \
     --attn-dp 2 --engine llama.cpp
-expect_err engines-attn-dp-llama-cpp-msg "error: the engine (llama.cpp) has no data-parallel attention (its profile says attn_dp: none)"
+expect_err engines-attn-dp-llama-cpp-msg "error: the engine (llama.cpp) has no data-parallel attention; its profile says attn_dp: none"
 # explain: the KV pool of every rank (8 x floor(40.2 GB / (144 MB + 593 kB)) = 2224 sequences of
 # 4096 tokens), and tp's table with the same 8 devices' tensor- and data-parallel attention
 run engines-attn-dp-explain-kv 0 -- "$ROOFLINE" explain kv-cache --gpu h200 --model deepseek-v3 \

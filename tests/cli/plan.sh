@@ -233,7 +233,7 @@ expect_no plan-attn-dp-off-column "attn dp"
 sed 's/^engine: sglang/engine: tgi/; s/schedulers: \[chunked\]}/schedulers: [chunked], attn_dp: [8]}/' \
     "$T/q-dp.yaml" >"$T/q-dp-tgi.yaml"
 run plan-attn-dp-tgi 0 -- "$ROOFLINE" plan --question "$T/q-dp-tgi.yaml"
-expect_out plan-attn-dp-tgi-reason "h200 tp 8, attention dp 8 pp 1 fp8 chunked: the engine (tgi) has no data-parallel attention (tp 8, attention dp 8, pp 1)"
+expect_out plan-attn-dp-tgi-reason "h200 tp 8, attention dp 8 pp 1 fp8 chunked: the engine (tgi) has no data-parallel attention; its profile says attn_dp: none (tp 8, attention dp 8, pp 1)"
 # vLLM's --max-num-seqs and --max-num-batched-tokens are each rank's (its profile's attn_dp:
 # per_rank): the defaults, 1024 and 8192 a rank, are the instance's 8192 and 65536
 sed 's/^engine: sglang/engine: vllm/' "$T/q-dp.yaml" >"$T/q-dp-vllm.yaml"
