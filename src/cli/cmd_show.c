@@ -151,12 +151,19 @@ show_model(const struct mdl_profile *m)
     if (m->sliding_window > 0)
         printf("  sliding window %ld tokens%s\n", m->sliding_window,
                m->sliding_every_other ? " on every other layer" : " on every layer");
-    if (m->n_experts > 0)
-        printf("  experts       %ld routed (%ld per token), %ld shared, expert MLP %ld, first %ld "
-               "layers dense\n",
-               m->n_experts, m->experts_per_token, m->n_shared_experts,
+    if (m->n_experts > 0) {
+        long dense = 0;
+        for (long l = 0; l < m->num_layers; l++)
+            dense += !mdl_layer_is_moe(m, l);
+        printf("  experts       %ld routed (%ld per token), %ld shared", m->n_experts,
+               m->experts_per_token, m->n_shared_experts);
+        if (m->shared_intermediate_size > 0)
+            printf(" (MLP %ld%s)", m->shared_intermediate_size,
+                   m->shared_expert_gate ? ", gated" : "");
+        printf(", expert MLP %ld, %ld dense layers\n",
                m->moe_intermediate_size > 0 ? m->moe_intermediate_size : m->intermediate_size,
-               m->first_k_dense);
+               dense);
+    }
     printf("  parameters    %.4g total", p.total);
     if (m->published_params > 0)
         printf(" (published %.4g: %+.2f%%)", m->published_params,

@@ -33,6 +33,10 @@ mdl_layer_is_moe(const struct mdl_profile *m, long layer)
 {
     if (m->n_experts <= 0)
         return false;
+    if (layer >= 0 && layer < MDL_MAX_LAYER_MASK && (m->mlp_only[layer / 8] >> (layer % 8)) & 1)
+        return false;
+    if (m->sparse_step > 0)
+        return (layer + 1) % m->sparse_step == 0;
     if (layer < m->first_k_dense)
         return false;
     long freq = m->moe_layer_freq > 0 ? m->moe_layer_freq : 1;
@@ -119,9 +123,10 @@ mdl_param_count(const struct mdl_profile *m, struct mdl_params *out)
             p.mlp_experts += E * expert;
             p.mlp_shared += (double)m->n_shared_experts * shared;
             /* router weight (E x h); DeepSeek-V3 adds a per-expert score bias (E) */
-            p.router += E * h + (m->kv_lora_rank > 0 ? E : 0.0);
+            double gate = m->shared_expert_gate ? (double)m->n_shared_experts * h : 0.0;
+            p.router += E * h + (m->kv_lora_rank > 0 ? E : 0.0) + gate;
             active_mlp += (double)m->experts_per_token * expert +
-                          (double)m->n_shared_experts * shared + E * h;
+                          (double)m->n_shared_experts * shared + E * h + gate;
         } else {
             p.mlp_dense += dense_mlp;
             active_mlp += dense_mlp;

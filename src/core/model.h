@@ -18,6 +18,9 @@ enum mdl_moe_graph {
     MDL_MOE_GRAPH_DEEPSEEK_V3, /* sigmoid, selection bias, groups, norm_w + scale_w */
 };
 
+/* layers a mlp_only_layers list can name */
+#define MDL_MAX_LAYER_MASK 512
+
 struct mdl_profile {
     char *id, *path, *model_type, *torch_dtype;
     enum mdl_moe_graph moe_graph; /* mdl_moe_graph_of(model_type); PLAIN when none */
@@ -29,10 +32,16 @@ struct mdl_profile {
     bool sliding_every_other;
     /* mixture of experts: n_experts = 0 for a dense model */
     long n_experts, experts_per_token, n_shared_experts, moe_intermediate_size;
-    /* a device's shard of a shared expert's width where it differs from its routed experts'
-     * (shard_view: data-parallel attention with the dense parts on each rank); 0 = the same */
+    /* a shared expert's width where it differs from its routed experts' (Qwen2-MoE's
+     * shared_expert_intermediate_size; a device's shard of it in shard_view); 0 = the same */
     long shared_intermediate_size;
-    long first_k_dense, moe_layer_freq;
+    /* Qwen2-MoE's shared_expert_gate: a 1 x hidden weight scaling the shared expert a token */
+    bool shared_expert_gate;
+    /* which layers are MoE: DeepSeek's first_k_dense_replace and moe_layer_freq (l >=
+     * first_k_dense and l % freq == 0), or Qwen2-MoE's decoder_sparse_step ((l + 1) % step ==
+     * 0, when given) and mlp_only_layers (a bitset of the dense ones) */
+    long first_k_dense, moe_layer_freq, sparse_step;
+    unsigned char mlp_only[MDL_MAX_LAYER_MASK / 8];
     /* multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank > 0 enables it */
     long q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
     bool extra_norms; /* Gemma-2: pre/post norms around attention and MLP (4 per layer) */

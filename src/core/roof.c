@@ -1409,6 +1409,12 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
                                      .act_out_bytes = T * h * a,
                                      .kernels = tx});
         add_gemm(c, ROOF_OP_ROUTER, wfmt(cfg, DT_PART_ROUTER), T, E, h, E * h);
+        /* Qwen2-MoE's shared expert is scaled by a gate of its own: sigmoid(x . g) on the
+         * shared expert's rows (a 1-column GEMM, then the sigmoid and the product) */
+        if (m->shared_expert_gate && S > 0) {
+            add_gemm(c, ROOF_OP_ROUTER, wfmt(cfg, DT_PART_ROUTER), Ts, S, h, S * h);
+            add_vector(c, ROOF_OP_ROUTER, 2.0 * Ts * h, 0, Ts * (h + S) * a, Ts * h * a);
+        }
         double distinct = mc.distinct;
         double rows = T * (k + S);
         /* routed experts and shared experts may be stored at different widths (a mix) */
@@ -1419,11 +1425,22 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
             /* ggml-cuda's MMQ on the experts' rows: each touched expert's weights once per
              * column tile of its own rows; with mmq_id_above, tiles of the width MMQ picks for
              * the batch's tokens, whose arithmetic is paid whole */
-            double wexp = (distinct + S) * h * I;
-            add_mmq(c, ROOF_OP_MLP_GATE, we, rows, I, h, wexp, distinct + S, mc.tile);
-            add_mmq(c, ROOF_OP_MLP_UP, we, rows, I, h, wexp, distinct + S, mc.tile);
-            add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rows * I, 0, 2.0 * rows * I * a, rows * I * a);
-            add_mmq(c, ROOF_OP_MLP_DOWN, we, rows, h, I, wexp, distinct + S, mc.tile);
+            /* a shared expert of another width than the routed ones (Qwen2-MoE's) is a plain
+             * weight GEMM of its own; one of the same width goes with them */
+            bool apart = S > 0 && Is != I;
+            double ne = apart ? distinct : distinct + S, rr = apart ? rows - Ts * S : rows;
+            double wexp = ne * h * I;
+            add_mmq(c, ROOF_OP_MLP_GATE, we, rr, I, h, wexp, ne, mc.tile);
+            add_mmq(c, ROOF_OP_MLP_UP, we, rr, I, h, wexp, ne, mc.tile);
+            add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rr * I, 0, 2.0 * rr * I * a, rr * I * a);
+            add_mmq(c, ROOF_OP_MLP_DOWN, we, rr, h, I, wexp, ne, mc.tile);
+            if (apart) {
+                double rs = Ts * S;
+                add_gemm(c, ROOF_OP_MLP_GATE, ws, rs, Is, h, S * h * Is);
+                add_gemm(c, ROOF_OP_MLP_UP, ws, rs, Is, h, S * h * Is);
+                add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rs * Is, 0, 2.0 * rs * Is * a, rs * Is * a);
+                add_gemm(c, ROOF_OP_MLP_DOWN, ws, rs, h, Is, S * h * Is);
+            }
         } else {
             /* Metal: the shared experts are plain mul_mat nodes of T columns (roof_metal_choose);
              * elsewhere each is read once */
@@ -1537,8 +1554,10 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     double rows = cfg->phase == ROOF_PREFILL ? B * cfg->prompt : B;
     double h = (double)m->hidden_size, I = (double)m->intermediate_size;
     if (m->moe_intermediate_size > 0 && m->n_experts > 0) {
-        double moeI =
-            (double)m->moe_intermediate_size * (double)(m->experts_per_token + m->n_shared_experts);
+        double Is = m->shared_intermediate_size > 0 ? (double)m->shared_intermediate_size
+                                                    : (double)m->moe_intermediate_size;
+        double moeI = (double)m->moe_intermediate_size * (double)m->experts_per_token +
+                      Is * (double)m->n_shared_experts;
         if (moeI > I)
             I = moeI;
     }
@@ -2159,11 +2178,14 @@ shard_view(const struct roof_config *cfg, struct mdl_profile *shard, struct roof
         shard->intermediate_size = (m->intermediate_size + dtp - 1) / dtp;
         if (m->moe_intermediate_size > 0)
             shard->moe_intermediate_size = (m->moe_intermediate_size + tp - 1) / tp;
+        if (m->shared_intermediate_size > 0)
+            shard->shared_intermediate_size = (m->shared_intermediate_size + dtp - 1) / dtp;
         if (dtp != tp && m->n_experts > 0) {
             long Ie =
                 m->moe_intermediate_size > 0 ? m->moe_intermediate_size : m->intermediate_size;
+            long Is = m->shared_intermediate_size > 0 ? m->shared_intermediate_size : Ie;
             shard->moe_intermediate_size = (Ie + tp - 1) / tp;
-            shard->shared_intermediate_size = (Ie + dtp - 1) / dtp;
+            shard->shared_intermediate_size = (Is + dtp - 1) / dtp;
         }
         shard->vocab_size = (m->vocab_size + dtp - 1) / dtp;
     }

@@ -34,6 +34,9 @@ static const char *const USED_KEYS[] = {
     "n_routed_experts",
     "n_shared_experts",
     "moe_intermediate_size",
+    "shared_expert_intermediate_size",
+    "decoder_sparse_step",
+    "mlp_only_layers",
     "first_k_dense_replace",
     "moe_layer_freq",
     "q_lora_rank",
@@ -102,9 +105,6 @@ static const char *const IGNORED_KEYS[] = {
     "torchscript",
     "id2label",
     "label2id",
-    "decoder_sparse_step",
-    "mlp_only_layers",
-    "shared_expert_intermediate_size",
     "qkv_bias",
     "rope_type",
     "use_mrope",
@@ -175,6 +175,33 @@ static bool
 get_opt_long(struct ycheck *y, const struct ynode *root, const char *key, long min, long *out)
 {
     return shape_long(y, root, key, false, min, MAX_DIM, out);
+}
+
+/* mlp_only_layers (Qwen2-MoE, Qwen3-MoE): the layers that keep a dense MLP in a MoE model, a list
+ * of layer indices, each below num_hidden_layers (read first) and MDL_MAX_LAYER_MASK. */
+static void
+load_mlp_only(struct ycheck *y, const struct ynode *root, struct mdl_profile *m)
+{
+    const struct ynode *l = ynode_get(root, "mlp_only_layers");
+    if (!l || ynode_is_null(l))
+        return;
+    if (l->kind != YNODE_SEQ) {
+        ycheck_error(y, l, "'mlp_only_layers' must be a list of layer indices");
+        return;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        long v = -1;
+        if (ynode_long(l->items[i], &v) != 0 || v < 0) {
+            ycheck_error(y, l->items[i], "'mlp_only_layers': '%s' is not a layer index",
+                         l->items[i]->value ? l->items[i]->value : "?");
+        } else if (v >= m->num_layers || v >= MDL_MAX_LAYER_MASK) {
+            ycheck_error(y, l->items[i],
+                         "'mlp_only_layers': layer %ld is not below 'num_hidden_layers' (%ld)", v,
+                         m->num_layers);
+        } else {
+            m->mlp_only[v / 8] |= (unsigned char)(1u << (v % 8));
+        }
+    }
 }
 
 /* quantization_config of a Hugging Face config: only a block-scaled FP8 checkpoint
@@ -287,8 +314,19 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     get_opt_long(y, root, "num_experts_per_tok", 1, &m->experts_per_token);
     get_opt_long(y, root, "n_shared_experts", 0, &m->n_shared_experts);
     get_opt_long(y, root, "moe_intermediate_size", 1, &m->moe_intermediate_size);
+    /* Qwen2-MoE's shared expert (modeling_qwen2_moe.py, Qwen2MoeSparseMoeBlock): one MLP of
+     * shared_expert_intermediate_size beside the routed ones, whatever n_shared_experts says,
+     * scaled by sigmoid(shared_expert_gate(x)), a 1 x hidden weight */
+    long shared_i = 0;
+    if (get_opt_long(y, root, "shared_expert_intermediate_size", 0, &shared_i) && shared_i > 0) {
+        m->shared_intermediate_size = shared_i;
+        m->n_shared_experts = 1;
+        m->shared_expert_gate = true;
+    }
     get_opt_long(y, root, "first_k_dense_replace", 0, &m->first_k_dense);
     get_opt_long(y, root, "moe_layer_freq", 1, &m->moe_layer_freq);
+    get_opt_long(y, root, "decoder_sparse_step", 1, &m->sparse_step);
+    load_mlp_only(y, root, m);
     if (m->first_k_dense > m->num_layers && m->num_layers > 0)
         ycheck_error(y, ynode_get(root, "first_k_dense_replace"),
                      "'first_k_dense_replace' (%ld) exceeds 'num_hidden_layers' (%ld)",

@@ -4,8 +4,13 @@
 #include "core/model.h"
 #include "io/profiles.h"
 
+#include "core/roof.h"
+#include "util/err.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A tiny model computed by hand: hidden 8, MLP 16, 2 layers, 2 heads, 1 KV head of dim 4,
  * vocab 10, untied. */
@@ -70,6 +75,95 @@ TEST(model_deepseek_v3_mla_and_moe)
     CHECK_NEAR(p.total, 671e9, 0.01);
     CHECK_NEAR(p.active, 37e9, 0.03); /* paper: 37B activated */
     mdl_free(m);
+}
+
+/* Qwen2-MoE's shared expert (shared_expert_intermediate_size, one MLP of that width beside the
+ * routed ones, scaled by a 1 x hidden sigmoid gate), by hand for Qwen1.5-MoE-A2.7B: a layer is
+ * attention 3 x (2048 x 2048 + 2048) + 2048 x 2048 = 16,783,360, experts 60 x 3 x 2048 x 1408 =
+ * 519,045,120, shared 3 x 2048 x 5632 = 34,603,008, router 60 x 2048 = 122,880, shared gate
+ * 2048, norms 4096: 570,560,512 (the model print with 4 experts gives 86,003,712 a layer, the
+ * same sum with 4 experts); x 24, plus embedding and head 2 x 151936 x 2048 and the final norm:
+ * 14,315,784,192 (published 14.3B). Active: 24 x (16,783,360 + 4 x 8,650,752 + 34,603,008 +
+ * 122,880 + 2048 + 4096) + 622,329,856 + 2048 = 2,689,173,504 (published 2.7B). */
+TEST(model_qwen2_moe_shared_expert_by_hand)
+{
+    struct mdl_profile *m = test_model("qwen1.5-moe-a2.7b");
+    CHECK(m->n_shared_experts == 1);
+    CHECK(m->shared_intermediate_size == 5632);
+    CHECK(m->shared_expert_gate);
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    CHECK_NEAR(p.total, 14315784192.0, 0);
+    CHECK_NEAR(p.active, 2689173504.0, 0);
+    CHECK_NEAR(p.mlp_shared, 24 * 34603008.0, 0);
+    /* decode at one token reads its 4 experts and the shared one whole: gate 24 x (4 x 2048 x
+     * 1408 + 2048 x 5632) x 2 B = 1,107,296,256 B; at tp 2 each device half of both */
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = DT_BF16;
+    c.batch = 1;
+    c.context = 512;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_GATE].bytes_weights, 1107296256.0, 1e-12);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_GATE].flops, 1107296256.0, 1e-12);
+    c.tp = 2;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_GATE].bytes_weights, 553648128.0, 1e-12);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+/* Which layers are MoE: DeepSeek's first_k_dense_replace and moe_layer_freq, Qwen2-MoE's
+ * decoder_sparse_step ((l + 1) % step == 0) and mlp_only_layers, read from a config.json */
+TEST(model_moe_layers_by_config)
+{
+    static const char cfg[] =
+        "{\"model_type\": \"qwen2_moe\", \"hidden_size\": 64, \"intermediate_size\": 128,\n"
+        " \"num_hidden_layers\": 6, \"num_attention_heads\": 4, \"num_key_value_heads\": 4,\n"
+        " \"vocab_size\": 100, \"num_experts\": 8, \"num_experts_per_tok\": 2,\n"
+        " \"moe_intermediate_size\": 32, \"shared_expert_intermediate_size\": 96,\n"
+        " \"decoder_sparse_step\": 2, \"mlp_only_layers\": [3]}\n";
+    char path[] = "/tmp/roofline-qwenmoe-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    CHECK(write(fd, cfg, sizeof cfg - 1) == (ssize_t)(sizeof cfg - 1));
+    close(fd);
+    char json[64];
+    snprintf(json, sizeof json, "%s.json", path);
+    CHECK(rename(path, json) == 0);
+    struct err_list errs = {0};
+    struct mdl_profile *m = mdl_load(json, &errs);
+    unlink(json);
+    CHECK(m != NULL);
+    CHECK(err_count(&errs, ERR_ERROR) == 0);
+    err_list_release(&errs);
+    if (!m)
+        return;
+    /* step 2: layers 1, 3, 5 are sparse; 3 is named dense */
+    bool want[6] = {false, true, false, false, false, true};
+    for (long l = 0; l < 6; l++)
+        CHECK(mdl_layer_is_moe(m, l) == want[l]);
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    CHECK_NEAR(p.mlp_experts, 2 * 8 * 3 * 64 * 32.0, 0);
+    CHECK_NEAR(p.mlp_shared, 2 * 3 * 64 * 96.0, 0);
+    CHECK_NEAR(p.mlp_dense, 4 * 3 * 64 * 128.0, 0);
+    mdl_free(m);
+    /* DeepSeek's rule where no step is given: dense below first_k_dense, then every freq-th */
+    struct mdl_profile d;
+    tiny_model(&d);
+    d.num_layers = 6;
+    d.n_experts = 4;
+    d.experts_per_token = 1;
+    d.first_k_dense = 1;
+    d.moe_layer_freq = 2;
+    bool ds[6] = {false, false, true, false, true, false};
+    for (long l = 0; l < 6; l++)
+        CHECK(mdl_layer_is_moe(&d, l) == ds[l]);
 }
 
 TEST(model_mixtral_active)
