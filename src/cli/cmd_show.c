@@ -148,9 +148,17 @@ show_model(const struct mdl_profile *m)
                : m->num_kv_heads < m->num_heads ? "GQA"
                                                 : "MHA",
                m->head_dim);
-    if (m->sliding_window > 0)
-        printf("  sliding window %ld tokens%s\n", m->sliding_window,
-               m->sliding_every_other ? " on every other layer" : " on every layer");
+    if (m->sliding_window > 0) {
+        long windowed = 0;
+        for (long l = 0; l < m->num_layers; l++)
+            windowed += mdl_layer_window(m, l) > 0;
+        printf("  %s %ld tokens on %ld of %ld layers%s\n",
+               m->chunked_attention ? "chunked attention (costed as a window)" : "sliding window",
+               m->sliding_window, windowed, m->num_layers,
+               m->sliding_every_other      ? " (every other)"
+               : windowed == m->num_layers ? " (every one)"
+                                           : "");
+    }
     if (m->n_experts > 0) {
         long dense = 0;
         for (long l = 0; l < m->num_layers; l++)

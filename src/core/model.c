@@ -48,6 +48,11 @@ mdl_layer_window(const struct mdl_profile *m, long layer)
 {
     if (m->sliding_window <= 0)
         return 0;
+    if (m->window_by_layer)
+        return layer >= 0 && layer < MDL_MAX_LAYER_MASK &&
+                       (m->full_layers[layer / 8] >> (layer % 8)) & 1
+                   ? 0
+                   : m->sliding_window;
     if (m->sliding_every_other)
         return layer % 2 == 0 ? m->sliding_window : 0;
     return m->sliding_window;

@@ -18,7 +18,7 @@ enum mdl_moe_graph {
     MDL_MOE_GRAPH_DEEPSEEK_V3, /* sigmoid, selection bias, groups, norm_w + scale_w */
 };
 
-/* layers a mlp_only_layers list can name */
+/* layers a per-layer list (mlp_only_layers, layer_types) can name */
 #define MDL_MAX_LAYER_MASK 512
 
 struct mdl_profile {
@@ -30,6 +30,11 @@ struct mdl_profile {
     /* sliding-window attention: 0 = none; `sliding_every_other` for Gemma-2-style alternation */
     long sliding_window;
     bool sliding_every_other;
+    /* a per-layer pattern where one is given (layer_types, Gemma-3's sliding_window_pattern):
+     * the layers with full attention as a bitset; `window_by_layer` false = the rule above */
+    bool window_by_layer;
+    bool chunked_attention; /* Llama-4's attention_chunk_size, costed as the window */
+    unsigned char full_layers[MDL_MAX_LAYER_MASK / 8];
     /* mixture of experts: n_experts = 0 for a dense model */
     long n_experts, experts_per_token, n_shared_experts, moe_intermediate_size;
     /* a shared expert's width where it differs from its routed experts' (Qwen2-MoE's

@@ -37,6 +37,10 @@ static const char *const USED_KEYS[] = {
     "shared_expert_intermediate_size",
     "decoder_sparse_step",
     "mlp_only_layers",
+    "intermediate_size_mlp",
+    "interleave_moe_layer_step",
+    "attention_chunk_size",
+    "no_rope_layers",
     "first_k_dense_replace",
     "moe_layer_freq",
     "q_lora_rank",
@@ -45,7 +49,9 @@ static const char *const USED_KEYS[] = {
     "qk_rope_head_dim",
     "v_head_dim",
     "layer_types",
+    "sliding_window_pattern",
     "quantization_config",
+    "text_config",
     "published_parameters",
     "sources",
 };
@@ -94,7 +100,6 @@ static const char *const IGNORED_KEYS[] = {
     "ep_size",
     "partial_rotary_factor",
     "rope_interleave",
-    "sliding_window_pattern",
     "use_qk_norm",
     "attention_probs_dropout_prob",
     "hidden_dropout_prob",
@@ -109,6 +114,21 @@ static const char *const IGNORED_KEYS[] = {
     "rope_type",
     "use_mrope",
     "sliding_window_size",
+    "vision_config",
+    "mm_tokens_per_image",
+    "boi_token_index",
+    "eoi_token_index",
+    "image_token_index",
+    "image_token_id",
+    "rope_local_base_freq",
+    "vision_feature_layer",
+    "projector_hidden_act",
+    "multimodal_projector_bias",
+    "spatial_merge_size",
+    "attn_temperature_tuning",
+    "floor_scale",
+    "attn_scale",
+    "rope_parameters",
 };
 
 static bool
@@ -175,6 +195,111 @@ static bool
 get_opt_long(struct ycheck *y, const struct ynode *root, const char *key, long min, long *out)
 {
     return shape_long(y, root, key, false, min, MAX_DIM, out);
+}
+
+/* Which layers keep a sliding window. Newer configs spell it out, `layer_types` a layer each
+ * ("sliding_attention" or "full_attention", transformers' configuration_utils
+ * layer_type_validation); Gemma-3's `sliding_window_pattern` P makes every P-th layer global
+ * (modeling_gemma3.py: is_sliding = bool((layer_idx + 1) % sliding_window_pattern); 6 by default
+ * in Gemma3TextConfig). Gemma-2's alternation is kept as sliding_every_other; any other pattern
+ * goes into a bitset of the full-attention layers. */
+static void
+load_window_layers(struct ycheck *y, const struct ynode *root, struct mdl_profile *m)
+{
+    if (m->sliding_window <= 0)
+        return;
+    const struct ynode *lt = ynode_get(root, "layer_types");
+    long pattern = 0;
+    if (!(lt && lt->kind == YNODE_SEQ)) {
+        /* Gemma3TextConfig's default when the key is left out: every sixth layer global */
+        if (m->model_type && strncmp(m->model_type, "gemma3", 6) == 0)
+            pattern = 6;
+        get_opt_long(y, root, "sliding_window_pattern", 1, &pattern);
+        if (pattern > 1 && m->num_layers <= MDL_MAX_LAYER_MASK) {
+            m->window_by_layer = true;
+            for (long l = pattern - 1; l < m->num_layers; l += pattern)
+                m->full_layers[l / 8] |= (unsigned char)(1u << (l % 8));
+        }
+        return;
+    }
+    if ((long)lt->n != m->num_layers) {
+        ycheck_error(y, lt, "'layer_types' has %zu entries for %ld layers", lt->n, m->num_layers);
+        return;
+    }
+    bool alt = lt->n >= 2, any_full = false;
+    for (size_t i = 0; i < lt->n; i++) {
+        const char *v = lt->items[i]->value ? lt->items[i]->value : "";
+        bool sliding = strstr(v, "sliding") != NULL;
+        alt = alt && sliding == (i % 2 == 0);
+        any_full = any_full || !sliding;
+    }
+    if (alt) {
+        m->sliding_every_other = true;
+        return;
+    }
+    if (!any_full)
+        return; /* a window on every layer */
+    if (m->num_layers > MDL_MAX_LAYER_MASK) {
+        ycheck_error(y, lt, "'layer_types' for more than %d layers is not supported",
+                     MDL_MAX_LAYER_MASK);
+        return;
+    }
+    m->window_by_layer = true;
+    for (size_t i = 0; i < lt->n; i++) {
+        const char *v = lt->items[i]->value ? lt->items[i]->value : "";
+        if (!strstr(v, "sliding"))
+            m->full_layers[i / 8] |= (unsigned char)(1u << (i % 8));
+    }
+}
+
+/* Llama-4's text model (transformers modeling_llama4.py, configuration_llama4.py): MoE layers
+ * every `interleave_moe_layer_step` (moe_layers = range(step - 1, L, step), the rule of
+ * decoder_sparse_step), each with one shared expert of the routed experts' width
+ * (`intermediate_size`; Llama4TextMoe.shared_expert), dense layers of `intermediate_size_mlp`,
+ * and chunked local attention of `attention_chunk_size` tokens on the RoPE layers
+ * (`no_rope_layers[l]` 1; by default all but every fourth), costed as a window of that size: a
+ * chunk holds 1 to C tokens, a window C, so the KV and attention are an upper bound there. */
+static void
+load_llama4(struct ycheck *y, const struct ynode *shape, struct mdl_profile *m)
+{
+    long mlp = 0, chunk = 0;
+    if (get_opt_long(y, shape, "intermediate_size_mlp", 1, &mlp) && m->n_experts > 0) {
+        if (m->moe_intermediate_size == 0)
+            m->moe_intermediate_size = m->intermediate_size;
+        m->intermediate_size = mlp;
+    }
+    get_opt_long(y, shape, "interleave_moe_layer_step", 1, &m->sparse_step);
+    if (m->model_type && strcmp(m->model_type, "llama4_text") == 0 && m->n_experts > 0 &&
+        m->n_shared_experts == 0)
+        m->n_shared_experts = 1;
+    if (!get_opt_long(y, shape, "attention_chunk_size", 1, &chunk) || m->num_layers <= 0)
+        return;
+    if (m->num_layers > MDL_MAX_LAYER_MASK) {
+        ycheck_error(y, ynode_get(shape, "attention_chunk_size"),
+                     "chunked attention for more than %d layers is not supported",
+                     MDL_MAX_LAYER_MASK);
+        return;
+    }
+    const struct ynode *nr = ynode_get(shape, "no_rope_layers");
+    bool listed = nr && nr->kind == YNODE_SEQ && nr->n > 0;
+    if (listed && (long)nr->n < m->num_layers) {
+        ycheck_error(y, nr, "'no_rope_layers' has %zu entries for %ld layers", nr->n,
+                     m->num_layers);
+        return;
+    }
+    m->sliding_window = chunk;
+    m->window_by_layer = true;
+    m->chunked_attention = true;
+    memset(m->full_layers, 0, sizeof m->full_layers);
+    for (long l = 0; l < m->num_layers; l++) {
+        long rope = (l + 1) % 4 != 0;
+        if (listed && ynode_long(nr->items[l], &rope) != 0) {
+            ycheck_error(y, nr->items[l], "'no_rope_layers' entries are 1 (RoPE) or 0 (NoPE)");
+            return;
+        }
+        if (!rope)
+            m->full_layers[l / 8] |= (unsigned char)(1u << (l % 8));
+    }
 }
 
 /* mlp_only_layers (Qwen2-MoE, Qwen3-MoE): the layers that keep a dense MLP in a MoE model, a list
@@ -251,114 +376,131 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
         return;
     }
     check_model_keys(y, root, lenient);
+    /* a multimodal wrapper (Gemma-3, Mistral-3 and the like) keeps the language model's shape in
+     * text_config; the wrapper's own keys (vision_config, token ids) are recognised and left */
+    const struct ynode *shape = root, *tc = ynode_get(root, "text_config");
+    if (tc && tc->kind == YNODE_MAP && !ynode_get(root, "num_hidden_layers")) {
+        check_model_keys(y, tc, true);
+        shape = tc;
+    }
     const char *s;
-    if (ycheck_str(y, root, "", "model_type", false, &s))
+    if (ycheck_str(y, shape, "", "model_type", false, &s) ||
+        (shape != root && ycheck_str(y, root, "", "model_type", false, &s)))
         m->model_type = str_dup(s);
+    /* Gemma3TextConfig's defaults (transformers configuration_gemma3.py), which the published
+     * text_configs lean on (google/gemma-3-4b-it gives only hidden_size, intermediate_size,
+     * num_hidden_layers, sliding_window and rope_scaling): vocab 262,208, 8 heads, 4 KV heads of
+     * 256, 131,072 positions, a 4096-token window every layer but each sixth */
+    bool gemma3 = m->model_type && strncmp(m->model_type, "gemma3", 6) == 0;
+    if (gemma3) {
+        m->vocab_size = 262208;
+        m->num_heads = 8;
+        m->num_kv_heads = 4;
+        m->head_dim = 256;
+        m->max_position_embeddings = 131072;
+        m->sliding_window = 4096;
+    }
     m->moe_graph = mdl_moe_graph_of(m->model_type);
-    if (ycheck_str(y, root, "", "torch_dtype", false, &s) ||
-        ycheck_str(y, root, "", "dtype", false, &s))
+    if (ycheck_str(y, shape, "", "torch_dtype", false, &s) ||
+        ycheck_str(y, shape, "", "dtype", false, &s))
         m->torch_dtype = str_dup(s);
-    shape_long(y, root, "hidden_size", true, 1, MAX_DIM, &m->hidden_size);
-    shape_long(y, root, "num_hidden_layers", true, 1, MAX_LAYERS, &m->num_layers);
-    shape_long(y, root, "num_attention_heads", true, 1, MAX_DIM, &m->num_heads);
-    shape_long(y, root, "vocab_size", true, 1, MAX_DIM, &m->vocab_size);
-    shape_long(y, root, "intermediate_size", true, 1, MAX_DIM, &m->intermediate_size);
-    m->num_kv_heads = m->num_heads;
-    get_opt_long(y, root, "num_key_value_heads", 1, &m->num_kv_heads);
-    if (m->num_heads > 0 && m->hidden_size > 0)
+    shape_long(y, shape, "hidden_size", true, 1, MAX_DIM, &m->hidden_size);
+    shape_long(y, shape, "num_hidden_layers", true, 1, MAX_LAYERS, &m->num_layers);
+    shape_long(y, shape, "num_attention_heads", !gemma3, 1, MAX_DIM, &m->num_heads);
+    shape_long(y, shape, "vocab_size", !gemma3, 1, MAX_DIM, &m->vocab_size);
+    shape_long(y, shape, "intermediate_size", true, 1, MAX_DIM, &m->intermediate_size);
+    if (!gemma3)
+        m->num_kv_heads = m->num_heads;
+    get_opt_long(y, shape, "num_key_value_heads", 1, &m->num_kv_heads);
+    if (m->num_heads > 0 && m->hidden_size > 0 && !gemma3)
         m->head_dim = m->hidden_size / m->num_heads;
-    if (!get_opt_long(y, root, "head_dim", 1, &m->head_dim) && m->head_dim == 0 &&
+    if (!get_opt_long(y, shape, "head_dim", 1, &m->head_dim) && m->head_dim == 0 &&
         m->num_heads > 0 && m->hidden_size > 0)
-        ycheck_error(y, ynode_get(root, "hidden_size"),
+        ycheck_error(y, ynode_get(shape, "hidden_size"),
                      "'hidden_size' (%ld) is smaller than 'num_attention_heads' (%ld): each head "
                      "would have 0 dimensions (give 'head_dim')",
                      m->hidden_size, m->num_heads);
-    get_opt_long(y, root, "max_position_embeddings", 1, &m->max_position_embeddings);
+    get_opt_long(y, shape, "max_position_embeddings", 1, &m->max_position_embeddings);
     /* transformers' default: Gemma configs tie the LM head to the embedding, Llama-family do not */
     m->tie_word_embeddings = m->model_type && strncmp(m->model_type, "gemma", 5) == 0;
-    ycheck_bool(y, root, "", "tie_word_embeddings", &m->tie_word_embeddings);
+    ycheck_bool(y, shape, "", "tie_word_embeddings", &m->tie_word_embeddings);
     bool ab = false;
-    if (ycheck_bool(y, root, "", "attention_bias", &ab))
+    if (ycheck_bool(y, shape, "", "attention_bias", &ab))
         m->qkv_bias = m->o_bias = ab;
-    ycheck_bool(y, root, "", "mlp_bias", &m->mlp_bias);
+    ycheck_bool(y, shape, "", "mlp_bias", &m->mlp_bias);
     bool is_qwen2 = m->model_type && strncmp(m->model_type, "qwen2", 5) == 0;
     bool is_gemma2 = m->model_type && (strcmp(m->model_type, "gemma2") == 0);
     if (is_qwen2)
         m->qkv_bias = true; /* Qwen2 always has q/k/v biases (modeling_qwen2.py) */
-    if (is_gemma2)
+    /* Gemma-2 and Gemma-3 norm before and after both attention and MLP (modeling_gemma2.py,
+     * modeling_gemma3.py: pre_feedforward_layernorm, post_feedforward_layernorm) */
+    if (is_gemma2 || (m->model_type && strncmp(m->model_type, "gemma3", 6) == 0))
         m->extra_norms = true;
 
     long sw = 0;
-    if (get_opt_long(y, root, "sliding_window", 1, &sw))
+    if (get_opt_long(y, shape, "sliding_window", 1, &sw))
         m->sliding_window = sw;
+    else if (ynode_is_null(ynode_get(shape, "sliding_window")))
+        m->sliding_window = 0;
     bool use_sw = true;
-    if (ycheck_bool(y, root, "", "use_sliding_window", &use_sw) && !use_sw)
+    if (ycheck_bool(y, shape, "", "use_sliding_window", &use_sw) && !use_sw)
         m->sliding_window = 0;
     if (is_gemma2 && m->sliding_window > 0)
         m->sliding_every_other = true; /* even layers local, odd layers global */
-    const struct ynode *lt = ynode_get(root, "layer_types");
-    if (lt && lt->kind == YNODE_SEQ && m->sliding_window > 0) {
-        /* newer configs spell the pattern out; alternate when it alternates */
-        bool alt = lt->n >= 2;
-        for (size_t i = 0; i < lt->n && alt; i++) {
-            const char *v = lt->items[i]->value ? lt->items[i]->value : "";
-            bool sliding = strstr(v, "sliding") != NULL;
-            alt = sliding == (i % 2 == 0);
-        }
-        m->sliding_every_other = alt;
-    }
+    load_window_layers(y, shape, m);
     /* mixture of experts */
-    if (!get_opt_long(y, root, "num_local_experts", 1, &m->n_experts))
-        if (!get_opt_long(y, root, "n_routed_experts", 1, &m->n_experts))
-            get_opt_long(y, root, "num_experts", 1, &m->n_experts);
-    get_opt_long(y, root, "num_experts_per_tok", 1, &m->experts_per_token);
-    get_opt_long(y, root, "n_shared_experts", 0, &m->n_shared_experts);
-    get_opt_long(y, root, "moe_intermediate_size", 1, &m->moe_intermediate_size);
+    if (!get_opt_long(y, shape, "num_local_experts", 1, &m->n_experts))
+        if (!get_opt_long(y, shape, "n_routed_experts", 1, &m->n_experts))
+            get_opt_long(y, shape, "num_experts", 1, &m->n_experts);
+    get_opt_long(y, shape, "num_experts_per_tok", 1, &m->experts_per_token);
+    get_opt_long(y, shape, "n_shared_experts", 0, &m->n_shared_experts);
+    get_opt_long(y, shape, "moe_intermediate_size", 1, &m->moe_intermediate_size);
     /* Qwen2-MoE's shared expert (modeling_qwen2_moe.py, Qwen2MoeSparseMoeBlock): one MLP of
      * shared_expert_intermediate_size beside the routed ones, whatever n_shared_experts says,
      * scaled by sigmoid(shared_expert_gate(x)), a 1 x hidden weight */
     long shared_i = 0;
-    if (get_opt_long(y, root, "shared_expert_intermediate_size", 0, &shared_i) && shared_i > 0) {
+    if (get_opt_long(y, shape, "shared_expert_intermediate_size", 0, &shared_i) && shared_i > 0) {
         m->shared_intermediate_size = shared_i;
         m->n_shared_experts = 1;
         m->shared_expert_gate = true;
     }
-    get_opt_long(y, root, "first_k_dense_replace", 0, &m->first_k_dense);
-    get_opt_long(y, root, "moe_layer_freq", 1, &m->moe_layer_freq);
-    get_opt_long(y, root, "decoder_sparse_step", 1, &m->sparse_step);
-    load_mlp_only(y, root, m);
+    get_opt_long(y, shape, "first_k_dense_replace", 0, &m->first_k_dense);
+    get_opt_long(y, shape, "moe_layer_freq", 1, &m->moe_layer_freq);
+    get_opt_long(y, shape, "decoder_sparse_step", 1, &m->sparse_step);
+    load_llama4(y, shape, m);
+    load_mlp_only(y, shape, m);
     if (m->first_k_dense > m->num_layers && m->num_layers > 0)
-        ycheck_error(y, ynode_get(root, "first_k_dense_replace"),
+        ycheck_error(y, ynode_get(shape, "first_k_dense_replace"),
                      "'first_k_dense_replace' (%ld) exceeds 'num_hidden_layers' (%ld)",
                      m->first_k_dense, m->num_layers);
     if (m->num_kv_heads > m->num_heads && m->num_heads > 0)
-        ycheck_error(y, ynode_get(root, "num_key_value_heads"),
+        ycheck_error(y, ynode_get(shape, "num_key_value_heads"),
                      "'num_key_value_heads' (%ld) exceeds 'num_attention_heads' (%ld)",
                      m->num_kv_heads, m->num_heads);
     if (m->n_experts > 0 && m->experts_per_token == 0)
-        ycheck_error(y, root, "a mixture-of-experts model needs 'num_experts_per_tok'");
+        ycheck_error(y, shape, "a mixture-of-experts model needs 'num_experts_per_tok'");
     if (m->n_experts > 0 && m->experts_per_token > m->n_experts)
-        ycheck_error(y, ynode_get(root, "num_experts_per_tok"),
+        ycheck_error(y, ynode_get(shape, "num_experts_per_tok"),
                      "'num_experts_per_tok' (%ld) exceeds the number of experts (%ld)",
                      m->experts_per_token, m->n_experts);
     /* multi-head latent attention */
-    get_opt_long(y, root, "q_lora_rank", 1, &m->q_lora_rank);
-    get_opt_long(y, root, "kv_lora_rank", 1, &m->kv_lora_rank);
-    get_opt_long(y, root, "qk_nope_head_dim", 1, &m->qk_nope_head_dim);
-    get_opt_long(y, root, "qk_rope_head_dim", 1, &m->qk_rope_head_dim);
-    get_opt_long(y, root, "v_head_dim", 1, &m->v_head_dim);
+    get_opt_long(y, shape, "q_lora_rank", 1, &m->q_lora_rank);
+    get_opt_long(y, shape, "kv_lora_rank", 1, &m->kv_lora_rank);
+    get_opt_long(y, shape, "qk_nope_head_dim", 1, &m->qk_nope_head_dim);
+    get_opt_long(y, shape, "qk_rope_head_dim", 1, &m->qk_rope_head_dim);
+    get_opt_long(y, shape, "v_head_dim", 1, &m->v_head_dim);
     if (m->kv_lora_rank > 0 &&
         (m->qk_nope_head_dim == 0 || m->qk_rope_head_dim == 0 || m->v_head_dim == 0))
-        ycheck_error(y, root,
+        ycheck_error(y, shape,
                      "multi-head latent attention ('kv_lora_rank') needs "
                      "'qk_nope_head_dim', 'qk_rope_head_dim' and 'v_head_dim'");
     if (m->num_kv_heads > 0 && m->num_kv_heads <= m->num_heads &&
         m->num_heads % m->num_kv_heads != 0)
-        ycheck_error(y, ynode_get(root, "num_key_value_heads"),
+        ycheck_error(y, ynode_get(shape, "num_key_value_heads"),
                      "'num_attention_heads' (%ld) is not a multiple of 'num_key_value_heads' "
                      "(%ld)",
                      m->num_heads, m->num_kv_heads);
-    load_fp8_block(y, root, m);
+    load_fp8_block(y, ynode_get(shape, "quantization_config") ? shape : root, m);
     const struct ynode *pp = ynode_get(root, "published_parameters");
     if (pp && !ynode_is_null(pp)) {
         const char *why = "not a count";

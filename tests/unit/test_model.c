@@ -5,6 +5,7 @@
 #include "io/profiles.h"
 
 #include "core/roof.h"
+#include "core/serving.h"
 #include "util/err.h"
 
 #include <stdio.h>
@@ -164,6 +165,142 @@ TEST(model_moe_layers_by_config)
     bool ds[6] = {false, false, true, false, true, false};
     for (long l = 0; l < 6; l++)
         CHECK(mdl_layer_is_moe(&d, l) == ds[l]);
+}
+
+/* Write `text` to a temporary file ending in `suffix` and load it as a model profile. */
+static struct mdl_profile *
+load_text(const char *text, const char *suffix, struct err_list *errs)
+{
+    char path[] = "/tmp/roofline-model-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    size_t n = strlen(text);
+    bool ok = write(fd, text, n) == (ssize_t)n;
+    close(fd);
+    char named[64];
+    snprintf(named, sizeof named, "%s%s", path, suffix);
+    ok = ok && rename(path, named) == 0;
+    struct mdl_profile *m = ok ? mdl_load(named, errs) : NULL;
+    unlink(ok ? named : path);
+    return m;
+}
+
+/* A multimodal wrapper's text_config (google/gemma-3-4b-it's, as transcribed in mlx-community's
+ * gemma-3-4b-it-4bit: hidden_size, intermediate_size, model_type, num_hidden_layers,
+ * rope_scaling, sliding_window only) on Gemma3TextConfig's defaults: 8 heads, 4 KV heads of 256,
+ * vocab 262,208, every sixth layer global (layers 5, 11, 17, 23, 29), the rest a 1024-token
+ * window. A 8192-token sequence stores 5 x 8192 + 29 x 1024 = 70,656 token-layers of 2 x 4 x 256
+ * x 2 B = 4096 B: 289,406,976 B. Parameters: embedding 262,208 x 2560 (tied); a layer q/o 2 x
+ * 2560 x 2048, k/v 2 x 2560 x 1024, MLP 3 x 2560 x 10240, norms 4 x 2560: 94,382,080; x 34 +
+ * 671,252,480 + 2560 = 3,880,245,760. */
+TEST(model_gemma3_text_config_by_hand)
+{
+    static const char cfg[] =
+        "{\"architectures\": [\"Gemma3ForConditionalGeneration\"], \"model_type\": \"gemma3\",\n"
+        " \"boi_token_index\": 255999, \"eoi_token_index\": 256000, \"mm_tokens_per_image\": 256,\n"
+        " \"image_token_index\": 262144, \"initializer_range\": 0.02,\n"
+        " \"text_config\": {\"hidden_size\": 2560, \"intermediate_size\": 10240,\n"
+        "   \"model_type\": \"gemma3_text\", \"num_hidden_layers\": 34,\n"
+        "   \"rope_scaling\": {\"factor\": 8.0, \"rope_type\": \"linear\"}, \"sliding_window\": "
+        "1024},\n"
+        " \"torch_dtype\": \"bfloat16\",\n"
+        " \"vision_config\": {\"hidden_size\": 1152, \"model_type\": \"siglip_vision_model\"}}\n";
+    struct err_list errs = {0};
+    struct mdl_profile *m = load_text(cfg, ".json", &errs);
+    CHECK(m != NULL);
+    CHECK(err_count(&errs, ERR_ERROR) == 0);
+    CHECK(err_count(&errs, ERR_WARNING) == 0);
+    err_list_release(&errs);
+    if (!m)
+        return;
+    CHECK(m->num_heads == 8 && m->num_kv_heads == 4 && m->head_dim == 256);
+    CHECK(m->vocab_size == 262208 && m->tie_word_embeddings && m->extra_norms);
+    for (long l = 0; l < 34; l++)
+        CHECK(mdl_layer_window(m, l) == ((l + 1) % 6 == 0 ? 0 : 1024));
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    CHECK_NEAR(p.total, 3880245760.0, 0);
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.kv = DT_BF16;
+    struct roof_kv_plan kp;
+    roof_kv_plan(&c, 8192, 16, &kp);
+    CHECK_NEAR(kp.bytes_per_seq, 289406976.0, 1e-12);
+    hw_free(hw);
+    mdl_free(m);
+    /* layer_types spelled out, not alternating: the full layers as listed */
+    static const char lt[] =
+        "{\"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 4,\n"
+        " \"num_attention_heads\": 4, \"vocab_size\": 100, \"sliding_window\": 16,\n"
+        " \"layer_types\": [\"full_attention\", \"sliding_attention\", \"sliding_attention\",\n"
+        "   \"full_attention\"]}\n";
+    m = load_text(lt, ".json", &errs);
+    CHECK(m != NULL);
+    err_list_release(&errs);
+    if (!m)
+        return;
+    long want[4] = {0, 16, 16, 0};
+    for (long l = 0; l < 4; l++)
+        CHECK(mdl_layer_window(m, l) == want[l]);
+    mdl_free(m);
+}
+
+/* Llama-4 Scout's text_config (meta-llama/Llama-4-Scout-17B-16E, as transcribed in public test
+ * fixtures): every layer MoE (interleave_moe_layer_step 1), 16 experts of 8192 and a shared one of
+ * the same width, dense MLP width intermediate_size_mlp (none used here), chunked attention of
+ * 8192 on the RoPE layers (no_rope_layers 1, three of four). A layer: attention 2 x 5120 x 5120 +
+ * 2 x 5120 x 1024 = 62,914,560, experts 16 x 3 x 5120 x 8192 = 2,013,265,920, shared
+ * 125,829,120, router 81,920, norms 10,240: 2,202,101,760; x 48 + 2 x 202,048 x 5120 + 5120 =
+ * 107,769,861,120 (the published 109B counts the vision tower too). Active: 48 x (62,914,560 + 2
+ * x 125,829,120 + 81,920 + 10,240) + 2,068,971,520 + 5120 = 17,172,894,720 (published 17B). A
+ * 32768-token sequence stores 12 x 32768 + 36 x 8192 = 688,128 token-layers of 4096 B:
+ * 2,818,572,288 B. */
+TEST(model_llama4_text_config_by_hand)
+{
+    char nr[256] = "";
+    for (int l = 0; l < 48; l++)
+        strcat(nr, (l + 1) % 4 ? "1," : "0,");
+    nr[strlen(nr) - 1] = '\0';
+    char cfg[2048];
+    snprintf(
+        cfg, sizeof cfg,
+        "{\"architectures\": [\"Llama4ForConditionalGeneration\"], \"model_type\": "
+        "\"llama4\",\n \"tie_word_embeddings\": false, \"image_token_index\": 200092,\n"
+        " \"text_config\": {\"model_type\": \"llama4_text\", \"hidden_size\": 5120,\n"
+        "  \"intermediate_size\": 8192, \"intermediate_size_mlp\": 16384,\n"
+        "  \"num_hidden_layers\": 48, \"num_attention_heads\": 40, \"num_key_value_heads\": 8,\n"
+        "  \"head_dim\": 128, \"num_local_experts\": 16, \"num_experts_per_tok\": 1,\n"
+        "  \"interleave_moe_layer_step\": 1, \"use_qk_norm\": true,\n"
+        "  \"no_rope_layers\": [%s],\n"
+        "  \"attention_chunk_size\": 8192, \"max_position_embeddings\": 10485760,\n"
+        "  \"vocab_size\": 202048},\n"
+        " \"vision_config\": {\"model_type\": \"llama4_vision_model\", \"hidden_size\": 1408}}\n",
+        nr);
+    struct err_list errs = {0};
+    struct mdl_profile *m = load_text(cfg, ".json", &errs);
+    CHECK(m != NULL);
+    CHECK(err_count(&errs, ERR_ERROR) == 0);
+    CHECK(err_count(&errs, ERR_WARNING) == 0);
+    err_list_release(&errs);
+    if (!m)
+        return;
+    CHECK(m->n_shared_experts == 1 && m->moe_intermediate_size == 8192);
+    CHECK(m->intermediate_size == 16384 && m->chunked_attention);
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    CHECK_NEAR(p.total, 107769861120.0, 0);
+    CHECK_NEAR(p.active, 17172894720.0, 0);
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.kv = DT_BF16;
+    struct roof_kv_plan kp;
+    roof_kv_plan(&c, 32768, 16, &kp);
+    CHECK_NEAR(kp.bytes_per_seq, 2818572288.0, 1e-12);
+    hw_free(hw);
+    mdl_free(m);
 }
 
 TEST(model_mixtral_active)
