@@ -136,8 +136,12 @@ show_model(const struct mdl_profile *m)
     char a[64];
     printf("%s (%s%s%s)\n", m->id, m->model_type ? "model_type " : "",
            m->model_type ? m->model_type : "", "");
-    printf("  layers %ld, hidden %ld, MLP %ld, vocab %ld, max context %ld\n", m->num_layers,
-           m->hidden_size, m->intermediate_size, m->vocab_size, m->max_position_embeddings);
+    printf("  layers %ld, hidden %ld, MLP %ld, vocab %ld, max context ", m->num_layers,
+           m->hidden_size, m->intermediate_size, m->vocab_size);
+    if (m->max_position_embeddings > 0)
+        printf("%ld\n", m->max_position_embeddings);
+    else
+        printf("not given (no max_position_embeddings)\n");
     if (mdl_is_mla(m))
         printf("  attention     MLA: %ld heads, latent KV %ld + rope %ld, q rank %ld\n",
                m->num_heads, m->kv_lora_rank, m->qk_rope_head_dim, m->q_lora_rank);

@@ -50,6 +50,7 @@ static const char *const USED_KEYS[] = {
     "v_head_dim",
     "layer_types",
     "sliding_window_pattern",
+    "max_window_layers",
     "quantization_config",
     "text_config",
     "published_parameters",
@@ -81,7 +82,6 @@ static const char *const IGNORED_KEYS[] = {
     "final_logit_softcapping",
     "query_pre_attn_scalar",
     "cache_implementation",
-    "max_window_layers",
     "output_router_logits",
     "router_aux_loss_coef",
     "router_jitter_noise",
@@ -206,15 +206,38 @@ get_opt_long(struct ycheck *y, const struct ynode *root, const char *key, long m
 static void
 load_window_layers(struct ycheck *y, const struct ynode *root, struct mdl_profile *m)
 {
+    const struct ynode *lt = ynode_get(root, "layer_types");
+    /* linear-attention and state-space layers (Qwen3-Next's gated DeltaNet, hybrids) have no
+     * model here: said once, at the first such layer */
+    for (size_t i = 0; lt && lt->kind == YNODE_SEQ && i < lt->n; i++) {
+        const char *v = lt->items[i]->value ? lt->items[i]->value : "";
+        if (!strstr(v, "sliding") && !strstr(v, "full")) {
+            ycheck_warning(y, lt->items[i],
+                           "layer %zu is '%s': costed as full softmax attention (its KV cache and "
+                           "attention are an upper bound)",
+                           i, v);
+            break;
+        }
+    }
     if (m->sliding_window <= 0)
         return;
-    const struct ynode *lt = ynode_get(root, "layer_types");
     long pattern = 0;
     if (!(lt && lt->kind == YNODE_SEQ)) {
         /* Gemma3TextConfig's default when the key is left out: every sixth layer global */
         if (m->model_type && strncmp(m->model_type, "gemma3", 6) == 0)
             pattern = 6;
         get_opt_long(y, root, "sliding_window_pattern", 1, &pattern);
+        /* Qwen2's window, when use_sliding_window turns it on, is on the layers from
+         * max_window_layers up (Qwen2Config: sliding_attention where i >= max_window_layers) */
+        long mwl = 0;
+        if (pattern <= 1 && m->model_type && strncmp(m->model_type, "qwen2", 5) == 0 &&
+            get_opt_long(y, root, "max_window_layers", 0, &mwl) && mwl > 0 &&
+            m->num_layers <= MDL_MAX_LAYER_MASK) {
+            m->window_by_layer = true;
+            for (long l = 0; l < mwl && l < m->num_layers; l++)
+                m->full_layers[l / 8] |= (unsigned char)(1u << (l % 8));
+            return;
+        }
         if (pattern > 1 && m->num_layers <= MDL_MAX_LAYER_MASK) {
             m->window_by_layer = true;
             for (long l = pattern - 1; l < m->num_layers; l += pattern)

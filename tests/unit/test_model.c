@@ -245,6 +245,29 @@ TEST(model_gemma3_text_config_by_hand)
     for (long l = 0; l < 4; l++)
         CHECK(mdl_layer_window(m, l) == want[l]);
     mdl_free(m);
+    /* a linear-attention layer (Qwen3-Next) has no model: one warning, at the first */
+    static const char lin[] =
+        "{\"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 3,\n"
+        " \"num_attention_heads\": 4, \"vocab_size\": 100,\n"
+        " \"layer_types\": [\"full_attention\", \"linear_attention\", \"linear_attention\"]}\n";
+    m = load_text(lin, ".json", &errs);
+    CHECK(m != NULL);
+    CHECK(err_count(&errs, ERR_ERROR) == 0 && err_count(&errs, ERR_WARNING) == 1);
+    err_list_release(&errs);
+    mdl_free(m);
+    /* Qwen2 with use_sliding_window on: the window from max_window_layers up */
+    static const char q2[] =
+        "{\"model_type\": \"qwen2\", \"hidden_size\": 64, \"intermediate_size\": 128,\n"
+        " \"num_hidden_layers\": 4, \"num_attention_heads\": 4, \"vocab_size\": 100,\n"
+        " \"sliding_window\": 32, \"use_sliding_window\": true, \"max_window_layers\": 3}\n";
+    m = load_text(q2, ".json", &errs);
+    CHECK(m != NULL);
+    err_list_release(&errs);
+    if (!m)
+        return;
+    for (long l = 0; l < 4; l++)
+        CHECK(mdl_layer_window(m, l) == (l >= 3 ? 32 : 0));
+    mdl_free(m);
 }
 
 /* Llama-4 Scout's text_config (meta-llama/Llama-4-Scout-17B-16E, as transcribed in public test
