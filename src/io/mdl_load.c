@@ -210,6 +210,14 @@ load_window_layers(struct ycheck *y, const struct ynode *root, struct mdl_profil
     /* linear-attention and state-space layers (Qwen3-Next's gated DeltaNet, hybrids) have no
      * model here: said once, at the first such layer */
     for (size_t i = 0; lt && lt->kind == YNODE_SEQ && i < lt->n; i++) {
+        if (lt->items[i]->kind != YNODE_SCALAR || ynode_is_null(lt->items[i])) {
+            ycheck_error(y, lt->items[i],
+                         "'layer_types' entries are texts such as \"sliding_attention\" or "
+                         "\"full_attention\"");
+            return;
+        }
+    }
+    for (size_t i = 0; lt && lt->kind == YNODE_SEQ && i < lt->n; i++) {
         const char *v = lt->items[i]->value ? lt->items[i]->value : "";
         if (!strstr(v, "sliding") && !strstr(v, "full")) {
             ycheck_warning(y, lt->items[i],
@@ -231,14 +239,25 @@ load_window_layers(struct ycheck *y, const struct ynode *root, struct mdl_profil
          * max_window_layers up (Qwen2Config: sliding_attention where i >= max_window_layers) */
         long mwl = 0;
         if (pattern <= 1 && m->model_type && strncmp(m->model_type, "qwen2", 5) == 0 &&
-            get_opt_long(y, root, "max_window_layers", 0, &mwl) && mwl > 0 &&
-            m->num_layers <= MDL_MAX_LAYER_MASK) {
+            get_opt_long(y, root, "max_window_layers", 0, &mwl) && mwl > 0) {
+            if (m->num_layers > MDL_MAX_LAYER_MASK) {
+                ycheck_error(y, ynode_get(root, "max_window_layers"),
+                             "a window by layer for more than %d layers is not supported",
+                             MDL_MAX_LAYER_MASK);
+                return;
+            }
             m->window_by_layer = true;
             for (long l = 0; l < mwl && l < m->num_layers; l++)
                 m->full_layers[l / 8] |= (unsigned char)(1u << (l % 8));
             return;
         }
-        if (pattern > 1 && m->num_layers <= MDL_MAX_LAYER_MASK) {
+        if (pattern > 1 && m->num_layers > MDL_MAX_LAYER_MASK) {
+            ycheck_error(y, root,
+                         "a sliding-window pattern for more than %d layers is not supported",
+                         MDL_MAX_LAYER_MASK);
+            return;
+        }
+        if (pattern > 1) {
             m->window_by_layer = true;
             for (long l = pattern - 1; l < m->num_layers; l += pattern)
                 m->full_layers[l / 8] |= (unsigned char)(1u << (l % 8));
