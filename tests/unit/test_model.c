@@ -116,6 +116,38 @@ TEST(model_qwen2_moe_shared_expert_by_hand)
     mdl_free(m);
 }
 
+/* Write `text` to a temporary file ending in `suffix` and load it as a model profile. */
+static struct mdl_profile *
+load_text(const char *text, const char *suffix, struct err_list *errs)
+{
+    char path[] = "/tmp/roofline-model-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    size_t n = strlen(text);
+    bool ok = write(fd, text, n) == (ssize_t)n;
+    close(fd);
+    char named[64];
+    snprintf(named, sizeof named, "%s%s", path, suffix);
+    ok = ok && rename(path, named) == 0;
+    struct mdl_profile *m = ok ? mdl_load(named, errs) : NULL;
+    unlink(ok ? named : path);
+    return m;
+}
+
+/* load_text for a config that must load without an error or a warning */
+static struct mdl_profile *
+load_clean(const char *text)
+{
+    struct err_list errs = {0};
+    struct mdl_profile *m = load_text(text, ".json", &errs);
+    CHECK(m != NULL);
+    CHECK(err_count(&errs, ERR_ERROR) == 0);
+    CHECK(err_count(&errs, ERR_WARNING) == 0);
+    err_list_release(&errs);
+    return m;
+}
+
 /* Which layers are MoE: DeepSeek's first_k_dense_replace and moe_layer_freq, Qwen2-MoE's
  * decoder_sparse_step ((l + 1) % step == 0) and mlp_only_layers, read from a config.json */
 TEST(model_moe_layers_by_config)
@@ -126,22 +158,7 @@ TEST(model_moe_layers_by_config)
         " \"vocab_size\": 100, \"num_experts\": 8, \"num_experts_per_tok\": 2,\n"
         " \"moe_intermediate_size\": 32, \"shared_expert_intermediate_size\": 96,\n"
         " \"decoder_sparse_step\": 2, \"mlp_only_layers\": [3]}\n";
-    char path[] = "/tmp/roofline-qwenmoe-XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0)
-        return;
-    CHECK(write(fd, cfg, sizeof cfg - 1) == (ssize_t)(sizeof cfg - 1));
-    close(fd);
-    char json[64];
-    snprintf(json, sizeof json, "%s.json", path);
-    CHECK(rename(path, json) == 0);
-    struct err_list errs = {0};
-    struct mdl_profile *m = mdl_load(json, &errs);
-    unlink(json);
-    CHECK(m != NULL);
-    CHECK(err_count(&errs, ERR_ERROR) == 0);
-    err_list_release(&errs);
+    struct mdl_profile *m = load_clean(cfg);
     if (!m)
         return;
     /* step 2: layers 1, 3, 5 are sparse; 3 is named dense */
@@ -167,23 +184,19 @@ TEST(model_moe_layers_by_config)
         CHECK(mdl_layer_is_moe(&d, l) == ds[l]);
 }
 
-/* Write `text` to a temporary file ending in `suffix` and load it as a model profile. */
-static struct mdl_profile *
-load_text(const char *text, const char *suffix, struct err_list *errs)
+/* The KV-cache bytes of one sequence of `context` tokens in bf16 (roof_kv_plan's, windows
+ * applied), on any device: the pool does not enter it */
+static double
+kv_bytes_bf16(struct mdl_profile *m, double context)
 {
-    char path[] = "/tmp/roofline-model-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return NULL;
-    size_t n = strlen(text);
-    bool ok = write(fd, text, n) == (ssize_t)n;
-    close(fd);
-    char named[64];
-    snprintf(named, sizeof named, "%s%s", path, suffix);
-    ok = ok && rename(path, named) == 0;
-    struct mdl_profile *m = ok ? mdl_load(named, errs) : NULL;
-    unlink(ok ? named : path);
-    return m;
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.kv = DT_BF16;
+    struct roof_kv_plan kp;
+    roof_kv_plan(&c, context, 16, &kp);
+    hw_free(hw);
+    return kp.bytes_per_seq;
 }
 
 /* A multimodal wrapper's text_config (google/gemma-3-4b-it's, as transcribed in mlx-community's
@@ -206,12 +219,7 @@ TEST(model_gemma3_text_config_by_hand)
         "1024},\n"
         " \"torch_dtype\": \"bfloat16\",\n"
         " \"vision_config\": {\"hidden_size\": 1152, \"model_type\": \"siglip_vision_model\"}}\n";
-    struct err_list errs = {0};
-    struct mdl_profile *m = load_text(cfg, ".json", &errs);
-    CHECK(m != NULL);
-    CHECK(err_count(&errs, ERR_ERROR) == 0);
-    CHECK(err_count(&errs, ERR_WARNING) == 0);
-    err_list_release(&errs);
+    struct mdl_profile *m = load_clean(cfg);
     if (!m)
         return;
     CHECK(m->num_heads == 8 && m->num_kv_heads == 4 && m->head_dim == 256);
@@ -221,14 +229,7 @@ TEST(model_gemma3_text_config_by_hand)
     struct mdl_params p;
     mdl_param_count(m, &p);
     CHECK_NEAR(p.total, 3880245760.0, 0);
-    struct hw_profile *hw = test_hw("h100-sxm");
-    struct roof_config c;
-    roof_config_init(&c, hw, m, ROOF_DECODE);
-    c.kv = DT_BF16;
-    struct roof_kv_plan kp;
-    roof_kv_plan(&c, 8192, 16, &kp);
-    CHECK_NEAR(kp.bytes_per_seq, 289406976.0, 1e-12);
-    hw_free(hw);
+    CHECK_NEAR(kv_bytes_bf16(m, 8192), 289406976.0, 1e-12);
     mdl_free(m);
     /* layer_types spelled out, not alternating: the full layers as listed */
     static const char lt[] =
@@ -236,9 +237,7 @@ TEST(model_gemma3_text_config_by_hand)
         " \"num_attention_heads\": 4, \"vocab_size\": 100, \"sliding_window\": 16,\n"
         " \"layer_types\": [\"full_attention\", \"sliding_attention\", \"sliding_attention\",\n"
         "   \"full_attention\"]}\n";
-    m = load_text(lt, ".json", &errs);
-    CHECK(m != NULL);
-    err_list_release(&errs);
+    m = load_clean(lt);
     if (!m)
         return;
     long want[4] = {0, 16, 16, 0};
@@ -250,6 +249,7 @@ TEST(model_gemma3_text_config_by_hand)
         "{\"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 3,\n"
         " \"num_attention_heads\": 4, \"vocab_size\": 100,\n"
         " \"layer_types\": [\"full_attention\", \"linear_attention\", \"linear_attention\"]}\n";
+    struct err_list errs = {0};
     m = load_text(lin, ".json", &errs);
     CHECK(m != NULL);
     CHECK(err_count(&errs, ERR_ERROR) == 0 && err_count(&errs, ERR_WARNING) == 1);
@@ -260,9 +260,7 @@ TEST(model_gemma3_text_config_by_hand)
         "{\"model_type\": \"qwen2\", \"hidden_size\": 64, \"intermediate_size\": 128,\n"
         " \"num_hidden_layers\": 4, \"num_attention_heads\": 4, \"vocab_size\": 100,\n"
         " \"sliding_window\": 32, \"use_sliding_window\": true, \"max_window_layers\": 3}\n";
-    m = load_text(q2, ".json", &errs);
-    CHECK(m != NULL);
-    err_list_release(&errs);
+    m = load_clean(q2);
     if (!m)
         return;
     for (long l = 0; l < 4; l++)
@@ -301,12 +299,7 @@ TEST(model_llama4_text_config_by_hand)
         "  \"vocab_size\": 202048},\n"
         " \"vision_config\": {\"model_type\": \"llama4_vision_model\", \"hidden_size\": 1408}}\n",
         nr);
-    struct err_list errs = {0};
-    struct mdl_profile *m = load_text(cfg, ".json", &errs);
-    CHECK(m != NULL);
-    CHECK(err_count(&errs, ERR_ERROR) == 0);
-    CHECK(err_count(&errs, ERR_WARNING) == 0);
-    err_list_release(&errs);
+    struct mdl_profile *m = load_clean(cfg);
     if (!m)
         return;
     CHECK(m->n_shared_experts == 1 && m->moe_intermediate_size == 8192);
@@ -315,14 +308,7 @@ TEST(model_llama4_text_config_by_hand)
     mdl_param_count(m, &p);
     CHECK_NEAR(p.total, 107769861120.0, 0);
     CHECK_NEAR(p.active, 17172894720.0, 0);
-    struct hw_profile *hw = test_hw("h100-sxm");
-    struct roof_config c;
-    roof_config_init(&c, hw, m, ROOF_DECODE);
-    c.kv = DT_BF16;
-    struct roof_kv_plan kp;
-    roof_kv_plan(&c, 32768, 16, &kp);
-    CHECK_NEAR(kp.bytes_per_seq, 2818572288.0, 1e-12);
-    hw_free(hw);
+    CHECK_NEAR(kv_bytes_bf16(m, 32768), 2818572288.0, 1e-12);
     mdl_free(m);
 }
 
