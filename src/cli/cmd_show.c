@@ -156,12 +156,9 @@ show_model(const struct mdl_profile *m)
         long windowed = 0;
         for (long l = 0; l < m->num_layers; l++)
             windowed += mdl_layer_window(m, l) > 0;
-        printf("  %s %ld tokens on %ld of %ld layers%s\n",
+        printf("  %s %ld tokens on %ld of %ld layers\n",
                m->chunked_attention ? "chunked attention (costed as a window)" : "sliding window",
-               m->sliding_window, windowed, m->num_layers,
-               m->sliding_every_other      ? " (every other)"
-               : windowed == m->num_layers ? " (every one)"
-                                           : "");
+               m->sliding_window, windowed, m->num_layers);
     }
     if (m->n_experts > 0) {
         long dense = 0;

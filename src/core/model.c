@@ -33,7 +33,7 @@ mdl_layer_is_moe(const struct mdl_profile *m, long layer)
 {
     if (m->n_experts <= 0)
         return false;
-    if (layer >= 0 && layer < MDL_MAX_LAYER_MASK && (m->mlp_only[layer / 8] >> (layer % 8)) & 1)
+    if (mdl_mask_has(m->mlp_only, layer))
         return false;
     if (m->sparse_step > 0)
         return (layer + 1) % m->sparse_step == 0;
@@ -48,14 +48,7 @@ mdl_layer_window(const struct mdl_profile *m, long layer)
 {
     if (m->sliding_window <= 0)
         return 0;
-    if (m->window_by_layer)
-        return layer >= 0 && layer < MDL_MAX_LAYER_MASK &&
-                       (m->full_layers[layer / 8] >> (layer % 8)) & 1
-                   ? 0
-                   : m->sliding_window;
-    if (m->sliding_every_other)
-        return layer % 2 == 0 ? m->sliding_window : 0;
-    return m->sliding_window;
+    return m->window_by_layer && mdl_mask_has(m->full_layers, layer) ? 0 : m->sliding_window;
 }
 
 double

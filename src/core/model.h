@@ -21,17 +21,29 @@ enum mdl_moe_graph {
 /* layers a per-layer list (mlp_only_layers, layer_types) can name */
 #define MDL_MAX_LAYER_MASK 512
 
+/* A layer's bit in a per-layer bitset (full_layers, mlp_only); layers past the mask have none */
+static inline void
+mdl_mask_set(unsigned char *mask, long layer)
+{
+    if (layer >= 0 && layer < MDL_MAX_LAYER_MASK)
+        mask[layer / 8] |= (unsigned char)(1u << (layer % 8));
+}
+
+static inline bool
+mdl_mask_has(const unsigned char *mask, long layer)
+{
+    return layer >= 0 && layer < MDL_MAX_LAYER_MASK && ((mask[layer / 8] >> (layer % 8)) & 1);
+}
+
 struct mdl_profile {
     char *id, *path, *model_type, *torch_dtype;
     enum mdl_moe_graph moe_graph; /* mdl_moe_graph_of(model_type); PLAIN when none */
     long hidden_size, intermediate_size, num_layers, num_heads, num_kv_heads, head_dim;
     long vocab_size, max_position_embeddings;
     bool tie_word_embeddings, qkv_bias, o_bias, mlp_bias;
-    /* sliding-window attention: 0 = none; `sliding_every_other` for Gemma-2-style alternation */
+    /* sliding-window attention: 0 = none; on every layer, or with `window_by_layer` on all but
+     * the full-attention ones in `full_layers` (layer_types, Gemma-2's and Gemma-3's patterns) */
     long sliding_window;
-    bool sliding_every_other;
-    /* a per-layer pattern where one is given (layer_types, Gemma-3's sliding_window_pattern):
-     * the layers with full attention as a bitset; `window_by_layer` false = the rule above */
     bool window_by_layer;
     bool chunked_attention; /* Llama-4's attention_chunk_size, costed as the window */
     unsigned char full_layers[MDL_MAX_LAYER_MASK / 8];

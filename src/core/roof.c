@@ -2178,9 +2178,9 @@ shard_view(const struct roof_config *cfg, struct mdl_profile *shard, struct roof
         shard->intermediate_size = (m->intermediate_size + dtp - 1) / dtp;
         if (m->moe_intermediate_size > 0)
             shard->moe_intermediate_size = (m->moe_intermediate_size + tp - 1) / tp;
-        if (m->shared_intermediate_size > 0)
-            shard->shared_intermediate_size = (m->shared_intermediate_size + dtp - 1) / dtp;
-        if (dtp != tp && m->n_experts > 0) {
+        /* a shared expert of its own width (Qwen2-MoE's), or under the dense parts on each
+         * rank any shared expert: split over the dense parts' devices */
+        if (m->n_experts > 0 && (m->shared_intermediate_size > 0 || dtp != tp)) {
             long Ie =
                 m->moe_intermediate_size > 0 ? m->moe_intermediate_size : m->intermediate_size;
             long Is = m->shared_intermediate_size > 0 ? m->shared_intermediate_size : Ie;

@@ -197,101 +197,78 @@ get_opt_long(struct ycheck *y, const struct ynode *root, const char *key, long m
     return shape_long(y, root, key, false, min, MAX_DIM, out);
 }
 
-/* Which layers keep a sliding window. Newer configs spell it out, `layer_types` a layer each
- * ("sliding_attention" or "full_attention", transformers' configuration_utils
- * layer_type_validation); Gemma-3's `sliding_window_pattern` P makes every P-th layer global
- * (modeling_gemma3.py: is_sliding = bool((layer_idx + 1) % sliding_window_pattern); 6 by default
- * in Gemma3TextConfig). Gemma-2's alternation is kept as sliding_every_other; any other pattern
- * goes into a bitset of the full-attention layers. */
+/* A per-layer bitset (mdl_mask_set) can name the first MDL_MAX_LAYER_MASK layers only: `what`
+ * for a deeper model is an error at `at`. */
+static bool
+layer_mask_fits(struct ycheck *y, const struct ynode *at, const char *what,
+                const struct mdl_profile *m)
+{
+    if (m->num_layers <= MDL_MAX_LAYER_MASK)
+        return true;
+    ycheck_error(y, at, "%s for more than %d layers is not supported", what, MDL_MAX_LAYER_MASK);
+    return false;
+}
+
+/* Which layers keep a sliding window, as the bitset of the full-attention ones. Newer configs
+ * spell it out, `layer_types` a layer each ("sliding_attention" or "full_attention",
+ * transformers' configuration_utils layer_type_validation). Otherwise a pattern P makes every P-th
+ * layer global: Gemma-3's `sliding_window_pattern` (modeling_gemma3.py: is_sliding =
+ * bool((layer_idx + 1) % sliding_window_pattern)), `pattern` the architecture's default when the
+ * key is left out (Gemma3TextConfig's 6; Gemma-2's alternation, even layers local, is 2); or
+ * Qwen2's window, when use_sliding_window turns it on, on the layers from max_window_layers up
+ * (Qwen2Config: sliding_attention where i >= max_window_layers). */
 static void
-load_window_layers(struct ycheck *y, const struct ynode *root, struct mdl_profile *m)
+load_window_layers(struct ycheck *y, const struct ynode *root, struct mdl_profile *m, long pattern)
 {
     const struct ynode *lt = ynode_get(root, "layer_types");
-    /* linear-attention and state-space layers (Qwen3-Next's gated DeltaNet, hybrids) have no
-     * model here: said once, at the first such layer */
-    for (size_t i = 0; lt && lt->kind == YNODE_SEQ && i < lt->n; i++) {
-        if (lt->items[i]->kind != YNODE_SCALAR || ynode_is_null(lt->items[i])) {
-            ycheck_error(y, lt->items[i],
+    bool listed = lt && lt->kind == YNODE_SEQ, warned = false;
+    for (size_t i = 0; listed && i < lt->n; i++) {
+        const struct ynode *v = lt->items[i];
+        if (v->kind != YNODE_SCALAR || ynode_is_null(v)) {
+            ycheck_error(y, v,
                          "'layer_types' entries are texts such as \"sliding_attention\" or "
                          "\"full_attention\"");
             return;
         }
-    }
-    for (size_t i = 0; lt && lt->kind == YNODE_SEQ && i < lt->n; i++) {
-        const char *v = lt->items[i]->value ? lt->items[i]->value : "";
-        if (!strstr(v, "sliding") && !strstr(v, "full")) {
-            ycheck_warning(y, lt->items[i],
+        /* linear-attention and state-space layers (Qwen3-Next's gated DeltaNet, hybrids) have
+         * no model here: said once, at the first such layer */
+        if (!warned && !strstr(v->value, "sliding") && !strstr(v->value, "full")) {
+            ycheck_warning(y, v,
                            "layer %zu is '%s': costed as full softmax attention (its KV cache and "
                            "attention are an upper bound)",
-                           i, v);
-            break;
+                           i, v->value);
+            warned = true;
         }
     }
     if (m->sliding_window <= 0)
         return;
-    long pattern = 0;
-    if (!(lt && lt->kind == YNODE_SEQ)) {
-        /* Gemma3TextConfig's default when the key is left out: every sixth layer global */
-        if (m->model_type && strncmp(m->model_type, "gemma3", 6) == 0)
-            pattern = 6;
-        get_opt_long(y, root, "sliding_window_pattern", 1, &pattern);
-        /* Qwen2's window, when use_sliding_window turns it on, is on the layers from
-         * max_window_layers up (Qwen2Config: sliding_attention where i >= max_window_layers) */
-        long mwl = 0;
-        if (pattern <= 1 && m->model_type && strncmp(m->model_type, "qwen2", 5) == 0 &&
-            get_opt_long(y, root, "max_window_layers", 0, &mwl) && mwl > 0) {
-            if (m->num_layers > MDL_MAX_LAYER_MASK) {
-                ycheck_error(y, ynode_get(root, "max_window_layers"),
-                             "a window by layer for more than %d layers is not supported",
-                             MDL_MAX_LAYER_MASK);
-                return;
-            }
-            m->window_by_layer = true;
-            for (long l = 0; l < mwl && l < m->num_layers; l++)
-                m->full_layers[l / 8] |= (unsigned char)(1u << (l % 8));
+    if (listed) {
+        if ((long)lt->n != m->num_layers) {
+            ycheck_error(y, lt, "'layer_types' has %zu entries for %ld layers", lt->n,
+                         m->num_layers);
             return;
         }
-        if (pattern > 1 && m->num_layers > MDL_MAX_LAYER_MASK) {
-            ycheck_error(y, root,
-                         "a sliding-window pattern for more than %d layers is not supported",
-                         MDL_MAX_LAYER_MASK);
+        if (!layer_mask_fits(y, lt, "'layer_types'", m))
             return;
-        }
-        if (pattern > 1) {
-            m->window_by_layer = true;
-            for (long l = pattern - 1; l < m->num_layers; l += pattern)
-                m->full_layers[l / 8] |= (unsigned char)(1u << (l % 8));
-        }
+        m->window_by_layer = true;
+        for (size_t i = 0; i < lt->n; i++)
+            if (!strstr(lt->items[i]->value, "sliding"))
+                mdl_mask_set(m->full_layers, (long)i);
         return;
     }
-    if ((long)lt->n != m->num_layers) {
-        ycheck_error(y, lt, "'layer_types' has %zu entries for %ld layers", lt->n, m->num_layers);
+    get_opt_long(y, root, "sliding_window_pattern", 1, &pattern);
+    long mwl = 0;
+    bool qwen2 = pattern <= 1 && m->model_type && strncmp(m->model_type, "qwen2", 5) == 0 &&
+                 get_opt_long(y, root, "max_window_layers", 0, &mwl) && mwl > 0;
+    if (!(pattern > 1 || qwen2))
         return;
-    }
-    bool alt = lt->n >= 2, any_full = false;
-    for (size_t i = 0; i < lt->n; i++) {
-        const char *v = lt->items[i]->value ? lt->items[i]->value : "";
-        bool sliding = strstr(v, "sliding") != NULL;
-        alt = alt && sliding == (i % 2 == 0);
-        any_full = any_full || !sliding;
-    }
-    if (alt) {
-        m->sliding_every_other = true;
+    if (!layer_mask_fits(y, qwen2 ? ynode_get(root, "max_window_layers") : root,
+                         qwen2 ? "a window by layer" : "a sliding-window pattern", m))
         return;
-    }
-    if (!any_full)
-        return; /* a window on every layer */
-    if (m->num_layers > MDL_MAX_LAYER_MASK) {
-        ycheck_error(y, lt, "'layer_types' for more than %d layers is not supported",
-                     MDL_MAX_LAYER_MASK);
-        return;
-    }
     m->window_by_layer = true;
-    for (size_t i = 0; i < lt->n; i++) {
-        const char *v = lt->items[i]->value ? lt->items[i]->value : "";
-        if (!strstr(v, "sliding"))
-            m->full_layers[i / 8] |= (unsigned char)(1u << (i % 8));
-    }
+    for (long l = 0; l < m->num_layers; l++)
+        if (qwen2 ? l < mwl : (l + 1) % pattern == 0)
+            mdl_mask_set(m->full_layers, l);
 }
 
 /* Llama-4's text model (transformers modeling_llama4.py, configuration_llama4.py): MoE layers
@@ -316,12 +293,8 @@ load_llama4(struct ycheck *y, const struct ynode *shape, struct mdl_profile *m)
         m->n_shared_experts = 1;
     if (!get_opt_long(y, shape, "attention_chunk_size", 1, &chunk) || m->num_layers <= 0)
         return;
-    if (m->num_layers > MDL_MAX_LAYER_MASK) {
-        ycheck_error(y, ynode_get(shape, "attention_chunk_size"),
-                     "chunked attention for more than %d layers is not supported",
-                     MDL_MAX_LAYER_MASK);
+    if (!layer_mask_fits(y, ynode_get(shape, "attention_chunk_size"), "chunked attention", m))
         return;
-    }
     const struct ynode *nr = ynode_get(shape, "no_rope_layers");
     bool listed = nr && nr->kind == YNODE_SEQ && nr->n > 0;
     if (listed && (long)nr->n < m->num_layers) {
@@ -340,7 +313,7 @@ load_llama4(struct ycheck *y, const struct ynode *shape, struct mdl_profile *m)
             return;
         }
         if (!rope)
-            m->full_layers[l / 8] |= (unsigned char)(1u << (l % 8));
+            mdl_mask_set(m->full_layers, l);
     }
 }
 
@@ -366,7 +339,7 @@ load_mlp_only(struct ycheck *y, const struct ynode *root, struct mdl_profile *m)
                          "'mlp_only_layers': layer %ld is not below 'num_hidden_layers' (%ld)", v,
                          m->num_layers);
         } else {
-            m->mlp_only[v / 8] |= (unsigned char)(1u << (v % 8));
+            mdl_mask_set(m->mlp_only, v);
         }
     }
 }
@@ -476,7 +449,7 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
         m->qkv_bias = true; /* Qwen2 always has q/k/v biases (modeling_qwen2.py) */
     /* Gemma-2 and Gemma-3 norm before and after both attention and MLP (modeling_gemma2.py,
      * modeling_gemma3.py: pre_feedforward_layernorm, post_feedforward_layernorm) */
-    if (is_gemma2 || (m->model_type && strncmp(m->model_type, "gemma3", 6) == 0))
+    if (is_gemma2 || gemma3)
         m->extra_norms = true;
 
     long sw = 0;
@@ -487,9 +460,7 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     bool use_sw = true;
     if (ycheck_bool(y, shape, "", "use_sliding_window", &use_sw) && !use_sw)
         m->sliding_window = 0;
-    if (is_gemma2 && m->sliding_window > 0)
-        m->sliding_every_other = true; /* even layers local, odd layers global */
-    load_window_layers(y, shape, m);
+    load_window_layers(y, shape, m, gemma3 ? 6 : is_gemma2 ? 2 : 0);
     /* mixture of experts */
     if (!get_opt_long(y, shape, "num_local_experts", 1, &m->n_experts))
         if (!get_opt_long(y, shape, "n_routed_experts", 1, &m->n_experts))

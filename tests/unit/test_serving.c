@@ -89,7 +89,8 @@ TEST(serving_attention_variants_kv)
     struct hw_profile *hw;
     struct roof_config c;
     setup("h100-sxm", "gemma-2-9b", &hw, &m, &c);
-    CHECK(m->sliding_every_other && m->sliding_window == 4096);
+    CHECK(mdl_layer_window(m, 0) == 4096 && mdl_layer_window(m, 1) == 0 &&
+          m->sliding_window == 4096);
     struct roof_kv_plan p;
     roof_kv_plan(&c, 8192, 16, &p);
     double per_layer_token = 2.0 * 8 * 256 * 2;
