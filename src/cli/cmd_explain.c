@@ -414,16 +414,25 @@ explain_model(const struct roof_config *cfg, const struct roof_config *ecfg, con
     if (mdl_is_mla(m))
         printf("  KV per token = layers x (latent rank + rope dim) x bytes = %ld x (%ld + %ld) x "
                "%g B = %s\n",
-               m->num_layers, m->kv_lora_rank, m->qk_rope_head_dim, kvb, Q(kv_tok, "B", 3));
+               mdl_kv_layers(m), m->kv_lora_rank, m->qk_rope_head_dim, kvb, Q(kv_tok, "B", 3));
     else
         printf("  KV per token = layers x 2 x KV heads x head dim x bytes = %ld x 2 x %ld x %ld x "
-               "%g B = %s\n",
-               m->num_layers, m->num_kv_heads, m->head_dim, kvb, Q(kv_tok, "B", 3));
+               "%g B = %s%s\n",
+               mdl_kv_layers(m), m->num_kv_heads, m->head_dim, kvb, Q(kv_tok, "B", 3),
+               mdl_kv_layers(m) < m->num_layers ? " (the attention layers; the linear-attention "
+                                                  "ones read and write a fixed state instead)"
+                                                : "");
     double kv_read = 0, kv_write = 0;
     for (int i = 0; i < ROOF_OP_COUNT; i++) {
         kv_read += r.ops[i].bytes_kv_read;
         kv_write += r.ops[i].bytes_kv_write;
     }
+    /* a linear-attention layer's state, read and written once a sequence (not a KV cache) */
+    const struct roof_op_result *lin = &r.ops[ROOF_OP_LINEAR_ATTN];
+    double st_read = lin->present ? lin->bytes_kv_read : 0.0;
+    double st_write = lin->present ? lin->bytes_kv_write : 0.0;
+    kv_read -= st_read;
+    kv_write -= st_write;
     if (pre)
         printf("  written = batch x prompt x KV per token = %.0f x %.0f x %s = %s; read back by "
                "attention: %s\n",
@@ -434,6 +443,11 @@ explain_model(const struct roof_config *cfg, const struct roof_config *ecfg, con
                cfg->batch, cfg->context + 1, Q(kv_tok, "B", 3), Q(kv_read, "B", 3),
                m->sliding_window > 0 ? " (sliding-window layers read at most the window)" : "",
                Q(kv_write, "B", 3));
+    if (st_read > 0)
+        printf("  the linear-attention layers' state, read and written once a sequence whatever "
+               "its length: batch x state = %.0f x %s = %s read, %s written\n",
+               cfg->batch, Q(st_read / cfg->batch, "B", 3), Q(st_read, "B", 3),
+               Q(st_write, "B", 3));
     printf("Step 3. Activation bytes (into and out of each kernel): %s\n", Q(r.bytes_act, "B", 3));
     printf("Step 4. Memory time\n");
     printf("  t_memory = bytes / bandwidth = (%s + %s + %s) / %s = %s\n",
@@ -445,8 +459,13 @@ explain_model(const struct roof_config *cfg, const struct roof_config *ecfg, con
     enum hw_vector_origin vo;
     printf("Step 5. FLOPs\n");
     printf("  weight GEMMs = 2 x weights used x tokens ~= %s\n", Q(gemm, "FLOP", 3));
-    printf("  attention (QK^T and PV) = %s; norms, softmax, activations: %s\n", Q(attn, "FLOP", 3),
-           Q(r.flops - gemm - attn, "FLOP", 3));
+    double lin_flops = lin->present ? lin->flops : 0.0;
+    char lin_part[96] = "";
+    if (lin_flops > 0)
+        snprintf(lin_part, sizeof lin_part, " linear attention (the recurrence) = %s;",
+                 Q(lin_flops, "FLOP", 3));
+    printf("  attention (QK^T and PV) = %s;%s norms, softmax, activations: %s\n",
+           Q(attn, "FLOP", 3), lin_part, Q(r.flops - gemm - attn - lin_flops, "FLOP", 3));
     printf("  t_compute = FLOPs / peak, each kernel on its roof (GEMMs: %s %s at %s) = %s\n",
            dtype_name(r.gemm_dtype), peak_label(r.gemm_dtype),
            Q(r.gemm_peak_flops_per_s, "FLOP/s", 4), T(r.compute_time_s));

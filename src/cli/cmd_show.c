@@ -152,6 +152,19 @@ show_model(const struct mdl_profile *m)
                : m->num_kv_heads < m->num_heads ? "GQA"
                                                 : "MHA",
                m->head_dim);
+    if (m->attn_output_gate)
+        printf("                gated (q_proj also gives an output gate: twice the queries' "
+               "width)\n");
+    long kv_layers = mdl_kv_layers(m);
+    if (kv_layers < m->num_layers) {
+        unit_format_short(mdl_linear_state_bytes_per_seq(m), "B", 4, a, sizeof a);
+        printf(
+            "  linear attn   gated DeltaNet on %ld of %ld layers: %ld value heads, %ld query/key "
+            "heads, dims %ld/%ld, conv %ld; state %s a sequence at any length (%s)\n",
+            m->num_layers - kv_layers, m->num_layers, m->lin_value_heads, m->lin_key_heads,
+            m->lin_key_dim, m->lin_value_dim, m->lin_conv_kernel, a,
+            m->lin_state_elem_bytes == 4.0 ? "float32 recurrent state" : "16-bit recurrent state");
+    }
     if (m->sliding_window > 0) {
         long windowed = 0;
         for (long l = 0; l < m->num_layers; l++)
@@ -191,8 +204,11 @@ show_model(const struct mdl_profile *m)
         printf(" %s %s%s", dtype_name(W[i]), a, i + 1 < ARRAY_SIZE(W) ? "," : "\n");
     }
     unit_format_short(mdl_kv_bytes_per_token(m, 2.0), "B", 4, a, sizeof a);
-    printf("  KV cache      %s per token at 16 bits (%.0f elements per token per layer)\n", a,
+    printf("  KV cache      %s per token at 16 bits (%.0f elements per token per layer", a,
            mdl_kv_elems_per_token_layer(m));
+    if (kv_layers < m->num_layers)
+        printf(", on the %ld attention layers", kv_layers);
+    printf(")\n");
     if (m->n_sources > 0) {
         printf("  sources:\n");
         for (int i = 0; i < m->n_sources; i++)

@@ -600,6 +600,11 @@ rp_why(struct rep_doc *d, const struct rp_ctx *ctx)
               Q(m->weights_bytes, "B", 3), Q(m->kv_bytes, "B", 3), Q(m->kv_bytes_per_token, "B", 3),
               Q(m->act_bytes, "B", 3), Q(m->reserve_bytes, "B", 3), Q(m->total_bytes, "B", 3),
               Q(m->capacity_bytes, "B", 3));
+    if (m->state_bytes > 0)
+        sb_printf(&b,
+                  "Of the KV cache, %s is the linear-attention layers' state, a fixed size a "
+                  "sequence whatever its length. ",
+                  Q(m->state_bytes, "B", 3));
     sb_printf(&b, "At context %.0f at most %ld sequences fit.", ctx->base.context, pp.max_batch);
     rep_para(d, sb_str(&b));
     c = build_chart(ctx, CHART_KIND_MEMORY, true);
@@ -906,8 +911,14 @@ rp_provenance(struct rep_doc *d, const struct rp_ctx *ctx, const char *const *ex
     char arch[256];
     if (!m)
         goto files;
-    snprintf(arch, sizeof arch, "%ld layers, hidden %ld, %ld heads (%ld KV), vocabulary %ld",
-             m->num_layers, m->hidden_size, m->num_heads, m->num_kv_heads, m->vocab_size);
+    int na =
+        snprintf(arch, sizeof arch, "%ld layers, hidden %ld, %ld heads (%ld KV), vocabulary %ld",
+                 m->num_layers, m->hidden_size, m->num_heads, m->num_kv_heads, m->vocab_size);
+    if (mdl_kv_layers(m) < m->num_layers && na > 0 && (size_t)na < sizeof arch)
+        snprintf(
+            arch + na, sizeof arch - (size_t)na,
+            "; %ld linear-attention layers (gated DeltaNet) keep a fixed state, not a KV cache",
+            m->num_layers - mdl_kv_layers(m));
     const char *mr[] = {rp_esc(m->id), arch, rp_esc(msrc ? msrc : "(no source in the profile)")};
     rep_table_row(t, mr);
     if (m->published_params > 0) {

@@ -51,6 +51,72 @@ mdl_layer_window(const struct mdl_profile *m, long layer)
     return m->window_by_layer && mdl_mask_has(m->full_layers, layer) ? 0 : m->sliding_window;
 }
 
+bool
+mdl_layer_is_linear(const struct mdl_profile *m, long layer)
+{
+    return m->lin_value_heads > 0 && mdl_mask_has(m->linear_layers, layer);
+}
+
+long
+mdl_kv_layers(const struct mdl_profile *m)
+{
+    long n = m->num_layers;
+    for (long l = 0; m->lin_value_heads > 0 && l < m->num_layers; l++)
+        n -= mdl_layer_is_linear(m, l);
+    return n;
+}
+
+/* transformers' Qwen3NextGatedDeltaNet: key_dim = Hk dk, value_dim = Hv dv, conv_dim = 2
+ * key_dim + value_dim */
+static double
+linear_conv_dim(const struct mdl_profile *m)
+{
+    return 2.0 * (double)m->lin_key_heads * (double)m->lin_key_dim +
+           (double)m->lin_value_heads * (double)m->lin_value_dim;
+}
+
+double
+mdl_linear_params(const struct mdl_profile *m)
+{
+    if (m->lin_value_heads <= 0)
+        return 0.0;
+    double h = (double)m->hidden_size, Hv = (double)m->lin_value_heads;
+    double kd = (double)m->lin_key_heads * (double)m->lin_key_dim;
+    double vd = Hv * (double)m->lin_value_dim;
+    return h * (2.0 * kd + 2.0 * vd)                         /* in_proj_qkvz */
+           + h * 2.0 * Hv                                    /* in_proj_ba */
+           + linear_conv_dim(m) * (double)m->lin_conv_kernel /* conv1d, no bias */
+           + 2.0 * Hv                                        /* A_log, dt_bias */
+           + (double)m->lin_value_dim                        /* the gated RMSNorm */
+           + vd * h;                                         /* out_proj */
+}
+
+double
+mdl_linear_state_elems(const struct mdl_profile *m)
+{
+    return (double)m->lin_value_heads * (double)m->lin_key_dim * (double)m->lin_value_dim;
+}
+
+double
+mdl_linear_conv_elems(const struct mdl_profile *m)
+{
+    return m->lin_conv_kernel > 1 ? (double)(m->lin_conv_kernel - 1) * linear_conv_dim(m) : 0.0;
+}
+
+double
+mdl_linear_state_elem_bytes(const struct mdl_profile *m)
+{
+    return m->lin_state_elem_bytes > 0 ? m->lin_state_elem_bytes : 2.0;
+}
+
+double
+mdl_linear_state_bytes_per_seq(const struct mdl_profile *m)
+{
+    double n = (double)(m->num_layers - mdl_kv_layers(m));
+    return n * (mdl_linear_state_elems(m) * mdl_linear_state_elem_bytes(m) +
+                mdl_linear_conv_elems(m) * 2.0);
+}
+
 double
 mdl_kv_elems_per_token_layer(const struct mdl_profile *m)
 {
@@ -62,7 +128,7 @@ mdl_kv_elems_per_token_layer(const struct mdl_profile *m)
 double
 mdl_kv_bytes_per_token(const struct mdl_profile *m, double bytes_per_elem)
 {
-    return (double)m->num_layers * mdl_kv_elems_per_token_layer(m) * bytes_per_elem;
+    return (double)mdl_kv_layers(m) * mdl_kv_elems_per_token_layer(m) * bytes_per_elem;
 }
 
 static double
@@ -85,9 +151,11 @@ attention_params(const struct mdl_profile *m)
     }
     double d = (double)m->head_dim, kvh = (double)m->num_kv_heads;
     double qd = H * d, kvd = kvh * d;
-    double p = h * qd + 2.0 * h * kvd + qd * h;
+    /* a gated attention's q_proj gives the gate too: twice the queries' width */
+    double qw = m->attn_output_gate ? 2.0 * qd : qd;
+    double p = h * qw + 2.0 * h * kvd + qd * h;
     if (m->qkv_bias)
-        p += qd + 2.0 * kvd;
+        p += qw + 2.0 * kvd;
     if (m->o_bias)
         p += h;
     return p;
@@ -102,6 +170,9 @@ mdl_param_count(const struct mdl_profile *m, struct mdl_params *out)
     p.lm_head = m->tie_word_embeddings ? 0.0 : V * h;
     double attn = attention_params(m);
     double attn_o = (double)m->num_heads * (double)mdl_v_head_dim(m) * h + (m->o_bias ? h : 0.0);
+    /* a linear-attention layer in place of the attention: its out_proj is the o_proj share */
+    double lin = mdl_linear_params(m);
+    double lin_o = (double)m->lin_value_heads * (double)m->lin_value_dim * h;
     double dense_mlp = 3.0 * h * (double)m->intermediate_size; /* gate, up, down */
     if (m->mlp_bias)
         dense_mlp += 2.0 * (double)m->intermediate_size + h;
@@ -113,8 +184,9 @@ mdl_param_count(const struct mdl_profile *m, struct mdl_params *out)
     double norms_per_layer = (m->extra_norms ? 4.0 : 2.0) * h;
     double active_mlp = 0.0;
     for (long l = 0; l < m->num_layers; l++) {
-        p.attention += attn;
-        p.attn_out += attn_o;
+        bool linear = mdl_layer_is_linear(m, l);
+        p.attention += linear ? lin : attn;
+        p.attn_out += linear ? lin_o : attn_o;
         p.norms += norms_per_layer;
         if (mdl_layer_is_moe(m, l)) {
             double E = (double)m->n_experts;

@@ -47,6 +47,18 @@ struct mdl_profile {
     bool window_by_layer;
     bool chunked_attention; /* Llama-4's attention_chunk_size, costed as the window */
     unsigned char full_layers[MDL_MAX_LAYER_MASK / 8];
+    /* linear attention (Qwen3-Next's and Qwen3.5's gated DeltaNet): the layers in
+     * `linear_layers` keep a fixed recurrent state a sequence in place of a KV cache; their
+     * shape is lin_key_heads x lin_key_dim for q and k, lin_value_heads x lin_value_dim for v,
+     * a depthwise causal convolution of lin_conv_kernel taps over q, k and v. 0 heads = none. */
+    long lin_key_heads, lin_value_heads, lin_key_dim, lin_value_dim, lin_conv_kernel;
+    /* bytes an element of the recurrent state (mamba_ssm_dtype: 4 for float32); 0 = the
+     * model's 16 bits (vLLM's mamba_ssm_cache_dtype "auto") */
+    double lin_state_elem_bytes;
+    unsigned char linear_layers[MDL_MAX_LAYER_MASK / 8];
+    /* gated attention (Qwen3-Next's attn_output_gate): q_proj also gives a sigmoid gate a query
+     * element, so its width is twice the queries' */
+    bool attn_output_gate;
     /* mixture of experts: n_experts = 0 for a dense model */
     long n_experts, experts_per_token, n_shared_experts, moe_intermediate_size;
     /* a shared expert's width where it differs from its routed experts' (Qwen2-MoE's
@@ -92,10 +104,28 @@ bool mdl_is_mla(const struct mdl_profile *m);
 bool mdl_layer_is_moe(const struct mdl_profile *m, long layer);
 /* Attention window of a layer in tokens (0 = full attention). */
 long mdl_layer_window(const struct mdl_profile *m, long layer);
+/* A linear-attention layer (no KV cache; a fixed state a sequence) */
+bool mdl_layer_is_linear(const struct mdl_profile *m, long layer);
+/* Layers with a KV cache: all but the linear-attention ones */
+long mdl_kv_layers(const struct mdl_profile *m);
+/* A gated DeltaNet layer's parameters (in_proj_qkvz, in_proj_ba, conv1d, A_log, dt_bias, the
+ * gated norm, out_proj); 0 without linear attention */
+double mdl_linear_params(const struct mdl_profile *m);
+/* Elements of one linear layer's state a sequence: the recurrent state (value heads x key dim
+ * x value dim) and the convolution's (kernel - 1 past inputs of q, k and v) */
+double mdl_linear_state_elems(const struct mdl_profile *m);
+double mdl_linear_conv_elems(const struct mdl_profile *m);
+/* Bytes an element of the recurrent state: lin_state_elem_bytes, else the model's 16 bits (vLLM's
+ * mamba_ssm_cache_dtype "auto") */
+double mdl_linear_state_elem_bytes(const struct mdl_profile *m);
+/* Bytes of every linear layer's state of one sequence: the recurrent state at
+ * mdl_linear_state_elem_bytes, the convolution's in 16 bits */
+double mdl_linear_state_bytes_per_seq(const struct mdl_profile *m);
 /* KV-cache elements stored per token per layer: 2 x kv_heads x head_dim, or for MLA the latent
  * kv_lora_rank + qk_rope_head_dim. */
 double mdl_kv_elems_per_token_layer(const struct mdl_profile *m);
-/* KV-cache bytes per token summed over layers at `bytes_per_elem`, ignoring windows. */
+/* KV-cache bytes per token summed over the layers with a KV cache at `bytes_per_elem`, ignoring
+ * windows. */
 double mdl_kv_bytes_per_token(const struct mdl_profile *m, double bytes_per_elem);
 /* The MoE graph kind of a Hugging Face model_type (NULL or unknown: MDL_MOE_GRAPH_PLAIN). */
 enum mdl_moe_graph mdl_moe_graph_of(const char *model_type);

@@ -20,6 +20,7 @@ static const char *const OP_NAMES[ROOF_OP_COUNT] = {
     [ROOF_OP_ATTN_SCORE] = "attn_score",
     [ROOF_OP_SOFTMAX] = "softmax",
     [ROOF_OP_ATTN_AV] = "attn_av",
+    [ROOF_OP_LINEAR_ATTN] = "linear_attn",
     [ROOF_OP_O_PROJ] = "o_proj",
     [ROOF_OP_ATTN_RESIDUAL] = "attn_residual",
     [ROOF_OP_MLP_NORM] = "mlp_norm",
@@ -218,6 +219,7 @@ struct attn_agg {
  * full-attention and the windowed layers. */
 struct batch_agg {
     double tokens, logits_rows, seqs;
+    double decode_seqs; /* sequences of one new token (a linear-attention layer's recurrent form) */
     struct attn_agg full, windowed;
     double window;
 };
@@ -1144,19 +1146,15 @@ fused_decode_attention(struct acc_ctx *c, const struct batch_agg *b, double toke
  * b[i]) with b[i] of one layout in one buffer) */
 #define ROOF_METAL_ADD_FUSE 8.0
 
+/* The softmax attention of a layer over `ab`'s rows: the q/k/v projection, scores, softmax,
+ * the product with the values and o_proj (MLA's naive or absorbed form, or standard heads). */
 static void
-add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
+add_attention(struct acc_ctx *c, const struct batch_agg *ab, bool windowed)
 {
-    /* with the dense parts on each rank (roof_attn_dp_dense_rank) the dense MLP and the shared
-     * experts run on the rank's rows too; only the routed experts take every rank's */
-    bool rank_dense = roof_attn_dp_dense_rank(c->cfg);
     const struct roof_config *cfg = c->cfg;
     const struct mdl_profile *m = cfg->model;
     bool prefill = cfg->phase == ROOF_PREFILL;
-    /* data-parallel attention: the norms, the attention and the residual adds run on the
-     * busiest rank's rows (ab), the MLP on every rank's (b) */
-    const struct batch_agg *ab = c->attn ? c->attn : b;
-    double T = ab->tokens; /* rows of the activation matrix (the attention's) */
+    double T = ab->tokens;
     double h = (double)m->hidden_size, H = (double)m->num_heads;
     double a = dtype_bytes(cfg->act), kvb = dtype_bytes(cfg->kv);
     const struct attn_agg *ag = windowed ? &ab->windowed : &ab->full;
@@ -1168,10 +1166,6 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
      * and KV formats: fp8 weights with a bf16 cache attend in bf16
      * (docs/physics.md#operators, the attention's format) */
     enum dtype att_compute = dtype_gemm_compute(cfg->kv, cfg->act);
-
-    /* attention norm (RMSNorm: square, sum, scale, weight: 4 FLOP/element) */
-    add_vector(c, ROOF_OP_ATTN_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
-
     double kv_elems = mdl_kv_elems_per_token_layer(m);
     double pairs = ag->pairs;     /* query-key pairs per head, all sequences */
     double visible = ag->visible; /* keys read, all sequences */
@@ -1240,7 +1234,9 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         }
     } else {
         double kvd = (double)m->num_kv_heads * (double)m->head_dim;
-        double wqkv = h * (qd + 2.0 * kvd);
+        /* gated attention: q_proj gives a gate a query element too (twice the width) */
+        double qw = m->attn_output_gate ? 2.0 * qd : qd;
+        double wqkv = h * (qw + 2.0 * kvd);
         /* Q goes on as an activation; K and V are written to the KV cache */
         enum dtype wo = wfmt(cfg, DT_PART_ATTN_QKV);
         double wb = dtype_bytes(wo);
@@ -1250,16 +1246,16 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
             c, ROOF_OP_QKV,
             &(struct op_cost){.matmul = true,
                               .compute = dtype_gemm_compute(wo, cfg->act),
-                              .flops = 2.0 * mc.paid_columns * h * (qd + 2.0 * kvd),
+                              .flops = 2.0 * mc.paid_columns * h * (qw + 2.0 * kvd),
                               .weight_bytes = mc.weight_reads * wqkv * wb,
                               /* Metal's mul_mm: q, k and v in its fixed tiles (the three
                                * run concurrently); elsewhere no wave model here */
                               .gemm_m = mc.kernel == ROOF_METAL_MM ? mc.paid_columns : 0,
-                              .gemm_n = qd + 2.0 * kvd,
+                              .gemm_n = qw + 2.0 * kvd,
                               .tile_m = mc.kernel == ROOF_METAL_MM ? cfg->tuning.metal.mm_tile : 0,
                               .tile_n = cfg->tuning.metal.mm_tile_rows,
                               .act_in_bytes = T * h * a,
-                              .act_out_bytes = T * qd * a,
+                              .act_out_bytes = T * qw * a,
                               .kv_write_bytes = T * 2.0 * kvd * kvb});
         double k_read = visible * kvd * kvb; /* compulsory: each key once */
         double score_pairs = pairs;
@@ -1319,8 +1315,104 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe)
         if (!prefill && roof_flash_attention(cfg) && ab->seqs > 0)
             fused_decode_attention(c, ab, visible / ab->seqs, (double)m->num_kv_heads,
                                    (double)m->head_dim * 2.0 * kvb);
+        /* the gate: the attention's output times sigmoid(gate), about 5 FLOP an element */
+        if (m->attn_output_gate)
+            add_vector(c, ROOF_OP_O_PROJ, 5.0 * T * qd, 0, 2.0 * T * qd * a, T * qd * a);
     }
     add_gemm(c, ROOF_OP_O_PROJ, wfmt(cfg, DT_PART_ATTN_O), T, h, H * dv, H * dv * h);
+}
+
+/* the gated delta rule's chunk in the chunked (WY) form: FLA's chunk_gated_delta_rule and
+ * transformers' torch_chunk_gated_delta_rule (chunk_size = 64) */
+#define ROOF_GDN_CHUNK 64.0
+
+/* A gated DeltaNet layer in place of the attention (Qwen3-Next, Qwen3.5;
+ * docs/physics.md#linear-attention): in_proj_qkvz and in_proj_ba as one GEMM, then the
+ * convolution, the gates, the delta-rule recurrence over a fixed state a sequence and the gated
+ * norm (ROOF_OP_LINEAR_ATTN), then out_proj (ROOF_OP_O_PROJ). Each sequence's state is read and
+ * written once a pass, whatever its length. As vLLM's layer splits a batch, the sequences of one
+ * new token take the recurrent kernels and the others (prompts, chunks) the chunked ones. */
+static void
+add_linear_attention(struct acc_ctx *c, const struct batch_agg *ab)
+{
+    const struct roof_config *cfg = c->cfg;
+    const struct mdl_profile *m = cfg->model;
+    /* the layer's kernels work in the model's 16-bit format whatever the GEMMs' activations
+     * (an fp8 GEMM's input is quantized for it alone) */
+    double h = (double)m->hidden_size, a = fmax(dtype_bytes(cfg->act), 2.0);
+    double Hv = (double)m->lin_value_heads, dk = (double)m->lin_key_dim;
+    double dv = (double)m->lin_value_dim, Kc = (double)m->lin_conv_kernel;
+    double kd = (double)m->lin_key_heads * dk, vd = Hv * dv, conv = 2.0 * kd + vd;
+    double proj = 2.0 * kd + 2.0 * vd + 2.0 * Hv; /* q, k, v, z; b, a */
+    double T = ab->tokens;
+    add_gemm(c, ROOF_OP_QKV, wfmt(cfg, DT_PART_ATTN_QKV), T, proj, h, h * proj);
+    double S = mdl_linear_state_elems(m);
+    double seq_state = S * mdl_linear_state_elem_bytes(m) + mdl_linear_conv_elems(m) * 2.0;
+    /* a token's convolution (2 Kc FLOP an element), gates (about 10 FLOP a value head) and
+     * gated RMSNorm (about 8 FLOP an element: the norm and silu(z)); its activations: the
+     * convolution reads and writes q, k and v, the recurrence reads them and the gates and
+     * writes its output, the norm reads it with z and writes the result */
+    double side = 2.0 * Kc * conv + 10.0 * Hv + 8.0 * vd;
+    double ain = (2.0 * conv + 2.0 * vd + 2.0 * Hv) * a, aout = (conv + 2.0 * vd) * a;
+    double Td = ab->decode_seqs, Tp = T - Td, Sp = ab->seqs - Td;
+    if (Td > 0)
+        /* recurrent, a token at a time: decay the state, S k, the rank-1 update and S q, about
+         * 7 FLOP a state element, in fp32 on the vector units; kernels: the convolution's
+         * update, the gates, fused_recurrent_gated_delta_rule and the norm */
+        add_op(c, ROOF_OP_LINEAR_ATTN,
+               &(struct op_cost){.compute = DT_FP32,
+                                 .flops = Td * (7.0 * S + side),
+                                 .act_in_bytes = Td * ain,
+                                 .act_out_bytes = Td * aout,
+                                 .kv_read_bytes = Td * seq_state,
+                                 .kv_write_bytes = Td * seq_state,
+                                 .kernels = 4.0});
+    if (Tp > 0 && Sp > 0) {
+        /* chunked: per token and value head 6 C dk + 4 C dv + 6 dk dv + C^2 / 3 FLOP on the
+         * matrix units (the WY form's products within a chunk, the state's update and its
+         * product with the queries), and each chunk's state written and read back in the
+         * activations' format (chunk_delta_h's h); kernels: the convolution, the gates, six
+         * stages of the chunked rule (cumsum, kkt, solve_tril, recompute_w_u, chunk_delta_h,
+         * chunk_o) and the norm */
+        double C = ROOF_GDN_CHUNK;
+        double per = 6.0 * C * dk + 4.0 * C * dv + 6.0 * dk * dv + C * C / 3.0;
+        double chunk_states = (ceil(Tp / C) + Sp) * S * a;
+        add_op(c, ROOF_OP_LINEAR_ATTN,
+               &(struct op_cost){.matmul = true,
+                                 .compute = a > 2.0 ? DT_FP32 : DT_BF16,
+                                 .flops = Tp * Hv * per,
+                                 .vec_flops = Tp * side,
+                                 .act_in_bytes = Tp * ain + chunk_states,
+                                 .act_out_bytes = Tp * aout + chunk_states,
+                                 .kv_read_bytes = Sp * seq_state,
+                                 .kv_write_bytes = Sp * seq_state,
+                                 .kernels = 9.0});
+    }
+    add_gemm(c, ROOF_OP_O_PROJ, wfmt(cfg, DT_PART_ATTN_O), T, h, vd, vd * h);
+}
+
+static void
+add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe, bool linear)
+{
+    /* with the dense parts on each rank (roof_attn_dp_dense_rank) the dense MLP and the shared
+     * experts run on the rank's rows too; only the routed experts take every rank's */
+    bool rank_dense = roof_attn_dp_dense_rank(c->cfg);
+    const struct roof_config *cfg = c->cfg;
+    const struct mdl_profile *m = cfg->model;
+    /* data-parallel attention: the norms, the attention and the residual adds run on the
+     * busiest rank's rows (ab), the MLP on every rank's (b) */
+    const struct batch_agg *ab = c->attn ? c->attn : b;
+    double T = ab->tokens; /* rows of the activation matrix (the attention's) */
+    double h = (double)m->hidden_size;
+    double a = dtype_bytes(cfg->act);
+
+    /* attention norm (RMSNorm: square, sum, scale, weight: 4 FLOP/element) */
+    add_vector(c, ROOF_OP_ATTN_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
+
+    if (linear)
+        add_linear_attention(c, ab);
+    else
+        add_attention(c, ab, windowed);
     /* residual add: read two, write one */
     add_vector(c, ROOF_OP_ATTN_RESIDUAL, T * h, 0, 2.0 * T * h * a, T * h * a);
     add_vector(c, ROOF_OP_MLP_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
@@ -1545,8 +1637,12 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     double tokens_per_seq =
         cfg->phase == ROOF_PREFILL ? cfg->prefill_past + cfg->prompt : cfg->context + 1.0;
     double kvb = dtype_bytes(cfg->kv), a = dtype_bytes(cfg->act);
-    double kv_per_seq = 0;
+    /* the linear-attention layers keep a fixed state a sequence in place of a KV cache */
+    double state_per_seq = mdl_linear_state_bytes_per_seq(m);
+    double kv_per_seq = state_per_seq;
     for (long l = 0; l < m->num_layers; l++) {
+        if (mdl_layer_is_linear(m, l))
+            continue;
         double w = (double)mdl_layer_window(m, l);
         double t = w > 0 && tokens_per_seq > w ? w : tokens_per_seq;
         kv_per_seq += t * mdl_kv_elems_per_token_layer(m) * kvb;
@@ -1595,6 +1691,7 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
         out->weights_bytes += (double)(cfg_in->model->vocab_size - m->vocab_size) * h *
                               dtype_bytes(dtype_part_format(cfg->weights, DT_PART_HEAD));
     out->kv_bytes = B * kv_per_seq;
+    out->state_bytes = B * state_per_seq;
     out->act_bytes = act;
     out->reserve_bytes = cfg->reserve_bytes;
     out->total_bytes = out->weights_bytes + out->kv_bytes + out->act_bytes + out->reserve_bytes;
@@ -1646,6 +1743,8 @@ rank_add(struct batch_agg *r, const struct roof_seq *q, double bucket)
 {
     r->tokens += q->count * q->new_tokens;
     r->seqs += q->count;
+    if (q->new_tokens <= 1.0)
+        r->decode_seqs += q->count;
     if (q->logits)
         r->logits_rows += q->count;
     agg_add(&r->full, q, 0, bucket);
@@ -1806,6 +1905,8 @@ step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
             return -1;
         b.tokens += q->count * q->new_tokens;
         b.seqs += q->count;
+        if (q->new_tokens <= 1.0)
+            b.decode_seqs += q->count;
         if (q->logits)
             b.logits_rows += q->count;
         agg_add(&b.full, q, 0, cfg->tuning.kv_bucket_tokens);
@@ -1835,19 +1936,20 @@ step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
            &(struct op_cost){.compute = DT_FP32,
                              .weight_bytes = Te * h * dtype_bytes(wfmt(cfg, DT_PART_HEAD)),
                              .act_out_bytes = Te * h * a});
-    /* count the layers of each class: [windowed][moe] */
-    long classes[2][2] = {{0, 0}, {0, 0}};
-    if (m->sliding_window <= 0 && m->n_experts <= 0)
+    /* count the layers of each class: [full, windowed or linear attention][moe] */
+    long classes[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+    if (m->sliding_window <= 0 && m->n_experts <= 0 && m->lin_value_heads <= 0)
         classes[0][0] = m->num_layers; /* the common case, without a loop per step */
     else
         for (long l = 0; l < m->num_layers; l++)
-            classes[mdl_layer_window(m, l) > 0][mdl_layer_is_moe(m, l)]++;
-    for (int w = 0; w < 2; w++)
+            classes[mdl_layer_is_linear(m, l) ? 2 : mdl_layer_window(m, l) > 0]
+                   [mdl_layer_is_moe(m, l)]++;
+    for (int w = 0; w < 3; w++)
         for (int e = 0; e < 2; e++) {
             if (classes[w][e] == 0)
                 continue;
             c.times = (double)classes[w][e];
-            add_layer(&c, &b, w == 1, e == 1);
+            add_layer(&c, &b, w == 1, e == 1, w == 2);
         }
     c.times = 1.0;
     /* logits are needed only where a token is sampled: the last position of each sequence */
@@ -2175,6 +2277,12 @@ shard_view(const struct roof_config *cfg, struct mdl_profile *shard, struct roof
         long dtp = roof_attn_dp_dense_rank(cfg) ? atp : tp;
         shard->num_heads = m->num_heads / atp;
         shard->num_kv_heads = m->num_kv_heads >= atp ? m->num_kv_heads / atp : 1;
+        /* a linear-attention layer's heads split like the attention's (vLLM's
+         * gated_delta_net_state_shape: num_v_heads / tp), its state with them */
+        if (m->lin_value_heads > 0) {
+            shard->lin_key_heads = m->lin_key_heads >= atp ? m->lin_key_heads / atp : 1;
+            shard->lin_value_heads = m->lin_value_heads >= atp ? m->lin_value_heads / atp : 1;
+        }
         shard->intermediate_size = (m->intermediate_size + dtp - 1) / dtp;
         if (m->moe_intermediate_size > 0)
             shard->moe_intermediate_size = (m->moe_intermediate_size + tp - 1) / tp;

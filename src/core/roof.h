@@ -298,6 +298,7 @@ enum roof_op {
     ROOF_OP_ATTN_SCORE,
     ROOF_OP_SOFTMAX,
     ROOF_OP_ATTN_AV,
+    ROOF_OP_LINEAR_ATTN, /* a linear-attention layer's convolution, recurrence and gated norm */
     ROOF_OP_O_PROJ,
     ROOF_OP_ATTN_RESIDUAL,
     ROOF_OP_MLP_NORM,
@@ -333,6 +334,7 @@ struct roof_op_result {
 struct roof_memory {
     double weights_bytes, kv_bytes, act_bytes, reserve_bytes, total_bytes, capacity_bytes;
     double kv_bytes_per_token;
+    double state_bytes; /* of kv_bytes, the linear-attention layers' fixed state a sequence */
     bool fits;
 };
 

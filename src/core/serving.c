@@ -34,16 +34,21 @@ roof_kv_plan(const struct roof_config *cfg, double context, double block, struct
     if (dp > 1 && tp % cfg->attn_dp == 0) /* the attention's heads split a rank's devices */
         tp /= cfg->attn_dp;
     double layers = ceil((double)m->num_layers / pp);
+    double kv_layers = ceil((double)mdl_kv_layers(m) / pp);
     double elems = mdl_kv_elems_per_token_layer(m);
     if (tp > 1 && !mdl_is_mla(m)) /* KV heads split across the tensor-parallel group */
         elems = 2.0 * (m->num_kv_heads >= tp ? (double)(m->num_kv_heads / tp) : 1.0) *
                 (double)m->head_dim;
     out->block_tokens = block;
-    out->bytes_per_token = layers * elems * kvb;
+    out->bytes_per_token = kv_layers * elems * kvb;
     out->bytes_per_block = block * out->bytes_per_token;
-    /* blocks per sequence, layer by layer: windowed layers keep at most the window */
-    double bytes = 0;
+    /* blocks per sequence, layer by layer: windowed layers keep at most the window; the
+     * linear-attention layers a fixed state (a device's share of the heads, roof_memory) */
+    out->state_bytes_per_seq = m1.state_bytes; /* one sequence a rank */
+    double bytes = out->state_bytes_per_seq;
     for (long l = 0; l < (long)layers; l++) {
+        if (mdl_layer_is_linear(m, l))
+            continue;
         double w = (double)mdl_layer_window(m, l);
         double t = w > 0 && context > w ? w : context;
         bytes += ceil(t / block) * block * elems * kvb;

@@ -8,10 +8,12 @@
 
 /* docs/physics.md#kv-cache */
 struct roof_kv_plan {
-    double bytes_per_token; /* all layers, KV format */
-    double bytes_per_seq;   /* at the context, window-capped, rounded up to blocks */
-    double block_tokens;    /* tokens per block */
-    double bytes_per_block; /* one block across all layers */
+    double bytes_per_token;     /* all layers with a KV cache, KV format */
+    double bytes_per_seq;       /* at the context, window-capped, rounded up to blocks, with the
+                                 * linear-attention layers' state */
+    double state_bytes_per_seq; /* the linear-attention layers' fixed state (0 without) */
+    double block_tokens;        /* tokens per block */
+    double bytes_per_block;     /* one block across all layers */
     double capacity_bytes, weights_bytes, act_bytes_per_seq, reserve_bytes;
     double pool_bytes; /* capacity - weights - reserve (per device) */
     /* data-parallel attention ranks (1 = none), each holding its own sequences' KV cache on its

@@ -51,6 +51,14 @@ static const char *const USED_KEYS[] = {
     "layer_types",
     "sliding_window_pattern",
     "max_window_layers",
+    "linear_num_key_heads",
+    "linear_num_value_heads",
+    "linear_key_head_dim",
+    "linear_value_head_dim",
+    "linear_conv_kernel_dim",
+    "full_attention_interval",
+    "attn_output_gate",
+    "mamba_ssm_dtype",
     "quantization_config",
     "text_config",
     "published_parameters",
@@ -129,6 +137,14 @@ static const char *const IGNORED_KEYS[] = {
     "floor_scale",
     "attn_scale",
     "rope_parameters",
+    "mtp_num_hidden_layers",
+    "mtp_use_dedicated_embeddings",
+    "mrope_section",
+    "mrope_interleaved",
+    "language_model_only",
+    "video_token_id",
+    "vision_start_token_id",
+    "vision_end_token_id",
 };
 
 static bool
@@ -230,9 +246,11 @@ load_window_layers(struct ycheck *y, const struct ynode *root, struct mdl_profil
                          "\"full_attention\"");
             return;
         }
-        /* linear-attention and state-space layers (Qwen3-Next's gated DeltaNet, hybrids) have
-         * no model here: said once, at the first such layer */
-        if (!warned && !strstr(v->value, "sliding") && !strstr(v->value, "full")) {
+        /* a gated DeltaNet layer ("linear_attention" with the linear_* shape, load_linear) is
+         * modelled; other linear-attention and state-space layers are not: said once, at the
+         * first such layer */
+        bool gdn = m->lin_value_heads > 0 && strcmp(v->value, "linear_attention") == 0;
+        if (!gdn && !warned && !strstr(v->value, "sliding") && !strstr(v->value, "full")) {
             ycheck_warning(y, v,
                            "layer %zu is '%s': costed as full softmax attention (its KV cache and "
                            "attention are an upper bound)",
@@ -240,14 +258,18 @@ load_window_layers(struct ycheck *y, const struct ynode *root, struct mdl_profil
             warned = true;
         }
     }
+    if (listed && (long)lt->n != m->num_layers &&
+        (m->sliding_window > 0 || m->lin_value_heads > 0)) {
+        ycheck_error(y, lt, "'layer_types' has %zu entries for %ld layers", lt->n, m->num_layers);
+        return;
+    }
+    if (m->lin_value_heads > 0 && listed && layer_mask_fits(y, lt, "'layer_types'", m))
+        for (size_t i = 0; i < lt->n; i++)
+            if (strcmp(lt->items[i]->value, "linear_attention") == 0)
+                mdl_mask_set(m->linear_layers, (long)i);
     if (m->sliding_window <= 0)
         return;
     if (listed) {
-        if ((long)lt->n != m->num_layers) {
-            ycheck_error(y, lt, "'layer_types' has %zu entries for %ld layers", lt->n,
-                         m->num_layers);
-            return;
-        }
         if (!layer_mask_fits(y, lt, "'layer_types'", m))
             return;
         m->window_by_layer = true;
@@ -269,6 +291,60 @@ load_window_layers(struct ycheck *y, const struct ynode *root, struct mdl_profil
     for (long l = 0; l < m->num_layers; l++)
         if (qwen2 ? l < mwl : (l + 1) % pattern == 0)
             mdl_mask_set(m->full_layers, l);
+}
+
+/* Qwen3-Next's and Qwen3.5's gated DeltaNet layers (transformers configuration_qwen3_next.py,
+ * modeling_qwen3_next.py Qwen3NextGatedDeltaNet): linear_num_key_heads x linear_key_head_dim
+ * for q and k, linear_num_value_heads x linear_value_head_dim for v, a causal convolution of
+ * linear_conv_kernel_dim taps (default 4). Which layers: layer_types (load_window_layers), else
+ * every layer but each `full_attention_interval`-th (default 4: layers 3, 7, 11, ...). The full
+ * layers are gated attention (attn_output_gate, on by default for these: vLLM's
+ * Qwen3NextAttention reads getattr(config, "attn_output_gate", True)). The recurrent state is
+ * kept in mamba_ssm_dtype when given (Qwen3.5: float32), else in the activations' format (vLLM's
+ * mamba_ssm_cache_dtype "auto"). */
+static void
+load_linear(struct ycheck *y, const struct ynode *shape, struct mdl_profile *m)
+{
+    bool qwen_gdn = m->model_type && (strncmp(m->model_type, "qwen3_next", 10) == 0 ||
+                                      strncmp(m->model_type, "qwen3_5", 7) == 0);
+    m->attn_output_gate = qwen_gdn;
+    ycheck_bool(y, shape, "", "attn_output_gate", &m->attn_output_gate);
+    long vh = 0;
+    if (!get_opt_long(y, shape, "linear_num_value_heads", 1, &vh))
+        return;
+    static const char *const dims[] = {"linear_num_key_heads", "linear_key_head_dim",
+                                       "linear_value_head_dim"};
+    long *out[] = {&m->lin_key_heads, &m->lin_key_dim, &m->lin_value_dim};
+    for (size_t i = 0; i < N(dims); i++)
+        if (!shape_long(y, shape, dims[i], true, 1, MAX_DIM, out[i]))
+            return;
+    m->lin_conv_kernel = 4;
+    get_opt_long(y, shape, "linear_conv_kernel_dim", 1, &m->lin_conv_kernel);
+    const struct ynode *sd = ynode_get(shape, "mamba_ssm_dtype");
+    if (sd && !ynode_is_null(sd)) {
+        const char *v = sd->kind == YNODE_SCALAR ? sd->value : "";
+        if (strcmp(v, "float32") == 0)
+            m->lin_state_elem_bytes = 4.0;
+        else if (strcmp(v, "bfloat16") == 0 || strcmp(v, "float16") == 0)
+            m->lin_state_elem_bytes = 2.0;
+        else {
+            ycheck_error(y, sd,
+                         "'mamba_ssm_dtype' must be \"float32\", \"bfloat16\" or \"float16\", got "
+                         "'%s'",
+                         v);
+            return;
+        }
+    }
+    m->lin_value_heads = vh;
+    if (ynode_get(shape, "layer_types"))
+        return; /* load_window_layers reads the list */
+    long interval = 4;
+    get_opt_long(y, shape, "full_attention_interval", 1, &interval);
+    if (!layer_mask_fits(y, shape, "linear attention", m))
+        return;
+    for (long l = 0; l < m->num_layers; l++)
+        if ((l + 1) % interval != 0)
+            mdl_mask_set(m->linear_layers, l);
 }
 
 /* Llama-4's text model (transformers modeling_llama4.py, configuration_llama4.py): MoE layers
@@ -460,6 +536,7 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     bool use_sw = true;
     if (ycheck_bool(y, shape, "", "use_sliding_window", &use_sw) && !use_sw)
         m->sliding_window = 0;
+    load_linear(y, shape, m);
     load_window_layers(y, shape, m, gemma3 ? 6 : is_gemma2 ? 2 : 0);
     /* mixture of experts */
     if (!get_opt_long(y, shape, "num_local_experts", 1, &m->n_experts))

@@ -321,7 +321,10 @@ plan_screen(const struct plan_question *q, const struct plan_opts *o, const stru
         return;
     }
     double maxlen = sim_dist_max(&q->prompt) + sim_dist_max(&q->output);
-    double seqs = blocks / ceil(maxlen / (double)cfg.sched.block_tokens);
+    struct sim_kv_shape kv;
+    sim_kv_shape_of(&cfg, &kv);
+    double seqs = blocks / (double)sim_kv_peak(&kv, (long)sim_dist_max(&q->prompt),
+                                               (long)sim_dist_max(&q->output));
     if (seqs < 1) {
         snprintf(why, sizeof why,
                  "KV pool holds %.2f sequences of the maximum length (%.0f tokens): %.0f blocks of "

@@ -98,8 +98,10 @@ sim_cost_launches(struct sim_cost *c, enum sim_prefill_graph graph, struct roof_
 {
     if (graph == SIM_PREFILL_GRAPH_FULL)
         return 0.0;
+    /* vLLM's piecewise graphs split at its attention ops (CompilationConfig._attention_ops),
+     * the gated DeltaNet's core (vllm::gdn_attention_core) among them */
     unsigned long ops = graph == SIM_PREFILL_GRAPH_PIECEWISE
-                            ? ROOF_OPS_ATTENTION
+                            ? ROOF_OPS_ATTENTION | (1ul << ROOF_OP_LINEAR_ATTN)
                             : ROOF_OPS_ALL & ~(1ul << ROOF_OP_STEP);
     /* the operator model adds kernel_overhead_s once per launch and nothing else depends on
      * it: the time's change per second of that overhead is the count */
@@ -291,6 +293,15 @@ sim_kv_shape_of(const struct sim_config *cfg, struct sim_kv_shape *k)
     k->window = 0;
     k->groups = k->full_groups = 1;
     k->window_groups = 0;
+    k->state_blocks = 0;
+    /* the linear-attention layers' state, in blocks of every KV layer's block_tokens tokens
+     * (a block of all the layer groups: the state is one page a group in vLLM's hybrid
+     * allocator, so it takes the same bytes from the pool) */
+    struct roof_kv_plan plan;
+    if (m && m->lin_value_heads > 0 &&
+        roof_kv_plan(&cfg->engine, 1.0, (double)k->block_tokens, &plan) == 0 &&
+        plan.bytes_per_block > 0)
+        k->state_blocks = (long)ceil(plan.state_bytes_per_seq / plan.bytes_per_block);
     if (!cfg->sched.kv_window_blocks || cfg->sched.admission == SIM_ADMIT_SGLANG || !m ||
         m->sliding_window <= 0 || m->num_layers < 1)
         return;
@@ -307,6 +318,7 @@ sim_kv_shape_of(const struct sim_config *cfg, struct sim_kv_shape *k)
     k->window_groups = sw / g;
     k->full_groups = full / g;
     k->groups = k->window_groups + k->full_groups;
+    k->state_blocks *= k->groups;
 }
 
 static long
@@ -327,10 +339,11 @@ long
 sim_kv_held(const struct sim_kv_shape *k, long computed, long tokens)
 {
     long c = ceil_div(tokens, k->block_tokens);
+    long st = tokens > 0 ? k->state_blocks : 0;
     if (k->window_groups == 0)
-        return k->groups * c;
+        return k->groups * c + st;
     long sb = skipped_blocks(k, computed);
-    return k->full_groups * c + k->window_groups * (c - (sb < c ? sb : c));
+    return k->full_groups * c + k->window_groups * (c - (sb < c ? sb : c)) + st;
 }
 
 long
@@ -338,17 +351,20 @@ sim_kv_peak(const struct sim_kv_shape *k, long prompt, long output)
 {
     long first = k->groups * ceil_div(prompt, k->block_tokens);
     if (k->window_groups == 0)
-        return k->groups * ceil_div(prompt + output, k->block_tokens);
+        return k->groups * ceil_div(prompt + output, k->block_tokens) + k->state_blocks;
     long c = ceil_div(prompt + output, k->block_tokens);
     long wmax = ceil_div(k->window, k->block_tokens) + 1;
     long last = k->full_groups * c + k->window_groups * (c < wmax ? c : wmax);
-    return first > last ? first : last;
+    return (first > last ? first : last) + k->state_blocks;
 }
 
 long
 sim_kv_room(const struct sim_kv_shape *k, long computed, long blocks)
 {
     long sb = k->window_groups > 0 ? skipped_blocks(k, computed) : 0;
+    blocks -= k->state_blocks;
+    if (blocks <= 0)
+        return 0;
     return k->block_tokens * ((blocks + k->window_groups * sb) / k->groups);
 }
 

@@ -647,7 +647,7 @@ grow(struct sim *s, struct inst *in, struct rt *r, long tokens)
             return true;
         }
     } else {
-        if (tokens <= r->blocks * s->block_tokens) /* the usual decode: no division */
+        if (tokens <= (r->blocks - s->kv.state_blocks) * s->block_tokens) /* the usual decode */
             return true;
         need = nblocks(s, tokens) - r->blocks;
     }
@@ -856,7 +856,9 @@ cached_hits(const struct sim *s, const struct inst *in, const struct rt *r)
 {
     if (s->cfg->sched.admission != SIM_ADMIT_VLLM || r->cached_n <= 0 || r->blocks > 0)
         return 0;
-    if (s->kv.window_groups > 0) /* a window group's hits follow other rules: not modelled */
+    /* a window group's hits follow other rules, and a linear-attention model's need the state
+     * at the prefix's end (vLLM's mamba_cache_mode align): not modelled */
+    if (s->kv.window_groups > 0 || s->kv.state_blocks > 0)
         return 0;
     long lo = r->cached_at > in->head ? r->cached_at : in->head;
     long h = r->cached_at + r->cached_n - lo, cap = (r->need - 1) / s->block_tokens;

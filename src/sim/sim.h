@@ -329,6 +329,9 @@ int sim_kv_pool(const struct sim_config *cfg, double *blocks, double *block_byte
 struct sim_kv_shape {
     long block_tokens, window;
     long groups, full_groups, window_groups;
+    /* blocks a sequence's linear-attention state holds from its admission on, whatever its
+     * length: the state's bytes in blocks of the pool's size (0 without linear attention) */
+    long state_blocks;
 };
 void sim_kv_shape_of(const struct sim_config *cfg, struct sim_kv_shape *k);
 /* blocks a sequence holds while a step computes its tokens up to `tokens`, `computed` of them

@@ -20,6 +20,12 @@ expect_out show-gpu-sources "sources:"
 run show-model 0 -- "$ROOFLINE" show model llama-3-8b
 expect_out show-model-params "parameters    8.03e+09 total (published 8.03e+09: +0.00%)"
 expect_out show-model-kv "KV cache      131.1 kB per token"
+# a hybrid: the linear-attention layers' fixed state, the KV cache on the attention layers only
+run show-hybrid 0 -- "$ROOFLINE" show model qwen3-next-80b-a3b
+expect_out show-hybrid-linear "gated DeltaNet on 36 of 48 layers: 32 value heads, 16 query/key heads, dims 128/128, conv 4; state 39.52 MB a sequence at any length"
+expect_out show-hybrid-kv "KV cache      24.58 kB per token at 16 bits (1024 elements per token per layer, on the 12 attention layers)"
+run explain-hybrid 0 -- "$ROOFLINE" explain kv-cache --model qwen3-next-80b-a3b --gpu h200 --weights fp8 --kv bf16 --context 131072
+expect_out explain-hybrid-state "of which the 36 linear-attention layers' state, the same at any length"
 run show-unknown 1 -- "$ROOFLINE" show gpu h100
 expect_err show-unknown-hint "error: unknown gpu 'h100' (did you mean 'h100-nvl', 'h100-pcie' or 'h100-sxm'?)"
 run show-typo 1 -- "$ROOFLINE" show model lama-3-8b

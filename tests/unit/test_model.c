@@ -312,6 +312,114 @@ TEST(model_llama4_text_config_by_hand)
     mdl_free(m);
 }
 
+/* Qwen3-Next-80B-A3B (model_profiles/qwen3-next-80b-a3b.yaml): 36 gated DeltaNet layers and 12
+ * gated attention layers (every fourth, from full_attention_interval 4), all MoE. By hand:
+ * - a DeltaNet layer: in_proj_qkvz 2048 x (2 x 2048 + 2 x 4096) = 25,165,824, in_proj_ba
+ *   2048 x 64 = 131,072, conv1d 8192 x 4 = 32,768, A_log + dt_bias 64, norm 128, out_proj 4096 x
+ *   2048 = 8,388,608: 33,718,464;
+ * - a gated attention layer: q_proj 2048 x 8192 (queries and gate), k and v 2 x 2048 x 512, o
+ *   4096 x 2048: 27,262,976 (the q/k norms, 512, are not counted);
+ * - a MoE layer: 512 x 3 x 2048 x 512 + router 512 x 2048 + shared 3 x 2048 x 512 + its gate 2048
+ *   = 1,614,809,088; norms 2 x 2048 a layer and the final 2048; embedding and head 2 x 151,936 x
+ *   2048 = 622,329,856.
+ * Total 622,329,856 + 36 x 33,718,464 + 12 x 27,262,976 + 48 x 1,614,809,088 + 198,656 =
+ * 79,674,385,152 (card: 80B, 79B without the embeddings). Active: the MoE layer's 10 experts,
+ * shared, router and gate, 35,653,632: 3,874,923,264 (card: 3B activated, without embeddings).
+ * KV: 12 layers x 2 x 2 x 256 x 2 B = 24,576 B a token. State a sequence: 36 x (32 x 128 x 128 x
+ * 2 B + 3 x 8192 x 2 B) = 36 x 1,097,728 = 39,518,208 B, whatever the length; in float32
+ * (mamba_ssm_dtype) 36 x (2,097,152 + 49,152) = 77,266,944 B. */
+TEST(model_qwen3_next_by_hand)
+{
+    struct mdl_profile *m = test_model("qwen3-next-80b-a3b");
+    CHECK(mdl_kv_layers(m) == 12);
+    for (long l = 0; l < 8; l++)
+        CHECK(mdl_layer_is_linear(m, l) == ((l + 1) % 4 != 0));
+    CHECK(m->attn_output_gate);
+    CHECK_NEAR(mdl_linear_params(m), 33718464.0, 0);
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    CHECK_NEAR(p.total, 79674385152.0, 0);
+    CHECK_NEAR(p.active, 3874923264.0, 0);
+    CHECK_NEAR(mdl_kv_bytes_per_token(m, 2.0), 24576.0, 0);
+    CHECK_NEAR(mdl_linear_state_bytes_per_seq(m), 39518208.0, 0);
+    /* a sequence of 8192 tokens: its KV and its state */
+    CHECK_NEAR(kv_bytes_bf16(m, 8192), 8192 * 24576.0 + 39518208.0, 1e-12);
+    m->lin_state_elem_bytes = 4.0;
+    CHECK_NEAR(mdl_linear_state_bytes_per_seq(m), 77266944.0, 0);
+    mdl_free(m);
+}
+
+/* A decode step of Qwen3-Next at batch 4: each DeltaNet layer reads and writes each sequence's
+ * state once (4 x 1,097,728 B), and spends 7 FLOP a state element a token (4 x 7 x 524,288) plus
+ * the convolution, gates and norm (4 x (2 x 4 x 8192 + 10 x 32 + 8 x 4096) = 394,496): 15,074,560
+ * FLOP a layer. At tp 2 each device holds half the heads and half the state. */
+TEST(model_qwen3_next_decode_state_traffic)
+{
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct mdl_profile *m = test_model("qwen3-next-80b-a3b");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = c.act = c.kv = DT_BF16;
+    c.batch = 4;
+    c.context = 1024;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    const struct roof_op_result *o = &r.ops[ROOF_OP_LINEAR_ATTN];
+    CHECK(o->present);
+    CHECK_NEAR(o->instances, 36, 0);
+    CHECK_NEAR(o->bytes_kv_read, 36 * 4 * 1097728.0, 1e-12);
+    CHECK_NEAR(o->bytes_kv_write, 36 * 4 * 1097728.0, 1e-12);
+    CHECK_NEAR(o->flops, 36 * 15074560.0, 1e-12);
+    /* the attention's operators run on the 12 full layers only */
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].instances, 12, 0);
+    c.tp = 2;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_LINEAR_ATTN].bytes_kv_read, 36 * 4 * 1097728.0 / 2, 1e-12);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+/* A Qwen3.5 config as published (Qwen3.5-27B's text_config: layer_types listed, float32 state,
+ * gated attention, dense MLP). By hand: embedding and head 2 x 248,320 x 5120 = 2,542,796,800;
+ * a DeltaNet layer 5120 x 16,384 + 5120 x 96 + 10,240 x 4 + 96 + 128 + 6144 x 5120 =
+ * 115,876,064; a gated attention layer 5120 x 12,288 + 2 x 5120 x 1024 + 6144 x 5120 =
+ * 104,857,600; MLP 3 x 5120 x 17,408 = 267,386,880; norms 64 x 10,240 + 5120. Total 48 x
+ * 115,876,064 + 16 x 104,857,600 + 64 x 267,386,880 + 2,542,796,800 + 660,480 =
+ * 26,895,990,272. State: 48 x (48 x 128 x 128 x 4 + 3 x 10,240 x 2) = 153,944,064 B. */
+TEST(model_qwen3_5_layer_types_by_hand)
+{
+    char lt[2048] = "";
+    for (int l = 0; l < 64; l++)
+        strcat(lt, (l + 1) % 4 ? "\"linear_attention\"," : "\"full_attention\",");
+    lt[strlen(lt) - 1] = '\0';
+    char cfg[4096];
+    snprintf(
+        cfg, sizeof cfg,
+        "{\"architectures\": [\"Qwen3_5ForConditionalGeneration\"], \"model_type\": "
+        "\"qwen3_5\",\n \"text_config\": {\"attention_bias\": false, \"attn_output_gate\": "
+        "true,\n  \"full_attention_interval\": 4, \"head_dim\": 256, \"hidden_size\": 5120,\n"
+        "  \"intermediate_size\": 17408, \"layer_types\": [%s],\n"
+        "  \"linear_conv_kernel_dim\": 4, \"linear_key_head_dim\": 128,\n"
+        "  \"linear_num_key_heads\": 16, \"linear_num_value_heads\": 48,\n"
+        "  \"linear_value_head_dim\": 128, \"mamba_ssm_dtype\": \"float32\",\n"
+        "  \"max_position_embeddings\": 262144, \"model_type\": \"qwen3_5_text\",\n"
+        "  \"mtp_num_hidden_layers\": 1, \"mtp_use_dedicated_embeddings\": false,\n"
+        "  \"num_attention_heads\": 24, \"num_hidden_layers\": 64, \"num_key_value_heads\": 4,\n"
+        "  \"tie_word_embeddings\": false, \"vocab_size\": 248320},\n"
+        " \"vision_config\": {\"model_type\": \"qwen3_5\", \"hidden_size\": 1152}}\n",
+        lt);
+    struct mdl_profile *m = load_clean(cfg);
+    if (!m)
+        return;
+    CHECK(mdl_kv_layers(m) == 16 && m->attn_output_gate);
+    CHECK(mdl_layer_is_linear(m, 0) && !mdl_layer_is_linear(m, 63));
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    CHECK_NEAR(p.total, 26895990272.0, 0);
+    CHECK_NEAR(mdl_linear_state_bytes_per_seq(m), 153944064.0, 0);
+    mdl_free(m);
+}
+
 TEST(model_mixtral_active)
 {
     struct mdl_profile *m = test_model("mixtral-8x7b");
