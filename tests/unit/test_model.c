@@ -268,6 +268,18 @@ TEST(model_gemma3_text_config_by_hand)
     mdl_free(m);
 }
 
+/* A config's per-layer list of `layers` entries (without its brackets): `nth` on every n-th layer
+ * ((l + 1) % n == 0), `other` elsewhere; cut short rather than past `size` */
+static void
+layer_list(char *buf, size_t size, int layers, int n, const char *other, const char *nth)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int l = 0; l < layers && at < size; l++)
+        at +=
+            (size_t)snprintf(buf + at, size - at, "%s%s", l ? "," : "", (l + 1) % n ? other : nth);
+}
+
 /* Llama-4 Scout's text_config (meta-llama/Llama-4-Scout-17B-16E, as transcribed in public test
  * fixtures): every layer MoE (interleave_moe_layer_step 1), 16 experts of 8192 and a shared one of
  * the same width, dense MLP width intermediate_size_mlp (none used here), chunked attention of
@@ -280,10 +292,8 @@ TEST(model_gemma3_text_config_by_hand)
  * 2,818,572,288 B. */
 TEST(model_llama4_text_config_by_hand)
 {
-    char nr[256] = "";
-    for (int l = 0; l < 48; l++)
-        strcat(nr, (l + 1) % 4 ? "1," : "0,");
-    nr[strlen(nr) - 1] = '\0';
+    char nr[256];
+    layer_list(nr, sizeof nr, 48, 4, "1", "0");
     char cfg[2048];
     snprintf(
         cfg, sizeof cfg,
@@ -388,10 +398,8 @@ TEST(model_qwen3_next_decode_state_traffic)
  * 26,895,990,272. State: 48 x (48 x 128 x 128 x 4 + 3 x 10,240 x 2) = 153,944,064 B. */
 TEST(model_qwen3_5_layer_types_by_hand)
 {
-    char lt[2048] = "";
-    for (int l = 0; l < 64; l++)
-        strcat(lt, (l + 1) % 4 ? "\"linear_attention\"," : "\"full_attention\",");
-    lt[strlen(lt) - 1] = '\0';
+    char lt[2048];
+    layer_list(lt, sizeof lt, 64, 4, "\"linear_attention\"", "\"full_attention\"");
     char cfg[4096];
     snprintf(
         cfg, sizeof cfg,
