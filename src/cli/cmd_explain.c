@@ -419,9 +419,9 @@ explain_model(const struct roof_config *cfg, const struct roof_config *ecfg, con
         printf("  KV per token = layers x 2 x KV heads x head dim x bytes = %ld x 2 x %ld x %ld x "
                "%g B = %s%s\n",
                mdl_kv_layers(m), m->num_kv_heads, m->head_dim, kvb, Q(kv_tok, "B", 3),
-               mdl_kv_layers(m) < m->num_layers ? " (the attention layers; the linear-attention "
-                                                  "ones read and write a fixed state instead)"
-                                                : "");
+               mdl_linear_layers(m) > 0 ? " (the attention layers; the linear-attention "
+                                          "ones read and write a fixed state instead)"
+                                        : "");
     double kv_read = 0, kv_write = 0;
     for (int i = 0; i < ROOF_OP_COUNT; i++) {
         kv_read += r.ops[i].bytes_kv_read;

@@ -155,15 +155,37 @@ show_model(const struct mdl_profile *m)
     if (m->attn_output_gate)
         printf("                gated (q_proj also gives an output gate: twice the queries' "
                "width)\n");
-    long kv_layers = mdl_kv_layers(m);
-    if (kv_layers < m->num_layers) {
+    long kv_layers = mdl_kv_layers(m), lin_layers = mdl_linear_layers(m);
+    if (lin_layers > 0) {
         unit_format_short(mdl_linear_state_bytes_per_seq(m), "B", 4, a, sizeof a);
-        printf(
-            "  linear attn   gated DeltaNet on %ld of %ld layers: %ld value heads, %ld query/key "
-            "heads, dims %ld/%ld, conv %ld; state %s a sequence at any length (%s)\n",
-            m->num_layers - kv_layers, m->num_layers, m->lin_value_heads, m->lin_key_heads,
-            m->lin_key_dim, m->lin_value_dim, m->lin_conv_kernel, a,
-            m->lin_state_elem_bytes == 4.0 ? "float32 recurrent state" : "16-bit recurrent state");
+        if (m->lin_kind == MDL_LINEAR_MAMBA2)
+            printf("  linear attn   Mamba-2 on %ld of %ld layers: %ld heads of %ld, %ld groups, "
+                   "state size %ld, conv %ld; state %s a sequence at any length (%s)\n",
+                   lin_layers, m->num_layers, m->lin_value_heads, m->lin_value_dim,
+                   m->lin_key_heads, m->lin_key_dim, m->lin_conv_kernel, a,
+                   m->lin_state_elem_bytes == 4.0 ? "float32 recurrent state"
+                                                  : "16-bit recurrent state");
+        else
+            printf("  linear attn   gated DeltaNet on %ld of %ld layers: %ld value heads, %ld "
+                   "query/key heads, dims %ld/%ld, conv %ld; state %s a sequence at any length "
+                   "(%s)\n",
+                   lin_layers, m->num_layers, m->lin_value_heads, m->lin_key_heads, m->lin_key_dim,
+                   m->lin_value_dim, m->lin_conv_kernel, a,
+                   m->lin_state_elem_bytes == 4.0 ? "float32 recurrent state"
+                                                  : "16-bit recurrent state");
+    }
+    if (m->part_layers) {
+        long mixers = 0, mlps = 0;
+        for (long l = 0; l < m->num_layers; l++) {
+            mixers += mdl_layer_has_mixer(m, l) && !mdl_layer_has_ffn(m, l);
+            mlps += mdl_layer_has_ffn(m, l) && !mdl_layer_has_mixer(m, l);
+        }
+        printf("  blocks        each layer one part: %ld mixers alone (%ld attention, %ld %s), %ld "
+               "MLPs alone%s\n",
+               mixers, kv_layers, lin_layers, mdl_linear_kind_name(m), mlps,
+               m->mlp_ungated ? " (up, relu^2, down: no gate)" : "");
+    } else if (m->mlp_ungated) {
+        printf("  MLP           up, relu^2, down (no gate)\n");
     }
     if (m->sliding_window > 0) {
         long windowed = 0;
@@ -176,7 +198,7 @@ show_model(const struct mdl_profile *m)
     if (m->n_experts > 0) {
         long dense = 0;
         for (long l = 0; l < m->num_layers; l++)
-            dense += !mdl_layer_is_moe(m, l);
+            dense += mdl_layer_has_ffn(m, l) && !mdl_layer_is_moe(m, l);
         printf("  experts       %ld routed (%ld per token), %ld shared", m->n_experts,
                m->experts_per_token, m->n_shared_experts);
         if (m->shared_intermediate_size > 0)

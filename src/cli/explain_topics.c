@@ -76,9 +76,9 @@ ex_kv_cache(const struct roof_config *cfg, const struct cli_args *a)
     printf("Step 2. Per token, all layers\n");
     printf("  %s x %ld layers = %s per token%s\n", Q(elems * kvb, "B", 3), kv_layers,
            Q(mdl_kv_bytes_per_token(m, kvb), "B", 3),
-           kv_layers < m->num_layers ? " (the attention layers; the linear-attention ones keep no "
-                                       "KV cache)"
-                                     : "");
+           mdl_linear_layers(m) > 0 ? " (the attention layers; the linear-attention ones keep no "
+                                      "KV cache)"
+                                    : "");
     struct roof_kv_plan p;
     if (roof_kv_plan(cfg, ctx, block, &p) != 0)
         return -1;
@@ -87,11 +87,11 @@ ex_kv_cache(const struct roof_config *cfg, const struct cli_args *a)
            m->sliding_window > 0 ? " (sliding-window layers keep at most the window)" : "",
            Q(p.bytes_per_seq, "B", 3));
     if (p.state_bytes_per_seq > 0)
-        printf("  of which the %ld linear-attention layers' state, the same at any length: %ld x "
-               "(%ld value heads x %ld x %ld x %g B + the convolution's %ld past inputs) = %s "
+        printf("  of which the %ld linear-attention (%s) layers' state, the same at any length: "
+               "%ld x (%ld heads x %ld x %ld x %g B + the convolution's %ld past inputs) = %s "
                "(a device's share)\n",
-               m->num_layers - kv_layers, m->num_layers - kv_layers, m->lin_value_heads,
-               m->lin_key_dim, m->lin_value_dim, mdl_linear_state_elem_bytes(m),
+               mdl_linear_layers(m), mdl_linear_kind_name(m), mdl_linear_layers(m),
+               m->lin_value_heads, m->lin_key_dim, m->lin_value_dim, mdl_linear_state_elem_bytes(m),
                m->lin_conv_kernel - 1, Q(p.state_bytes_per_seq, "B", 3));
     /* no pool to divide when the weights alone overflow the device (it printed negative
      * memory, then advice about KV formats) */

@@ -914,11 +914,10 @@ rp_provenance(struct rep_doc *d, const struct rp_ctx *ctx, const char *const *ex
     int na =
         snprintf(arch, sizeof arch, "%ld layers, hidden %ld, %ld heads (%ld KV), vocabulary %ld",
                  m->num_layers, m->hidden_size, m->num_heads, m->num_kv_heads, m->vocab_size);
-    if (mdl_kv_layers(m) < m->num_layers && na > 0 && (size_t)na < sizeof arch)
-        snprintf(
-            arch + na, sizeof arch - (size_t)na,
-            "; %ld linear-attention layers (gated DeltaNet) keep a fixed state, not a KV cache",
-            m->num_layers - mdl_kv_layers(m));
+    if (mdl_linear_layers(m) > 0 && na > 0 && (size_t)na < sizeof arch)
+        snprintf(arch + na, sizeof arch - (size_t)na,
+                 "; %ld linear-attention layers (%s) keep a fixed state, not a KV cache",
+                 mdl_linear_layers(m), mdl_linear_kind_name(m));
     const char *mr[] = {rp_esc(m->id), arch, rp_esc(msrc ? msrc : "(no source in the profile)")};
     rep_table_row(t, mr);
     if (m->published_params > 0) {

@@ -31,7 +31,7 @@ mdl_q_dim(const struct mdl_profile *m)
 bool
 mdl_layer_is_moe(const struct mdl_profile *m, long layer)
 {
-    if (m->n_experts <= 0)
+    if (m->n_experts <= 0 || mdl_mask_has(m->no_ffn, layer))
         return false;
     if (mdl_mask_has(m->mlp_only, layer))
         return false;
@@ -57,13 +57,55 @@ mdl_layer_is_linear(const struct mdl_profile *m, long layer)
     return m->lin_value_heads > 0 && mdl_mask_has(m->linear_layers, layer);
 }
 
+bool
+mdl_layer_has_mixer(const struct mdl_profile *m, long layer)
+{
+    return !mdl_mask_has(m->no_mixer, layer);
+}
+
+bool
+mdl_layer_has_ffn(const struct mdl_profile *m, long layer)
+{
+    return !mdl_mask_has(m->no_ffn, layer);
+}
+
 long
 mdl_kv_layers(const struct mdl_profile *m)
 {
-    long n = m->num_layers;
-    for (long l = 0; m->lin_value_heads > 0 && l < m->num_layers; l++)
-        n -= mdl_layer_is_linear(m, l);
+    long n = 0;
+    for (long l = 0; l < m->num_layers; l++)
+        n += mdl_layer_has_mixer(m, l) && !mdl_layer_is_linear(m, l);
     return n;
+}
+
+long
+mdl_linear_layers(const struct mdl_profile *m)
+{
+    long n = 0;
+    for (long l = 0; m->lin_value_heads > 0 && l < m->num_layers; l++)
+        n += mdl_layer_has_mixer(m, l) && mdl_layer_is_linear(m, l);
+    return n;
+}
+
+const char *
+mdl_linear_kind_name(const struct mdl_profile *m)
+{
+    return m->lin_kind == MDL_LINEAR_MAMBA2 ? "Mamba-2" : "gated DeltaNet";
+}
+
+long
+mdl_sublayers(const struct mdl_profile *m)
+{
+    long n = 0;
+    for (long l = 0; l < m->num_layers; l++)
+        n += mdl_layer_has_mixer(m, l) + mdl_layer_has_ffn(m, l);
+    return n;
+}
+
+double
+mdl_norms_per_part(const struct mdl_profile *m)
+{
+    return (m->extra_norms ? 2.0 : 1.0) * (double)m->hidden_size;
 }
 
 /* transformers' Qwen3NextGatedDeltaNet: key_dim = Hk dk, value_dim = Hv dv, conv_dim = 2
@@ -82,13 +124,19 @@ mdl_linear_params(const struct mdl_profile *m)
         return 0.0;
     double h = (double)m->hidden_size, Hv = (double)m->lin_value_heads;
     double kd = (double)m->lin_key_heads * (double)m->lin_key_dim;
-    double vd = Hv * (double)m->lin_value_dim;
-    return h * (2.0 * kd + 2.0 * vd)                         /* in_proj_qkvz */
-           + h * 2.0 * Hv                                    /* in_proj_ba */
-           + linear_conv_dim(m) * (double)m->lin_conv_kernel /* conv1d, no bias */
-           + 2.0 * Hv                                        /* A_log, dt_bias */
-           + (double)m->lin_value_dim                        /* the gated RMSNorm */
-           + vd * h;                                         /* out_proj */
+    double vd = Hv * (double)m->lin_value_dim, conv = linear_conv_dim(m);
+    if (m->lin_kind == MDL_LINEAR_MAMBA2)     /* transformers' NemotronHMamba2Mixer */
+        return h * (2.0 * vd + 2.0 * kd + Hv) /* in_proj: z, x, B, C, dt */
+               + conv * (double)m->lin_conv_kernel + (m->lin_conv_bias ? conv : 0.0) +
+               3.0 * Hv                        /* A_log, D, dt_bias */
+               + vd                            /* the gated RMSNorm over all heads */
+               + vd * h;                       /* out_proj */
+    return h * (2.0 * kd + 2.0 * vd)           /* in_proj_qkvz */
+           + h * 2.0 * Hv                      /* in_proj_ba */
+           + conv * (double)m->lin_conv_kernel /* conv1d, no bias */
+           + 2.0 * Hv                          /* A_log, dt_bias */
+           + (double)m->lin_value_dim          /* the gated RMSNorm */
+           + vd * h;                           /* out_proj */
 }
 
 double
@@ -112,7 +160,7 @@ mdl_linear_state_elem_bytes(const struct mdl_profile *m)
 double
 mdl_linear_state_bytes_per_seq(const struct mdl_profile *m)
 {
-    double n = (double)(m->num_layers - mdl_kv_layers(m));
+    double n = (double)mdl_linear_layers(m);
     return n * (mdl_linear_state_elems(m) * mdl_linear_state_elem_bytes(m) +
                 mdl_linear_conv_elems(m) * 2.0);
 }
@@ -173,28 +221,35 @@ mdl_param_count(const struct mdl_profile *m, struct mdl_params *out)
     /* a linear-attention layer in place of the attention: its out_proj is the o_proj share */
     double lin = mdl_linear_params(m);
     double lin_o = (double)m->lin_value_heads * (double)m->lin_value_dim * h;
-    double dense_mlp = 3.0 * h * (double)m->intermediate_size; /* gate, up, down */
+    /* gate, up, down; without a gate (relu^2) up and down */
+    double mats = m->mlp_ungated ? 2.0 : 3.0;
+    double dense_mlp = mats * h * (double)m->intermediate_size;
     if (m->mlp_bias)
-        dense_mlp += 2.0 * (double)m->intermediate_size + h;
+        dense_mlp += (mats - 1.0) * (double)m->intermediate_size + h;
     long moe_i = m->moe_intermediate_size > 0 ? m->moe_intermediate_size : m->intermediate_size;
-    double expert = 3.0 * h * (double)moe_i;
+    double expert = mats * h * (double)moe_i;
     double shared =
-        m->shared_intermediate_size > 0 ? 3.0 * h * (double)m->shared_intermediate_size : expert;
+        m->shared_intermediate_size > 0 ? mats * h * (double)m->shared_intermediate_size : expert;
     p.per_expert = expert;
-    double norms_per_layer = (m->extra_norms ? 4.0 : 2.0) * h;
+    double part_norms = mdl_norms_per_part(m);
     double active_mlp = 0.0;
     for (long l = 0; l < m->num_layers; l++) {
-        bool linear = mdl_layer_is_linear(m, l);
-        p.attention += linear ? lin : attn;
-        p.attn_out += linear ? lin_o : attn_o;
-        p.norms += norms_per_layer;
+        if (mdl_layer_has_mixer(m, l)) {
+            bool linear = mdl_layer_is_linear(m, l);
+            p.attention += linear ? lin : attn;
+            p.attn_out += linear ? lin_o : attn_o;
+            p.norms += part_norms;
+        }
+        if (!mdl_layer_has_ffn(m, l))
+            continue;
+        p.norms += part_norms;
         if (mdl_layer_is_moe(m, l)) {
             double E = (double)m->n_experts;
             p.mlp_experts += E * expert;
             p.mlp_shared += (double)m->n_shared_experts * shared;
-            /* router weight (E x h); DeepSeek-V3 adds a per-expert score bias (E) */
+            /* router weight (E x h); DeepSeek-V3 and Nemotron-H add a per-expert score bias (E) */
             double gate = m->shared_expert_gate ? (double)m->n_shared_experts * h : 0.0;
-            p.router += E * h + (m->kv_lora_rank > 0 ? E : 0.0) + gate;
+            p.router += E * h + (m->kv_lora_rank > 0 || m->router_bias ? E : 0.0) + gate;
             active_mlp += (double)m->experts_per_token * expert +
                           (double)m->n_shared_experts * shared + E * h + gate;
         } else {

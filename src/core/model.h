@@ -35,6 +35,13 @@ mdl_mask_has(const unsigned char *mask, long layer)
     return layer >= 0 && layer < MDL_MAX_LAYER_MASK && ((mask[layer / 8] >> (layer % 8)) & 1);
 }
 
+/* A linear-attention layer's kind: Qwen3-Next's gated DeltaNet, or a Mamba-2 mixer (Nemotron-H,
+ * Granite-4.0-H) */
+enum mdl_linear_kind {
+    MDL_LINEAR_GDN = 0,
+    MDL_LINEAR_MAMBA2,
+};
+
 struct mdl_profile {
     char *id, *path, *model_type, *torch_dtype;
     enum mdl_moe_graph moe_graph; /* mdl_moe_graph_of(model_type); PLAIN when none */
@@ -47,15 +54,29 @@ struct mdl_profile {
     bool window_by_layer;
     bool chunked_attention; /* Llama-4's attention_chunk_size, costed as the window */
     unsigned char full_layers[MDL_MAX_LAYER_MASK / 8];
-    /* linear attention (Qwen3-Next's and Qwen3.5's gated DeltaNet): the layers in
+    /* linear attention (Qwen3-Next's and Qwen3.5's gated DeltaNet, Mamba-2): the layers in
      * `linear_layers` keep a fixed recurrent state a sequence in place of a KV cache; their
      * shape is lin_key_heads x lin_key_dim for q and k, lin_value_heads x lin_value_dim for v,
-     * a depthwise causal convolution of lin_conv_kernel taps over q, k and v. 0 heads = none. */
+     * a depthwise causal convolution of lin_conv_kernel taps over q, k and v. 0 heads = none.
+     * A Mamba-2 mixer in the same terms: value heads = its heads, value dim = its head dim, key
+     * heads = n_groups, key dim = ssm_state_size (B and C are the keys and queries) */
+    enum mdl_linear_kind lin_kind;
     long lin_key_heads, lin_value_heads, lin_key_dim, lin_value_dim, lin_conv_kernel;
+    long lin_chunk;     /* the chunked scan's chunk in tokens (GDN 64, Mamba-2 chunk_size) */
+    bool lin_conv_bias; /* Mamba-2's conv1d bias (use_conv_bias) */
     /* bytes an element of the recurrent state (mamba_ssm_dtype: 4 for float32); 0 = the
      * model's 16 bits (vLLM's mamba_ssm_cache_dtype "auto") */
     double lin_state_elem_bytes;
     unsigned char linear_layers[MDL_MAX_LAYER_MASK / 8];
+    /* layers of one part (Nemotron-H: each a mixer alone or an MLP alone): those without a
+     * mixer (attention or linear) and those without an MLP */
+    unsigned char no_mixer[MDL_MAX_LAYER_MASK / 8], no_ffn[MDL_MAX_LAYER_MASK / 8];
+    bool part_layers; /* some layer lacks a part (the masks above are not all empty) */
+    /* MLPs of up, activation and down, no gate (Nemotron-H's relu^2): dense, experts, shared */
+    bool mlp_ungated;
+    /* a per-expert score bias beside the router (Nemotron-H's e_score_correction_bias; an MLA
+     * model's, DeepSeek-V3's, is counted without it) */
+    bool router_bias;
     /* gated attention (Qwen3-Next's attn_output_gate): q_proj also gives a sigmoid gate a query
      * element, so its width is twice the queries' */
     bool attn_output_gate;
@@ -106,10 +127,23 @@ bool mdl_layer_is_moe(const struct mdl_profile *m, long layer);
 long mdl_layer_window(const struct mdl_profile *m, long layer);
 /* A linear-attention layer (no KV cache; a fixed state a sequence) */
 bool mdl_layer_is_linear(const struct mdl_profile *m, long layer);
-/* Layers with a KV cache: all but the linear-attention ones */
+/* A layer's two parts: its mixer (attention or linear) and its MLP (dense or MoE) */
+bool mdl_layer_has_mixer(const struct mdl_profile *m, long layer);
+bool mdl_layer_has_ffn(const struct mdl_profile *m, long layer);
+/* Linear-attention layers (gated DeltaNet or Mamba-2 mixers) */
+long mdl_linear_layers(const struct mdl_profile *m);
+/* The linear layers' kind by name: "gated DeltaNet" or "Mamba-2" */
+const char *mdl_linear_kind_name(const struct mdl_profile *m);
+/* Layers with a KV cache: those whose mixer is attention */
 long mdl_kv_layers(const struct mdl_profile *m);
-/* A gated DeltaNet layer's parameters (in_proj_qkvz, in_proj_ba, conv1d, A_log, dt_bias, the
- * gated norm, out_proj); 0 without linear attention */
+/* Mixers and MLPs in all, each closed by a tensor-parallel all-reduce: 2 a layer but in
+ * Nemotron-H */
+long mdl_sublayers(const struct mdl_profile *m);
+/* Parameters of one layer's attention norm (Gemma's pre and post norms: two) */
+double mdl_norms_per_part(const struct mdl_profile *m);
+/* A linear-attention layer's parameters: a gated DeltaNet's (in_proj_qkvz, in_proj_ba, conv1d,
+ * A_log, dt_bias, the gated norm, out_proj) or a Mamba-2 mixer's (in_proj of z, x, B, C and dt,
+ * conv1d with its bias, A_log, D, dt_bias, the gated norm, out_proj); 0 without */
 double mdl_linear_params(const struct mdl_profile *m);
 /* Elements of one linear layer's state a sequence: the recurrent state (value heads x key dim
  * x value dim) and the convolution's (kernel - 1 past inputs of q, k and v) */

@@ -1343,7 +1343,9 @@ add_linear_attention(struct acc_ctx *c, const struct batch_agg *ab)
     double Hv = (double)m->lin_value_heads, dk = (double)m->lin_key_dim;
     double dv = (double)m->lin_value_dim, Kc = (double)m->lin_conv_kernel;
     double kd = (double)m->lin_key_heads * dk, vd = Hv * dv, conv = 2.0 * kd + vd;
-    double proj = 2.0 * kd + 2.0 * vd + 2.0 * Hv; /* q, k, v, z; b, a */
+    /* a gated DeltaNet's q, k, v, z, b and a; a Mamba-2 mixer's z, x, B, C and dt */
+    bool mamba2 = m->lin_kind == MDL_LINEAR_MAMBA2;
+    double proj = 2.0 * kd + 2.0 * vd + (mamba2 ? 1.0 : 2.0) * Hv;
     double T = ab->tokens;
     add_gemm(c, ROOF_OP_QKV, wfmt(cfg, DT_PART_ATTN_QKV), T, proj, h, h * proj);
     double S = mdl_linear_state_elems(m);
@@ -1356,17 +1358,19 @@ add_linear_attention(struct acc_ctx *c, const struct batch_agg *ab)
     double ain = (2.0 * conv + 2.0 * vd + 2.0 * Hv) * a, aout = (conv + 2.0 * vd) * a;
     double Td = ab->decode_seqs, Tp = T - Td, Sp = ab->seqs - Td;
     if (Td > 0)
-        /* recurrent, a token at a time: decay the state, S k, the rank-1 update and S q, about
-         * 7 FLOP a state element, in fp32 on the vector units; kernels: the convolution's
-         * update, the gates, fused_recurrent_gated_delta_rule and the norm */
+        /* recurrent, a token at a time, in fp32 on the vector units: the delta rule decays the
+         * state, takes S k, adds the rank-1 update and S q, about 7 FLOP a state element
+         * (kernels: the convolution's update, the gates, fused_recurrent_gated_delta_rule and
+         * the norm); Mamba-2 decays it, adds dt x B^T and takes S C, about 5 (kernels:
+         * causal_conv1d_update, selective_state_update, the norm) */
         add_op(c, ROOF_OP_LINEAR_ATTN,
                &(struct op_cost){.compute = DT_FP32,
-                                 .flops = Td * (7.0 * S + side),
+                                 .flops = Td * ((mamba2 ? 5.0 : 7.0) * S + side),
                                  .act_in_bytes = Td * ain,
                                  .act_out_bytes = Td * aout,
                                  .kv_read_bytes = Td * seq_state,
                                  .kv_write_bytes = Td * seq_state,
-                                 .kernels = 4.0});
+                                 .kernels = mamba2 ? 3.0 : 4.0});
     if (Tp > 0 && Sp > 0) {
         /* chunked: per token and value head 6 C dk + 4 C dv + 6 dk dv + C^2 / 3 FLOP on the
          * matrix units (the WY form's products within a chunk, the state's update and its
@@ -1374,25 +1378,53 @@ add_linear_attention(struct acc_ctx *c, const struct batch_agg *ab)
          * activations' format (chunk_delta_h's h); kernels: the convolution, the gates, six
          * stages of the chunked rule (cumsum, kkt, solve_tril, recompute_w_u, chunk_delta_h,
          * chunk_o) and the norm */
-        double C = ROOF_GDN_CHUNK;
-        double per = 6.0 * C * dk + 4.0 * C * dv + 6.0 * dk * dv + C * C / 3.0;
+        double C = m->lin_chunk > 0 ? (double)m->lin_chunk : ROOF_GDN_CHUNK;
+        double per = Hv * (6.0 * C * dk + 4.0 * C * dv + 6.0 * dk * dv + C * C / 3.0);
+        /* Mamba-2's state-space duality (Dao and Gu 2024, ssd_minimal): per token C B^T within
+         * the chunk for each group (2 C N), its product with x and the chunk's states in and
+         * out for each head (2 C P + 4 N P); kernels: the convolution, chunk_cumsum,
+         * chunk_state, state_passing, bmm_chunk, chunk_scan and the norm */
+        if (mamba2)
+            per = (double)m->lin_key_heads * 2.0 * C * dk + Hv * (2.0 * C * dv + 4.0 * dk * dv);
         double chunk_states = (ceil(Tp / C) + Sp) * S * a;
         add_op(c, ROOF_OP_LINEAR_ATTN,
                &(struct op_cost){.matmul = true,
                                  .compute = a > 2.0 ? DT_FP32 : DT_BF16,
-                                 .flops = Tp * Hv * per,
+                                 .flops = Tp * per,
                                  .vec_flops = Tp * side,
                                  .act_in_bytes = Tp * ain + chunk_states,
                                  .act_out_bytes = Tp * aout + chunk_states,
                                  .kv_read_bytes = Sp * seq_state,
                                  .kv_write_bytes = Sp * seq_state,
-                                 .kernels = 9.0});
+                                 .kernels = mamba2 ? 7.0 : 9.0});
     }
     add_gemm(c, ROOF_OP_O_PROJ, wfmt(cfg, DT_PART_ATTN_O), T, h, vd, vd * h);
 }
 
+/* A layer's mixer and MLP by kind (a Nemotron-H layer has one of the two) */
+enum layer_mixer { MIX_FULL, MIX_WINDOW, MIX_LINEAR, MIX_NONE, MIX_KINDS };
+enum layer_ffn { FFN_DENSE, FFN_MOE, FFN_NONE, FFN_KINDS };
+
+/* An MLP's gate, up, activation and down on `rows` rows of width I with weight format `w`:
+ * gated (the activation's about 5 FLOP an element: SiLU's exp, add, divide, multiply, the
+ * gate's product; two inputs) or, for Nemotron-H's relu^2, up and down alone (2 FLOP an element,
+ * one input) */
 static void
-add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe, bool linear)
+add_dense_mlp(struct acc_ctx *c, enum dtype w, double rows, double I, double weights_per_mat)
+{
+    const struct mdl_profile *m = c->cfg->model;
+    double h = (double)m->hidden_size, a = dtype_bytes(c->cfg->act);
+    bool gated = !m->mlp_ungated;
+    if (gated)
+        add_gemm(c, ROOF_OP_MLP_GATE, w, rows, I, h, weights_per_mat);
+    add_gemm(c, ROOF_OP_MLP_UP, w, rows, I, h, weights_per_mat);
+    add_vector(c, ROOF_OP_MLP_ACT, (gated ? 5.0 : 2.0) * rows * I, 0,
+               (gated ? 2.0 : 1.0) * rows * I * a, rows * I * a);
+    add_gemm(c, ROOF_OP_MLP_DOWN, w, rows, h, I, weights_per_mat);
+}
+
+static void
+add_layer(struct acc_ctx *c, const struct batch_agg *b, enum layer_mixer mixer, enum layer_ffn ffn)
 {
     /* with the dense parts on each rank (roof_attn_dp_dense_rank) the dense MLP and the shared
      * experts run on the rank's rows too; only the routed experts take every rank's */
@@ -1406,21 +1438,26 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe,
     double h = (double)m->hidden_size;
     double a = dtype_bytes(cfg->act);
 
-    /* attention norm (RMSNorm: square, sum, scale, weight: 4 FLOP/element) */
-    add_vector(c, ROOF_OP_ATTN_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
-
-    if (linear)
-        add_linear_attention(c, ab);
-    else
-        add_attention(c, ab, windowed);
-    /* residual add: read two, write one */
-    add_vector(c, ROOF_OP_ATTN_RESIDUAL, T * h, 0, 2.0 * T * h * a, T * h * a);
+    if (mixer != MIX_NONE) {
+        /* attention norm (RMSNorm: square, sum, scale, weight: 4 FLOP/element) */
+        add_vector(c, ROOF_OP_ATTN_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
+        if (mixer == MIX_LINEAR)
+            add_linear_attention(c, ab);
+        else
+            add_attention(c, ab, mixer == MIX_WINDOW);
+        /* residual add: read two, write one */
+        add_vector(c, ROOF_OP_ATTN_RESIDUAL, T * h, 0, 2.0 * T * h * a, T * h * a);
+    }
+    if (ffn == FFN_NONE)
+        return;
+    bool moe = ffn == FFN_MOE;
     add_vector(c, ROOF_OP_MLP_NORM, 4.0 * T * h, h * a, T * h * a, T * h * a);
     double Tr = T; /* this rank's rows, for the residual add after the MLP */
     T = b->tokens;
     double Ts = rank_dense ? Tr : T; /* the dense MLP's and shared experts' rows */
 
     if (moe) {
+        bool gated_act = !m->mlp_ungated;
         double E = (double)m->n_experts, k = (double)m->experts_per_token;
         double I = (double)(m->moe_intermediate_size > 0 ? m->moe_intermediate_size
                                                          : m->intermediate_size);
@@ -1522,17 +1559,14 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe,
             bool apart = S > 0 && Is != I;
             double ne = apart ? distinct : distinct + S, rr = apart ? rows - Ts * S : rows;
             double wexp = ne * h * I;
-            add_mmq(c, ROOF_OP_MLP_GATE, we, rr, I, h, wexp, ne, mc.tile);
+            if (!m->mlp_ungated)
+                add_mmq(c, ROOF_OP_MLP_GATE, we, rr, I, h, wexp, ne, mc.tile);
             add_mmq(c, ROOF_OP_MLP_UP, we, rr, I, h, wexp, ne, mc.tile);
-            add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rr * I, 0, 2.0 * rr * I * a, rr * I * a);
+            add_vector(c, ROOF_OP_MLP_ACT, (gated_act ? 5.0 : 2.0) * rr * I, 0,
+                       (gated_act ? 2.0 : 1.0) * rr * I * a, rr * I * a);
             add_mmq(c, ROOF_OP_MLP_DOWN, we, rr, h, I, wexp, ne, mc.tile);
-            if (apart) {
-                double rs = Ts * S;
-                add_gemm(c, ROOF_OP_MLP_GATE, ws, rs, Is, h, S * h * Is);
-                add_gemm(c, ROOF_OP_MLP_UP, ws, rs, Is, h, S * h * Is);
-                add_vector(c, ROOF_OP_MLP_ACT, 5.0 * rs * Is, 0, 2.0 * rs * Is * a, rs * Is * a);
-                add_gemm(c, ROOF_OP_MLP_DOWN, ws, rs, h, Is, S * h * Is);
-            }
+            if (apart)
+                add_dense_mlp(c, ws, Ts * S, Is, S * h * Is);
         } else {
             /* Metal: the shared experts are plain mul_mat nodes of T columns (roof_metal_choose);
              * elsewhere each is read once */
@@ -1588,9 +1622,11 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe,
                                      .rate = block_fp8 ? tu->moe_block_fp8_vs_bf16 : 0,
                                      .peak_fraction = marlin ? tu->marlin_moe_vs_peak : 0,
                                      .serial = marlin};
-            add_op(c, ROOF_OP_MLP_GATE, &expert);
+            if (!m->mlp_ungated)
+                add_op(c, ROOF_OP_MLP_GATE, &expert);
             add_op(c, ROOF_OP_MLP_UP, &expert);
-            add_vector(c, ROOF_OP_MLP_ACT, 5.0 * inter, 0, 2.0 * inter * a, inter * a);
+            add_vector(c, ROOF_OP_MLP_ACT, (gated_act ? 5.0 : 2.0) * inter, 0,
+                       (gated_act ? 2.0 : 1.0) * inter * a, inter * a);
             expert.act_in_bytes = inter * a;
             expert.act_out_bytes = rows_dev * h * a;
             expert.gemm_n = tiles ? h : 0;
@@ -1608,12 +1644,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, bool windowed, bool moe,
         }
     } else {
         double I = (double)m->intermediate_size;
-        T = Ts;
-        add_gemm(c, ROOF_OP_MLP_GATE, wfmt(cfg, DT_PART_OTHER), T, I, h, h * I);
-        add_gemm(c, ROOF_OP_MLP_UP, wfmt(cfg, DT_PART_OTHER), T, I, h, h * I);
-        /* act(gate) * up: about 5 FLOP per element (SiLU: exp, add, divide, multiply; gate) */
-        add_vector(c, ROOF_OP_MLP_ACT, 5.0 * T * I, 0, 2.0 * T * I * a, T * I * a);
-        add_gemm(c, ROOF_OP_MLP_DOWN, wfmt(cfg, DT_PART_OTHER), T, h, I, I * h);
+        add_dense_mlp(c, wfmt(cfg, DT_PART_OTHER), Ts, I, h * I);
     }
     add_vector(c, ROOF_OP_MLP_RESIDUAL, Tr * h, 0, 2.0 * Tr * h * a, Tr * h * a);
 }
@@ -1641,7 +1672,7 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     double state_per_seq = mdl_linear_state_bytes_per_seq(m);
     double kv_per_seq = state_per_seq;
     for (long l = 0; l < m->num_layers; l++) {
-        if (mdl_layer_is_linear(m, l))
+        if (!mdl_layer_has_mixer(m, l) || mdl_layer_is_linear(m, l))
             continue;
         double w = (double)mdl_layer_window(m, l);
         double t = w > 0 && tokens_per_seq > w ? w : tokens_per_seq;
@@ -1936,20 +1967,27 @@ step_ops(const struct roof_config *cfg, const struct roof_seq *seqs, int n_seqs,
            &(struct op_cost){.compute = DT_FP32,
                              .weight_bytes = Te * h * dtype_bytes(wfmt(cfg, DT_PART_HEAD)),
                              .act_out_bytes = Te * h * a});
-    /* count the layers of each class: [full, windowed or linear attention][moe] */
-    long classes[3][2] = {{0, 0}, {0, 0}, {0, 0}};
-    if (m->sliding_window <= 0 && m->n_experts <= 0 && m->lin_value_heads <= 0)
-        classes[0][0] = m->num_layers; /* the common case, without a loop per step */
+    /* count the layers of each class: [mixer][MLP] */
+    long classes[MIX_KINDS][FFN_KINDS] = {{0}};
+    if (m->sliding_window <= 0 && m->n_experts <= 0 && m->lin_value_heads <= 0 && !m->part_layers)
+        classes[MIX_FULL][FFN_DENSE] = m->num_layers; /* the common case */
     else
-        for (long l = 0; l < m->num_layers; l++)
-            classes[mdl_layer_is_linear(m, l) ? 2 : mdl_layer_window(m, l) > 0]
-                   [mdl_layer_is_moe(m, l)]++;
-    for (int w = 0; w < 3; w++)
-        for (int e = 0; e < 2; e++) {
-            if (classes[w][e] == 0)
+        for (long l = 0; l < m->num_layers; l++) {
+            enum layer_mixer x = !mdl_layer_has_mixer(m, l)   ? MIX_NONE
+                                 : mdl_layer_is_linear(m, l)  ? MIX_LINEAR
+                                 : mdl_layer_window(m, l) > 0 ? MIX_WINDOW
+                                                              : MIX_FULL;
+            enum layer_ffn f = !mdl_layer_has_ffn(m, l) ? FFN_NONE
+                               : mdl_layer_is_moe(m, l) ? FFN_MOE
+                                                        : FFN_DENSE;
+            classes[x][f]++;
+        }
+    for (int x = 0; x < MIX_KINDS; x++)
+        for (int f = 0; f < FFN_KINDS; f++) {
+            if (classes[x][f] == 0)
                 continue;
-            c.times = (double)classes[w][e];
-            add_layer(&c, &b, w == 1, e == 1, w == 2);
+            c.times = (double)classes[x][f];
+            add_layer(&c, &b, (enum layer_mixer)x, (enum layer_ffn)f);
         }
     c.times = 1.0;
     /* logits are needed only where a token is sampled: the last position of each sequence */
@@ -2411,12 +2449,13 @@ roof_pass(const struct roof_config *cfg, const struct roof_config *sc, const str
     double lat = roof_link_latency_s(cfg);
     double stage_time = out->time_s;
     if (tp > 1) {
-        /* two all-reduces per layer (after attention and after the MLP) of rows x h; under
+        /* an all-reduce after each attention and each MLP (two a layer, mdl_sublayers) of rows
+         * x h; under
          * data-parallel attention the gather and scatter around the MLP (the busiest rank holds
          * ceil(count / attn_dp) of the identical sequences) */
         struct acc_ctx c;
         acc_init(&c, sc, out, cfg->hw->memory_bandwidth_bytes_per_s);
-        c.times = 2.0 * (double)sc->model->num_layers;
+        c.times = (double)mdl_sublayers(sc->model);
         double bytes = rows * h * a;
         double t;
         if (cfg->attn_dp > 1) {

@@ -59,6 +59,30 @@ static const char *const USED_KEYS[] = {
     "full_attention_interval",
     "attn_output_gate",
     "mamba_ssm_dtype",
+    "hybrid_override_pattern",
+    "layers_block_type",
+    "mamba_num_heads",
+    "mamba_head_dim",
+    "ssm_state_size",
+    "n_groups",
+    "conv_kernel",
+    "use_conv_bias",
+    "chunk_size",
+    "mamba_ssm_cache_dtype",
+    "moe_shared_expert_intermediate_size",
+    "moe_latent_size",
+    "attention_head_dim",
+    "use_bias",
+    "mamba_n_heads",
+    "mamba_d_head",
+    "mamba_d_state",
+    "mamba_n_groups",
+    "mamba_d_conv",
+    "mamba_expand",
+    "mamba_conv_bias",
+    "mamba_proj_bias",
+    "mamba_chunk_size",
+    "shared_intermediate_size",
     "quantization_config",
     "text_config",
     "published_parameters",
@@ -143,6 +167,26 @@ static const char *const IGNORED_KEYS[] = {
     "mrope_interleaved",
     "language_model_only",
     "video_token_id",
+    "mamba_hidden_act",
+    "mlp_hidden_act",
+    "time_step_min",
+    "time_step_max",
+    "time_step_floor",
+    "time_step_limit",
+    "rescale_prenorm_residual",
+    "residual_in_fp32",
+    "use_mamba_kernels",
+    "hidden_dropout",
+    "num_logits_to_keep",
+    "norm_eps",
+    "expand",
+    "mtp_layers_block_type",
+    "moe_shared_expert_overlap",
+    "embedding_multiplier",
+    "logits_scaling",
+    "residual_multiplier",
+    "attention_multiplier",
+    "position_embedding_type",
     "vision_start_token_id",
     "vision_end_token_id",
 };
@@ -293,6 +337,27 @@ load_window_layers(struct ycheck *y, const struct ynode *root, struct mdl_profil
             mdl_mask_set(m->full_layers, l);
 }
 
+/* The recurrent state's format from `key` (Qwen3.5's mamba_ssm_dtype, Nemotron-H's
+ * mamba_ssm_cache_dtype): float32 4 bytes, bfloat16 and float16 2; absent, as it was */
+static bool
+load_ssm_dtype(struct ycheck *y, const struct ynode *shape, const char *key, struct mdl_profile *m)
+{
+    const struct ynode *sd = ynode_get(shape, key);
+    if (!sd || ynode_is_null(sd))
+        return true;
+    const char *v = sd->kind == YNODE_SCALAR ? sd->value : "";
+    if (strcmp(v, "float32") == 0) {
+        m->lin_state_elem_bytes = 4.0;
+    } else if (strcmp(v, "bfloat16") == 0 || strcmp(v, "float16") == 0) {
+        m->lin_state_elem_bytes = 2.0;
+    } else {
+        ycheck_error(y, sd, "'%s' must be \"float32\", \"bfloat16\" or \"float16\", got '%s'", key,
+                     v);
+        return false;
+    }
+    return true;
+}
+
 /* Qwen3-Next's and Qwen3.5's gated DeltaNet layers (transformers configuration_qwen3_next.py,
  * modeling_qwen3_next.py Qwen3NextGatedDeltaNet): linear_num_key_heads x linear_key_head_dim
  * for q and k, linear_num_value_heads x linear_value_head_dim for v, a causal convolution of
@@ -320,21 +385,8 @@ load_linear(struct ycheck *y, const struct ynode *shape, struct mdl_profile *m)
             return;
     m->lin_conv_kernel = 4;
     get_opt_long(y, shape, "linear_conv_kernel_dim", 1, &m->lin_conv_kernel);
-    const struct ynode *sd = ynode_get(shape, "mamba_ssm_dtype");
-    if (sd && !ynode_is_null(sd)) {
-        const char *v = sd->kind == YNODE_SCALAR ? sd->value : "";
-        if (strcmp(v, "float32") == 0)
-            m->lin_state_elem_bytes = 4.0;
-        else if (strcmp(v, "bfloat16") == 0 || strcmp(v, "float16") == 0)
-            m->lin_state_elem_bytes = 2.0;
-        else {
-            ycheck_error(y, sd,
-                         "'mamba_ssm_dtype' must be \"float32\", \"bfloat16\" or \"float16\", got "
-                         "'%s'",
-                         v);
-            return;
-        }
-    }
+    if (!load_ssm_dtype(y, shape, "mamba_ssm_dtype", m))
+        return;
     m->lin_value_heads = vh;
     if (ynode_get(shape, "layer_types"))
         return; /* load_window_layers reads the list */
@@ -345,6 +397,194 @@ load_linear(struct ycheck *y, const struct ynode *shape, struct mdl_profile *m)
     for (long l = 0; l < m->num_layers; l++)
         if ((l + 1) % interval != 0)
             mdl_mask_set(m->linear_layers, l);
+}
+
+/* A Mamba-2 mixer's shape (transformers' NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer;
+ * vLLM's MambaMixer2), in the linear-attention terms of struct mdl_profile: `heads` heads of
+ * `head_dim` (value heads and dim), `groups` groups of B and C of `state` (key heads and dim),
+ * a causal convolution of `conv` taps with a bias when `conv_bias`, chunks of `chunk` tokens */
+static void
+set_mamba2(struct mdl_profile *m, long heads, long head_dim, long groups, long state, long conv,
+           bool conv_bias, long chunk)
+{
+    m->lin_kind = MDL_LINEAR_MAMBA2;
+    m->lin_value_heads = heads;
+    m->lin_value_dim = head_dim;
+    m->lin_key_heads = groups;
+    m->lin_key_dim = state;
+    m->lin_conv_kernel = conv;
+    m->lin_conv_bias = conv_bias;
+    m->lin_chunk = chunk;
+}
+
+/* Nemotron-H (transformers configuration_nemotron_h.py and modeling_nemotron_h.py, vLLM
+ * nemotron_h.py): every layer one block of one part, named by a character of
+ * `hybrid_override_pattern` (or a word of `layers_block_type`): M a Mamba-2 mixer, * attention
+ * (no RoPE), - an MLP of up, relu^2 and down, E a MoE of such experts with a sigmoid router
+ * and its score bias and a shared expert of moe_shared_expert_intermediate_size x
+ * n_shared_experts. The mixer: mamba_num_heads of mamba_head_dim (its width their product, not
+ * expand x hidden), n_groups of ssm_state_size, conv_kernel taps (use_conv_bias), chunks of
+ * chunk_size; its state kept in mamba_ssm_cache_dtype, float32 by default (vLLM's
+ * NemotronHForCausalLMConfig). */
+static void
+load_nemotron_h(struct ycheck *y, const struct ynode *shape, struct mdl_profile *m)
+{
+    long heads = 128, hd = 64, state = 128, groups = 8, conv = 4, chunk = 128;
+    get_opt_long(y, shape, "mamba_num_heads", 1, &heads);
+    get_opt_long(y, shape, "mamba_head_dim", 1, &hd);
+    get_opt_long(y, shape, "ssm_state_size", 1, &state);
+    get_opt_long(y, shape, "n_groups", 1, &groups);
+    get_opt_long(y, shape, "conv_kernel", 1, &conv);
+    get_opt_long(y, shape, "chunk_size", 1, &chunk);
+    bool conv_bias = true, bias = false;
+    ycheck_bool(y, shape, "", "use_conv_bias", &conv_bias);
+    if (ycheck_bool(y, shape, "", "use_bias", &bias) && bias)
+        ycheck_error(y, ynode_get(shape, "use_bias"),
+                     "'use_bias' true (biases in the Mamba-2 projections) is not modelled");
+    set_mamba2(m, heads, hd, groups, state, conv, conv_bias, chunk);
+    m->lin_state_elem_bytes = 4.0;
+    load_ssm_dtype(y, shape, "mamba_ssm_cache_dtype", m);
+    m->mlp_ungated = true;
+    m->router_bias = true;
+    m->part_layers = true;
+    long shared = 0;
+    if (get_opt_long(y, shape, "moe_shared_expert_intermediate_size", 1, &shared)) {
+        long ns = m->n_shared_experts > 0 ? m->n_shared_experts : 1;
+        m->shared_intermediate_size = shared * ns;
+        m->n_shared_experts = 1;
+    }
+    const struct ynode *lat = ynode_get(shape, "moe_latent_size");
+    if (lat && !ynode_is_null(lat))
+        ycheck_warning(y, lat,
+                       "'moe_latent_size': the experts' latent projections are not costed (the "
+                       "experts are costed at the hidden size)");
+    /* the pattern: a string, or a list of words (newer configs) */
+    const struct ynode *pat = ynode_get(shape, "hybrid_override_pattern");
+    const struct ynode *list = ynode_get(shape, "layers_block_type");
+    if (!list)
+        list = ynode_get(shape, "layer_types");
+    const struct ynode *at = pat ? pat : list;
+    size_t n = pat && pat->kind == YNODE_SCALAR          ? strlen(pat->value)
+               : !pat && list && list->kind == YNODE_SEQ ? list->n
+                                                         : 0;
+    if (!at || n == 0) {
+        ycheck_error(y, at ? at : shape,
+                     "a Nemotron-H config needs 'hybrid_override_pattern' (a character a layer: "
+                     "M, *, - or E)");
+        return;
+    }
+    if ((long)n != m->num_layers) {
+        ycheck_error(y, at, "the layer pattern has %zu layers for 'num_hidden_layers' %ld", n,
+                     m->num_layers);
+        return;
+    }
+    if (!layer_mask_fits(y, at, "a layer pattern", m))
+        return;
+    for (size_t l = 0; l < n; l++) {
+        const char *w = pat                                    ? NULL
+                        : list->items[l]->kind == YNODE_SCALAR ? list->items[l]->value
+                                                               : "";
+        char ch = pat                                                       ? pat->value[l]
+                  : !strcmp(w, "mamba") || !strcmp(w, "linear_attention")   ? 'M'
+                  : !strcmp(w, "attention") || !strcmp(w, "full_attention") ? '*'
+                  : !strcmp(w, "mlp")                                       ? '-'
+                  : !strcmp(w, "moe")                                       ? 'E'
+                                                                            : '?';
+        switch (ch) {
+        case 'M':
+            mdl_mask_set(m->linear_layers, (long)l);
+            mdl_mask_set(m->no_ffn, (long)l);
+            break;
+        case '*':
+            mdl_mask_set(m->no_ffn, (long)l);
+            break;
+        case '-':
+            mdl_mask_set(m->no_mixer, (long)l);
+            mdl_mask_set(m->mlp_only, (long)l);
+            break;
+        case 'E':
+            mdl_mask_set(m->no_mixer, (long)l);
+            break;
+        default:
+            ycheck_error(y, pat ? at : list->items[l],
+                         "layer %zu of the pattern is '%s': Nemotron-H's layers are M (Mamba-2), * "
+                         "(attention), - (MLP) or E (MoE)",
+                         l, pat ? (char[2]){ch, 0} : w);
+            return;
+        }
+    }
+}
+
+/* Granite-4.0-H (transformers configuration_granitemoehybrid.py and modeling, vLLM
+ * granitemoehybrid.py): each layer a Mamba-2 mixer or attention (`layer_types` "mamba" or
+ * "attention"; all Mamba without the list), then a gated MLP: `num_local_experts` experts of
+ * `intermediate_size` beside a shared MLP of `shared_intermediate_size`, or that shared MLP
+ * alone when there are no experts. The mixer: mamba_n_heads heads of mamba_d_head ("auto":
+ * mamba_expand x hidden over the heads), mamba_n_groups of mamba_d_state, mamba_d_conv taps,
+ * chunks of mamba_chunk_size; its state in the model's 16 bits (vLLM has no hook for it). */
+static void
+load_granite_hybrid(struct ycheck *y, const struct ynode *shape, struct mdl_profile *m)
+{
+    long heads = 128, state = 256, groups = 1, conv = 4, chunk = 256, expand = 2, hd = 0;
+    get_opt_long(y, shape, "mamba_n_heads", 1, &heads);
+    get_opt_long(y, shape, "mamba_d_state", 1, &state);
+    get_opt_long(y, shape, "mamba_n_groups", 1, &groups);
+    get_opt_long(y, shape, "mamba_d_conv", 1, &conv);
+    get_opt_long(y, shape, "mamba_chunk_size", 1, &chunk);
+    get_opt_long(y, shape, "mamba_expand", 1, &expand);
+    long width = expand * m->hidden_size;
+    const struct ynode *dh = ynode_get(shape, "mamba_d_head");
+    if (dh && dh->kind == YNODE_SCALAR && strcmp(dh->value, "auto") != 0)
+        get_opt_long(y, shape, "mamba_d_head", 1, &hd);
+    else if (heads > 0)
+        hd = width / heads;
+    if (hd * heads != width) {
+        ycheck_error(y, dh ? dh : ynode_get(shape, "mamba_n_heads"),
+                     "'mamba_d_head' x 'mamba_n_heads' (%ld x %ld) must be 'mamba_expand' x "
+                     "'hidden_size' (%ld)",
+                     hd, heads, width);
+        return;
+    }
+    bool conv_bias = true, proj_bias = false;
+    ycheck_bool(y, shape, "", "mamba_conv_bias", &conv_bias);
+    if (ycheck_bool(y, shape, "", "mamba_proj_bias", &proj_bias) && proj_bias)
+        ycheck_error(y, ynode_get(shape, "mamba_proj_bias"),
+                     "'mamba_proj_bias' true (biases in the Mamba-2 projections) is not modelled");
+    set_mamba2(m, heads, hd, groups, state, conv, conv_bias, chunk);
+    long shared = 0;
+    get_opt_long(y, shape, "shared_intermediate_size", 0, &shared);
+    if (m->n_experts > 0) {
+        m->moe_intermediate_size = m->intermediate_size;
+        if (shared > 0) {
+            m->n_shared_experts = 1;
+            m->shared_intermediate_size = shared;
+        }
+    } else if (shared > 0) {
+        m->intermediate_size = shared; /* the shared MLP is the layer's MLP */
+    }
+    const struct ynode *lt = ynode_get(shape, "layer_types");
+    if (!lt) {
+        for (long l = 0; l < m->num_layers; l++)
+            mdl_mask_set(m->linear_layers, l);
+        return;
+    }
+    if (lt->kind != YNODE_SEQ || (long)lt->n != m->num_layers) {
+        ycheck_error(y, lt, "'layer_types' must list %ld layers, each \"mamba\" or \"attention\"",
+                     m->num_layers);
+        return;
+    }
+    if (!layer_mask_fits(y, lt, "'layer_types'", m))
+        return;
+    for (size_t l = 0; l < lt->n; l++) {
+        const struct ynode *v = lt->items[l];
+        bool mamba = v->kind == YNODE_SCALAR && strcmp(v->value, "mamba") == 0;
+        if (!mamba && !(v->kind == YNODE_SCALAR && strcmp(v->value, "attention") == 0)) {
+            ycheck_error(y, v, "'layer_types' entries are \"mamba\" or \"attention\"");
+            return;
+        }
+        if (mamba)
+            mdl_mask_set(m->linear_layers, (long)l);
+    }
 }
 
 /* Llama-4's text model (transformers modeling_llama4.py, configuration_llama4.py): MoE layers
@@ -505,7 +745,9 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     get_opt_long(y, shape, "num_key_value_heads", 1, &m->num_kv_heads);
     if (m->num_heads > 0 && m->hidden_size > 0 && !gemma3)
         m->head_dim = m->hidden_size / m->num_heads;
-    if (!get_opt_long(y, shape, "head_dim", 1, &m->head_dim) && m->head_dim == 0 &&
+    /* Nemotron-H-8B's config names it attention_head_dim */
+    if (!get_opt_long(y, shape, "head_dim", 1, &m->head_dim) &&
+        !get_opt_long(y, shape, "attention_head_dim", 1, &m->head_dim) && m->head_dim == 0 &&
         m->num_heads > 0 && m->hidden_size > 0)
         ycheck_error(y, ynode_get(shape, "hidden_size"),
                      "'hidden_size' (%ld) is smaller than 'num_attention_heads' (%ld): each head "
@@ -536,10 +778,13 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     bool use_sw = true;
     if (ycheck_bool(y, shape, "", "use_sliding_window", &use_sw) && !use_sw)
         m->sliding_window = 0;
+    bool nemotron_h = m->model_type && strcmp(m->model_type, "nemotron_h") == 0;
+    bool granite_h = m->model_type && strcmp(m->model_type, "granitemoehybrid") == 0;
     load_linear(y, shape, m);
-    load_window_layers(y, shape, m, gemma3 ? 6 : is_gemma2 ? 2 : 0);
-    /* mixture of experts */
-    if (!get_opt_long(y, shape, "num_local_experts", 1, &m->n_experts))
+    if (!nemotron_h && !granite_h) /* their lists name the mixers (load_nemotron_h, ...) */
+        load_window_layers(y, shape, m, gemma3 ? 6 : is_gemma2 ? 2 : 0);
+    /* mixture of experts (Granite-4.0-H's dense models give num_local_experts 0) */
+    if (!get_opt_long(y, shape, "num_local_experts", granite_h ? 0 : 1, &m->n_experts))
         if (!get_opt_long(y, shape, "n_routed_experts", 1, &m->n_experts))
             get_opt_long(y, shape, "num_experts", 1, &m->n_experts);
     get_opt_long(y, shape, "num_experts_per_tok", 1, &m->experts_per_token);
@@ -559,6 +804,10 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     get_opt_long(y, shape, "decoder_sparse_step", 1, &m->sparse_step);
     load_llama4(y, shape, m);
     load_mlp_only(y, shape, m);
+    if (nemotron_h)
+        load_nemotron_h(y, shape, m);
+    if (granite_h)
+        load_granite_hybrid(y, shape, m);
     if (m->first_k_dense > m->num_layers && m->num_layers > 0)
         ycheck_error(y, ynode_get(shape, "first_k_dense_replace"),
                      "'first_k_dense_replace' (%ld) exceeds 'num_hidden_layers' (%ld)",

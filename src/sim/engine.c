@@ -19,6 +19,7 @@ struct sim_cost {
     struct mdl_profile shard;
     int tp, pp;
     long dense_layers; /* layers that gather nothing under data-parallel attention */
+    long sublayers;    /* mixers and MLPs, each closed by an all-reduce (mdl_sublayers) */
     double link_bytes_per_s, link_latency_s;
     double act_bytes, hidden;
     struct roof_result res; /* scratch */
@@ -53,6 +54,7 @@ sim_cost_new(const struct roof_config *cfg)
     c->whole = *cfg;
     roof_shard_view(cfg, &c->shard, &c->cfg);
     c->dense_layers = roof_attn_dp_dense_layers(&c->cfg);
+    c->sublayers = mdl_sublayers(&c->shard);
     /* the shard keeps its tensor-parallel degree: roof_step reads it for the logits' gather
      * (docs/physics.md#logits-and-sampler); the all-reduces are added below */
     c->cfg.pp = 1;
@@ -116,7 +118,7 @@ sim_cost_launches(struct sim_cost *c, enum sim_prefill_graph graph, struct roof_
     double launches = t1 - t0;
     /* the custom all-reduce after attention and after the MLP: one kernel each */
     if (graph == SIM_PREFILL_GRAPH_NONE && c->tp > 1)
-        launches += 2.0 * (double)c->shard.num_layers;
+        launches += (double)c->sublayers;
     return launches;
 }
 
@@ -244,10 +246,10 @@ cost_step(struct sim_cost *c, struct roof_seq *seqs, int n, double *issue)
         stage += (double)(c->shard.num_layers - nd) * roof_attn_dp_links_s(&c->cfg, rr, &padded);
         if (nd > 0)
             stage += (double)nd * roof_attn_dp_dense_links_s(&c->cfg, rr, &padded);
-    } else if (c->tp > 1) { /* two all-reduces per layer (after attention, after the MLP) */
-        stage += 2.0 * (double)c->shard.num_layers *
-                 roof_allreduce_engine_s(c->cfg.hw, &c->cfg.tuning, bytes, c->tp,
-                                         c->link_bytes_per_s, c->link_latency_s);
+    } else if (c->tp > 1) { /* an all-reduce after each attention and each MLP */
+        stage +=
+            (double)c->sublayers * roof_allreduce_engine_s(c->cfg.hw, &c->cfg.tuning, bytes, c->tp,
+                                                           c->link_bytes_per_s, c->link_latency_s);
     }
     if (prefill && c->eager != SIM_PREFILL_GRAPH_FULL && c->pp == 1) {
         /* the eager part's launches go out from the host while the device runs them

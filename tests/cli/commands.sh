@@ -25,7 +25,11 @@ run show-hybrid 0 -- "$ROOFLINE" show model qwen3-next-80b-a3b
 expect_out show-hybrid-linear "gated DeltaNet on 36 of 48 layers: 32 value heads, 16 query/key heads, dims 128/128, conv 4; state 39.52 MB a sequence at any length"
 expect_out show-hybrid-kv "KV cache      24.58 kB per token at 16 bits (1024 elements per token per layer, on the 12 attention layers)"
 run explain-hybrid 0 -- "$ROOFLINE" explain kv-cache --model qwen3-next-80b-a3b --gpu h200 --weights fp8 --kv bf16 --context 131072
-expect_out explain-hybrid-state "of which the 36 linear-attention layers' state, the same at any length"
+expect_out explain-hybrid-state "of which the 36 linear-attention (gated DeltaNet) layers' state, the same at any length"
+# a Mamba-2 hybrid of one-part layers
+run show-mamba2 0 -- "$ROOFLINE" show model nemotron-3-nano-30b-a3b
+expect_out show-mamba2-linear "Mamba-2 on 23 of 52 layers: 64 heads of 64, 8 groups, state size 128, conv 4; state 49.08 MB a sequence at any length (float32 recurrent state)"
+expect_out show-mamba2-blocks "each layer one part: 29 mixers alone (6 attention, 23 Mamba-2), 23 MLPs alone (up, relu^2, down: no gate)"
 run show-unknown 1 -- "$ROOFLINE" show gpu h100
 expect_err show-unknown-hint "error: unknown gpu 'h100' (did you mean 'h100-nvl', 'h100-pcie' or 'h100-sxm'?)"
 run show-typo 1 -- "$ROOFLINE" show model lama-3-8b

@@ -428,6 +428,150 @@ TEST(model_qwen3_5_layer_types_by_hand)
     mdl_free(m);
 }
 
+/* Nemotron-H-8B-Base-8K (its config.json as transcribed by NVIDIA-NeMo/Megatron-Bridge's
+ * nemotronh test): 52 layers of one part each, 24 Mamba-2 (M), 4 attention (*), 24 MLP (-). By
+ * hand, a Mamba-2 mixer of 128 heads of 64 (I = 8192), 8 groups of 128 (2 G N = 2048), conv 4:
+ * in_proj 4096 x (2 x 8192 + 2048 + 128) = 76,021,760, conv1d 10,240 x 4 + its bias 10,240 =
+ * 51,200, A_log, D, dt_bias 384, norm 8192, out_proj 8192 x 4096 = 33,554,432: 109,635,968;
+ * attention 2 x 4096 x 4096 + 2 x 4096 x 1024 = 41,943,040; an MLP of up and down 2 x 4096 x
+ * 21,504 = 176,160,768; a norm a layer and the final one 53 x 4096; embedding and head 2 x
+ * 131,072 x 4096. Total 24 x 109,635,968 + 4 x 41,943,040 + 24 x 176,160,768 + 217,088 +
+ * 1,073,741,824 = 8,100,852,736 (a count of its safetensors gives the same). KV: 4 layers x 2 x 8
+ * x 128 x 2 B = 16,384 B a token. State (float32 by default): 24 x (10,240 x 3 x 2 B + 128 x 64 x
+ * 128 x 4 B) = 24 x 4,255,744 = 102,137,856 B. A decode step at batch 2: each Mamba layer reads
+ * and writes 2 x 4,255,744 B and spends 2 x (5 x 1,048,576 + 2 x 4 x 10,240 + 10 x 128 + 8 x 8192)
+ * = 10,783,232 FLOP; no gate GEMM; at tp 2 an all-reduce after each of the 52 blocks. */
+static const char NEMOTRON_H_8B[] =
+    "{\"architectures\": [\"NemotronHForCausalLM\"], \"attention_bias\": false,\n"
+    " \"attention_head_dim\": 128, \"chunk_size\": 128, \"conv_kernel\": 4, \"expand\": 2,\n"
+    " \"hidden_size\": 4096,\n"
+    " \"hybrid_override_pattern\": \"M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-\",\n"
+    " \"intermediate_size\": 21504, \"layer_norm_epsilon\": 1e-05, \"mamba_head_dim\": 64,\n"
+    " \"mamba_hidden_act\": \"silu\", \"mamba_num_heads\": 128, \"mamba_proj_bias\": false,\n"
+    " \"max_position_embeddings\": 8192, \"mlp_bias\": false, \"mlp_hidden_act\": \"relu2\",\n"
+    " \"model_type\": \"nemotron_h\", \"n_groups\": 8, \"num_attention_heads\": 32,\n"
+    " \"num_hidden_layers\": 52, \"num_key_value_heads\": 8, \"rescale_prenorm_residual\": true,\n"
+    " \"residual_in_fp32\": false, \"rms_norm_eps\": 1e-05, \"ssm_state_size\": 128,\n"
+    " \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\", \"use_bias\": false,\n"
+    " \"use_cache\": true, \"use_conv_bias\": true, \"use_mamba_kernels\": true,\n"
+    " \"vocab_size\": 131072}\n";
+
+TEST(model_nemotron_h_by_hand)
+{
+    struct mdl_profile *m = load_clean(NEMOTRON_H_8B);
+    if (!m)
+        return;
+    CHECK(m->lin_kind == MDL_LINEAR_MAMBA2 && m->mlp_ungated && m->head_dim == 128);
+    CHECK(mdl_linear_layers(m) == 24 && mdl_kv_layers(m) == 4 && mdl_sublayers(m) == 52);
+    CHECK(mdl_layer_is_linear(m, 0) && !mdl_layer_has_ffn(m, 0) && !mdl_layer_has_mixer(m, 1));
+    CHECK(!mdl_layer_has_ffn(m, 7) && !mdl_layer_is_linear(m, 7)); /* the first '*' */
+    CHECK_NEAR(mdl_linear_params(m), 109635968.0, 0);
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    CHECK_NEAR(p.total, 8100852736.0, 0);
+    CHECK_NEAR(mdl_kv_bytes_per_token(m, 2.0), 16384.0, 0);
+    CHECK_NEAR(mdl_linear_state_bytes_per_seq(m), 102137856.0, 0);
+    struct hw_profile *hw = test_hw("h100-sxm");
+    struct roof_config c;
+    roof_config_init(&c, hw, m, ROOF_DECODE);
+    c.weights = c.act = c.kv = DT_BF16;
+    c.batch = 2;
+    c.context = 1024;
+    struct roof_result r;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    const struct roof_op_result *o = &r.ops[ROOF_OP_LINEAR_ATTN];
+    CHECK_NEAR(o->instances, 24, 0);
+    CHECK_NEAR(o->bytes_kv_read, 24 * 2 * 4255744.0, 1e-12);
+    CHECK_NEAR(o->flops, 24 * 10783232.0, 1e-12);
+    CHECK(!r.ops[ROOF_OP_MLP_GATE].present);
+    CHECK_NEAR(r.ops[ROOF_OP_MLP_UP].instances, 24, 0);
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_SCORE].instances, 4, 0);
+    CHECK_NEAR(r.ops[ROOF_OP_ATTN_NORM].instances, 28, 0);
+    c.tp = 2;
+    CHECK(roof_evaluate(&c, &r) == 0);
+    CHECK_NEAR(r.ops[ROOF_OP_ALLREDUCE].instances, 52, 0);
+    hw_free(hw);
+    mdl_free(m);
+}
+
+/* NVIDIA-Nemotron-3-Nano-30B-A3B: 23 Mamba-2 (64 heads of 64, 8 groups of 128), 6 attention (32
+ * heads, 2 KV heads of 128), 23 MoE layers (128 experts of 1856, 6 a token, a shared expert of
+ * 3712, all up and relu^2 and down; a sigmoid router with its score bias). By hand: a Mamba-2
+ * mixer 2688 x 10,304 + 6144 x 5 + 192 + 4096 + 4096 x 2688 = 38,742,208; attention 2 x 2688 x
+ * 4096 + 2 x 2688 x 256 = 23,396,352; a MoE layer 128 x 2 x 2688 x 1856 + 2 x 2688 x 3712 + 128 x
+ * 2688 + 128 = 1,297,465,472; norms 53 x 2688; embedding and head 2 x 131,072 x 2688. Total
+ * 31,577,940,288 (published 31.6B). Active: 6 experts, the shared one and the router's weights,
+ * 80,166,912 a MoE layer: 3,580,073,408 with the embedding and head (published about 3.5B). */
+TEST(model_nemotron_3_nano_by_hand)
+{
+    static const char cfg[] =
+        "{\"architectures\": [\"NemotronHForCausalLM\"], \"chunk_size\": 128, \"conv_kernel\": 4,\n"
+        " \"head_dim\": 128, \"hidden_size\": 2688,\n"
+        " \"hybrid_override_pattern\": "
+        "\"MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME\",\n"
+        " \"intermediate_size\": 1856, \"mamba_head_dim\": 64, \"mamba_num_heads\": 64,\n"
+        " \"mamba_ssm_cache_dtype\": \"float32\", \"max_position_embeddings\": 262144,\n"
+        " \"model_type\": \"nemotron_h\", \"moe_intermediate_size\": 1856,\n"
+        " \"moe_shared_expert_intermediate_size\": 3712, \"n_group\": 1, \"n_groups\": 8,\n"
+        " \"n_routed_experts\": 128, \"n_shared_experts\": 1, \"norm_topk_prob\": true,\n"
+        " \"num_attention_heads\": 32, \"num_experts_per_tok\": 6, \"num_hidden_layers\": 52,\n"
+        " \"num_key_value_heads\": 2, \"routed_scaling_factor\": 2.5, \"sliding_window\": null,\n"
+        " \"ssm_state_size\": 128, \"tie_word_embeddings\": false, \"topk_group\": 1,\n"
+        " \"use_bias\": false, \"use_conv_bias\": true, \"vocab_size\": 131072}\n";
+    struct mdl_profile *m = load_clean(cfg);
+    if (!m)
+        return;
+    long moe = 0;
+    for (long l = 0; l < m->num_layers; l++)
+        moe += mdl_layer_is_moe(m, l);
+    CHECK(moe == 23 && mdl_linear_layers(m) == 23 && mdl_kv_layers(m) == 6);
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    CHECK_NEAR(p.total, 31577940288.0, 0);
+    CHECK_NEAR(p.active, 3580073408.0, 0);
+    mdl_free(m);
+}
+
+/* ibm-granite/granite-4.0-h-tiny (its fields as transcribed, matching the GGUF's metadata): 36
+ * Mamba-2 and 4 attention layers, each with 64 gated experts of 512 (6 a token) beside a shared
+ * gated MLP of 1024; Mamba-2 of 48 heads of 64 (expand 2 x 1536), one group of 128. By hand: a
+ * mixer 1536 x 6448 + 3328 x 5 + 144 + 3072 + 3072 x 1536 = 14,642,576; attention 2 x 1536 x
+ * 1536 + 2 x 1536 x 512 = 6,291,456; a MoE layer 64 x 3 x 1536 x 512 + 3 x 1536 x 1024 + 64 x
+ * 1536 = 155,811,840; norms 81 x 1536; the tied embedding 100,352 x 1536. Total 6,939,037,248
+ * (published 7B), active 1,465,470,528 (1B). State in 16 bits (vLLM's default for it): 36 x (3328
+ * x 3 x 2 + 48 x 64 x 128 x 2) = 29,030,400 B. */
+TEST(model_granite_4_h_by_hand)
+{
+    char lt[1024];
+    int at = 0;
+    for (int l = 0; l < 40; l++)
+        at += snprintf(lt + at, sizeof lt - (size_t)at, "%s\"%s\"", l ? "," : "",
+                       l == 5 || l == 15 || l == 25 || l == 35 ? "attention" : "mamba");
+    char cfg[2048];
+    snprintf(
+        cfg, sizeof cfg,
+        "{\"model_type\": \"granitemoehybrid\", \"hidden_size\": 1536,\n"
+        " \"num_hidden_layers\": 40, \"num_attention_heads\": 12, \"num_key_value_heads\": 4,\n"
+        " \"intermediate_size\": 512, \"shared_intermediate_size\": 1024,\n"
+        " \"num_local_experts\": 64, \"num_experts_per_tok\": 6, \"vocab_size\": 100352,\n"
+        " \"tie_word_embeddings\": true, \"mamba_d_state\": 128, \"mamba_n_groups\": 1,\n"
+        " \"mamba_n_heads\": 48, \"mamba_d_head\": 64, \"mamba_expand\": 2,\n"
+        " \"mamba_d_conv\": 4, \"mamba_chunk_size\": 256,\n"
+        " \"max_position_embeddings\": 131072, \"layer_types\": [%s]}\n",
+        lt);
+    struct mdl_profile *m = load_clean(cfg);
+    if (!m)
+        return;
+    CHECK(mdl_linear_layers(m) == 36 && mdl_kv_layers(m) == 4 && !m->mlp_ungated);
+    CHECK_NEAR(mdl_linear_params(m), 14642576.0, 0);
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    CHECK_NEAR(p.total, 6939037248.0, 0);
+    CHECK_NEAR(p.active, 1465470528.0, 0);
+    CHECK_NEAR(mdl_linear_state_bytes_per_seq(m), 29030400.0, 0);
+    mdl_free(m);
+}
+
 TEST(model_mixtral_active)
 {
     struct mdl_profile *m = test_model("mixtral-8x7b");
