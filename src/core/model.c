@@ -46,7 +46,7 @@ mdl_layer_is_moe(const struct mdl_profile *m, long layer)
 long
 mdl_layer_window(const struct mdl_profile *m, long layer)
 {
-    if (m->sliding_window <= 0)
+    if (m->sliding_window <= 0 || !mdl_layer_has_kv(m, layer))
         return 0;
     return m->window_by_layer && mdl_mask_has(m->full_layers, layer) ? 0 : m->sliding_window;
 }
@@ -69,12 +69,18 @@ mdl_layer_has_ffn(const struct mdl_profile *m, long layer)
     return !mdl_mask_has(m->no_ffn, layer);
 }
 
+bool
+mdl_layer_has_kv(const struct mdl_profile *m, long layer)
+{
+    return mdl_layer_has_mixer(m, layer) && !mdl_layer_is_linear(m, layer);
+}
+
 long
 mdl_kv_layers(const struct mdl_profile *m)
 {
     long n = 0;
     for (long l = 0; l < m->num_layers; l++)
-        n += mdl_layer_has_mixer(m, l) && !mdl_layer_is_linear(m, l);
+        n += mdl_layer_has_kv(m, l);
     return n;
 }
 
@@ -110,8 +116,8 @@ mdl_norms_per_part(const struct mdl_profile *m)
 
 /* transformers' Qwen3NextGatedDeltaNet: key_dim = Hk dk, value_dim = Hv dv, conv_dim = 2
  * key_dim + value_dim */
-static double
-linear_conv_dim(const struct mdl_profile *m)
+double
+mdl_linear_conv_dim(const struct mdl_profile *m)
 {
     return 2.0 * (double)m->lin_key_heads * (double)m->lin_key_dim +
            (double)m->lin_value_heads * (double)m->lin_value_dim;
@@ -124,7 +130,7 @@ mdl_linear_params(const struct mdl_profile *m)
         return 0.0;
     double h = (double)m->hidden_size, Hv = (double)m->lin_value_heads;
     double kd = (double)m->lin_key_heads * (double)m->lin_key_dim;
-    double vd = Hv * (double)m->lin_value_dim, conv = linear_conv_dim(m);
+    double vd = Hv * (double)m->lin_value_dim, conv = mdl_linear_conv_dim(m);
     if (m->lin_kind == MDL_LINEAR_MAMBA2)     /* transformers' NemotronHMamba2Mixer */
         return h * (2.0 * vd + 2.0 * kd + Hv) /* in_proj: z, x, B, C, dt */
                + conv * (double)m->lin_conv_kernel + (m->lin_conv_bias ? conv : 0.0) +
@@ -148,7 +154,7 @@ mdl_linear_state_elems(const struct mdl_profile *m)
 double
 mdl_linear_conv_elems(const struct mdl_profile *m)
 {
-    return m->lin_conv_kernel > 1 ? (double)(m->lin_conv_kernel - 1) * linear_conv_dim(m) : 0.0;
+    return m->lin_conv_kernel > 1 ? (double)(m->lin_conv_kernel - 1) * mdl_linear_conv_dim(m) : 0.0;
 }
 
 double
@@ -158,11 +164,16 @@ mdl_linear_state_elem_bytes(const struct mdl_profile *m)
 }
 
 double
+mdl_linear_state_bytes_per_layer(const struct mdl_profile *m)
+{
+    return mdl_linear_state_elems(m) * mdl_linear_state_elem_bytes(m) +
+           mdl_linear_conv_elems(m) * 2.0;
+}
+
+double
 mdl_linear_state_bytes_per_seq(const struct mdl_profile *m)
 {
-    double n = (double)mdl_linear_layers(m);
-    return n * (mdl_linear_state_elems(m) * mdl_linear_state_elem_bytes(m) +
-                mdl_linear_conv_elems(m) * 2.0);
+    return (double)mdl_linear_layers(m) * mdl_linear_state_bytes_per_layer(m);
 }
 
 double

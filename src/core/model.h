@@ -123,7 +123,7 @@ long mdl_qk_head_dim(const struct mdl_profile *m);
 long mdl_v_head_dim(const struct mdl_profile *m);
 bool mdl_is_mla(const struct mdl_profile *m);
 bool mdl_layer_is_moe(const struct mdl_profile *m, long layer);
-/* Attention window of a layer in tokens (0 = full attention). */
+/* Attention window of a layer in tokens (0 = full attention, or no attention). */
 long mdl_layer_window(const struct mdl_profile *m, long layer);
 /* A linear-attention layer (no KV cache; a fixed state a sequence) */
 bool mdl_layer_is_linear(const struct mdl_profile *m, long layer);
@@ -134,7 +134,9 @@ bool mdl_layer_has_ffn(const struct mdl_profile *m, long layer);
 long mdl_linear_layers(const struct mdl_profile *m);
 /* The linear layers' kind by name: "gated DeltaNet" or "Mamba-2" */
 const char *mdl_linear_kind_name(const struct mdl_profile *m);
-/* Layers with a KV cache: those whose mixer is attention */
+/* A layer with a KV cache: its mixer is attention */
+bool mdl_layer_has_kv(const struct mdl_profile *m, long layer);
+/* Layers with a KV cache */
 long mdl_kv_layers(const struct mdl_profile *m);
 /* Mixers and MLPs in all, each closed by a tensor-parallel all-reduce: 2 a layer but in
  * Nemotron-H */
@@ -149,11 +151,14 @@ double mdl_linear_params(const struct mdl_profile *m);
  * x value dim) and the convolution's (kernel - 1 past inputs of q, k and v) */
 double mdl_linear_state_elems(const struct mdl_profile *m);
 double mdl_linear_conv_elems(const struct mdl_profile *m);
+/* The convolution's channels: q, k and v (a Mamba-2 mixer's x, B and C), 2 Hk dk + Hv dv */
+double mdl_linear_conv_dim(const struct mdl_profile *m);
 /* Bytes an element of the recurrent state: lin_state_elem_bytes, else the model's 16 bits (vLLM's
  * mamba_ssm_cache_dtype "auto") */
 double mdl_linear_state_elem_bytes(const struct mdl_profile *m);
-/* Bytes of every linear layer's state of one sequence: the recurrent state at
- * mdl_linear_state_elem_bytes, the convolution's in 16 bits */
+/* Bytes of one linear layer's state of one sequence: the recurrent state at
+ * mdl_linear_state_elem_bytes, the convolution's in 16 bits; and of every linear layer's */
+double mdl_linear_state_bytes_per_layer(const struct mdl_profile *m);
 double mdl_linear_state_bytes_per_seq(const struct mdl_profile *m);
 /* KV-cache elements stored per token per layer: 2 x kv_heads x head_dim, or for MLA the latent
  * kv_lora_rank + qk_rope_head_dim. */

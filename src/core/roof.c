@@ -1342,14 +1342,13 @@ add_linear_attention(struct acc_ctx *c, const struct batch_agg *ab)
     double h = (double)m->hidden_size, a = fmax(dtype_bytes(cfg->act), 2.0);
     double Hv = (double)m->lin_value_heads, dk = (double)m->lin_key_dim;
     double dv = (double)m->lin_value_dim, Kc = (double)m->lin_conv_kernel;
-    double kd = (double)m->lin_key_heads * dk, vd = Hv * dv, conv = 2.0 * kd + vd;
+    double kd = (double)m->lin_key_heads * dk, vd = Hv * dv, conv = mdl_linear_conv_dim(m);
     /* a gated DeltaNet's q, k, v, z, b and a; a Mamba-2 mixer's z, x, B, C and dt */
     bool mamba2 = m->lin_kind == MDL_LINEAR_MAMBA2;
     double proj = 2.0 * kd + 2.0 * vd + (mamba2 ? 1.0 : 2.0) * Hv;
     double T = ab->tokens;
     add_gemm(c, ROOF_OP_QKV, wfmt(cfg, DT_PART_ATTN_QKV), T, proj, h, h * proj);
-    double S = mdl_linear_state_elems(m);
-    double seq_state = S * mdl_linear_state_elem_bytes(m) + mdl_linear_conv_elems(m) * 2.0;
+    double S = mdl_linear_state_elems(m), seq_state = mdl_linear_state_bytes_per_layer(m);
     /* a token's convolution (2 Kc FLOP an element), gates (about 10 FLOP a value head) and
      * gated RMSNorm (about 8 FLOP an element: the norm and silu(z)); its activations: the
      * convolution reads and writes q, k and v, the recurrence reads them and the gates and
@@ -1405,21 +1404,29 @@ add_linear_attention(struct acc_ctx *c, const struct batch_agg *ab)
 enum layer_mixer { MIX_FULL, MIX_WINDOW, MIX_LINEAR, MIX_NONE, MIX_KINDS };
 enum layer_ffn { FFN_DENSE, FFN_MOE, FFN_NONE, FFN_KINDS };
 
-/* An MLP's gate, up, activation and down on `rows` rows of width I with weight format `w`:
- * gated (the activation's about 5 FLOP an element: SiLU's exp, add, divide, multiply, the
- * gate's product; two inputs) or, for Nemotron-H's relu^2, up and down alone (2 FLOP an element,
- * one input) */
+/* An MLP's activation on `elems` intermediate elements: gated, act(gate) x up, about 5 FLOP an
+ * element (SiLU's exp, add, divide, multiply; the gate's product) on two inputs; Nemotron-H's
+ * ungated relu^2, 2 FLOP an element on one */
+static void
+add_mlp_act(struct acc_ctx *c, double elems)
+{
+    bool gated = !c->cfg->model->mlp_ungated;
+    double a = dtype_bytes(c->cfg->act);
+    add_vector(c, ROOF_OP_MLP_ACT, (gated ? 5.0 : 2.0) * elems, 0, (gated ? 2.0 : 1.0) * elems * a,
+               elems * a);
+}
+
+/* An MLP's gate (when gated), up, activation and down on `rows` rows of width I with weight
+ * format `w` */
 static void
 add_dense_mlp(struct acc_ctx *c, enum dtype w, double rows, double I, double weights_per_mat)
 {
     const struct mdl_profile *m = c->cfg->model;
-    double h = (double)m->hidden_size, a = dtype_bytes(c->cfg->act);
-    bool gated = !m->mlp_ungated;
-    if (gated)
+    double h = (double)m->hidden_size;
+    if (!m->mlp_ungated)
         add_gemm(c, ROOF_OP_MLP_GATE, w, rows, I, h, weights_per_mat);
     add_gemm(c, ROOF_OP_MLP_UP, w, rows, I, h, weights_per_mat);
-    add_vector(c, ROOF_OP_MLP_ACT, (gated ? 5.0 : 2.0) * rows * I, 0,
-               (gated ? 2.0 : 1.0) * rows * I * a, rows * I * a);
+    add_mlp_act(c, rows * I);
     add_gemm(c, ROOF_OP_MLP_DOWN, w, rows, h, I, weights_per_mat);
 }
 
@@ -1457,7 +1464,6 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, enum layer_mixer mixer, 
     double Ts = rank_dense ? Tr : T; /* the dense MLP's and shared experts' rows */
 
     if (moe) {
-        bool gated_act = !m->mlp_ungated;
         double E = (double)m->n_experts, k = (double)m->experts_per_token;
         double I = (double)(m->moe_intermediate_size > 0 ? m->moe_intermediate_size
                                                          : m->intermediate_size);
@@ -1562,8 +1568,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, enum layer_mixer mixer, 
             if (!m->mlp_ungated)
                 add_mmq(c, ROOF_OP_MLP_GATE, we, rr, I, h, wexp, ne, mc.tile);
             add_mmq(c, ROOF_OP_MLP_UP, we, rr, I, h, wexp, ne, mc.tile);
-            add_vector(c, ROOF_OP_MLP_ACT, (gated_act ? 5.0 : 2.0) * rr * I, 0,
-                       (gated_act ? 2.0 : 1.0) * rr * I * a, rr * I * a);
+            add_mlp_act(c, rr * I);
             add_mmq(c, ROOF_OP_MLP_DOWN, we, rr, h, I, wexp, ne, mc.tile);
             if (apart)
                 add_dense_mlp(c, ws, Ts * S, Is, S * h * Is);
@@ -1625,8 +1630,7 @@ add_layer(struct acc_ctx *c, const struct batch_agg *b, enum layer_mixer mixer, 
             if (!m->mlp_ungated)
                 add_op(c, ROOF_OP_MLP_GATE, &expert);
             add_op(c, ROOF_OP_MLP_UP, &expert);
-            add_vector(c, ROOF_OP_MLP_ACT, (gated_act ? 5.0 : 2.0) * inter, 0,
-                       (gated_act ? 2.0 : 1.0) * inter * a, inter * a);
+            add_mlp_act(c, inter);
             expert.act_in_bytes = inter * a;
             expert.act_out_bytes = rows_dev * h * a;
             expert.gemm_n = tiles ? h : 0;
@@ -1672,7 +1676,7 @@ roof_memory(const struct roof_config *cfg_in, struct roof_memory *out)
     double state_per_seq = mdl_linear_state_bytes_per_seq(m);
     double kv_per_seq = state_per_seq;
     for (long l = 0; l < m->num_layers; l++) {
-        if (!mdl_layer_has_mixer(m, l) || mdl_layer_is_linear(m, l))
+        if (!mdl_layer_has_kv(m, l))
             continue;
         double w = (double)mdl_layer_window(m, l);
         double t = w > 0 && tokens_per_seq > w ? w : tokens_per_seq;
@@ -2449,10 +2453,9 @@ roof_pass(const struct roof_config *cfg, const struct roof_config *sc, const str
     double lat = roof_link_latency_s(cfg);
     double stage_time = out->time_s;
     if (tp > 1) {
-        /* an all-reduce after each attention and each MLP (two a layer, mdl_sublayers) of rows
-         * x h; under
-         * data-parallel attention the gather and scatter around the MLP (the busiest rank holds
-         * ceil(count / attn_dp) of the identical sequences) */
+        /* an all-reduce of rows x h after each attention and each MLP (two a layer,
+         * mdl_sublayers); under data-parallel attention the gather and scatter around the MLP
+         * (the busiest rank holds ceil(count / attn_dp) of the identical sequences) */
         struct acc_ctx c;
         acc_init(&c, sc, out, cfg->hw->memory_bandwidth_bytes_per_s);
         c.times = (double)mdl_sublayers(sc->model);

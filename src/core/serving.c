@@ -47,7 +47,7 @@ roof_kv_plan(const struct roof_config *cfg, double context, double block, struct
     out->state_bytes_per_seq = m1.state_bytes; /* one sequence a rank */
     double bytes = out->state_bytes_per_seq;
     for (long l = 0; l < (long)layers; l++) {
-        if (!mdl_layer_has_mixer(m, l) || mdl_layer_is_linear(m, l))
+        if (!mdl_layer_has_kv(m, l))
             continue;
         double w = (double)mdl_layer_window(m, l);
         double t = w > 0 && context > w ? w : context;

@@ -310,7 +310,7 @@ sim_kv_shape_of(const struct sim_config *cfg, struct sim_kv_shape *k)
     long sw = 0;
     for (long l = 0; l < m->num_layers; l++)
         sw += mdl_layer_window(m, l) > 0;
-    long full = m->num_layers - sw;
+    long full = mdl_kv_layers(m) - sw; /* the layers with a KV cache and no window */
     if (sw == 0)
         return;
     /* vLLM groups the layers of each kind in groups of one size (the hybrid KV cache manager
