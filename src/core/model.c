@@ -260,7 +260,7 @@ mdl_param_count(const struct mdl_profile *m, struct mdl_params *out)
             p.mlp_shared += (double)m->n_shared_experts * shared;
             /* router weight (E x h); DeepSeek-V3 and Nemotron-H add a per-expert score bias (E) */
             double gate = m->shared_expert_gate ? (double)m->n_shared_experts * h : 0.0;
-            p.router += E * h + (m->kv_lora_rank > 0 || m->router_bias ? E : 0.0) + gate;
+            p.router += E * h + (m->router_bias ? E : 0.0) + gate;
             active_mlp += (double)m->experts_per_token * expert +
                           (double)m->n_shared_experts * shared + E * h + gate;
         } else {

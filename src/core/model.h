@@ -74,8 +74,8 @@ struct mdl_profile {
     bool part_layers; /* some layer lacks a part (the masks above are not all empty) */
     /* MLPs of up, activation and down, no gate (Nemotron-H's relu^2): dense, experts, shared */
     bool mlp_ungated;
-    /* a per-expert score bias beside the router (Nemotron-H's e_score_correction_bias; an MLA
-     * model's, DeepSeek-V3's, is counted without it) */
+    /* a per-expert score bias beside the router (e_score_correction_bias: Nemotron-H's, and a
+     * DeepSeek router's when topk_method is noaux_tc, as DeepSeek-V3's; not DeepSeek-V2's) */
     bool router_bias;
     /* gated attention (Qwen3-Next's attn_output_gate): q_proj also gives a sigmoid gate a query
      * element, so its width is twice the queries' */

@@ -828,6 +828,14 @@ fill(struct ycheck *y, const struct ynode *root, void *obj, const void *arg)
     get_opt_long(y, shape, "qk_nope_head_dim", 1, &m->qk_nope_head_dim);
     get_opt_long(y, shape, "qk_rope_head_dim", 1, &m->qk_rope_head_dim);
     get_opt_long(y, shape, "v_head_dim", 1, &m->v_head_dim);
+    /* the router's per-expert score bias (e_score_correction_bias): vLLM's and SGLang's DeepSeek
+     * code make it only when topk_method is "noaux_tc" (DeepSeek-V3, Kimi-K2); DeepSeek-V2's
+     * greedy routers have none. A deepseek_v3 config without the key routes noaux_tc
+     * (transformers' DeepseekV3TopkRouter always has the bias). */
+    if (ycheck_str(y, shape, "", "topk_method", false, &s))
+        m->router_bias = m->router_bias || strcmp(s, "noaux_tc") == 0;
+    else if (m->model_type && strcmp(m->model_type, "deepseek_v3") == 0)
+        m->router_bias = true;
     if (m->kv_lora_rank > 0 &&
         (m->qk_nope_head_dim == 0 || m->qk_rope_head_dim == 0 || m->v_head_dim == 0))
         ycheck_error(y, shape,

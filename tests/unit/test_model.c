@@ -78,6 +78,38 @@ TEST(model_deepseek_v3_mla_and_moe)
     mdl_free(m);
 }
 
+/* DeepSeek-V2-Lite by hand (its config.json: hidden 2048, 27 layers, the first dense, MLA without
+ * a query rank). A layer's attention: q_proj 2048 x 16 x (128 + 64) = 6,291,456,
+ * kv_a_proj_with_mqa 2048 x (512 + 64) = 1,179,648, kv_a_layernorm 512, kv_b_proj 512 x 16 x
+ * (128 + 128) = 2,097,152, o_proj 2048 x 2048 = 4,194,304: 13,763,072, x 27 = 371,602,944. The
+ * dense MLP 3 x 2048 x 10944 = 67,239,936. 26 MoE layers of 64 experts of 3 x 2048 x 1408 =
+ * 8,650,752 (553,648,128 a layer, 14,394,851,328 in all), 2 shared ones (449,839,104) and a router
+ * of 64 x 2048 = 131,072 with no score bias: its topk_method is "greedy", and vLLM's and
+ * SGLang's DeepSeek code make e_score_correction_bias only for "noaux_tc" (3,407,872). Norms 27 x
+ * 2 x 2048 + 2048 = 112,640, embedding and head 2 x 102400 x 2048 = 419,430,400. Total
+ * 15,706,484,224 (published 15.7B); active 209,715,200 x 2 + 371,602,944 + 67,239,936 + 26 x (6 x
+ * 8,650,752 + 17,301,504 + 131,072) + 112,640 = 2,661,150,208. DeepSeek-V3's router does have the
+ * bias: 58 x (256 x 7168 + 256) = 106,445,312. */
+TEST(model_deepseek_v2_lite_by_hand)
+{
+    struct mdl_profile *m = test_model("deepseek-v2-lite");
+    CHECK(!m->router_bias);
+    struct mdl_params p;
+    mdl_param_count(m, &p);
+    CHECK_NEAR(p.attention, 371602944.0, 0);
+    CHECK_NEAR(p.attn_out, 27 * 4194304.0, 0);
+    CHECK_NEAR(p.mlp_experts, 14394851328.0, 0);
+    CHECK_NEAR(p.router, 3407872.0, 0);
+    CHECK_NEAR(p.total, 15706484224.0, 0);
+    CHECK_NEAR(p.active, 2661150208.0, 0);
+    mdl_free(m);
+    m = test_model("deepseek-v3");
+    CHECK(m->router_bias);
+    mdl_param_count(m, &p);
+    CHECK_NEAR(p.router, 106445312.0, 0);
+    mdl_free(m);
+}
+
 /* Qwen2-MoE's shared expert (shared_expert_intermediate_size, one MLP of that width beside the
  * routed ones, scaled by a 1 x hidden sigmoid gate), by hand for Qwen1.5-MoE-A2.7B: a layer is
  * attention 3 x (2048 x 2048 + 2048) + 2048 x 2048 = 16,783,360, experts 60 x 3 x 2048 x 1408 =
