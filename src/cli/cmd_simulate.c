@@ -329,14 +329,21 @@ print_header(const struct scenario *sc, const struct sim_config *cfg, const stru
                sim_rank_share(cfg->sched.max_batch, dp),
                sim_rank_share(cfg->sched.max_tokens_per_step, dp));
     }
-    printf(", KV blocks of %ld tokens", cfg->sched.block_tokens);
+    long bt = sim_block_tokens(cfg);
+    printf(", KV blocks of %ld tokens", bt);
+    char why[128] = "";
+    if (bt > cfg->sched.block_tokens) /* vLLM's hybrid allocator */
+        snprintf(why, sizeof why,
+                 "raised from %ld so that a KV layer's block holds a linear layer's state%s",
+                 cfg->sched.block_tokens, r ? "; " : "");
     if (r && r->kv_block_groups > 1)
-        printf(
-            " of 1/%ld of the layers (%.0f per instance; sliding-window layers keep their window "
-            "only)",
-            r->kv_block_groups, r->kv_blocks);
+        printf(" of 1/%ld of the layers (%s%.0f per instance; sliding-window layers keep their "
+               "window only)",
+               r->kv_block_groups, why, r->kv_blocks);
     else if (r)
-        printf(" (%.0f per instance)", r->kv_blocks);
+        printf(" (%s%.0f per instance)", why, r->kv_blocks);
+    else if (why[0])
+        printf(" (%s)", why);
     printf(", preemption %s", cfg->sched.preempt == SIM_PREEMPT_SWAP ? "swap" : "recompute");
     if (sim_async(&cfg->sched))
         printf(", asynchronous scheduling");

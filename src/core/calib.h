@@ -44,6 +44,10 @@ struct engine_serving {
     /* a sliding-window layer keeps KV blocks for its window only (vLLM's hybrid KV cache
      * manager, docs/simulate.md#sliding-window-layers-in-the-kv-pool) */
     bool kv_window_blocks;
+    /* a model with linear-attention layers gets KV blocks of a multiple of this many tokens
+     * whose page holds one layer's state (vLLM's hybrid allocator,
+     * docs/simulate.md#linear-attention-state-in-the-pool); 0 = the scheduler's block size */
+    long hybrid_block_align;
     /* data-parallel attention (docs/physics.md#data-parallel-attention): "none" (the engine has
      * none), "total" (its batch and token limits are the instance's, divided among the ranks:
      * SGLang) or "per_rank" (each rank's: vLLM's --max-num-seqs, TensorRT-LLM's

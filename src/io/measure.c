@@ -349,7 +349,8 @@ meas_load(const char *path, struct err_list *errs)
     "admission", "max_batch", "max_tokens_per_step", "small_memory", "max_batch_small",            \
         "max_tokens_per_step_small", "max_prefill_tokens", "reserve_fraction", "reserve",          \
         "kv_fraction", "compute_buffers", "separate_prefill", "async_scheduling", "prefill_graph", \
-        "eager_launch", "tokenize_per_token", "tokenize_serial", "kv_window_blocks", "attn_dp"
+        "eager_launch", "tokenize_per_token", "tokenize_serial", "kv_window_blocks", "attn_dp",    \
+        "hybrid_block_align"
 
 static const char *const ENGINE_KEYS[] = {"name",
                                           "kernel_overhead",
@@ -402,12 +403,18 @@ load_serving(struct ycheck *y, const struct ynode *root, struct engine_serving *
         if (pick(y, root, "admission", s, SIM_ADMISSION_NAMES, SIM_ADMIT_COUNT) >= 0)
             snprintf(sv->admission, sizeof sv->admission, "%s", s);
     }
-    const char *lk[5] = {"max_batch", "max_tokens_per_step", "max_batch_small",
-                         "max_tokens_per_step_small", "max_prefill_tokens"};
-    long *ld[5] = {&sv->max_batch, &sv->max_tokens_per_step, &sv->max_batch_small,
-                   &sv->max_tokens_per_step_small, &sv->max_prefill_tokens};
-    for (int i = 0; i < 5; i++)
+    const char *lk[6] = {"max_batch",          "max_tokens_per_step",
+                         "max_batch_small",    "max_tokens_per_step_small",
+                         "max_prefill_tokens", "hybrid_block_align"};
+    long *ld[6] = {&sv->max_batch,          &sv->max_tokens_per_step,
+                   &sv->max_batch_small,    &sv->max_tokens_per_step_small,
+                   &sv->max_prefill_tokens, &sv->hybrid_block_align};
+    for (int i = 0; i < 6; i++)
         ycheck_long(y, root, "", lk[i], false, 1, ld[i]);
+    if (sv->hybrid_block_align > 1024)
+        ycheck_error(y, ynode_get(root, "hybrid_block_align"),
+                     "'hybrid_block_align' is %ld tokens, above 1024 (vLLM aligns to 16)",
+                     sv->hybrid_block_align);
     ycheck_qty(y, root, "", "small_memory", UNIT_BYTES, false, &sv->small_memory_bytes);
     ycheck_qty(y, root, "", "reserve", UNIT_BYTES, false, &sv->reserve_bytes);
     const char *fk[2] = {"reserve_fraction", "kv_fraction"};
@@ -493,6 +500,8 @@ engine_serving_format(const struct engine_profile *e, char *buf, size_t n)
         PUT("tokenize_serial: true\n");
     if (sv->kv_window_blocks)
         PUT("kv_window_blocks: true\n");
+    if (sv->hybrid_block_align > 0)
+        PUT("hybrid_block_align: %ld\n", sv->hybrid_block_align);
     if (sv->attn_dp[0])
         PUT("attn_dp: %s\n", sv->attn_dp);
 #undef PUT

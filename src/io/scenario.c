@@ -540,6 +540,8 @@ engine_serving_sched(const struct engine_profile *e, const struct hw_profile *hw
         sched->async_scheduling = true;
     if (sv->kv_window_blocks)
         sched->kv_window_blocks = true;
+    if (sv->hybrid_block_align > 0)
+        sched->hybrid_block_align = sv->hybrid_block_align;
     for (int i = 0; i < SIM_PREFILL_GRAPH_COUNT; i++)
         if (strcmp(sv->prefill_graph, SIM_PREFILL_GRAPH_NAMES[i]) == 0) {
             sched->prefill_graph = (enum sim_prefill_graph)i;

@@ -680,7 +680,7 @@ sim_analytic_from(const struct sim_config *cfg, double b0, struct sim_analytic *
      * P + O / 2 tokens over its life, its window groups' old blocks freed), whichever is
      * smaller */
     double B = (double)cfg->sched.max_batch;
-    double bt = (double)cfg->sched.block_tokens;
+    double bt = (double)sim_block_tokens(cfg);
     struct sim_kv_shape kv;
     sim_kv_shape_of(cfg, &kv);
     long mid = (long)ceil(m.P + m.O / 2.0);

@@ -287,23 +287,65 @@ gcd_long(long a, long b)
     return a;
 }
 
+/* One linear-attention layer's state and one KV layer's bytes a token, on a device (the
+ * plan's totals over its layers); 0 when the model has not both kinds. */
+static void
+hybrid_pages(const struct sim_config *cfg, double *state_page, double *kv_token)
+{
+    const struct mdl_profile *m = cfg->engine.model;
+    *state_page = *kv_token = 0.0;
+    struct roof_kv_plan plan;
+    long lin = m ? mdl_linear_layers(m) : 0, kv = m ? mdl_kv_layers(m) : 0;
+    if (lin < 1 || kv < 1 || roof_kv_plan(&cfg->engine, 1.0, 1.0, &plan) != 0 ||
+        !(plan.bytes_per_token > 0) || !(plan.state_bytes_per_seq > 0))
+        return;
+    *state_page = plan.state_bytes_per_seq / (double)lin;
+    *kv_token = plan.bytes_per_token / (double)kv;
+}
+
+long
+sim_block_tokens(const struct sim_config *cfg)
+{
+    long bt = cfg->sched.block_tokens > 0 ? cfg->sched.block_tokens : 16;
+    long a = cfg->sched.hybrid_block_align;
+    double page, tok;
+    if (a < 1)
+        return bt;
+    hybrid_pages(cfg, &page, &tok);
+    if (!(page > 0) || !(tok > 0))
+        return bt;
+    /* vLLM: attn_block_size = align x cdiv(mamba_page_size, align x attn_page_size_1_token),
+     * used when the block size set is smaller */
+    double need = (double)a * ceil(page / ((double)a * tok));
+    return need > (double)bt && need < 1e9 ? (long)need : bt;
+}
+
 void
 sim_kv_shape_of(const struct sim_config *cfg, struct sim_kv_shape *k)
 {
     const struct mdl_profile *m = cfg->engine.model;
-    k->block_tokens = cfg->sched.block_tokens > 0 ? cfg->sched.block_tokens : 16;
+    k->block_tokens = sim_block_tokens(cfg);
     k->window = 0;
     k->groups = k->full_groups = 1;
     k->window_groups = 0;
     k->state_blocks = 0;
     /* the linear-attention layers' state, in blocks of every KV layer's block_tokens tokens
      * (a block of all the layer groups: the state is one page a group in vLLM's hybrid
-     * allocator, so it takes the same bytes from the pool) */
+     * allocator, so it takes the same bytes from the pool); under hybrid_block_align each
+     * layer's state is padded to a whole page, a KV layer's block */
     struct roof_kv_plan plan;
     if (m && m->lin_value_heads > 0 &&
         roof_kv_plan(&cfg->engine, 1.0, (double)k->block_tokens, &plan) == 0 &&
-        plan.bytes_per_block > 0)
-        k->state_blocks = (long)ceil(plan.state_bytes_per_seq / plan.bytes_per_block);
+        plan.bytes_per_block > 0) {
+        double state = plan.state_bytes_per_seq, page, tok;
+        if (cfg->sched.hybrid_block_align > 0) {
+            hybrid_pages(cfg, &page, &tok);
+            double padded = (double)k->block_tokens * tok;
+            if (page > 0 && padded > page)
+                state *= padded / page;
+        }
+        k->state_blocks = (long)ceil(state / plan.bytes_per_block);
+    }
     if (!cfg->sched.kv_window_blocks || cfg->sched.admission == SIM_ADMIT_SGLANG || !m ||
         m->sliding_window <= 0 || m->num_layers < 1)
         return;
@@ -375,7 +417,7 @@ sim_kv_pool(const struct sim_config *cfg, double *blocks, double *block_bytes, d
 {
     struct roof_kv_plan plan;
     *blocks = *block_bytes = *pool_bytes = 0;
-    if (roof_kv_plan(&cfg->engine, 1.0, (double)cfg->sched.block_tokens, &plan) != 0)
+    if (roof_kv_plan(&cfg->engine, 1.0, (double)sim_block_tokens(cfg), &plan) != 0)
         return -1;
     double free_bytes = plan.capacity_bytes - plan.weights_bytes - plan.reserve_bytes;
     struct sim_kv_shape k;

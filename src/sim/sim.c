@@ -2221,12 +2221,12 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
     out->kv_blocks = blocks;
     out->kv_block_bytes = block_bytes;
     out->kv_pool_bytes = pool_bytes;
-    s->block_tokens = sc->block_tokens;
+    s->block_tokens = sim_block_tokens(cfg);
     s->block_bytes = block_bytes;
     sim_kv_shape_of(cfg, &s->kv);
     out->kv_block_groups = s->kv.groups;
     /* a token's KV in every layer (what a disaggregated transfer moves) */
-    s->kv_token_bytes = block_bytes * (double)s->kv.groups / (double)sc->block_tokens;
+    s->kv_token_bytes = block_bytes * (double)s->kv.groups / (double)s->block_tokens;
     s->link_bytes_per_s = hw_link_bytes_per_s_per_direction(cfg->engine.hw);
     s->link_latency_s = roof_link_latency_s(&cfg->engine);
     if (sc->policy == SIM_DISAGGREGATED && !(s->link_bytes_per_s > 0)) {

@@ -121,6 +121,11 @@ struct sim_sched {
      * one group, and a sliding-window group frees the blocks whose tokens have all left the
      * window (vllm and greedy admission; sglang admission keeps one block for every layer) */
     bool kv_window_blocks;
+    /* vLLM's hybrid allocator (docs/simulate.md#linear-attention-state-in-the-pool): with
+     * linear-attention layers a block holds a multiple of this many tokens, the fewest whose
+     * page (a KV layer's bytes) holds one layer's state, and the state of a sequence takes whole
+     * such pages; 0 = block_tokens as set (sim_block_tokens) */
+    long hybrid_block_align;
     /* data-parallel attention ranks that an engine profile's defaults are read for
      * (engine_serving_sched): a profile whose limits are each rank's (attn_dp: per_rank) gives
      * max_batch and max_tokens_per_step times this; 0 or 1 = one rank. Both stay the instance's
@@ -334,6 +339,12 @@ struct sim_kv_shape {
     long state_blocks;
 };
 void sim_kv_shape_of(const struct sim_config *cfg, struct sim_kv_shape *k);
+/* The pool's tokens a block: sched.block_tokens (16 when unset), raised under
+ * sched.hybrid_block_align for a model with linear-attention and KV layers to the fewest
+ * multiple of the alignment whose page (one KV layer's bytes at that many tokens, on a device)
+ * holds one linear layer's state (vLLM's attn_block_size,
+ * docs/simulate.md#linear-attention-state-in-the-pool). */
+long sim_block_tokens(const struct sim_config *cfg);
 /* blocks a sequence holds while a step computes its tokens up to `tokens`, `computed` of them
  * computed before the step (the blocks before the window were freed at the step's allocation) */
 long sim_kv_held(const struct sim_kv_shape *k, long computed, long tokens);

@@ -264,6 +264,16 @@ run sim-max-prefill-tokens 0 -- "$ROOFLINE" simulate --scenario "$T/sgl-mpt.yaml
 sed 's/^scheduler:$/scheduler:\n  max_prefill_tokens: 0/' "$T/sgl.yaml" >"$T/sgl-mpt0.yaml"
 run sim-max-prefill-tokens-zero 1 -- "$ROOFLINE" simulate --scenario "$T/sgl-mpt0.yaml"
 expect_err sim-max-prefill-tokens-zero-msg "sgl-mpt0.yaml:15:23: error: 'scheduler.max_prefill_tokens' must be at least 1, got 0"
+# vLLM's hybrid allocator (docs/simulate.md#linear-attention-state-in-the-pool): Qwen3-Next's
+# DeltaNet state raises the block to 1072 tokens at tp 2 with an fp8 cache (548,864 B a layer
+# against 512 B a token); a block size set above it stays
+printf 'model: qwen3-next-80b-a3b\nhardware: {id: h100-sxm, count: 2, tp: 2}\ndtypes: {weights: fp8, kv: fp8}\nengine: vllm\nscheduler: {policy: chunked}\narrivals: {process: closed, users: 8, think_time: 0 s}\nlengths: {prompt: 512, output: 16}\nrun: {requests: 16}\n' >"$T/next.yaml"
+run sim-hybrid-block 0 -- "$ROOFLINE" simulate --scenario "$T/next.yaml"
+expect_out sim-hybrid-block-header "KV blocks of 1072 tokens (raised from 16 so that a KV layer's block holds a linear layer's state; "
+sed 's/policy: chunked}/policy: chunked, block_size: 2048}/' "$T/next.yaml" >"$T/next2.yaml"
+run sim-hybrid-block-set 0 -- "$ROOFLINE" simulate --scenario "$T/next2.yaml"
+expect_out sim-hybrid-block-set-header "KV blocks of 2048 tokens ("
+expect_no sim-hybrid-block-set-not-raised "raised"
 # SGLang retracts and recomputes: swap preemption is refused with its position
 { grep -v "^engine:" scenarios/chunked.yaml; echo "engine: sglang"; } >"$T/sgl-swap.yaml"
 run sim-sglang-swap 1 -- "$ROOFLINE" simulate --scenario "$T/sgl-swap.yaml"

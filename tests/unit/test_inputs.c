@@ -578,6 +578,48 @@ TEST(engine_profile_prefill_graph)
     engine_profile_free(e);
 }
 
+/* hybrid_block_align (docs/simulate.md#linear-attention-state-in-the-pool): a whole number of
+ * tokens in [1, 1024] with its source; the scheduler gets it; the shipped vLLM profile aligns to
+ * 16, the others do not raise the block. */
+TEST(engine_profile_hybrid_block_align)
+{
+    char path[] = "/tmp/roofline_eng_XXXXXX";
+    engine_tmp(path);
+    struct engine_profile *e = engine_accepted(
+        path, "name: x\nhybrid_block_align: 16\nsources: {hybrid_block_align: a}\n");
+    if (e) {
+        CHECK(e->serving.hybrid_block_align == 16);
+        struct sim_sched s;
+        memset(&s, 0, sizeof s);
+        engine_serving_sched(e, NULL, &s);
+        CHECK(s.hybrid_block_align == 16);
+        char buf[512];
+        engine_serving_format(e, buf, sizeof buf);
+        CHECK(strstr(buf, "hybrid_block_align: 16\n") != NULL);
+    }
+    engine_profile_free(e);
+    static const struct refusal BAD[] = {
+        {"name: x\nhybrid_block_align: 0\nsources: {hybrid_block_align: a}\n",
+         ":2:21: error: 'hybrid_block_align'"},
+        {"name: x\nhybrid_block_align: 2048\nsources: {hybrid_block_align: a}\n",
+         ":2:21: error: 'hybrid_block_align' is 2048 tokens, above 1024"},
+        {"name: x\nhybrid_block_align: 16 tokens\nsources: {hybrid_block_align: a}\n",
+         ":2:21: error: 'hybrid_block_align'"},
+        {"name: x\nhybrid_block_align: 16\nsources: {prefill_graph: a}\n",
+         "'hybrid_block_align' has no source"},
+    };
+    check_engine_refusals(path, BAD, sizeof BAD / sizeof BAD[0]);
+    unlink(path);
+    const char *const NAMES[] = {"vllm", "sglang", "tensorrt-llm", "vllm-v0", "llama.cpp"};
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++) {
+        e = engine_shipped(NAMES[i]);
+        CHECK(e != NULL);
+        if (e)
+            CHECK(e->serving.hybrid_block_align == (i == 0 ? 16 : 0));
+        engine_profile_free(e);
+    }
+}
+
 /* tokenize_per_token and tokenize_serial (docs/simulate.md#tokenisation): a time per prompt token
  * within (0, 1 ms] with its source, serial only with that time; the scheduler gets both. The
  * shipped SGLang, TensorRT-LLM and vLLM profiles (V0 and V1: one tokenizer thread) tokenise

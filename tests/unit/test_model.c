@@ -6,6 +6,7 @@
 
 #include "core/roof.h"
 #include "core/serving.h"
+#include "sim/sim.h"
 #include "util/err.h"
 
 #include <stdio.h>
@@ -457,6 +458,19 @@ TEST(model_qwen3_5_layer_types_by_hand)
     mdl_param_count(m, &p);
     CHECK_NEAR(p.total, 26895990272.0, 0);
     CHECK_NEAR(mdl_linear_state_bytes_per_seq(m), 153944064.0, 0);
+    /* vLLM's block for it (docs/simulate.md#linear-attention-state-in-the-pool): a layer's state
+     * 153,944,064 / 48 = 3,207,168 B against 4 x 256 x 2 x 2 = 4096 B of KV a token, 16 x
+     * ceil(3,207,168 / 65,536) = 784 tokens, the size vLLM logs for Qwen3.6-27B (LMCache's recipe
+     * values, as quoted in a public launch script) */
+    struct hw_profile *hw = test_hw("h200");
+    struct sim_config c;
+    memset(&c, 0, sizeof c);
+    roof_config_init(&c.engine, hw, m, ROOF_DECODE);
+    c.engine.weights = c.engine.kv = c.engine.act = DT_BF16;
+    c.sched.block_tokens = 16;
+    c.sched.hybrid_block_align = 16;
+    CHECK(sim_block_tokens(&c) == 784);
+    hw_free(hw);
     mdl_free(m);
 }
 

@@ -1525,7 +1525,7 @@ saturation_batch(const struct sim_config *c, double P, double O)
         return NAN;
     struct sim_kv_shape kv;
     sim_kv_shape_of(c, &kv);
-    double bt = (double)c->sched.block_tokens, S = (double)kv.state_blocks, B;
+    double bt = (double)sim_block_tokens(c), S = (double)kv.state_blocks, B;
     if (c->sched.admission == SIM_ADMIT_NO_EVICT)
         B = floor(blocks / (ceil((P + O) / bt) + S));
     else
@@ -1612,6 +1612,53 @@ TEST(sim_saturation_matches_step_arithmetic)
     mdl_free(m70);
     mdl_free(m8);
     mdl_free(next);
+}
+
+/* vLLM's hybrid allocator by hand (docs/simulate.md#linear-attention-state-in-the-pool):
+ * Qwen3-Next at tp 2 with an fp8 cache. A KV layer holds 1 head of 256 a device, K and V, 512 B a
+ * token; a DeltaNet layer's state is 16 heads of 128 x 128 in bf16 (524,288 B) and the conv's
+ * (2 x 16 x 128 + 32 x 128) / 2 x 3 x 2 B = 24,576 B: 548,864 B, so the block is 16 x
+ * ceil(548,864 / (16 x 512)) = 1072 tokens (no padding: 1072 x 512 = 548,864), a block of the 12
+ * KV layers 6,586,368 B, and the 36 layers' state 3 blocks. With a bf16 cache: 16 x ceil(548,864
+ * / 16,384) = 544 tokens, the state padded to 544 x 1024 = 557,056 B a layer, 36 x 557,056 /
+ * (544 x 12,288) = 3 blocks. Nemotron-3-Nano (float32 state) at tp 1: 6144 x 3 x 2 B + 64 x 64 x
+ * 128 x 4 B = 2,134,016 B a layer against 1024 B a token: 16 x 131 = 2096 tokens, 23 x 2096 x
+ * 1024 / (2096 x 6 x 1024) = 3.83: 4 blocks. A block size set above the raise stays; a model
+ * without linear layers keeps 16. */
+TEST(sim_hybrid_block_by_hand)
+{
+    struct sim_config c;
+    base_config(&c, SIM_CHUNKED);
+    struct mdl_profile *next = test_model("qwen3-next-80b-a3b");
+    struct mdl_profile *nano = test_model("nemotron-3-nano-30b-a3b");
+    struct sim_kv_shape k;
+    c.sched.hybrid_block_align = 16;
+    CHECK(sim_block_tokens(&c) == 16); /* llama-3-8b */
+    c.engine.model = next;
+    c.engine.tp = 2;
+    c.engine.weights = c.engine.kv = DT_FP8;
+    c.engine.act = roof_default_act(DT_FP8);
+    CHECK(sim_block_tokens(&c) == 1072);
+    sim_kv_shape_of(&c, &k);
+    CHECK(k.block_tokens == 1072 && k.state_blocks == 3);
+    CHECK(sim_kv_peak(&k, 8000, 1000) == 9 + 3);
+    CHECK(sim_kv_held(&k, 1071, 1072) == 1 + 3 && sim_kv_held(&k, 1072, 1073) == 2 + 3);
+    c.engine.kv = DT_BF16;
+    sim_kv_shape_of(&c, &k);
+    CHECK(k.block_tokens == 544 && k.state_blocks == 3);
+    c.sched.block_tokens = 2048;
+    CHECK(sim_block_tokens(&c) == 2048);
+    c.sched.block_tokens = 16;
+    c.sched.hybrid_block_align = 0; /* the state in 16-token blocks of the KV layers */
+    sim_kv_shape_of(&c, &k);
+    CHECK(k.block_tokens == 16 && k.state_blocks == (long)ceil(36 * 1097728.0 / 2 / (16 * 12288)));
+    c.engine.model = nano;
+    c.engine.tp = 1;
+    c.sched.hybrid_block_align = 16;
+    sim_kv_shape_of(&c, &k);
+    CHECK(k.block_tokens == 2096 && k.state_blocks == 4);
+    mdl_free(next);
+    mdl_free(nano);
 }
 
 /* "Does not fit" advice: by how much, and each fix fits while one step further does not. */
