@@ -329,7 +329,7 @@ plan_screen(const struct plan_question *q, const struct plan_opts *o, const stru
         snprintf(why, sizeof why,
                  "KV pool holds %.2f sequences of the maximum length (%.0f tokens): %.0f blocks of "
                  "%ld tokens",
-                 seqs, maxlen, blocks, sim_block_tokens(&cfg));
+                 seqs, maxlen, blocks, kv.block_tokens);
         plan_fill_rej(c, PLAN_REJ_KV, why, &ev->rej);
         ev->rejected = true;
         return;

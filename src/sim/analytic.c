@@ -680,9 +680,9 @@ sim_analytic_from(const struct sim_config *cfg, double b0, struct sim_analytic *
      * P + O / 2 tokens over its life, its window groups' old blocks freed), whichever is
      * smaller */
     double B = (double)cfg->sched.max_batch;
-    double bt = (double)sim_block_tokens(cfg);
     struct sim_kv_shape kv;
     sim_kv_shape_of(cfg, &kv);
+    double bt = (double)kv.block_tokens;
     long mid = (long)ceil(m.P + m.O / 2.0);
     double per_seq = (double)sim_kv_held(&kv, mid - 1, mid);
     double kv_slots = floor(blocks / per_seq);

@@ -288,14 +288,17 @@ gcd_long(long a, long b)
 }
 
 /* One linear-attention layer's state and one KV layer's bytes a token, on a device (the
- * plan's totals over its layers); 0 when the model has not both kinds. */
+ * plan's totals over its layers), under sched.hybrid_block_align; 0 without it or when the
+ * model has not both kinds. */
 static void
 hybrid_pages(const struct sim_config *cfg, double *state_page, double *kv_token)
 {
     const struct mdl_profile *m = cfg->engine.model;
     *state_page = *kv_token = 0.0;
     struct roof_kv_plan plan;
-    long lin = m ? mdl_linear_layers(m) : 0, kv = m ? mdl_kv_layers(m) : 0;
+    if (cfg->sched.hybrid_block_align < 1 || !m)
+        return;
+    long lin = mdl_linear_layers(m), kv = mdl_kv_layers(m);
     if (lin < 1 || kv < 1 || roof_kv_plan(&cfg->engine, 1.0, 1.0, &plan) != 0 ||
         !(plan.bytes_per_token > 0) || !(plan.state_bytes_per_seq > 0))
         return;
@@ -303,28 +306,35 @@ hybrid_pages(const struct sim_config *cfg, double *state_page, double *kv_token)
     *kv_token = plan.bytes_per_token / (double)kv;
 }
 
-long
-sim_block_tokens(const struct sim_config *cfg)
+/* The block for a state page `page` and a KV layer's `tok` bytes a token (hybrid_pages): vLLM's
+ * attn_block_size = align x cdiv(mamba_page_size, align x attn_page_size_1_token), used when the
+ * block size set is smaller */
+static long
+block_tokens_for(const struct sim_config *cfg, double page, double tok)
 {
     long bt = cfg->sched.block_tokens > 0 ? cfg->sched.block_tokens : 16;
     long a = cfg->sched.hybrid_block_align;
-    double page, tok;
-    if (a < 1)
+    if (a < 1 || !(page > 0) || !(tok > 0))
         return bt;
-    hybrid_pages(cfg, &page, &tok);
-    if (!(page > 0) || !(tok > 0))
-        return bt;
-    /* vLLM: attn_block_size = align x cdiv(mamba_page_size, align x attn_page_size_1_token),
-     * used when the block size set is smaller */
     double need = (double)a * ceil(page / ((double)a * tok));
     return need > (double)bt && need < 1e9 ? (long)need : bt;
+}
+
+long
+sim_block_tokens(const struct sim_config *cfg)
+{
+    double page, tok;
+    hybrid_pages(cfg, &page, &tok);
+    return block_tokens_for(cfg, page, tok);
 }
 
 void
 sim_kv_shape_of(const struct sim_config *cfg, struct sim_kv_shape *k)
 {
     const struct mdl_profile *m = cfg->engine.model;
-    k->block_tokens = sim_block_tokens(cfg);
+    double page, tok;
+    hybrid_pages(cfg, &page, &tok);
+    k->block_tokens = block_tokens_for(cfg, page, tok);
     k->window = 0;
     k->groups = k->full_groups = 1;
     k->window_groups = 0;
@@ -337,13 +347,9 @@ sim_kv_shape_of(const struct sim_config *cfg, struct sim_kv_shape *k)
     if (m && m->lin_value_heads > 0 &&
         roof_kv_plan(&cfg->engine, 1.0, (double)k->block_tokens, &plan) == 0 &&
         plan.bytes_per_block > 0) {
-        double state = plan.state_bytes_per_seq, page, tok;
-        if (cfg->sched.hybrid_block_align > 0) {
-            hybrid_pages(cfg, &page, &tok);
-            double padded = (double)k->block_tokens * tok;
-            if (page > 0 && padded > page)
-                state *= padded / page;
-        }
+        double state = plan.state_bytes_per_seq, padded = (double)k->block_tokens * tok;
+        if (page > 0 && padded > page)
+            state *= padded / page;
         k->state_blocks = (long)ceil(state / plan.bytes_per_block);
     }
     if (!cfg->sched.kv_window_blocks || cfg->sched.admission == SIM_ADMIT_SGLANG || !m ||
@@ -417,11 +423,11 @@ sim_kv_pool(const struct sim_config *cfg, double *blocks, double *block_bytes, d
 {
     struct roof_kv_plan plan;
     *blocks = *block_bytes = *pool_bytes = 0;
-    if (roof_kv_plan(&cfg->engine, 1.0, (double)sim_block_tokens(cfg), &plan) != 0)
-        return -1;
-    double free_bytes = plan.capacity_bytes - plan.weights_bytes - plan.reserve_bytes;
     struct sim_kv_shape k;
     sim_kv_shape_of(cfg, &k);
+    if (roof_kv_plan(&cfg->engine, 1.0, (double)k.block_tokens, &plan) != 0)
+        return -1;
+    double free_bytes = plan.capacity_bytes - plan.weights_bytes - plan.reserve_bytes;
     /* a block of one layer group (every layer without kv_window_blocks) */
     *block_bytes = plan.bytes_per_block / (double)k.groups;
     if (!(free_bytes > 0) || !(plan.bytes_per_block > 0))

@@ -2221,9 +2221,9 @@ setup(struct sim *s, const struct sim_config *cfg, struct sim_result *out)
     out->kv_blocks = blocks;
     out->kv_block_bytes = block_bytes;
     out->kv_pool_bytes = pool_bytes;
-    s->block_tokens = sim_block_tokens(cfg);
     s->block_bytes = block_bytes;
     sim_kv_shape_of(cfg, &s->kv);
+    s->block_tokens = s->kv.block_tokens;
     out->kv_block_groups = s->kv.groups;
     /* a token's KV in every layer (what a disaggregated transfer moves) */
     s->kv_token_bytes = block_bytes * (double)s->kv.groups / (double)s->block_tokens;

@@ -1525,7 +1525,7 @@ saturation_batch(const struct sim_config *c, double P, double O)
         return NAN;
     struct sim_kv_shape kv;
     sim_kv_shape_of(c, &kv);
-    double bt = (double)sim_block_tokens(c), S = (double)kv.state_blocks, B;
+    double bt = (double)kv.block_tokens, S = (double)kv.state_blocks, B;
     if (c->sched.admission == SIM_ADMIT_NO_EVICT)
         B = floor(blocks / (ceil((P + O) / bt) + S));
     else
